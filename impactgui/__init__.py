@@ -1,0 +1,1 @@
+"""impactgui: the Qt desktop laboratory built on :mod:`solver`."""

@@ -1,0 +1,4 @@
+"""impactgui's mechanics: nonsmooth impacts, contact and event-driven motion.
+
+Pure numpy/scipy; this package never imports Qt.
+"""

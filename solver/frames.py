@@ -1,0 +1,116 @@
+"""What a run produces: frames (states on the output grid and at impacts) and events.
+
+These plain dataclasses are the only currency between the stepper, the CSV
+writers, the command line and the GUI. Units are SI throughout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+FRAME_KINDS = ("sample", "pre", "post")
+EVENT_TYPES = ("impact", "liftoff", "stick", "slip", "zeno", "inadmissible", "impulse", "error")
+CONTACT_MODES = ("stick", "slip+", "slip-")
+
+
+@dataclass(frozen=True)
+class EnergyBudget:
+    """Energy bookkeeping at one instant (SPEC §6), all in J.
+
+    ``dissipated`` and ``input`` are running totals since t = 0, so
+    ``total + dissipated - input`` stays constant along a run.
+    """
+
+    kinetic: float
+    potential: float
+    spring: float
+    dissipated: float
+    input: float
+
+    @property
+    def total(self) -> float:
+        """Mechanical energy ``kinetic + potential + spring`` (J)."""
+        return self.kinetic + self.potential + self.spring
+
+    @property
+    def balance(self) -> float:
+        """``total + dissipated - input`` (J): constant for a correct run."""
+        return self.total + self.dissipated - self.input
+
+
+@dataclass(frozen=True)
+class ContactState:
+    """One active (persistent) contact at one instant.
+
+    ``body`` and ``other`` are ids from the scene: ``other`` is a boundary id,
+    a boundary id with a feature suffix (``"curb#v2"`` for vertex 2 of a
+    polyline, ``"curb#s1"`` for its segment 1), or another body's id.
+    ``lam`` is the normal force (N), ``tau`` the friction multiplier in
+    [-1, 1] (friction force = -mu*lam*tau along the tangent), ``u_n`` and
+    ``u_t`` the normal and slip speeds (m/s), ``mode`` one of CONTACT_MODES.
+    ``point`` is the contact point and ``normal`` the unit normal from the
+    obstacle to the body (both in m / unitless, world frame).
+    """
+
+    body: str
+    other: str
+    lam: float
+    tau: float
+    u_n: float
+    u_t: float
+    mode: str
+    point: tuple[float, float] = (0.0, 0.0)
+    normal: tuple[float, float] = (0.0, 1.0)
+    friction: float = 0.0
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The state at time ``t`` (s).
+
+    ``kind`` is ``"sample"`` on the output grid, ``"pre"`` / ``"post"`` just
+    before / after an impact at the same ``t``. ``q`` and ``v`` are the
+    generalized coordinates and velocities in the system's layout
+    (see ``System.dof_labels``).
+    """
+
+    t: float
+    kind: str
+    q: np.ndarray
+    v: np.ndarray
+    contacts: tuple[ContactState, ...]
+    energy: EnergyBudget
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something discrete that happened at time ``t`` (s).
+
+    ``type`` is one of EVENT_TYPES. For impacts: ``normal_impulse`` and
+    ``tangent_impulse`` (N·s, summed over the contacts this row names),
+    ``stages`` (number of stages of the impact law), ``energy_change``
+    (T⁺ − T⁻, J), ``v_minus`` / ``v_plus`` (full generalized velocity).
+    ``message`` explains errors and inadmissible results in words.
+    """
+
+    t: float
+    type: str
+    body: str = ""
+    other: str = ""
+    normal_impulse: float = 0.0
+    tangent_impulse: float = 0.0
+    stages: int = 0
+    energy_change: float = 0.0
+    v_minus: np.ndarray | None = None
+    v_plus: np.ndarray | None = None
+    message: str = ""
+
+
+@dataclass
+class StepOutput:
+    """What one ``Stepper.step()`` call produced, in time order."""
+
+    frames: list[Frame] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
