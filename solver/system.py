@@ -1,0 +1,506 @@
+"""The compiled mechanical system of a scene: mass matrix, forces, energies, contacts.
+
+A :class:`System` is built once from a validated :class:`solver.scene.Scene`
+and does not change during a run (MuJoCo's model/data split, STYLE.md): the
+state ``(t, q, v)`` lives with the stepper.
+
+Generalized coordinates, in scene order (SPEC §1):
+
+* wheel ``(x, y, phi)`` with ``M = diag(m, m, J)``, ``phi`` counter-clockwise;
+* bead ``x`` on its horizontal rail ``y = rail_y`` with ``M = m``;
+* axle cart ``(xC, yC, phi, thetaA, thetaB)`` (paper 001, top view).
+
+Every wheel and bead is a disk. Contacts are disk–feature (segments,
+vertices and arcs of the boundaries, see :mod:`solver.geometry`) and
+disk–disk. For each one the generalized Jacobians ``G`` and ``H`` are scaled
+so that ``u_n = G·v`` and ``u_t = H·v`` are the physical normal and slip
+speeds (m/s), hence multipliers are forces in N.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from solver.cart_motion import initial_velocity
+from solver.geometry import (
+    DiskContact,
+    boundary_features,
+    bounding_box,
+    disk_disk_contact,
+    disk_feature_contact,
+)
+from solver.nonholonomic import AxleCart
+
+WHEEL_LABELS = (("x", "y", "phi"), ("vx", "vy", "omega"))
+BEAD_LABELS = (("x",), ("vx",))
+CART_LABELS = (("xC", "yC", "phi", "thetaA", "thetaB"), ("vxC", "vyC", "omega", "omegaA", "omegaB"))
+
+
+@dataclass(frozen=True, eq=False)
+class Contact:
+    """One disk–feature or disk–disk pair at one instant, in generalized form.
+
+    ``G`` and ``H`` (shape (N,)) give ``u_n = G·v`` and ``u_t = H·v`` (m/s), so
+    that ``a_n = G·q̈ + gamma_n`` and ``a_t = H·q̈ + gamma_t`` (m/s²). They are
+    stored sparsely: ``dofs`` are the generalized coordinates the pair
+    touches and ``G_local`` / ``H_local`` the entries there.
+    """
+
+    key: tuple[Any, ...]
+    body: str
+    other: str
+    g: float
+    n: np.ndarray
+    t: np.ndarray
+    point: np.ndarray
+    dofs: tuple[int, ...]
+    G_local: np.ndarray
+    H_local: np.ndarray
+    u_n: float
+    u_t: float
+    gamma_n: float
+    gamma_t: float
+    restitution: float
+    friction: float
+    N: int
+
+    @cached_property
+    def G(self) -> np.ndarray:
+        """Normal Jacobian, shape (N,): ``u_n = G·v`` (m/s)."""
+        out = np.zeros(self.N)
+        np.add.at(out, list(self.dofs), self.G_local)
+        return out
+
+    @cached_property
+    def H(self) -> np.ndarray:
+        """Tangential Jacobian, shape (N,): ``u_t = H·v`` (m/s), rolling included."""
+        out = np.zeros(self.N)
+        np.add.at(out, list(self.dofs), self.H_local)
+        return out
+
+
+@dataclass(frozen=True)
+class _Disk:
+    """A body seen as a disk: where its coordinates sit in ``q``."""
+
+    body_id: str
+    radius: float
+    mass: float
+    ix: int  # index of x in q
+    iy: int | None  # index of y (None for a bead: y = rail_y)
+    iphi: int | None  # index of phi (None for a bead: it does not rotate)
+    rail_y: float
+
+    @property
+    def dofs(self) -> tuple[int, ...]:
+        return tuple(i for i in (self.ix, self.iy, self.iphi) if i is not None)
+
+
+@dataclass(frozen=True)
+class _Spring:
+    i: int  # disk index of end a
+    j: int | None  # disk index of end b, or None for an anchor
+    anchor: np.ndarray | None
+    stiffness: float
+    rest_length: float
+    damping: float
+
+
+@dataclass(frozen=True)
+class _Forcing:
+    disk: int
+    amplitude: np.ndarray
+    omega: float
+    phase: float
+
+
+class System:
+    """A scene compiled for simulation (immutable during a run).
+
+    Parameters
+    ----------
+    scene : solver.scene.Scene
+        A validated scene.
+    """
+
+    def __init__(self, scene: Any) -> None:
+        self.scene = scene
+        self.gravity = np.asarray(scene.gravity, dtype=float)
+        labels: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+        masses: list[float] = []
+        q0: list[float] = []
+        v0: list[float] = []
+        disks: list[_Disk] = []
+        self._disk_of_body: dict[str, int] = {}
+        self.body_slices: dict[str, slice] = {}
+        for body in scene.bodies:
+            start = len(masses)
+            if body.type == "wheel":
+                labels.append((body.id, *WHEEL_LABELS))
+                masses += [body.mass, body.mass, body.inertia]
+                q0 += [body.position[0], body.position[1], body.angle]
+                v0 += [body.velocity[0], body.velocity[1], body.angular_velocity]
+                self._disk_of_body[body.id] = len(disks)
+                disks.append(
+                    _Disk(body.id, body.radius, body.mass, start, start + 1, start + 2, 0.0)
+                )
+            elif body.type == "bead":
+                labels.append((body.id, *BEAD_LABELS))
+                masses += [body.mass]
+                q0 += [body.x]
+                v0 += [body.vx]
+                self._disk_of_body[body.id] = len(disks)
+                disks.append(_Disk(body.id, body.radius, body.mass, start, None, None, body.rail_y))
+            elif body.type == "axle_cart":
+                labels.append((body.id, *CART_LABELS))
+                cart = axle_cart_model(body)
+                q_cart = [body.position[0], body.position[1], body.angle, *body.wheel_angles]
+                masses += list(np.diag(cart.mass_matrix(q_cart)))
+                q0 += q_cart
+                v0 += list(initial_velocity(cart, q_cart, body.wheel_rates))
+            else:  # pragma: no cover - the scene model admits no other type
+                raise ValueError(f"unknown body type {body.type!r}")
+            self.body_slices[body.id] = slice(start, len(masses))
+        self.dof_labels = labels
+        self.body_ids = [b.id for b in scene.bodies]
+        self.N = len(masses)
+        self.M = np.diag(np.asarray(masses, dtype=float))
+        self.M_diag = np.asarray(masses, dtype=float)
+        self.M_inv = np.diag(1.0 / self.M_diag) if self.N else np.zeros((0, 0))
+        self.q0 = np.asarray(q0, dtype=float)
+        self.v0 = np.asarray(v0, dtype=float)
+        self._disks = disks
+        self.radii = np.array([d.radius for d in disks])
+        self._ix = np.array([d.ix for d in disks], dtype=int)
+        self._iy = np.array([-1 if d.iy is None else d.iy for d in disks], dtype=int)
+        self._iphi = np.array([-1 if d.iphi is None else d.iphi for d in disks], dtype=int)
+        self._rail_y = np.array([d.rail_y for d in disks])
+        self._is_wheel = self._iy >= 0
+        self._springs = [self._compile_spring(s) for s in scene.springs]
+        self._forcing = [
+            _Forcing(self._disk_of_body[f.body], np.asarray(f.amplitude, float), f.omega, f.phase)
+            for f in scene.forces
+            if f.body in self._disk_of_body
+        ]
+        self._features: list[tuple[str, Any, float, float]] = []
+        for boundary in scene.boundaries:
+            e, mu = scene.contact_params(boundary)
+            for suffix, feature in boundary_features(boundary):
+                self._features.append((boundary.id + suffix, feature, e, mu))
+        boxes = [bounding_box(f) for _, f, _, _ in self._features]
+        self._boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+        self.disk_restitution, self.disk_friction = scene.contact_params(None)
+
+    # ------------------------------------------------------------ layout
+
+    @property
+    def n_disks(self) -> int:
+        """Number of disk bodies (wheels and beads)."""
+        return len(self._disks)
+
+    def disk_body_id(self, k: int) -> str:
+        """Scene id of disk ``k``."""
+        return self._disks[k].body_id
+
+    def disk_index(self, body_id: str) -> int:
+        """Disk index of the body ``body_id`` (KeyError if it is not a disk)."""
+        return self._disk_of_body[body_id]
+
+    def centres(self, q: np.ndarray) -> np.ndarray:
+        """Centres of all disks, shape (K, 2), m."""
+        out = np.empty((self.n_disks, 2))
+        out[:, 0] = q[self._ix]
+        out[:, 1] = np.where(self._is_wheel, q[np.maximum(self._iy, 0)], self._rail_y)
+        return out
+
+    def centre_velocities(self, v: np.ndarray) -> np.ndarray:
+        """Velocities of all disk centres, shape (K, 2), m/s."""
+        out = np.empty((self.n_disks, 2))
+        out[:, 0] = v[self._ix]
+        out[:, 1] = np.where(self._is_wheel, v[np.maximum(self._iy, 0)], 0.0)
+        return out
+
+    def angular_velocities(self, v: np.ndarray) -> np.ndarray:
+        """Angular velocities of all disks, shape (K,), rad/s (0 for beads)."""
+        return np.where(self._is_wheel, v[np.maximum(self._iphi, 0)], 0.0)
+
+    def centre(self, q: np.ndarray, k: int) -> np.ndarray:
+        """Centre of disk ``k`` (m)."""
+        return self.centres(q)[k]
+
+    def centre_velocity(self, q: np.ndarray, v: np.ndarray, k: int) -> np.ndarray:
+        """Velocity of the centre of disk ``k`` (m/s)."""
+        return self.centre_velocities(v)[k]
+
+    def _centre_jacobian_rows(self, k: int) -> tuple[tuple[int, ...], np.ndarray]:
+        """dofs of disk k and the 2×len(dofs) map from their rates to ċ."""
+        d = self._disks[k]
+        if d.iy is None:
+            return (d.ix,), np.array([[1.0], [0.0]])
+        return (d.ix, d.iy), np.eye(2)
+
+    # ------------------------------------------------------------ forces and energy
+
+    def _compile_spring(self, spring: Any) -> _Spring:
+        i = self._disk_of_body[spring.a]
+        j = self._disk_of_body[spring.b] if spring.b is not None else None
+        anchor = None if spring.anchor is None else np.asarray(spring.anchor, dtype=float)
+        return _Spring(i, j, anchor, spring.stiffness, spring.rest_length, spring.damping)
+
+    def _spring_state(
+        self, s: _Spring, c: np.ndarray, cd: np.ndarray
+    ) -> tuple[np.ndarray, float, float]:
+        """(unit direction from end b to end a, extension L − L0 (m), rate dL/dt (m/s))."""
+        pb = c[s.j] if s.j is not None else s.anchor
+        vb = cd[s.j] if s.j is not None else np.zeros(2)
+        d = c[s.i] - pb
+        length = float(np.hypot(d[0], d[1]))
+        if length > 0.0:
+            e = d / length
+        else:
+            e = np.zeros(2)
+        rate = float(e @ (cd[s.i] - vb))
+        return e, length - s.rest_length, rate
+
+    def _spring_force_on_a(self, s: _Spring, c: np.ndarray, cd: np.ndarray) -> np.ndarray:
+        """Force of spring ``s`` on its end a (N); end b gets the opposite."""
+        if s.rest_length == 0.0:
+            # Zero rest length: F = −k (ca − cb) − c (ċa − ċb), no direction needed.
+            pb = c[s.j] if s.j is not None else s.anchor
+            vb = cd[s.j] if s.j is not None else np.zeros(2)
+            return -s.stiffness * (c[s.i] - pb) - s.damping * (cd[s.i] - vb)
+        e, stretch, rate = self._spring_state(s, c, cd)
+        return -(s.stiffness * stretch + s.damping * rate) * e
+
+    def _add_disk_force(self, f: np.ndarray, k: int, force: np.ndarray) -> None:
+        d = self._disks[k]
+        f[d.ix] += force[0]
+        if d.iy is not None:
+            f[d.iy] += force[1]
+
+    def applied_force(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Generalized applied force (N, N·m): gravity, springs, dampers, forcing.
+
+        A bead feels only the rail-parallel component of its forces; the rail
+        carries the rest.
+        """
+        f = np.zeros(self.N)
+        if self.n_disks:
+            f[self._ix] += self.M_diag[self._ix] * self.gravity[0]
+            wheels = self._iy[self._is_wheel]
+            f[wheels] += self.M_diag[wheels] * self.gravity[1]
+        if self._springs or self._forcing:
+            c = self.centres(q)
+            cd = self.centre_velocities(v)
+            for s in self._springs:
+                force = self._spring_force_on_a(s, c, cd)
+                self._add_disk_force(f, s.i, force)
+                if s.j is not None:
+                    self._add_disk_force(f, s.j, -force)
+            for h in self._forcing:
+                self._add_disk_force(f, h.disk, h.amplitude * np.sin(h.omega * t + h.phase))
+        return f
+
+    def energy(self, q: np.ndarray, v: np.ndarray) -> tuple[float, float, float]:
+        """``(kinetic, gravitational, spring)`` energy (J).
+
+        Gravitational energy is ``−m g·c`` of every disk centre (a bead only
+        along its rail, the rail's reaction doing no work).
+        """
+        kinetic = 0.5 * float(v @ (self.M_diag * v))
+        potential = 0.0
+        if self.n_disks:
+            c = self.centres(q)
+            m = self.M_diag[self._ix]
+            potential = -float(np.sum(m * self.gravity[0] * c[:, 0]))
+            potential -= float(np.sum((m * self.gravity[1] * c[:, 1])[self._is_wheel]))
+        spring = 0.0
+        if self._springs:
+            c = self.centres(q)
+            for s in self._springs:
+                pb = c[s.j] if s.j is not None else s.anchor
+                length = float(np.hypot(*(c[s.i] - pb)))
+                spring += 0.5 * s.stiffness * (length - s.rest_length) ** 2
+        return kinetic, potential, spring
+
+    def input_power(self, t: float, q: np.ndarray, v: np.ndarray) -> float:
+        """Power of the prescribed forcing (W)."""
+        if not self._forcing:
+            return 0.0
+        cd = self.centre_velocities(v)
+        return float(
+            sum((h.amplitude * np.sin(h.omega * t + h.phase)) @ cd[h.disk] for h in self._forcing)
+        )
+
+    def damping_power(self, q: np.ndarray, v: np.ndarray) -> float:
+        """Power dissipated by the spring dampers (W, ≥ 0)."""
+        if not any(s.damping for s in self._springs):
+            return 0.0
+        c = self.centres(q)
+        cd = self.centre_velocities(v)
+        total = 0.0
+        for s in self._springs:
+            if s.damping == 0.0:
+                continue
+            if s.rest_length == 0.0:
+                vb = cd[s.j] if s.j is not None else np.zeros(2)
+                rel = cd[s.i] - vb
+                total += s.damping * float(rel @ rel)
+            else:
+                _, _, rate = self._spring_state(s, c, cd)
+                total += s.damping * rate * rate
+        return total
+
+    @property
+    def has_springs(self) -> bool:
+        """True when the scene has springs (the smooth motion is not free flight)."""
+        return bool(self._springs)
+
+    @property
+    def has_forcing(self) -> bool:
+        """True when the scene has prescribed time-dependent forces."""
+        return bool(self._forcing)
+
+    # ------------------------------------------------------------ contacts
+
+    def _generalize(
+        self,
+        key: tuple[Any, ...],
+        body: str,
+        other: str,
+        dc: DiskContact,
+        parts: list[tuple[int, float, float]],
+        restitution: float,
+        friction: float,
+    ) -> Contact:
+        """Build a Contact from disk kinematics and its disk parts (disk, sign, radius)."""
+        dofs: list[int] = []
+        g_local: list[float] = []
+        h_local: list[float] = []
+        for k, sign, radius in parts:
+            rows, jac = self._centre_jacobian_rows(k)
+            gn = sign * (dc.n @ jac)
+            ht = sign * (dc.t @ jac)
+            dofs += rows
+            g_local += list(gn)
+            h_local += list(ht)
+            iphi = self._disks[k].iphi
+            if iphi is not None:
+                dofs.append(iphi)
+                g_local.append(0.0)
+                h_local.append(radius)
+        return Contact(
+            key=key,
+            body=body,
+            other=other,
+            g=dc.g,
+            n=dc.n,
+            t=dc.t,
+            point=dc.point,
+            dofs=tuple(dofs),
+            G_local=np.asarray(g_local),
+            H_local=np.asarray(h_local),
+            u_n=dc.u_n,
+            u_t=dc.u_t,
+            gamma_n=dc.gamma_n,
+            gamma_t=dc.gamma_t,
+            restitution=restitution,
+            friction=friction,
+            N=self.N,
+        )
+
+    def contacts(self, q: np.ndarray, v: np.ndarray, margin: float = 0.0) -> list[Contact]:
+        """Every disk–feature and disk–disk pair whose gap is at most ``margin`` (m).
+
+        Parameters
+        ----------
+        q, v : numpy.ndarray, shape (N,)
+            Generalized coordinates and velocities.
+        margin : float
+            Largest gap (m) to report; pairs farther apart are skipped.
+
+        Returns
+        -------
+        list of Contact
+            In a deterministic order: disk–feature pairs by disk then feature,
+            then disk–disk pairs by (i, j).
+        """
+        if not self.n_disks:
+            return []
+        c = self.centres(q)
+        cd = self.centre_velocities(v)
+        om = self.angular_velocities(v)
+        out: list[Contact] = []
+        if len(self._features):
+            reach = self.radii + margin
+            boxes = self._boxes
+            near = (
+                (c[:, None, 0] >= boxes[None, :, 0] - reach[:, None])
+                & (c[:, None, 0] <= boxes[None, :, 2] + reach[:, None])
+                & (c[:, None, 1] >= boxes[None, :, 1] - reach[:, None])
+                & (c[:, None, 1] <= boxes[None, :, 3] + reach[:, None])
+            )
+            for k, fi in zip(*np.nonzero(near), strict=True):
+                fid, feature, e, mu = self._features[fi]
+                dc = disk_feature_contact(feature, c[k], cd[k], self.radii[k], om[k])
+                if dc is None or dc.g > margin:
+                    continue
+                body = self._disks[k].body_id
+                out.append(
+                    self._generalize((body, fid), body, fid, dc, [(k, 1.0, self.radii[k])], e, mu)
+                )
+        for i, j in self.disk_pairs(c, margin):
+            dc = disk_disk_contact(
+                c[i], cd[i], self.radii[i], om[i], c[j], cd[j], self.radii[j], om[j]
+            )
+            if dc is None or dc.g > margin:
+                continue
+            bi, bj = self._disks[i].body_id, self._disks[j].body_id
+            out.append(
+                self._generalize(
+                    (bi, bj),
+                    bi,
+                    bj,
+                    dc,
+                    [(i, 1.0, self.radii[i]), (j, -1.0, self.radii[j])],
+                    self.disk_restitution,
+                    self.disk_friction,
+                )
+            )
+        return out
+
+    def disk_pairs(self, c: np.ndarray, margin: float) -> list[tuple[int, int]]:
+        """Disk pairs (i < j) whose gap may be ≤ ``margin``: sort and sweep on x."""
+        k = self.n_disks
+        if k < 2:
+            return []
+        order = np.argsort(c[:, 0], kind="stable")
+        xs = c[order, 0]
+        reach = self.radii[order]
+        rmax = float(self.radii.max())
+        pairs: list[tuple[int, int]] = []
+        hi = np.searchsorted(xs, xs + reach + rmax + margin, side="right")
+        for a in range(k):
+            for b in range(a + 1, int(hi[a])):
+                i, j = int(order[a]), int(order[b])
+                lim = self.radii[i] + self.radii[j] + margin
+                dx = c[i, 0] - c[j, 0]
+                dy = c[i, 1] - c[j, 1]
+                if dx * dx + dy * dy <= lim * lim:
+                    pairs.append((i, j) if i < j else (j, i))
+        pairs.sort()
+        return pairs
+
+
+def axle_cart_model(body: Any) -> AxleCart:
+    """The paper-001 cart model of a scene's ``axle_cart`` body."""
+    return AxleCart(
+        float(body.axle_mass),
+        float(body.half_length),
+        float(body.wheel_mass),
+        float(body.wheel_radius),
+    )
