@@ -1,0 +1,228 @@
+"""Candidate search: which disks may touch which boundary features or each other.
+
+The exact contact geometry (``solver.geometry``) is cheap per pair but a scene
+with hundreds of disks has too many pairs to test them all. Both searches here
+hash objects into a uniform grid and test only pairs sharing a neighbourhood:
+
+* disk–feature: the static features are binned once (``StaticIndex``); a
+  pair is a candidate when the square around the disk, half-width
+  ``r + margin``, meets the feature's bounding box (closed boxes), so every
+  disk within ``margin`` of a feature is a candidate;
+* disk–disk: centres are binned in cells of side ``2 r_max + margin``; a pair
+  is a candidate when ``|c_i − c_j| <= r_i + r_j + margin``.
+
+Each search reports how many exact pair tests it made, so tests can check
+that the cost stays far below the brute-force count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from solver.errors import InputError
+from solver.geometry import Feature, bounding_box
+
+MAX_CELLS_PER_FEATURE = 4096
+
+
+@dataclass(frozen=True, eq=False)
+class CandidatePairs:
+    """Result of a candidate search.
+
+    Attributes
+    ----------
+    pairs : numpy.ndarray
+        Integer array of shape (P, 2), rows sorted lexicographically:
+        ``(disk, feature)`` indices for ``StaticIndex.query``, ``(i, j)`` with
+        ``i < j`` for ``disk_pairs``.
+    checks : int
+        Number of exact pair tests performed (brute force would make
+        ``K·F`` or ``K(K−1)/2``).
+    """
+
+    pairs: np.ndarray
+    checks: int
+
+
+def _disks(centres: Any, radii: Any, margin: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Validate disk centres (K×2, m), radii (K, m) and the margin (m)."""
+    c = np.asarray(centres, dtype=float)
+    if c.ndim != 2 or c.shape[1] != 2 or not np.all(np.isfinite(c)):
+        raise InputError(f"`centres` must be a finite K×2 array in m, got shape {c.shape}")
+    r = np.asarray(radii, dtype=float)
+    if r.shape != (c.shape[0],) or not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise InputError(
+            f"`radii` must be {c.shape[0]} finite non-negative lengths in m, got shape {r.shape}"
+        )
+    m = float(margin)
+    if not (math.isfinite(m) and m >= 0.0):
+        raise InputError(f"`margin` must be a finite non-negative length in m, got {margin!r}")
+    return c, r, m
+
+
+def _coarsen(cell: float, points: np.ndarray) -> float:
+    """Widen ``cell`` (m) so the points span at most 2**30 cells (no key overflow)."""
+    if points.size == 0:
+        return cell
+    return max(cell, float(np.ptp(points, axis=0).max()) * 2.0**-30)
+
+
+def _cell_keys(points: np.ndarray, cell: float) -> np.ndarray:
+    """Integer cell indices of ``points`` (m) for cells of side ``cell`` (m).
+
+    ``floor(x / cell)`` is monotone in ``x``, so overlapping intervals map to
+    overlapping index ranges; clipping keeps far-away points in range and
+    preserves that monotonicity.
+    """
+    with np.errstate(over="ignore"):
+        scaled = points / cell
+    return np.clip(np.floor(scaled), -(2.0**60), 2.0**60).astype(np.int64)
+
+
+def _sorted_pairs(pairs: list[tuple[int, int]]) -> np.ndarray:
+    if not pairs:
+        return np.zeros((0, 2), dtype=np.intp)
+    arr = np.array(pairs, dtype=np.intp)
+    return arr[np.lexsort((arr[:, 1], arr[:, 0]))]
+
+
+class StaticIndex:
+    """Uniform-grid index of static boundary features, built once per scene.
+
+    Parameters
+    ----------
+    features : sequence of Segment, Vertex or Arc
+        The features; query results refer to them by position.
+    cell : float, optional
+        Grid cell side (m). Smaller cells mean fewer pair tests per disk but
+        more cells per long wall. Default: the median extent of the features'
+        bounding boxes (ignoring zero-size ones), or 1 m if all are points.
+        A feature spanning more than ``MAX_CELLS_PER_FEATURE`` cells (a long
+        diagonal wall) is kept aside and tested against every disk.
+    """
+
+    def __init__(self, features: Sequence[Feature], cell: float | None = None) -> None:
+        boxes = np.array([bounding_box(f) for f in features], dtype=float).reshape(-1, 4)
+        if cell is None:
+            extents = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+            extents = extents[extents > 0]
+            cell = float(np.median(extents)) if extents.size else 1.0
+        if not (math.isfinite(cell) and cell > 0.0):
+            raise InputError(f"`cell` must be a positive finite length in m, got {cell!r}")
+        self.boxes = boxes
+        self.cell = _coarsen(float(cell), boxes.reshape(-1, 2))
+        self._bins: dict[tuple[int, int], list[int]] = defaultdict(list)
+        self._large: list[int] = []
+        for index, box in enumerate(boxes):
+            (ix0, iy0), (ix1, iy1) = self._cell_of(box[0], box[1]), self._cell_of(box[2], box[3])
+            if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_FEATURE:
+                self._large.append(index)
+                continue
+            for ix in range(ix0, ix1 + 1):
+                for iy in range(iy0, iy1 + 1):
+                    self._bins[(ix, iy)].append(index)
+
+    def __len__(self) -> int:
+        """Number of indexed features."""
+        return len(self.boxes)
+
+    def _cell_of(self, x: float, y: float) -> tuple[int, int]:
+        kx, ky = _cell_keys(np.array([x, y]), self.cell)
+        return (int(kx), int(ky))
+
+    def query(self, centres: Any, radii: Any, margin: float) -> CandidatePairs:
+        """Disk–feature pairs that may be within ``margin`` of each other.
+
+        Parameters
+        ----------
+        centres : array_like, shape (K, 2)
+            Disk centres (m).
+        radii : array_like, shape (K,)
+            Disk radii (m).
+        margin : float
+            Gap (m) below which a pair must be reported; larger margins report
+            more pairs and let the caller reuse the result for longer.
+
+        Returns
+        -------
+        CandidatePairs
+            ``(disk, feature)`` rows where the square ``c ± (r + margin)``
+            meets the feature's bounding box.
+        """
+        c, r, m = _disks(centres, radii, margin)
+        pairs: list[tuple[int, int]] = []
+        checks = 0
+        for disk, ((x, y), reach) in enumerate(zip(c, r + m, strict=True)):
+            lo = (x - reach, y - reach)
+            hi = (x + reach, y + reach)
+            (ix0, iy0), (ix1, iy1) = self._cell_of(*lo), self._cell_of(*hi)
+            seen = set(self._large)
+            if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > len(self._bins):
+                for (ix, iy), members in self._bins.items():
+                    if ix0 <= ix <= ix1 and iy0 <= iy <= iy1:
+                        seen.update(members)
+            else:
+                for ix in range(ix0, ix1 + 1):
+                    for iy in range(iy0, iy1 + 1):
+                        seen.update(self._bins.get((ix, iy), ()))
+            for feature in seen:
+                checks += 1
+                xmin, ymin, xmax, ymax = self.boxes[feature]
+                if xmin <= hi[0] and lo[0] <= xmax and ymin <= hi[1] and lo[1] <= ymax:
+                    pairs.append((disk, feature))
+        return CandidatePairs(_sorted_pairs(pairs), checks)
+
+
+def disk_pairs(centres: Any, radii: Any, margin: float) -> CandidatePairs:
+    """Disk–disk pairs whose gap ``|c_i − c_j| − r_i − r_j`` is at most ``margin``.
+
+    Parameters
+    ----------
+    centres : array_like, shape (K, 2)
+        Disk centres (m).
+    radii : array_like, shape (K,)
+        Disk radii (m).
+    margin : float
+        Gap threshold (m).
+
+    Returns
+    -------
+    CandidatePairs
+        ``(i, j)`` rows with ``i < j``. Cells have side ``2 max(r) + margin``,
+        so each disk is tested only against the disks in its own and the
+        eight neighbouring cells; one disk much larger than the rest makes the
+        cells coarse and the search slower, never wrong.
+    """
+    c, r, m = _disks(centres, radii, margin)
+    if len(c) < 2:
+        return CandidatePairs(_sorted_pairs([]), 0)
+    # Slightly wider than the largest reach, so rounding in c / cell never
+    # separates two touching disks by more than one cell; never so fine that
+    # the scene spans more than 2**30 cells.
+    cell = _coarsen((2.0 * float(r.max()) + m) * (1.0 + 1e-9), c) or 1.0
+    keys = _cell_keys(c, cell)
+    bins: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for disk, (kx, ky) in enumerate(keys):
+        bins[(int(kx), int(ky))].append(disk)
+    points = c.tolist()
+    reach = r.tolist()
+    pairs: list[tuple[int, int]] = []
+    checks = 0
+    for (kx, ky), members in bins.items():
+        neighbours = [
+            j for dx in (-1, 0, 1) for dy in (-1, 0, 1) for j in bins.get((kx + dx, ky + dy), ())
+        ]
+        for i in members:
+            for j in neighbours:
+                if j <= i:
+                    continue
+                checks += 1
+                if math.dist(points[i], points[j]) <= reach[i] + reach[j] + m:
+                    pairs.append((i, j))
+    return CandidatePairs(_sorted_pairs(pairs), checks)
