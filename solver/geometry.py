@@ -302,8 +302,9 @@ def boundary_features(boundary: Any) -> list[tuple[str, Feature]]:
         features.extend((f"#v{k}", Vertex(p)) for k, p in enumerate(points))
         return features
     if kind == "arc":
-        low_deg, high_deg = sorted((boundary.start_deg, boundary.end_deg))
-        arc = Arc(boundary.center, boundary.radius, math.radians(low_deg), math.radians(high_deg))
+        # Counter-clockwise from start_deg to end_deg, as the scene format says.
+        start, end = math.radians(boundary.start_deg), math.radians(boundary.end_deg)
+        arc = Arc(boundary.center, boundary.radius, start, end)
         if arc.is_full_circle:
             return [("", arc)]
         return [

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from solver.broadphase import StaticIndex, disk_pairs
 from solver.cart_motion import initial_velocity
 from solver.geometry import (
     DiskContact,
     boundary_features,
-    bounding_box,
     disk_disk_contact,
     disk_feature_contact,
 )
@@ -191,8 +191,7 @@ class System:
             e, mu = scene.contact_params(boundary)
             for suffix, feature in boundary_features(boundary):
                 self._features.append((boundary.id + suffix, feature, e, mu))
-        boxes = [bounding_box(f) for _, f, _, _ in self._features]
-        self._boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+        self._static_index = StaticIndex([f for _, f, _, _ in self._features])
         self.disk_restitution, self.disk_friction = scene.contact_params(None)
 
     # ------------------------------------------------------------ layout
@@ -435,16 +434,8 @@ class System:
         cd = self.centre_velocities(v)
         om = self.angular_velocities(v)
         out: list[Contact] = []
-        if len(self._features):
-            reach = self.radii + margin
-            boxes = self._boxes
-            near = (
-                (c[:, None, 0] >= boxes[None, :, 0] - reach[:, None])
-                & (c[:, None, 0] <= boxes[None, :, 2] + reach[:, None])
-                & (c[:, None, 1] >= boxes[None, :, 1] - reach[:, None])
-                & (c[:, None, 1] <= boxes[None, :, 3] + reach[:, None])
-            )
-            for k, fi in zip(*np.nonzero(near), strict=True):
+        if self._features:
+            for k, fi in self._static_index.query(c, self.radii, margin).pairs:
                 fid, feature, e, mu = self._features[fi]
                 dc = disk_feature_contact(feature, c[k], cd[k], self.radii[k], om[k])
                 if dc is None or dc.g > margin:
@@ -474,26 +465,10 @@ class System:
         return out
 
     def disk_pairs(self, c: np.ndarray, margin: float) -> list[tuple[int, int]]:
-        """Disk pairs (i < j) whose gap may be ≤ ``margin``: sort and sweep on x."""
-        k = self.n_disks
-        if k < 2:
+        """Disk pairs (i < j) whose gap may be ≤ ``margin`` (uniform-grid broadphase)."""
+        if self.n_disks < 2:
             return []
-        order = np.argsort(c[:, 0], kind="stable")
-        xs = c[order, 0]
-        reach = self.radii[order]
-        rmax = float(self.radii.max())
-        pairs: list[tuple[int, int]] = []
-        hi = np.searchsorted(xs, xs + reach + rmax + margin, side="right")
-        for a in range(k):
-            for b in range(a + 1, int(hi[a])):
-                i, j = int(order[a]), int(order[b])
-                lim = self.radii[i] + self.radii[j] + margin
-                dx = c[i, 0] - c[j, 0]
-                dy = c[i, 1] - c[j, 1]
-                if dx * dx + dy * dy <= lim * lim:
-                    pairs.append((i, j) if i < j else (j, i))
-        pairs.sort()
-        return pairs
+        return [(int(i), int(j)) for i, j in disk_pairs(c, self.radii, margin).pairs]
 
 
 def axle_cart_model(body: Any) -> AxleCart:

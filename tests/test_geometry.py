@@ -412,8 +412,11 @@ def test_boundary_features_name_every_feature():
     assert np.allclose(bump["#v0"].p, [1.1, 0.0])
     assert np.allclose(bump["#v1"].p, [0.9, 0.0])
 
-    reversed_bump = SimpleNamespace(type="arc", center=[1, 0], radius=0.1, start_deg=180, end_deg=0)
-    assert dict(boundary_features(reversed_bump))[""] == bump[""]
+    # counter-clockwise from start to end: 180 -> 0 is the lower half
+    lower = SimpleNamespace(type="arc", center=[1, 0], radius=0.1, start_deg=180, end_deg=0)
+    lower_arc = dict(boundary_features(lower))[""]
+    assert lower_arc.contains_angle(-math.pi / 2)
+    assert not lower_arc.contains_angle(math.pi / 2)
 
     ring = SimpleNamespace(type="arc", center=[0, 0], radius=1.0, start_deg=0, end_deg=360)
     assert [suffix for suffix, _ in boundary_features(ring)] == [""]
