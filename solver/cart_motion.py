@@ -1,0 +1,391 @@
+"""Rolling of axle carts between scheduled impulses (paper 001; top view, no gravity).
+
+Between impulses each cart obeys Maggi's equations (paper 001 (1.2)) in its
+two independent rates ``u = (omegaA, omegaB)``, the wheels' spin rates:
+
+    v = C(q) u,    Cᵀ M (C u̇ + Ċ u) = Cᵀ f = 0,
+
+where ``C`` is :func:`solver.nonholonomic.maggi_basis` with the wheel rates
+independent. That choice never needs pivoting: the dependent block ``A₂``
+(columns ``vxC, vyC, omega`` of :meth:`AxleCart.constraint_matrix`) has
+determinant ``2 l > 0`` for every pose. ``Ċ u`` is the vector ``w`` with
+zero wheel-rate components and ``A₂ w₂ = −Ȧ v`` (differentiate ``A C u = 0``).
+The cart's mass matrix is constant, so ``∂T/∂q = 0``.
+
+The state integrated by ``solve_ivp`` (DOP853) is ``(q, u)`` per cart; the
+full velocity is rebuilt as ``v = C(q) u`` at every output, which is the
+projection onto ``A v = 0``: the no-slip constraints hold to rounding at
+every frame, never drift. Impulses are applied exactly at their times with
+:func:`solver.nonholonomic.impulsive_response`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.integrate import solve_ivp
+
+from solver.errors import InputError, SolverError
+from solver.frames import EnergyBudget, Event, Frame, StepOutput
+from solver.nonholonomic import AxleCart, impulsive_response, maggi_basis
+
+COORD_NAMES = ("xC", "yC", "phi", "thetaA", "thetaB")
+RATE_NAMES = ("vxC", "vyC", "omega", "omegaA", "omegaB")
+WHEEL_RATES = np.array([3, 4])
+"""Indices of ``omegaA, omegaB`` in ``v``: the independent velocities."""
+
+RTOL = 1e-12
+ATOL = 1e-12
+"""Tolerances of the DOP853 integration (relative; absolute in m, rad, rad/s)."""
+
+CONSTRAINT_TOL = 1e-9
+"""Largest ``|A v|`` (m/s, relative to ``1 + |v|``) accepted for an initial velocity."""
+
+
+def initial_velocity(cart: AxleCart, q: ArrayLike, wheel_rates: ArrayLike) -> np.ndarray:
+    """Full velocity ``v`` (5,) of a rolling cart from its wheels' spin rates.
+
+    Parameters
+    ----------
+    cart : AxleCart
+        The cart.
+    q : array_like, shape (5,)
+        Configuration ``(xC, yC, phi, thetaA, thetaB)``.
+    wheel_rates : array_like, shape (2,)
+        ``(omegaA, omegaB)`` in rad/s; equal rates roll straight at speed
+        ``r omega``, opposite rates spin the cart about C.
+
+    Returns
+    -------
+    ndarray, shape (5,)
+        ``(vxC, vyC, omega, omegaA, omegaB)`` satisfying the no-slip constraints.
+    """
+    rates = np.asarray(wheel_rates, dtype=float)
+    if rates.shape != (2,) or not np.all(np.isfinite(rates)):
+        raise InputError(f"wheel_rates: must be two finite numbers (rad/s), got {wheel_rates!r}")
+    return _wheel_rate_basis(cart, q) @ rates
+
+
+def _wheel_rate_basis(cart: AxleCart, q: ArrayLike) -> np.ndarray:
+    """Maggi's ``C(q)`` (5 × 2) with the wheel rates independent."""
+    return maggi_basis(cart.constraint_matrix(q), WHEEL_RATES)
+
+
+def _maggi_rates(cart: AxleCart, q: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(q̇, u̇)`` of one cart from Maggi's equations without applied forces."""
+    A = cart.constraint_matrix(q)
+    C = _wheel_rate_basis(cart, q)
+    v = C @ u
+    dependent = np.setdiff1d(np.arange(5), WHEEL_RATES)
+    basis_rate = np.zeros(5)
+    basis_rate[dependent] = np.linalg.solve(A[:, dependent], -cart.constraint_matrix_rate(q, v) @ v)
+    M = cart.mass_matrix(q)
+    u_dot = np.linalg.solve(C.T @ M @ C, -(C.T @ M @ basis_rate))
+    return v, u_dot
+
+
+class CartStepper:
+    """Event stepper for axle carts rolling between scheduled impulses.
+
+    The shape of ``docs/ARCHITECTURE.md``: ``status``, ``t``, ``message`` and
+    :meth:`step`. Frames are emitted on the grid ``k · dt_out`` (and at
+    ``t_end``), plus a ``"pre"`` and a ``"post"`` frame and an ``impulse``
+    event at every impulse. A grid time that coincides with an impulse gets
+    its sample after the ``"post"`` frame (the state after the impulse).
+
+    Parameters
+    ----------
+    carts : sequence of (AxleCart, q0, v0)
+        Each cart with its initial configuration ``(xC, yC, phi, thetaA,
+        thetaB)`` (m, rad) and velocity ``(vxC, vyC, omega, omegaA, omegaB)``
+        (m/s, rad/s); ``v0`` must satisfy the no-slip constraints (build it
+        with :func:`initial_velocity`).
+    impulses : sequence of mappings with keys ``time``, ``body``, ``point``, ``vector``
+        ``time`` (s); ``body`` a cart id; ``point`` the signed distance (m)
+        along the axle from C towards wheel B (``|point| <= half_length``);
+        ``vector`` the impulse ``(Sx, Sy)`` in world axes (N·s). Impulses
+        after ``t_end`` never happen; those at one time are applied in the
+        given order.
+    t_end : float
+        End time (s), > 0.
+    dt_out : float
+        Output sampling interval (s), > 0.
+    cart_ids : sequence of str
+        One distinct id per cart, used in events and ``dof_labels``.
+
+    Attributes
+    ----------
+    status : str
+        ``"running"``, ``"finished"`` or ``"failed"``.
+    t : float
+        Current time (s).
+    message : str
+        Why the run finished or failed.
+    dof_labels : list of (str, tuple, tuple)
+        ``(cart_id, COORD_NAMES, RATE_NAMES)`` per cart: the layout of
+        ``Frame.q`` and ``Frame.v``.
+    """
+
+    def __init__(
+        self,
+        carts: Sequence[tuple[AxleCart, ArrayLike, ArrayLike]],
+        impulses: Sequence[Mapping[str, object]],
+        t_end: float,
+        dt_out: float,
+        cart_ids: Sequence[str],
+    ) -> None:
+        self.t_end = _positive(t_end, "t_end")
+        self.dt_out = _positive(dt_out, "dt_out")
+        if len(carts) == 0:
+            raise InputError("carts: need at least one cart")
+        self.cart_ids = [str(cart_id) for cart_id in cart_ids]
+        if len(self.cart_ids) != len(carts):
+            raise InputError(
+                f"cart_ids: need one id per cart ({len(carts)}), got {len(self.cart_ids)}"
+            )
+        if len(set(self.cart_ids)) != len(self.cart_ids):
+            raise InputError(f"cart_ids: must be distinct, got {self.cart_ids}")
+        self._carts: list[AxleCart] = []
+        self._q: list[np.ndarray] = []
+        self._u: list[np.ndarray] = []
+        for index, (cart, q0, v0) in enumerate(carts):
+            self._add_cart(index, cart, q0, v0)
+        self._impulses = self._check_impulses(impulses)
+        count = int(np.floor(self.t_end / self.dt_out * (1.0 + 1e-12)))
+        grid = [k * self.dt_out for k in range(count + 1)]
+        if abs(self.t_end - grid[-1]) <= 1e-9 * self.dt_out:
+            grid[-1] = self.t_end
+        else:
+            grid.append(self.t_end)
+        self._grid = grid
+        self._next_sample = 0
+        self._next_impulse = 0
+        self._solution = None
+        self._phase_end = 0.0
+        self._input = 0.0
+        self.dof_labels = [(cart_id, COORD_NAMES, RATE_NAMES) for cart_id in self.cart_ids]
+        self.status = "running"
+        self.t = 0.0
+        self.message = ""
+
+    def _add_cart(self, index: int, cart: AxleCart, q0: ArrayLike, v0: ArrayLike) -> None:
+        if not isinstance(cart, AxleCart):
+            raise InputError(f"carts[{index}]: must start with an AxleCart, got {type(cart)}")
+        q = np.asarray(q0, dtype=float)
+        v = np.asarray(v0, dtype=float)
+        for name, value in (("q0", q), ("v0", v)):
+            if value.shape != (5,) or not np.all(np.isfinite(value)):
+                raise InputError(f"carts[{index}].{name}: must be 5 finite numbers")
+        slip = float(np.max(np.abs(cart.constraint_matrix(q) @ v)))
+        if slip > CONSTRAINT_TOL * (1.0 + float(np.max(np.abs(v)))):
+            raise InputError(
+                f"carts[{index}].v0: violates the no-slip constraints by {slip:.3g} m/s "
+                "(build it with initial_velocity)"
+            )
+        self._carts.append(cart)
+        self._q.append(q.copy())
+        self._u.append(v[WHEEL_RATES].copy())
+
+    def _check_impulses(
+        self, impulses: Sequence[Mapping[str, object]]
+    ) -> list[tuple[float, int, float, np.ndarray]]:
+        checked = []
+        for index, impulse in enumerate(impulses):
+            where = f"impulses[{index}]"
+            missing = {"time", "body", "point", "vector"} - set(impulse)
+            if missing:
+                raise InputError(f"{where}: missing {sorted(missing)}")
+            time = _number(impulse["time"], f"{where}.time")
+            if time < 0:
+                raise InputError(f"{where}.time: must be finite and >= 0, got {time}")
+            if impulse["body"] not in self.cart_ids:
+                raise InputError(f"{where}.body: unknown cart id {impulse['body']!r}")
+            cart_index = self.cart_ids.index(impulse["body"])
+            point = _number(impulse["point"], f"{where}.point")
+            try:
+                vector = np.asarray(impulse["vector"], dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"{where}.vector: must be two numbers (N·s)") from exc
+            if vector.shape != (2,) or not np.all(np.isfinite(vector)):
+                raise InputError(f"{where}.vector: must be two finite numbers (N·s)")
+            half_length = self._carts[cart_index].half_length
+            if abs(point) > half_length:
+                raise InputError(
+                    f"{where}.point: must lie on the axle, |point| <= {half_length} m, got {point}"
+                )
+            if time <= self.t_end:
+                checked.append((time, cart_index, point, vector))
+        checked.sort(key=lambda item: item[0])
+        return checked
+
+    def step(self) -> StepOutput:
+        """Advance to the next output sample or impulse time and return what happened.
+
+        Returns
+        -------
+        StepOutput
+            The frames and events produced, in time order. A failure of the
+            integrator sets ``status = "failed"`` and emits an ``error`` event.
+
+        Raises
+        ------
+        RuntimeError
+            If called after the stepper finished or failed.
+        """
+        if self.status != "running":
+            raise RuntimeError(f"CartStepper.step: the run is {self.status} ({self.message})")
+        out = StepOutput()
+        try:
+            self._advance(out)
+        except SolverError as exc:
+            self.status = "failed"
+            self.message = str(exc)
+            out.events.append(Event(t=self.t, type="error", message=self.message))
+        return out
+
+    def _advance(self, out: StepOutput) -> None:
+        sample_time = self._grid[self._next_sample]
+        impulse_time = (
+            self._impulses[self._next_impulse][0]
+            if self._next_impulse < len(self._impulses)
+            else np.inf
+        )
+        if impulse_time <= sample_time:
+            self._move_to(impulse_time)
+            while (
+                self._next_impulse < len(self._impulses)
+                and self._impulses[self._next_impulse][0] == impulse_time
+            ):
+                self._apply(self._impulses[self._next_impulse], out)
+                self._next_impulse += 1
+            if impulse_time < sample_time:
+                return
+        self._move_to(sample_time)
+        out.frames.append(self._frame("sample"))
+        self._next_sample += 1
+        if self._next_sample == len(self._grid):
+            self.status = "finished"
+            self.message = f"reached t_end = {self.t_end} s"
+
+    def _move_to(self, time: float) -> None:
+        """Integrate the smooth rolling from ``self.t`` to ``time`` (within the current phase)."""
+        if time == self.t:
+            return
+        if self._solution is None:
+            self._phase_end = (
+                self._impulses[self._next_impulse][0]
+                if self._next_impulse < len(self._impulses)
+                else self.t_end
+            )
+            result = solve_ivp(
+                self._rhs,
+                (self.t, self._phase_end),
+                self._state(),
+                method="DOP853",
+                rtol=RTOL,
+                atol=ATOL,
+                dense_output=True,
+            )
+            if result.status < 0:
+                raise SolverError(
+                    f"integration of the rolling failed at t = {self.t}: {result.message}"
+                )
+            self._solution = result
+        state = self._solution.y[:, -1] if time == self._phase_end else self._solution.sol(time)
+        self._set_state(state)
+        self.t = time
+
+    def _state(self) -> np.ndarray:
+        return np.concatenate(
+            [np.concatenate([q, u]) for q, u in zip(self._q, self._u, strict=True)]
+        )
+
+    def _set_state(self, state: np.ndarray) -> None:
+        for index in range(len(self._carts)):
+            chunk = state[7 * index : 7 * index + 7]
+            self._q[index] = chunk[:5].copy()
+            self._u[index] = chunk[5:].copy()
+
+    def _rhs(self, _t: float, state: np.ndarray) -> np.ndarray:
+        rates = []
+        for index, cart in enumerate(self._carts):
+            chunk = state[7 * index : 7 * index + 7]
+            v, u_dot = _maggi_rates(cart, chunk[:5], chunk[5:])
+            rates.append(np.concatenate([v, u_dot]))
+        return np.concatenate(rates)
+
+    def _velocities(self) -> list[np.ndarray]:
+        return [
+            _wheel_rate_basis(cart, q) @ u
+            for cart, q, u in zip(self._carts, self._q, self._u, strict=True)
+        ]
+
+    def _frame(self, kind: str) -> Frame:
+        velocities = self._velocities()
+        kinetic = sum(
+            cart.kinetic_energy(q, v)
+            for cart, q, v in zip(self._carts, self._q, velocities, strict=True)
+        )
+        energy = EnergyBudget(
+            kinetic=kinetic, potential=0.0, spring=0.0, dissipated=0.0, input=self._input
+        )
+        return Frame(
+            t=self.t,
+            kind=kind,
+            q=np.concatenate(self._q) if self._q else np.zeros(0),
+            v=np.concatenate(velocities) if velocities else np.zeros(0),
+            contacts=(),
+            energy=energy,
+        )
+
+    def _apply(self, impulse: tuple[float, int, float, np.ndarray], out: StepOutput) -> None:
+        """Apply one impulse at the current time: pre frame, jump, post frame, event."""
+        _, index, point, vector = impulse
+        cart, q = self._carts[index], self._q[index]
+        pre = self._frame("pre")
+        v_minus = _wheel_rate_basis(cart, q) @ self._u[index]
+        v_plus = impulsive_response(
+            cart.mass_matrix(q),
+            cart.constraint_matrix(q),
+            cart.generalized_impulse(q, point, vector),
+            v_minus,
+            WHEEL_RATES,
+        )
+        self._u[index] = v_plus[WHEEL_RATES]
+        change = cart.kinetic_energy(q, v_plus) - cart.kinetic_energy(q, v_minus)
+        self._input += change
+        self._solution = None
+        post = self._frame("post")
+        out.frames.extend([pre, post])
+        out.events.append(
+            Event(
+                t=self.t,
+                type="impulse",
+                body=self.cart_ids[index],
+                normal_impulse=float(np.hypot(*vector)),
+                energy_change=change,
+                v_minus=pre.v,
+                v_plus=post.v,
+            )
+        )
+
+
+def _number(value: object, name: str) -> float:
+    """``value`` as a finite float, or an InputError naming ``name``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name}: must be a number, got {value!r}") from exc
+    if not np.isfinite(number):
+        raise InputError(f"{name}: must be finite, got {value!r}")
+    return number
+
+
+def _positive(value: object, name: str) -> float:
+    """``value`` as a finite float > 0, or an InputError naming ``name``."""
+    number = _number(value, name)
+    if number <= 0:
+        raise InputError(f"{name}: must be > 0, got {value!r}")
+    return number

@@ -1,0 +1,208 @@
+"""Axle carts rolling between scheduled impulses (paper 001, SPEC §7 '001 example').
+
+Reference motion, derived by hand: without applied forces the wheel rates
+``a, b`` stay constant (the reduced mass matrix in ``a, b`` is constant and
+the constraint-curvature term ``Ċ u`` points along the axle, where ``C`` has
+no component), so C moves at speed ``V = r (a + b)/2`` along
+``n = (−sin phi, cos phi)`` while ``phi`` turns at ``Ω = r (b − a)/(2 l)``:
+
+    phi(t) = phi0 + Ω t,
+    xC(t) = xC0 + (V/Ω)(cos phi(t) − cos phi0),   yC(t) = yC0 + (V/Ω)(sin phi(t) − sin phi0).
+"""
+
+import numpy as np
+import pytest
+
+from solver.cart_motion import COORD_NAMES, RATE_NAMES, CartStepper, initial_velocity
+from solver.errors import InputError
+from solver.nonholonomic import AxleCart
+
+SQRT2 = np.sqrt(2.0)
+
+
+def run(stepper):
+    frames, events = [], []
+    while stepper.status == "running":
+        out = stepper.step()
+        frames.extend(out.frames)
+        events.extend(out.events)
+    return frames, events
+
+
+def circular_rolling(cart, q0, rates, t):
+    """The closed-form pose of the module docstring at time ``t`` (Ω ≠ 0)."""
+    a, b = rates
+    V = cart.wheel_radius * (a + b) / 2
+    Omega = cart.wheel_radius * (b - a) / (2 * cart.half_length)
+    phi = q0[2] + Omega * t
+    return np.array(
+        [
+            q0[0] + V / Omega * (np.cos(phi) - np.cos(q0[2])),
+            q0[1] + V / Omega * (np.sin(phi) - np.sin(q0[2])),
+            phi,
+            q0[3] + a * t,
+            q0[4] + b * t,
+        ]
+    )
+
+
+def test_free_rolling_conserves_energy_and_constraints_over_ten_seconds():
+    cart = AxleCart(axle_mass=2.0, half_length=0.3, wheel_mass=1.0, wheel_radius=0.1)
+    q0 = np.array([0.5, -0.2, 0.4, 0.0, 1.0])
+    rates = (3.0, 5.0)
+    stepper = CartStepper(
+        [(cart, q0, initial_velocity(cart, q0, rates))], [], t_end=10.0, dt_out=0.05, cart_ids=["c"]
+    )
+    frames, events = run(stepper)
+    assert stepper.status == "finished" and events == []
+    assert [f.t for f in frames] == pytest.approx(np.arange(201) * 0.05, abs=1e-12)
+    kinetic = np.array([f.energy.kinetic for f in frames])
+    assert np.ptp(kinetic) <= 1e-9 * kinetic[0]
+    assert max(np.max(np.abs(cart.constraint_matrix(f.q) @ f.v)) for f in frames) <= 1e-10
+    for frame in frames[::20]:
+        np.testing.assert_allclose(frame.q, circular_rolling(cart, q0, rates, frame.t), atol=1e-9)
+
+
+def test_equal_wheel_rates_roll_straight_at_wheel_radius_times_rate():
+    cart = AxleCart(1.0, 0.25, 0.5, 0.2)
+    phi = 2.0
+    q0 = np.array([1.0, 1.0, phi, 0.0, 0.0])
+    stepper = CartStepper([(cart, q0, initial_velocity(cart, q0, (4.0, 4.0)))], [], 2.0, 0.5, ["c"])
+    frames, _ = run(stepper)
+    last = frames[-1]
+    forward = np.array([-np.sin(phi), np.cos(phi)])
+    np.testing.assert_allclose(last.q[:2], q0[:2] + 0.2 * 4.0 * 2.0 * forward, atol=1e-10)
+    assert last.q[2] == pytest.approx(phi, abs=1e-12)
+    np.testing.assert_allclose(last.v, [*(0.8 * forward), 0.0, 4.0, 4.0], atol=1e-12)
+
+
+def test_opposite_wheel_rates_spin_the_cart_in_place():
+    cart = AxleCart(1.0, 0.25, 0.5, 0.2)
+    q0 = np.array([1.0, -1.0, 0.0, 0.0, 0.0])
+    stepper = CartStepper(
+        [(cart, q0, initial_velocity(cart, q0, (-2.0, 2.0)))], [], 3.0, 1.0, ["c"]
+    )
+    frames, _ = run(stepper)
+    for frame in frames:
+        np.testing.assert_allclose(frame.q[:2], q0[:2], atol=1e-12)
+        assert frame.q[2] == pytest.approx(0.2 * 2.0 / 0.25 * frame.t, abs=1e-10)
+
+
+@pytest.mark.parametrize(("S", "omega"), [(2.0, 0.5), (1.0, -1.5)])
+def test_spec_001_impulse_applied_mid_run_gives_the_closed_form_jump(S, omega):
+    m = r = 0.5
+    cart = AxleCart(axle_mass=m, half_length=r, wheel_mass=m, wheel_radius=r)
+    t_hit = 1.3
+    q0 = np.array([0.0, 0.0, np.pi / 4 - omega * t_hit, 0.0, 0.0])
+    v0 = initial_velocity(cart, q0, (0.0, 2.0 * omega))  # wheel A still, axle turning at omega
+    hit = np.array([np.sin(np.pi / 4), -np.cos(np.pi / 4)]) * S  # perpendicular, at C
+    stepper = CartStepper(
+        [(cart, q0, v0)],
+        [{"time": t_hit, "body": "cart", "point": 0.0, "vector": hit}],
+        t_end=2.0,
+        dt_out=0.1,
+        cart_ids=["cart"],
+    )
+    frames, events = run(stepper)
+    pre = next(f for f in frames if f.kind == "pre")
+    post = next(f for f in frames if f.kind == "post")
+    assert pre.t == post.t == t_hit
+    assert pre.q[2] == pytest.approx(np.pi / 4, abs=1e-10)
+    l = r
+    before = [-SQRT2 / 2 * l * omega, SQRT2 / 2 * l * omega, omega, 0.0, 2 * omega]
+    after = [
+        SQRT2 / 8 * S / m - SQRT2 / 2 * l * omega,
+        -SQRT2 / 8 * S / m + SQRT2 / 2 * l * omega,
+        omega,
+        -S / (4 * m * r),
+        -S / (4 * m * r) + 2 * omega,
+    ]
+    np.testing.assert_allclose(pre.v, before, atol=1e-10)
+    np.testing.assert_allclose(post.v, after, atol=1e-10)
+    (event,) = events
+    assert (event.type, event.body, event.t) == ("impulse", "cart", t_hit)
+    assert event.normal_impulse == pytest.approx(S, rel=1e-15)
+    # Kelvin: ΔT = S·(vC⁺ + vC⁻)/2 for an impulse at C.
+    work = hit @ (np.array(after[:2]) + np.array(before[:2])) / 2
+    assert event.energy_change == pytest.approx(work, abs=1e-10)
+    balance = np.array([f.energy.balance for f in frames])
+    assert np.ptp(balance) <= 1e-10
+    assert frames[-1].energy.input == pytest.approx(work, abs=1e-10)
+    np.testing.assert_allclose(frames[-1].v[3:], after[3:], atol=1e-10)
+
+
+def test_sample_at_an_impulse_time_comes_after_the_post_frame():
+    cart = AxleCart(1.0, 0.5, 1.0, 0.1)
+    q0 = np.zeros(5)
+    impulses = [
+        {"time": 0.0, "body": "c", "point": 0.5, "vector": (0.0, 1.0)},
+        {"time": 0.5, "body": "c", "point": -0.2, "vector": (1.0, 1.0)},
+    ]
+    stepper = CartStepper([(cart, q0, np.zeros(5))], impulses, 1.0, 0.5, ["c"])
+    frames, events = run(stepper)
+    assert [(f.t, f.kind) for f in frames] == [
+        (0.0, "pre"),
+        (0.0, "post"),
+        (0.0, "sample"),
+        (0.5, "pre"),
+        (0.5, "post"),
+        (0.5, "sample"),
+        (1.0, "sample"),
+    ]
+    assert [e.t for e in events] == [0.0, 0.5]
+    np.testing.assert_array_equal(frames[2].v, frames[1].v)
+    with pytest.raises(RuntimeError, match="finished"):
+        stepper.step()
+
+
+def test_impulse_moves_only_the_cart_it_hits():
+    carts = [
+        (AxleCart(1.0, 0.5, 1.0, 0.1), np.array([0.0, 0.0, 0.0, 0.0, 0.0]), np.zeros(5)),
+        (AxleCart(2.0, 0.3, 0.5, 0.2), np.array([3.0, 0.0, 1.0, 0.0, 0.0]), np.zeros(5)),
+    ]
+    stepper = CartStepper(
+        carts,
+        [{"time": 0.25, "body": "b", "point": 0.1, "vector": (0.0, 2.0)}],
+        0.5,
+        0.25,
+        ["a", "b"],
+    )
+    assert stepper.dof_labels == [("a", COORD_NAMES, RATE_NAMES), ("b", COORD_NAMES, RATE_NAMES)]
+    frames, _ = run(stepper)
+    np.testing.assert_array_equal(frames[-1].v[:5], np.zeros(5))
+    assert np.any(frames[-1].v[5:] != 0.0)
+
+
+@pytest.mark.parametrize(
+    ("v0", "impulse", "t_end", "ids", "names"),
+    [
+        (np.array([1.0, 0, 0, 0, 0]), [], 1.0, ["c"], r"carts\[0\].v0"),
+        (
+            np.zeros(5),
+            [{"time": 0.1, "body": "x", "point": 0.0, "vector": (1, 0)}],
+            1.0,
+            ["c"],
+            r"impulses\[0\].body",
+        ),
+        (
+            np.zeros(5),
+            [{"time": 0.1, "body": "c", "point": 0.9, "vector": (1, 0)}],
+            1.0,
+            ["c"],
+            r"impulses\[0\].point",
+        ),
+        (
+            np.zeros(5),
+            [{"time": -1, "body": "c", "point": 0.0, "vector": (1, 0)}],
+            1.0,
+            ["c"],
+            r"impulses\[0\].time",
+        ),
+        (np.zeros(5), [], 0.0, ["c"], "t_end"),
+        (np.zeros(5), [], 1.0, ["c", "d"], "cart_ids"),
+    ],
+)
+def test_cart_stepper_refuses_bad_input_naming_the_field(v0, impulse, t_end, ids, names):
+    cart = AxleCart(1.0, 0.5, 1.0, 0.1)
+    with pytest.raises(InputError, match=names):
+        CartStepper([(cart, np.zeros(5), v0)], impulse, t_end, 0.1, ids)
