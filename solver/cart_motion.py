@@ -104,7 +104,9 @@ class CartStepper:
         with :func:`initial_velocity`).
     impulses : sequence of mappings with keys ``time``, ``body``, ``point``, ``vector``
         ``time`` (s); ``body`` a cart id; ``point`` the signed distance (m)
-        along the axle from C towards wheel B (``|point| <= half_length``);
+        along the axle from C towards wheel B (``|point| <= half_length``), or
+        a world point ``(x, y)`` (m, as the scene file gives it) projected onto
+        the axle at the impulse time;
         ``vector`` the impulse ``(Sx, Sy)`` in world axes (N·s). Impulses
         after ``t_end`` never happen; those at one time are applied in the
         given order.
@@ -190,7 +192,7 @@ class CartStepper:
 
     def _check_impulses(
         self, impulses: Sequence[Mapping[str, object]]
-    ) -> list[tuple[float, int, float, np.ndarray]]:
+    ) -> list[tuple[float, int, float | np.ndarray, np.ndarray]]:
         checked = []
         for index, impulse in enumerate(impulses):
             where = f"impulses[{index}]"
@@ -203,7 +205,7 @@ class CartStepper:
             if impulse["body"] not in self.cart_ids:
                 raise InputError(f"{where}.body: unknown cart id {impulse['body']!r}")
             cart_index = self.cart_ids.index(impulse["body"])
-            point = _number(impulse["point"], f"{where}.point")
+            point = _impulse_point(impulse["point"], f"{where}.point")
             try:
                 vector = np.asarray(impulse["vector"], dtype=float)
             except (TypeError, ValueError) as exc:
@@ -211,7 +213,7 @@ class CartStepper:
             if vector.shape != (2,) or not np.all(np.isfinite(vector)):
                 raise InputError(f"{where}.vector: must be two finite numbers (N·s)")
             half_length = self._carts[cart_index].half_length
-            if abs(point) > half_length:
+            if isinstance(point, float) and abs(point) > half_length:
                 raise InputError(
                     f"{where}.point: must lie on the axle, |point| <= {half_length} m, got {point}"
                 )
@@ -340,10 +342,31 @@ class CartStepper:
             energy=energy,
         )
 
-    def _apply(self, impulse: tuple[float, int, float, np.ndarray], out: StepOutput) -> None:
-        """Apply one impulse at the current time: pre frame, jump, post frame, event."""
-        _, index, point, vector = impulse
+    def _axle_coordinate(self, index: int, where: float | np.ndarray) -> float:
+        """Signed distance (m) from C towards wheel B of an impulse's point of application.
+
+        A world point (x, y) is projected onto the axle line at the current pose;
+        it must fall on the axle, else the run fails with a message saying so.
+        """
+        if isinstance(where, float):
+            return where
         cart, q = self._carts[index], self._q[index]
+        along = float((where - q[:2]) @ np.array([np.cos(q[2]), np.sin(q[2])]))
+        if abs(along) > cart.half_length * (1.0 + 1e-9):
+            raise SolverError(
+                f"impulse on {self.cart_ids[index]!r} at t = {self.t:.9g} s: the point "
+                f"({where[0]:.6g}, {where[1]:.6g}) projects {along:.6g} m from the axle's "
+                f"centre, beyond its half-length {cart.half_length} m"
+            )
+        return float(np.clip(along, -cart.half_length, cart.half_length))
+
+    def _apply(
+        self, impulse: tuple[float, int, float | np.ndarray, np.ndarray], out: StepOutput
+    ) -> None:
+        """Apply one impulse at the current time: pre frame, jump, post frame, event."""
+        _, index, where, vector = impulse
+        cart, q = self._carts[index], self._q[index]
+        point = self._axle_coordinate(index, where)
         pre = self._frame("pre")
         v_minus = _wheel_rate_basis(cart, q) @ self._u[index]
         v_plus = impulsive_response(
@@ -370,6 +393,16 @@ class CartStepper:
                 v_plus=post.v,
             )
         )
+
+
+def _impulse_point(value: object, name: str) -> float | np.ndarray:
+    """An impulse's point: a distance along the axle (m) or a world point (x, y) (m)."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        point = np.asarray(value, dtype=float)
+        if point.shape != (2,) or not np.all(np.isfinite(point)):
+            raise InputError(f"{name}: must be a number or two finite numbers (m), got {value!r}")
+        return point
+    return _number(value, name)
 
 
 def _number(value: object, name: str) -> float:

@@ -206,3 +206,47 @@ def test_cart_stepper_refuses_bad_input_naming_the_field(v0, impulse, t_end, ids
     cart = AxleCart(1.0, 0.5, 1.0, 0.1)
     with pytest.raises(InputError, match=names):
         CartStepper([(cart, np.zeros(5), v0)], impulse, t_end, 0.1, ids)
+
+
+def test_world_point_impulse_is_projected_onto_the_axle_at_the_impulse_time():
+    cart = AxleCart(1.0, 0.5, 1.0, 0.1)
+    q0 = np.array([0.2, -0.1, 0.7, 0.0, 0.0])
+    v0 = initial_velocity(cart, q0, (4.0, 1.0))
+    t_hit = 0.3
+    # where the cart will be at t_hit: the closed-form rolling pose
+    q_hit = circular_rolling(cart, q0, (4.0, 1.0), t_hit)
+    along = 0.35
+    world = q_hit[:2] + along * np.array([np.cos(q_hit[2]), np.sin(q_hit[2])])
+    vector = (0.4, -1.3)
+
+    def final_velocity(point):
+        stepper = CartStepper(
+            [(cart, q0, v0)],
+            [{"time": t_hit, "body": "c", "point": point, "vector": vector}],
+            0.5,
+            0.1,
+            ["c"],
+        )
+        frames, _ = run(stepper)
+        assert stepper.status == "finished"
+        return frames[-1].v
+
+    np.testing.assert_allclose(final_velocity(tuple(world)), final_velocity(along), atol=1e-9)
+
+
+def test_world_point_off_the_axle_fails_the_run_with_a_message():
+    cart = AxleCart(1.0, 0.5, 1.0, 0.1)
+    q0 = np.zeros(5)
+    stepper = CartStepper(
+        [(cart, q0, np.zeros(5))],
+        [{"time": 0.1, "body": "c", "point": (2.0, 0.0), "vector": (0.0, 1.0)}],
+        0.5,
+        0.1,
+        ["c"],
+    )
+    frames, events = run(stepper)
+    assert stepper.status == "failed"
+    assert events[-1].type == "error"
+    assert "beyond its half-length" in events[-1].message
+    assert [f.t for f in frames] == [0.0]
+    assert stepper.t == pytest.approx(0.1)
