@@ -1,0 +1,828 @@
+"""The scene canvas: an equal-aspect view that edits the scene and animates a run.
+
+In editing mode the canvas draws the document (boundaries with their ids,
+wheels with a spoke, beads on their rails, springs as zig-zags, initial
+velocity arrows, scheduled impulses) and hands mouse events to the active
+tool (:mod:`impactgui.tools`). During a run the shell calls
+``show_frame(frame, system, events)``: the bodies move to ``frame.q`` and
+the canvas adds trails of the centres, velocity arrows, contact force
+arrows (normal ``λ n`` and friction ``−μ λ τ t``) with a scale legend, and a
+flash at each impact. ``clear_animation()`` returns to the editable scene.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QActionGroup, QColor, QKeyEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from impactgui.commands import DeleteItem, ItemRef, SceneCommand
+from impactgui.document import SceneDocument, problem_path, scene_problems
+from impactgui.scene_items import (
+    BACKGROUND,
+    BOUNDARY_COLOUR,
+    FRICTION_FORCE_COLOUR,
+    IMPULSE_COLOUR,
+    NORMAL_FORCE_COLOUR,
+    PREVIEW_COLOUR,
+    TRAIL_COLOUR,
+    VELOCITY_COLOUR,
+    Arrow,
+    ArrowField,
+    FlashField,
+    SceneLayer,
+    boundary_points,
+    distance_to_polyline,
+)
+from impactgui.tools import IMPULSE_SCALE, TOOL_TYPES, VELOCITY_SCALE, Point, Tool
+from solver.frames import Event, Frame
+from solver.geometry import boundary_features
+from solver.scene import scene_to_dict
+
+GRID_STEP = 0.05
+"""Default snapping step, m."""
+HIT_PX = 8.0
+"""How close (px) the mouse must be to a line or handle to hit it."""
+VELOCITY_HIT_PX = 5.0
+"""How close (px) to a velocity arrow head (or a resting body's centre dot) grabs the velocity."""
+TRAIL_LENGTH = 600
+"""Most centre positions kept in a trail."""
+FORCE_LEGEND_LENGTH = 0.1
+"""Length of the reference force arrow of the legend, m (10 cm)."""
+FLASH_TICK_MS = 30
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What is under the mouse.
+
+    ``part``: ``"body"``, ``"velocity"`` (a body's velocity arrow head or
+    centre dot), ``"handle"`` (``handle`` names the field: ``"a"``, ``"b"``,
+    ``"points"`` with ``index``, ``"center"``, ``"radius"``, ``"start_deg"``,
+    ``"end_deg"``), ``"line"`` (a boundary itself), ``"spring"`` or ``"impulse"``.
+    """
+
+    ref: ItemRef
+    part: str
+    handle: str = ""
+    index: int | None = None
+
+
+def _nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k that is >= ``value`` (> 0)."""
+    exponent = math.floor(math.log10(value))
+    for step in (1.0, 2.0, 5.0, 10.0):
+        if step * 10.0**exponent >= value * (1 - 1e-12):
+            return step * 10.0**exponent
+    return 10.0 ** (exponent + 1)
+
+
+class _ToolViewBox(pg.ViewBox):
+    """A ViewBox that offers clicks and left drags to the canvas's tool before panning."""
+
+    def __init__(self, canvas: SceneCanvas) -> None:
+        super().__init__(lockAspect=True, enableMenu=False)
+        self._canvas = canvas
+        self._tool_drag = False
+
+    def mouseClickEvent(self, ev: Any) -> None:
+        """Left click → tool.click; right click → tool.finish."""
+        pos = self.mapSceneToView(ev.scenePos())
+        point = (pos.x(), pos.y())
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self._canvas.deliver_click(point, ev.double())
+        elif ev.button() == Qt.MouseButton.RightButton:
+            ev.accept()
+            self._canvas.deliver_finish()
+        else:
+            super().mouseClickEvent(ev)
+
+    def mouseDragEvent(self, ev: Any, axis: int | None = None) -> None:
+        """A left drag goes to the tool when its ``press`` takes it; otherwise the view pans."""
+        if ev.button() == Qt.MouseButton.LeftButton:
+            if ev.isStart():
+                start = self.mapToView(ev.buttonDownPos())
+                self._tool_drag = self._canvas.deliver_press((start.x(), start.y()))
+            if self._tool_drag:
+                ev.accept()
+                pos = self.mapToView(ev.pos())
+                point = (pos.x(), pos.y())
+                if ev.isFinish():
+                    self._tool_drag = False
+                    self._canvas.deliver_release(point)
+                else:
+                    self._canvas.deliver_drag(point)
+                return
+        super().mouseDragEvent(ev, axis)
+
+
+class SceneCanvas(QWidget):
+    """Edits and animates a scene document.
+
+    Parameters
+    ----------
+    document : SceneDocument
+        The scene to draw and edit.
+
+    Signals
+    -------
+    status_message(str)
+        A short message for the status bar (refused edits, hints, sizes).
+    impulse_requested(str, object, object)
+        During a run, the impulse tool asks for an impulse: body id, point
+        ``[x, y]`` (m) and vector ``[Sx, Sy]`` (N·s), world frame.
+    tool_changed(str)
+        The active tool changed (its name).
+    """
+
+    status_message = Signal(str)
+    impulse_requested = Signal(str, object, object)
+    tool_changed = Signal(str)
+
+    def __init__(self, document: SceneDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.grid_step = GRID_STEP
+        self.snapping = True
+        self.editing_enabled = True
+        self.current_time = 0.0
+
+        self.view = _ToolViewBox(self)
+        self.plot = pg.PlotWidget(viewBox=self.view, background=BACKGROUND)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.setLabel("bottom", "x", units="m")
+        self.plot.setLabel("left", "y", units="m")
+        self.plot.hideButtons()
+        for axis in ("bottom", "left"):
+            self.plot.getAxis(axis).setTextPen(QColor("#455a64"))
+            self.plot.getAxis(axis).setPen(QColor("#90a4ae"))
+        self.plot.installEventFilter(self)
+        self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+
+        self.layer = SceneLayer(self.view)
+        self._velocity_arrows = self._overlay(ArrowField(), 20)
+        self._impulse_arrows = self._overlay(ArrowField(width=3.0), 20)
+        self._velocity_handles = self._overlay(
+            pg.ScatterPlotItem(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
+        )
+        self._boundary_handles = self._overlay(
+            pg.ScatterPlotItem(
+                size=8, symbol="s", pen=pg.mkPen(BOUNDARY_COLOUR), brush=pg.mkBrush("w")
+            ),
+            21,
+        )
+        self._preview = self._overlay(
+            pg.PlotCurveItem(pen=pg.mkPen(PREVIEW_COLOUR, width=2, style=Qt.PenStyle.DashLine)),
+            30,
+        )
+        self._preview_arrow = self._overlay(ArrowField(width=3.0), 30)
+
+        self._animating = False
+        self._system: Any = None
+        self._layout: list[tuple[str, str, dict[str, int], dict[str, int]]] = []
+        self._trails: dict[str, tuple[pg.PlotCurveItem, np.ndarray]] = {}
+        self._trail_count: dict[str, int] = {}
+        self._last_time = -math.inf
+        self._force_unit = 1.0
+        self._frame_velocity = self._overlay(ArrowField(), 20)
+        self._forces = self._overlay(ArrowField(width=3.0), 22)
+        self._flashes = self._overlay(FlashField(), 25)
+        self._flash_timer = QTimer(self)
+        self._flash_timer.setInterval(FLASH_TICK_MS)
+        self._flash_timer.timeout.connect(self._on_flash_tick)
+        self.legend = QLabel(self.plot)
+        self.legend.setStyleSheet(
+            "QLabel { background: rgba(255,255,255,210); color: #37474f; padding: 3px 6px;"
+            " border: 1px solid #b0bec5; border-radius: 3px; }"
+        )
+        self.legend.move(70, 8)
+        self.legend.hide()
+
+        self._tools: dict[str, Tool] = {cls.name: cls(self) for cls in TOOL_TYPES}
+        self._tool = self._tools["select"]
+        self._actions = QActionGroup(self)
+        self._actions.setExclusive(True)
+        for tool in self._tools.values():
+            action = QAction(tool.label, self)
+            action.setCheckable(True)
+            action.setData(tool.name)
+            action.setToolTip(f"{tool.label} ({tool.shortcut}): {tool.tip}")
+            action.setStatusTip(tool.tip)
+            action.setShortcut(tool.shortcut)
+            action.setChecked(tool.name == "select")
+            self._actions.addAction(action)
+        self._actions.triggered.connect(self._on_tool_action)
+        self.snap_action = QAction("Snap to grid", self)
+        self.snap_action.setCheckable(True)
+        self.snap_action.setChecked(True)
+        self.snap_action.setToolTip(f"Snap positions to a {GRID_STEP * 100:g} cm grid")
+        self.snap_action.toggled.connect(self.set_snapping)
+
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        document.changed.connect(self._on_document_changed)
+        document.selection_changed.connect(self._on_selection_changed)
+        document.reset.connect(self._on_document_reset)
+        self._redraw()
+        self._update_action_states()
+        self.fit_view()
+
+    def _overlay(self, item: Any, z: float) -> Any:
+        item.setZValue(z)
+        self.view.addItem(item, ignoreBounds=True)
+        return item
+
+    # ------------------------------------------------------------ tools API
+
+    def tool_actions(self) -> list[QAction]:
+        """Checkable actions, one per tool, in one exclusive QActionGroup (toolbar order)."""
+        return list(self._actions.actions())
+
+    @property
+    def tool(self) -> Tool:
+        """The active tool."""
+        return self._tool
+
+    def set_tool(self, name: str) -> None:
+        """Activate the tool called ``name`` (``"select"``, ``"wall"``, ``"curb"``, ...)."""
+        if name not in self._tools:
+            raise ValueError(f"unknown tool {name!r}; tools: {', '.join(self._tools)}")
+        if self._tool.name != name:
+            self._tool.cancel()
+            self._tool = self._tools[name]
+            for action in self._actions.actions():
+                if action.data() == name:
+                    action.setChecked(True)
+            self._update_handles()
+            self.status_message.emit(self._tool.tip)
+            self.tool_changed.emit(name)
+
+    @Slot(QAction)
+    def _on_tool_action(self, action: QAction) -> None:
+        self.set_tool(str(action.data()))
+
+    @Slot(bool)
+    def set_snapping(self, enabled: bool) -> None:
+        """Snap positions to ``grid_step`` (m) or not."""
+        self.snapping = bool(enabled)
+        if self.snap_action.isChecked() != self.snapping:
+            self.snap_action.setChecked(self.snapping)
+
+    def snap(self, pos: Sequence[float]) -> Point:
+        """``pos`` rounded to the grid when snapping is on (m)."""
+        if not self.snapping:
+            return (float(pos[0]), float(pos[1]))
+        step = self.grid_step
+        return tuple(round(round(float(c) / step) * step, 10) for c in pos[:2])  # type: ignore[return-value]
+
+    @Slot(bool)
+    def set_editing_enabled(self, enabled: bool) -> None:
+        """Allow edits (False while a run is shown: only panning, zooming and selecting)."""
+        self.editing_enabled = bool(enabled)
+        if not enabled:
+            self._tool.cancel()
+        self._update_action_states()
+
+    def try_push(self, command: SceneCommand) -> bool:
+        """Push ``command`` unless it makes the scene invalid; say why when it does.
+
+        An edit is refused when the scene after it has a problem at a place
+        (JSON path) that had none before: a body placed or moved over a wall
+        or another body, a degenerate wall, and so on. An edit that changes
+        nothing is dropped (no empty undo step).
+        """
+        if not self.editing_enabled:
+            self.status_message.emit("Stop the run (Reset) to edit the scene.")
+            return False
+        if command.after == self.document.data:
+            return True
+        before = {problem_path(p)[0] for p in self.document.problems()}
+        new = [p for p in scene_problems(command.after) if problem_path(p)[0] not in before]
+        if new:
+            self.status_message.emit(f"Not allowed: {new[0]}")
+            return False
+        self.document.push(command)
+        return True
+
+    # ------------------------------------------------------- event delivery
+
+    def _tool_may_act(self) -> bool:
+        return self.editing_enabled or self._tool.while_running or self._tool.name == "select"
+
+    def deliver_click(self, pos: Point, double: bool = False) -> None:
+        """A left click at ``pos`` (m) for the active tool."""
+        if self._tool_may_act():
+            self._tool.click(pos, double)
+
+    def deliver_press(self, pos: Point) -> bool:
+        """Start of a left drag at ``pos`` (m); True when the tool takes the drag."""
+        return self._tool_may_act() and self._tool.press(pos)
+
+    def deliver_drag(self, pos: Point) -> None:
+        """The tool's drag moved to ``pos`` (m)."""
+        self._tool.drag(pos)
+
+    def deliver_release(self, pos: Point) -> None:
+        """The tool's drag ended at ``pos`` (m)."""
+        self._tool.release(pos)
+
+    def deliver_finish(self) -> None:
+        """Right click or Enter: the tool completes what it is drawing."""
+        self._tool.finish()
+
+    @Slot(object)
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        if self.view.sceneBoundingRect().contains(scene_pos):
+            pos = self.view.mapSceneToView(scene_pos)
+            self._tool.hover((pos.x(), pos.y()))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter finishes, Escape cancels what the tool is drawing."""
+        if watched is self.plot and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.deliver_finish()
+                return True
+            if event.key() == Qt.Key.Key_Escape:
+                self._tool.cancel()
+                return True
+            if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+                self.delete_selection()
+                return True
+        return super().eventFilter(watched, event)
+
+    def delete_selection(self) -> None:
+        """Delete the selected item, if any."""
+        if self.document.selection is not None:
+            self.try_push(DeleteItem(self.document, self.document.selection))
+
+    # --------------------------------------------------------------- preview
+
+    def set_preview(self, points: Iterable[Point] | None) -> None:
+        """Show a dashed rubber-band polyline through ``points`` (m); None hides it."""
+        points = list(points) if points is not None else []
+        if len(points) < 2:
+            self._preview.setData([], [])
+            return
+        xs, ys = zip(*points, strict=True)
+        self._preview.setData(np.array(xs, dtype=float), np.array(ys, dtype=float))
+
+    def preview_points(self) -> list[Point]:
+        """The rubber band shown now (m)."""
+        xs, ys = self._preview.getData()
+        if xs is None:
+            return []
+        return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+
+    def set_preview_arrow(self, start: Point | None, end: Point | None) -> None:
+        """Show an arrow from ``start`` to ``end`` (m) while a drag sizes it; None hides it."""
+        if start is None or end is None:
+            self._preview_arrow.set_arrows([])
+        else:
+            self._preview_arrow.set_arrows([(*start, *end, IMPULSE_COLOUR)])
+
+    # ----------------------------------------------------------- hit testing
+
+    def pixel_size(self) -> float:
+        """Length of one screen pixel in scene units (m)."""
+        px, py = self.view.viewPixelSize()
+        return float(max(px, py)) if px and py else 0.01
+
+    @staticmethod
+    def body_centre(body: Mapping[str, Any]) -> Point:
+        """A body dict's centre at t = 0 (m)."""
+        if body.get("type") == "bead":
+            return (float(body["x"]), float(body["rail_y"]))
+        return (float(body["position"][0]), float(body["position"][1]))
+
+    @staticmethod
+    def body_velocity(body: Mapping[str, Any]) -> Point:
+        """A disk body dict's initial centre velocity (m/s); (0, 0) for axle carts."""
+        if body.get("type") == "bead":
+            return (float(body.get("vx", 0.0)), 0.0)
+        if body.get("type") == "wheel":
+            velocity = body.get("velocity", (0.0, 0.0))
+            return (float(velocity[0]), float(velocity[1]))
+        return (0.0, 0.0)
+
+    @staticmethod
+    def body_extent(body: Mapping[str, Any]) -> float:
+        """How far a body reaches from its centre (m)."""
+        if body.get("type") == "axle_cart":
+            return float(body["half_length"]) + float(body["wheel_radius"])
+        return float(body["radius"])
+
+    @staticmethod
+    def boundary_handles(boundary: Mapping[str, Any]) -> list[tuple[str, int | None, Point]]:
+        """Draggable handles of a boundary dict: ``(field, index, position)``."""
+        kind = boundary.get("type")
+        if kind == "segment":
+            return [("a", None, tuple(boundary["a"])), ("b", None, tuple(boundary["b"]))]
+        if kind == "polyline":
+            return [("points", k, tuple(p)) for k, p in enumerate(boundary["points"])]
+        cx, cy = boundary["center"]
+        r = boundary["radius"]
+        handles: list[tuple[str, int | None, Point]] = [("center", None, (cx, cy))]
+        middle = math.radians(0.5 * (boundary["start_deg"] + boundary["end_deg"]))
+        handles.append(("radius", None, (cx + r * math.cos(middle), cy + r * math.sin(middle))))
+        for key in ("start_deg", "end_deg"):
+            angle = math.radians(boundary[key])
+            handles.append((key, None, (cx + r * math.cos(angle), cy + r * math.sin(angle))))
+        return handles
+
+    def hit_test(self, pos: Point, bodies_only: bool = False) -> Hit | None:
+        """The item under ``pos`` (m), or None.
+
+        Priority: velocity handles, bodies (the nearest centre), boundary
+        handles, boundaries, springs, scheduled impulses.
+        """
+        data = self.document.data
+        tolerance = HIT_PX * self.pixel_size()
+        bodies = [b for b in enumerate(data.get("bodies", [])) if self._drawable(b[1])]
+        if not bodies_only:
+            for index, body in bodies:
+                if body.get("type") == "axle_cart":
+                    continue
+                head = self._velocity_head(body)
+                if math.dist(pos, head) <= VELOCITY_HIT_PX * self.pixel_size():
+                    return Hit(("bodies", index), "velocity")
+        best: tuple[float, int] | None = None
+        for index, body in bodies:
+            distance = math.dist(pos, self._shown_centre(body))
+            if distance <= self.body_extent(body) and (best is None or distance < best[0]):
+                best = (distance, index)
+        if best is not None:
+            return Hit(("bodies", best[1]), "body")
+        if bodies_only:
+            return None
+        boundaries = list(enumerate(data.get("boundaries", [])))
+        for index, boundary in boundaries:
+            for field, k, point in self._safe_handles(boundary):
+                if math.dist(pos, point) <= tolerance:
+                    return Hit(("boundaries", index), "handle", field, k)
+        for index, boundary in boundaries:
+            try:
+                points = boundary_points(boundary)
+            except (KeyError, TypeError, ValueError):
+                continue
+            if distance_to_polyline(pos, points) <= tolerance:
+                return Hit(("boundaries", index), "line")
+        centres = {b.get("id"): self.body_centre(b) for _, b in bodies}
+        for index, spring in enumerate(data.get("springs", [])):
+            a = centres.get(spring.get("a"))
+            b = centres.get(spring.get("b")) if "b" in spring else spring.get("anchor")
+            if a is not None and b is not None:
+                if distance_to_polyline(pos, np.array([a, b], dtype=float)) <= tolerance:
+                    return Hit(("springs", index), "spring")
+        for index, impulse in enumerate(data.get("impulses", [])):
+            if math.dist(pos, tuple(impulse.get("point", (math.inf, math.inf)))) <= tolerance:
+                return Hit(("impulses", index), "impulse")
+        return None
+
+    def _shown_centre(self, body: Mapping[str, Any]) -> Point:
+        """Where a body is drawn now: its animated position during a run, else its start."""
+        item = self.layer.bodies.get(body.get("id", "")) if self._animating else None
+        if item is not None:
+            return (item.pos().x(), item.pos().y())
+        return self.body_centre(body)
+
+    def _safe_handles(self, boundary: Mapping[str, Any]) -> list[tuple[str, int | None, Point]]:
+        try:
+            return self.boundary_handles(boundary)
+        except (KeyError, TypeError, ValueError):
+            return []
+
+    def _drawable(self, body: Mapping[str, Any]) -> bool:
+        try:
+            self.body_centre(body)
+            self.body_extent(body)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return False
+        return True
+
+    def _velocity_head(self, body: Mapping[str, Any]) -> Point:
+        cx, cy = self.body_centre(body)
+        vx, vy = self.body_velocity(body)
+        return (cx + VELOCITY_SCALE * vx, cy + VELOCITY_SCALE * vy)
+
+    # ------------------------------------------------------ editing drawing
+
+    @Slot()
+    def _on_document_changed(self) -> None:
+        if not self._animating:
+            self._redraw()
+        self._update_action_states()
+
+    @Slot(object)
+    def _on_selection_changed(self, selection: object) -> None:
+        if not self._animating:
+            self._redraw()
+
+    @Slot()
+    def _on_document_reset(self) -> None:
+        self._tool.cancel()
+        self.clear_animation()
+        self.fit_view()
+
+    def _redraw(self) -> None:
+        data = self.document.data
+        self.layer.build(data, self.document.selection)
+        arrows: list[Arrow] = []
+        heads: list[Point] = []
+        for body in data.get("bodies", []):
+            if not self._drawable(body) or body.get("type") == "axle_cart":
+                continue
+            centre, head = self.body_centre(body), self._velocity_head(body)
+            heads.append(head)
+            if centre != head:
+                arrows.append((*centre, *head, VELOCITY_COLOUR))
+        self._velocity_arrows.set_arrows(arrows)
+        self._velocity_handles.setData(pos=np.array(heads, dtype=float).reshape(-1, 2))
+        impulses = []
+        for impulse in data.get("impulses", []):
+            try:
+                (px, py), (sx, sy) = impulse["point"], impulse["vector"]
+            except (KeyError, TypeError, ValueError):
+                continue
+            scale = 1.0 / IMPULSE_SCALE
+            impulses.append((px, py, px + scale * sx, py + scale * sy, IMPULSE_COLOUR))
+        self._impulse_arrows.set_arrows(impulses)
+        self._update_handles()
+
+    def _update_handles(self) -> None:
+        points = []
+        if self._tool.name == "select" and not self._animating:
+            for boundary in self.document.data.get("boundaries", []):
+                points += [p for _, _, p in self._safe_handles(boundary)]
+        self._boundary_handles.setData(pos=np.array(points, dtype=float).reshape(-1, 2))
+
+    def _update_action_states(self) -> None:
+        view = "top" if self.document.is_top_view else "side"
+        for action in self._actions.actions():
+            tool = self._tools[str(action.data())]
+            usable = view in tool.views and (
+                self.editing_enabled or tool.while_running or tool.name == "select"
+            )
+            action.setEnabled(usable)
+            if not usable and tool is self._tool:
+                self.set_tool("select")
+
+    def fit_view(self) -> None:
+        """Zoom to show the whole scene with a margin."""
+        xs: list[float] = []
+        ys: list[float] = []
+        data = self.document.data
+        for boundary in data.get("boundaries", []):
+            try:
+                points = boundary_points(boundary)
+            except (KeyError, TypeError, ValueError):
+                continue
+            xs += list(points[:, 0])
+            ys += list(points[:, 1])
+        for body in data.get("bodies", []):
+            if self._drawable(body):
+                (cx, cy), r = self.body_centre(body), self.body_extent(body)
+                xs += [cx - r, cx + r]
+                ys += [cy - r, cy + r]
+        for spring in data.get("springs", []):
+            if "anchor" in spring:
+                xs.append(spring["anchor"][0])
+                ys.append(spring["anchor"][1])
+        if not xs:
+            xs, ys = [-0.5, 1.5], [-0.5, 1.0]
+        self.view.setRange(
+            xRange=(min(xs), max(xs) + 1e-3), yRange=(min(ys), max(ys) + 1e-3), padding=0.12
+        )
+
+    # ------------------------------------------------------------- animation
+
+    def show_frame(self, frame: Frame, system: Any, events: Iterable[Event] = ()) -> None:
+        """Draw the bodies of ``system`` at ``frame`` with trails, arrows and impact flashes.
+
+        ``system`` is the compiled ``solver.system.System`` of the run (its
+        ``scene`` and ``dof_labels`` place the bodies); ``events`` are the
+        events since the previous frame shown (impacts flash).
+        """
+        if system is not self._system:
+            self._start_animation(system)
+        if frame.t < self._last_time:
+            self._reset_trails()
+        self._last_time = frame.t
+        self.current_time = float(frame.t)
+        q, v = np.asarray(frame.q, dtype=float), np.asarray(frame.v, dtype=float)
+        centres: dict[str, tuple[float, float]] = {}
+        velocities: list[Arrow] = []
+        for body_id, kind, coords, rates in self._layout:
+            item = self.layer.bodies.get(body_id)
+            if item is None:
+                continue
+            angle = None
+            if kind == "bead":
+                x, y = q[coords["x"]], item.pos().y()
+                vx, vy = v[rates["vx"]], 0.0
+            elif kind == "axle_cart":
+                x, y = q[coords["xC"]], q[coords["yC"]]
+                vx, vy = v[rates["vxC"]], v[rates["vyC"]]
+                angle = q[coords["phi"]]
+                item.set_wheel_angles(q[coords["thetaA"]], q[coords["thetaB"]])
+            else:
+                x, y = q[coords["x"]], q[coords["y"]]
+                vx, vy = v[rates["vx"]], v[rates["vy"]]
+                angle = q[coords["phi"]]
+            self.layer.place(body_id, float(x), float(y), angle)
+            centres[body_id] = (float(x), float(y))
+            velocities.append(
+                (x, y, x + VELOCITY_SCALE * vx, y + VELOCITY_SCALE * vy, VELOCITY_COLOUR)
+            )
+            self._append_trail(body_id, x, y)
+        self.layer.update_springs(centres)
+        self._frame_velocity.set_arrows(velocities)
+        self._show_forces(frame)
+        for event in events:
+            if event.type == "impact":
+                point = self._impact_point(event, centres)
+                if point is not None:
+                    self._flashes.add(*point)
+        if self._flashes.active and not self._flash_timer.isActive():
+            self._flash_timer.start()
+
+    def clear_animation(self) -> None:
+        """Leave the animation: back to the editable scene of the document."""
+        self._animating = False
+        self._system = None
+        self._layout = []
+        for curve, _ in self._trails.values():
+            self.view.removeItem(curve)
+        self._trails.clear()
+        self._trail_count.clear()
+        self._last_time = -math.inf
+        self.current_time = 0.0
+        self._frame_velocity.set_arrows([])
+        self._forces.set_arrows([])
+        self._flashes.clear()
+        self._flash_timer.stop()
+        self.legend.hide()
+        for item in (self._velocity_arrows, self._velocity_handles, self._impulse_arrows):
+            item.show()
+        self._redraw()
+
+    @property
+    def animating(self) -> bool:
+        """True while a run's frame is shown instead of the editable scene."""
+        return self._animating
+
+    def _start_animation(self, system: Any) -> None:
+        self.clear_animation()
+        self._tool.cancel()
+        self._animating = True
+        self._system = system
+        data = scene_to_dict(system.scene)
+        self.layer.build(data)
+        for item in (
+            self._velocity_arrows,
+            self._velocity_handles,
+            self._impulse_arrows,
+        ):
+            item.hide()
+        self._boundary_handles.setData(pos=np.zeros((0, 2)))
+        kinds = {body["id"]: body["type"] for body in data["bodies"]}
+        offset = 0
+        for body_id, coord_names, rate_names in system.dof_labels:
+            coords = {name: offset + k for k, name in enumerate(coord_names)}
+            rates = {name: offset + k for k, name in enumerate(rate_names)}
+            offset += len(coord_names)
+            self._layout.append((body_id, kinds.get(body_id, "wheel"), coords, rates))
+            curve = pg.PlotCurveItem(pen=pg.mkPen(TRAIL_COLOUR, width=2))
+            curve.setZValue(4)
+            self.view.addItem(curve, ignoreBounds=True)
+            self._trails[body_id] = (curve, np.empty((TRAIL_LENGTH, 2)))
+            self._trail_count[body_id] = 0
+        weights = [
+            b.get("mass", b.get("axle_mass", 0.0)) * math.hypot(*data["gravity"])
+            for b in data["bodies"]
+        ]
+        self._force_unit = _nice_ceiling(max([*weights, 0.0]) or 1.0)
+        self._update_legend()
+
+    def _reset_trails(self) -> None:
+        for body_id, (curve, _) in self._trails.items():
+            self._trail_count[body_id] = 0
+            curve.setData([], [])
+
+    def _append_trail(self, body_id: str, x: float, y: float) -> None:
+        curve, buffer = self._trails[body_id]
+        count = self._trail_count[body_id]
+        if count == TRAIL_LENGTH:
+            buffer[:-1] = buffer[1:]
+            count -= 1
+        buffer[count] = (x, y)
+        count += 1
+        self._trail_count[body_id] = count
+        curve.setData(buffer[:count, 0], buffer[:count, 1])
+
+    def trail(self, body_id: str) -> np.ndarray:
+        """The trail of a body's centre drawn now, shape (n, 2), m."""
+        return self._trails[body_id][1][: self._trail_count[body_id]].copy()
+
+    def _show_forces(self, frame: Frame) -> None:
+        arrows: list[Arrow] = []
+        largest = 0.0
+        for contact in frame.contacts:
+            (px, py), (nx, ny) = contact.point, contact.normal
+            normal = (contact.lam * nx, contact.lam * ny)
+            friction = -contact.friction * contact.lam * contact.tau
+            tangential = (friction * ny, -friction * nx)
+            largest = max(largest, math.hypot(*normal), math.hypot(*tangential))
+            arrows.append(("n", px, py, *normal))
+            arrows.append(("t", px, py, *tangential))
+        while largest > 5.0 * self._force_unit:
+            self._force_unit = _nice_ceiling(2.0 * self._force_unit)
+            self._update_legend()
+        scale = FORCE_LEGEND_LENGTH / self._force_unit
+        colours = {"n": NORMAL_FORCE_COLOUR, "t": FRICTION_FORCE_COLOUR}
+        self._forces.set_arrows(
+            (px, py, px + scale * fx, py + scale * fy, colours[kind])
+            for kind, px, py, fx, fy in arrows
+            if fx or fy
+        )
+
+    @property
+    def force_arrows(self) -> list[Arrow]:
+        """The contact force arrows drawn now: normal then friction per contact (m)."""
+        return self._forces.arrows
+
+    @property
+    def flashing(self) -> bool:
+        """True while an impact flash is fading."""
+        return self._flashes.active
+
+    def force_scale(self) -> float:
+        """Length of a contact force arrow per newton now, m/N."""
+        return FORCE_LEGEND_LENGTH / self._force_unit
+
+    def _update_legend(self) -> None:
+        normal, friction = NORMAL_FORCE_COLOUR.name(), FRICTION_FORCE_COLOUR.name()
+        velocity = VELOCITY_COLOUR.name()
+        text = (
+            f"<span style='color:{velocity}'>■</span> velocity: {VELOCITY_SCALE * 100:g} cm = 1 m/s"
+        )
+        if self._system is not None and self._system.scene.view != "top":
+            text = (
+                f"<span style='color:{normal}'>■</span> normal force "
+                f"<span style='color:{friction}'>■</span> friction: "
+                f"{FORCE_LEGEND_LENGTH * 100:g} cm = {self._force_unit:g} N &nbsp; " + text
+            )
+        self.legend.setText(text)
+        self.legend.adjustSize()
+        self.legend.show()
+
+    def _impact_point(
+        self, event: Event, centres: Mapping[str, tuple[float, float]]
+    ) -> tuple[float, float] | None:
+        """Where an impact happened: the contact point between its body and the other side."""
+        centre = centres.get(event.body)
+        if centre is None:
+            return None
+        radius = self.layer.radius(event.body)
+        other = centres.get(event.other)
+        if other is not None:
+            d = math.dist(centre, other)
+            if d == 0:
+                return centre
+            return (
+                centre[0] + radius * (other[0] - centre[0]) / d,
+                centre[1] + radius * (other[1] - centre[1]) / d,
+            )
+        try:
+            boundary = self._system.scene.boundary(event.other)
+        except (KeyError, AttributeError):
+            return centre
+        nearest = [f.nearest(centre) for _, f in boundary_features(boundary)]
+        found = [n for n in nearest if n is not None]
+        if not found:
+            return centre
+        best = min(found, key=lambda n: n.d)
+        return (float(best.point[0]), float(best.point[1]))
+
+    @Slot()
+    def _on_flash_tick(self) -> None:
+        self._flashes.tick()
+        if not self._flashes.active:
+            self._flash_timer.stop()
+
+    # ---------------------------------------------------------------- export
+
+    def export_png(self, path: str | Path) -> bool:
+        """Save the canvas as it is shown now to a PNG file; False when it cannot be written."""
+        return bool(self.plot.grab().save(str(path), "PNG"))

@@ -1,0 +1,528 @@
+"""Graphics items that draw a scene on the canvas: boundaries, bodies, springs, arrows, flashes.
+
+Coordinates are the scene's (m, y up); the canvas's pyqtgraph ViewBox maps
+them to pixels. Items that move during an animation (bodies, springs,
+arrows, trails, flashes) are created once per scene and updated in place
+(``setPos``/``setRotation``/``setData``), never re-created per frame. Arrow
+heads, handles and flashes are sized in pixels so they read the same at any
+zoom.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+BACKGROUND = QColor("#ffffff")
+BOUNDARY_COLOUR = QColor("#37474f")
+WHEEL_COLOUR = QColor("#1565c0")
+BEAD_COLOUR = QColor("#ef6c00")
+CART_COLOUR = QColor("#6a1b9a")
+SPRING_COLOUR = QColor("#2e7d32")
+SELECTION_COLOUR = QColor("#ffb300")
+VELOCITY_COLOUR = QColor("#d32f2f")
+IMPULSE_COLOUR = QColor("#ad1457")
+NORMAL_FORCE_COLOUR = QColor("#00838f")
+FRICTION_FORCE_COLOUR = QColor("#f9a825")
+TRAIL_COLOUR = QColor(21, 101, 192, 160)
+FLASH_COLOUR = QColor("#ff1744")
+PREVIEW_COLOUR = QColor("#7e57c2")
+RAIL_COLOUR = QColor(239, 108, 0, 120)
+
+BOUNDARY_WIDTH = 4.0
+"""Line width of boundaries, px."""
+FLASH_DURATION = 0.3
+"""How long an impact flash lasts, s (wall clock)."""
+ARC_SAMPLES_PER_TURN = 180
+
+
+def _pen(colour: QColor, width: float = 1.5, style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> QPen:
+    """A cosmetic pen (width in px, independent of zoom)."""
+    pen = QPen(colour, width, style)
+    pen.setCosmetic(True)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+# ------------------------------------------------------------------ geometry
+
+
+def arc_points(
+    center: Sequence[float], radius: float, start_deg: float, end_deg: float
+) -> np.ndarray:
+    """Points along an arc (shape (n, 2), m), counter-clockwise from the smaller angle."""
+    lo, hi = sorted((float(start_deg), float(end_deg)))
+    n = max(8, int(ARC_SAMPLES_PER_TURN * (hi - lo) / 360.0) + 1)
+    theta = np.radians(np.linspace(lo, hi, n))
+    return np.column_stack((center[0] + radius * np.cos(theta), center[1] + radius * np.sin(theta)))
+
+
+def boundary_points(boundary: Mapping[str, Any]) -> np.ndarray:
+    """The polyline that draws ``boundary`` (a scene-file dict), shape (n, 2), m."""
+    kind = boundary.get("type")
+    if kind == "segment":
+        return np.array([boundary["a"], boundary["b"]], dtype=float)
+    if kind == "polyline":
+        return np.array(boundary["points"], dtype=float).reshape(-1, 2)
+    return arc_points(
+        boundary["center"], boundary["radius"], boundary["start_deg"], boundary["end_deg"]
+    )
+
+
+def distance_to_polyline(p: Sequence[float], points: np.ndarray) -> float:
+    """Distance (m) from ``p`` to the polyline through ``points``."""
+    if len(points) == 1:
+        return float(math.dist(p, points[0]))
+    a, b = points[:-1], points[1:]
+    ab = b - a
+    length2 = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-300)
+    s = np.clip(np.einsum("ij,ij->i", np.asarray(p) - a, ab) / length2, 0.0, 1.0)
+    nearest = a + s[:, None] * ab
+    return float(np.min(np.hypot(*(nearest - np.asarray(p)).T)))
+
+
+def zigzag(p0: Sequence[float], p1: Sequence[float], width: float, coils: int = 8) -> np.ndarray:
+    """Points of a zig-zag spring from ``p0`` to ``p1`` (m), ``width`` across (m)."""
+    p0, p1 = np.asarray(p0, dtype=float), np.asarray(p1, dtype=float)
+    axis = p1 - p0
+    length = float(np.hypot(*axis))
+    if length == 0.0:
+        return np.array([p0, p1])
+    along = axis / length
+    across = np.array([-along[1], along[0]])
+    lead = 0.15
+    turns = np.linspace(lead, 1 - lead, 2 * coils + 1)[1:-1]
+    s = np.concatenate(([0.0, lead], turns, [1 - lead, 1.0]))
+    offset = np.zeros_like(s)
+    offset[2:-2] = np.where(np.arange(len(s) - 4) % 2 == 0, 0.5, -0.5) * width
+    return p0 + np.outer(s * length, along) + np.outer(offset, across)
+
+
+# ------------------------------------------------------------- body items
+
+
+class DiskItem(QGraphicsItem):
+    """A disk of ``radius`` (m) drawn around its local origin; wheels get a spoke.
+
+    Place it with ``setPos(x, y)``; ``setRotation(degrees(phi))`` turns the
+    spoke counter-clockwise in the scene (the view flips y).
+    """
+
+    def __init__(self, radius: float, colour: QColor, spoke: bool) -> None:
+        super().__init__()
+        self.radius = float(radius)
+        self._colour = colour
+        self._spoke = spoke
+        self.selected = False
+
+    def spoke_end(self) -> QPointF:
+        """The spoke's rim end in the parent's (scene) coordinates, m."""
+        return self.mapToParent(QPointF(self.radius, 0.0))
+
+    def set_selected(self, selected: bool) -> None:
+        """Draw the selection outline or not."""
+        if selected != self.selected:
+            self.selected = selected
+            self.update()
+
+    def boundingRect(self) -> QRectF:
+        """Local bounds: the disk."""
+        r = self.radius * 1.05
+        return QRectF(-r, -r, 2 * r, 2 * r)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Disk, centre dot and spoke."""
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        fill = QColor(self._colour)
+        fill.setAlpha(45)
+        outline = SELECTION_COLOUR if self.selected else self._colour
+        painter.setPen(_pen(outline, 3.5 if self.selected else 2.0))
+        painter.setBrush(QBrush(fill))
+        r = self.radius
+        painter.drawEllipse(QPointF(0.0, 0.0), r, r)
+        painter.setBrush(QBrush(self._colour))
+        painter.drawEllipse(QPointF(0.0, 0.0), 0.07 * r, 0.07 * r)
+        if self._spoke:
+            painter.setPen(_pen(self._colour, 2.0))
+            painter.drawLine(QPointF(0.0, 0.0), QPointF(r, 0.0))
+
+
+class CartItem(QGraphicsItem):
+    """An axle cart seen from above: an axle of half-length ``l`` with a wheel at each end.
+
+    Local frame: the axle along x from −l (wheel A) to +l (wheel B); each
+    wheel is a thin rectangle 2r long across the axle (its rolling
+    direction). A tick on each wheel moves with its angle θ so rolling shows.
+    Place with ``setPos(xC, yC)`` and ``setRotation(degrees(phi))``.
+    """
+
+    def __init__(self, half_length: float, wheel_radius: float) -> None:
+        super().__init__()
+        self.half_length = float(half_length)
+        self.wheel_radius = float(wheel_radius)
+        self.wheel_angles = (0.0, 0.0)
+        self.selected = False
+
+    def set_wheel_angles(self, theta_a: float, theta_b: float) -> None:
+        """Turn the wheel ticks to ``θ_A``, ``θ_B`` (rad)."""
+        self.wheel_angles = (float(theta_a), float(theta_b))
+        self.update()
+
+    def set_selected(self, selected: bool) -> None:
+        """Draw the selection outline or not."""
+        if selected != self.selected:
+            self.selected = selected
+            self.update()
+
+    def boundingRect(self) -> QRectF:
+        """Local bounds: axle and wheels."""
+        l, r = self.half_length, self.wheel_radius
+        w = 0.3 * r
+        return QRectF(-l - w, -r * 1.05, 2 * (l + w), 2.1 * r)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Axle, centre, the two wheels and their angle ticks."""
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        l, r = self.half_length, self.wheel_radius
+        w = 0.25 * r
+        colour = SELECTION_COLOUR if self.selected else CART_COLOUR
+        painter.setPen(_pen(colour, 3.0))
+        painter.drawLine(QPointF(-l, 0.0), QPointF(l, 0.0))
+        painter.setBrush(QBrush(colour))
+        painter.drawEllipse(QPointF(0.0, 0.0), 0.08 * r, 0.08 * r)
+        fill = QColor(colour)
+        fill.setAlpha(70)
+        for x, theta in zip((-l, l), self.wheel_angles, strict=True):
+            painter.setPen(_pen(colour, 2.0))
+            painter.setBrush(QBrush(fill))
+            painter.drawRect(QRectF(x - w / 2, -r, w, 2 * r))
+            tick = r * math.cos(theta)
+            painter.setPen(_pen(colour if math.sin(theta) >= 0 else fill, 4.0))
+            painter.drawLine(QPointF(x - w, tick), QPointF(x + w, tick))
+
+
+# ---------------------------------------------------------- pixel-sized overlays
+
+
+class _PixelOverlay(pg.GraphicsObject):
+    """Base of overlays drawn in device pixels around anchor points given in scene units."""
+
+    margin_px = 12.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bounds: QRectF | None = None
+
+    def _set_bounds(self, xs: Iterable[float], ys: Iterable[float]) -> None:
+        xs, ys = list(xs), list(ys)
+        self.prepareGeometryChange()
+        if xs:
+            self._bounds = QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+        else:
+            self._bounds = None
+        self.update()
+
+    def viewTransformChanged(self) -> None:
+        """The pixel margin changes size in scene units with the zoom."""
+        self.prepareGeometryChange()
+
+    def boundingRect(self) -> QRectF:
+        """The anchors' bounds plus a margin of ``margin_px`` pixels."""
+        if self._bounds is None:
+            return QRectF()
+        px = self.pixelLength(pg.Point(1, 0)) or 0.0
+        py = self.pixelLength(pg.Point(0, 1)) or 0.0
+        m = self.margin_px
+        return self._bounds.adjusted(-m * px, -m * py, m * px, m * py)
+
+
+Arrow = tuple[float, float, float, float, QColor]
+"""An arrow ``(x0, y0, x1, y1, colour)`` from (x0, y0) to (x1, y1), m."""
+
+
+class ArrowField(_PixelOverlay):
+    """Any number of arrows, each a shaft in scene units with a head of fixed pixel size."""
+
+    head_px = 10.0
+
+    def __init__(self, width: float = 2.5) -> None:
+        super().__init__()
+        self._arrows: list[Arrow] = []
+        self._width = width
+
+    @property
+    def arrows(self) -> list[Arrow]:
+        """The arrows drawn now."""
+        return list(self._arrows)
+
+    def set_arrows(self, arrows: Iterable[Arrow]) -> None:
+        """Replace the arrows."""
+        self._arrows = list(arrows)
+        self._set_bounds(
+            [x for a in self._arrows for x in (a[0], a[2])],
+            [y for a in self._arrows for y in (a[1], a[3])],
+        )
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Shafts and heads in device pixels."""
+        if not self._arrows:
+            return
+        transform = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        for x0, y0, x1, y1, colour in self._arrows:
+            p0 = transform.map(QPointF(x0, y0))
+            p1 = transform.map(QPointF(x1, y1))
+            dx, dy = p1.x() - p0.x(), p1.y() - p0.y()
+            length = math.hypot(dx, dy)
+            if length < 1.0:
+                continue
+            ux, uy = dx / length, dy / length
+            head = min(self.head_px, 0.6 * length)
+            base = QPointF(p1.x() - head * ux, p1.y() - head * uy)
+            painter.setPen(_pen(colour, self._width))
+            painter.drawLine(p0, base)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QBrush(colour))
+            half = 0.45 * head
+            painter.drawPolygon(
+                QPolygonF(
+                    [
+                        p1,
+                        QPointF(base.x() - half * uy, base.y() + half * ux),
+                        QPointF(base.x() + half * uy, base.y() - half * ux),
+                    ]
+                )
+            )
+        painter.restore()
+
+
+class FlashField(_PixelOverlay):
+    """Impact flashes: circles that expand and fade over ``FLASH_DURATION`` seconds."""
+
+    margin_px = 48.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._flashes: list[tuple[float, float, float]] = []
+
+    @property
+    def active(self) -> bool:
+        """True while some flash is still visible."""
+        return bool(self._flashes)
+
+    def add(self, x: float, y: float) -> None:
+        """Start a flash at ``(x, y)`` (m)."""
+        self._flashes.append((x, y, time.monotonic()))
+        self._refresh_bounds()
+
+    def clear(self) -> None:
+        """Remove every flash."""
+        self._flashes.clear()
+        self._refresh_bounds()
+
+    def tick(self) -> None:
+        """Drop finished flashes and repaint the others."""
+        now = time.monotonic()
+        alive = [f for f in self._flashes if now - f[2] < FLASH_DURATION]
+        if len(alive) != len(self._flashes):
+            self._flashes = alive
+            self._refresh_bounds()
+        self.update()
+
+    def _refresh_bounds(self) -> None:
+        self._set_bounds([f[0] for f in self._flashes], [f[1] for f in self._flashes])
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """One ring per flash, radius growing 6 → 40 px while it fades."""
+        if not self._flashes:
+            return
+        now = time.monotonic()
+        transform = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for x, y, start in self._flashes:
+            age = min(max((now - start) / FLASH_DURATION, 0.0), 1.0)
+            colour = QColor(FLASH_COLOUR)
+            colour.setAlphaF(1.0 - age)
+            painter.setPen(_pen(colour, 3.0))
+            radius = 6.0 + 34.0 * age
+            painter.drawEllipse(transform.map(QPointF(x, y)), radius, radius)
+        painter.restore()
+
+
+# ------------------------------------------------------------ scene drawing
+
+
+class SceneLayer:
+    """Draws one scene (a scene-file dict) into a ViewBox and keeps its items for animation.
+
+    ``boundaries`` draw as thick lines with their ids; ``bodies`` maps each
+    body id to its DiskItem / CartItem; ``springs`` holds one curve per
+    spring, re-shaped with ``update_springs``.
+    """
+
+    def __init__(self, view: pg.ViewBox) -> None:
+        self._view = view
+        self._items: list[QGraphicsItem] = []
+        self.bodies: dict[str, DiskItem | CartItem] = {}
+        self._labels: dict[str, pg.TextItem] = {}
+        self.springs: list[pg.PlotCurveItem] = []
+        self._spring_ends: list[tuple[str, str | None, tuple[float, float] | None]] = []
+        self._radii: dict[str, float] = {}
+
+    def clear(self) -> None:
+        """Remove every item of the scene from the view."""
+        for item in self._items:
+            self._view.removeItem(item)
+        self._items.clear()
+        self.bodies.clear()
+        self._labels.clear()
+        self.springs.clear()
+        self._spring_ends.clear()
+        self._radii.clear()
+
+    def _add(self, item: QGraphicsItem, z: float) -> None:
+        item.setZValue(z)
+        self._view.addItem(item)
+        self._items.append(item)
+
+    def build(self, data: Mapping[str, Any], selection: tuple[str, int] | None = None) -> None:
+        """Draw ``data`` from scratch (after an edit), highlighting ``selection``."""
+        self.clear()
+        for index, boundary in enumerate(data.get("boundaries", [])):
+            self._build_boundary(boundary, selection == ("boundaries", index))
+        for index, body in enumerate(data.get("bodies", [])):
+            self._build_body(body, selection == ("bodies", index))
+        for index, spring in enumerate(data.get("springs", [])):
+            selected = selection == ("springs", index)
+            curve = pg.PlotCurveItem(pen=_pen(SELECTION_COLOUR if selected else SPRING_COLOUR, 2.0))
+            self._add(curve, 5)
+            self.springs.append(curve)
+            anchor = spring.get("anchor")
+            self._spring_ends.append(
+                (spring.get("a", ""), spring.get("b"), tuple(anchor) if anchor else None)
+            )
+        anchors = [s["anchor"] for s in data.get("springs", []) if "anchor" in s]
+        if anchors:
+            pins = pg.ScatterPlotItem(
+                pos=np.array(anchors, dtype=float).reshape(-1, 2),
+                symbol="t1",
+                size=11,
+                pen=_pen(BOUNDARY_COLOUR, 1.0),
+                brush=QBrush(BOUNDARY_COLOUR),
+            )
+            self._add(pins, 6)
+        self.update_springs(self.centres())
+
+    def _build_boundary(self, boundary: Mapping[str, Any], selected: bool) -> None:
+        try:
+            points = boundary_points(boundary)
+        except (KeyError, TypeError, ValueError):
+            return
+        colour = SELECTION_COLOUR if selected else BOUNDARY_COLOUR
+        self._add(pg.PlotCurveItem(points[:, 0], points[:, 1], pen=_pen(colour, BOUNDARY_WIDTH)), 2)
+        lengths = np.hypot(*np.diff(points, axis=0).T)
+        longest = int(np.argmax(lengths)) if len(lengths) else 0
+        middle = points[longest : longest + 2].mean(axis=0)
+        dx, dy = np.abs(points[min(longest + 1, len(points) - 1)] - points[longest])
+        anchor = (-0.2, 0.5) if dy > dx else (0.5, 1.2)
+        label = pg.TextItem(str(boundary.get("id", "")), color=BOUNDARY_COLOUR, anchor=anchor)
+        label.setPos(float(middle[0]), float(middle[1]))
+        self._add(label, 3)
+
+    def _build_body(self, body: Mapping[str, Any], selected: bool) -> None:
+        body_id = str(body.get("id", ""))
+        kind = body.get("type")
+        try:
+            if kind == "axle_cart":
+                item: DiskItem | CartItem = CartItem(body["half_length"], body["wheel_radius"])
+                item.setPos(*body["position"])
+                item.setRotation(math.degrees(body.get("angle", 0.0)))
+                item.set_wheel_angles(*body.get("wheel_angles", (0.0, 0.0)))
+                self._radii[body_id] = float(body["half_length"] + body["wheel_radius"])
+            elif kind == "bead":
+                item = DiskItem(body["radius"], BEAD_COLOUR, spoke=False)
+                item.setPos(body["x"], body["rail_y"])
+                rail = pg.InfiniteLine(
+                    pos=float(body["rail_y"]),
+                    angle=0,
+                    pen=_pen(RAIL_COLOUR, 1.0, Qt.PenStyle.DashLine),
+                )
+                self._add(rail, 1)
+                self._radii[body_id] = float(body["radius"])
+            else:
+                item = DiskItem(body["radius"], WHEEL_COLOUR, spoke=True)
+                item.setPos(*body["position"])
+                item.setRotation(math.degrees(body.get("angle", 0.0)))
+                self._radii[body_id] = float(body["radius"])
+        except (KeyError, TypeError, ValueError):
+            return
+        item.set_selected(selected)
+        self._add(item, 10)
+        self.bodies[body_id] = item
+        label = pg.TextItem(body_id, color=QColor("#263238"), anchor=(0.5, 1.0))
+        self._add(label, 11)
+        self._labels[body_id] = label
+        self.place(body_id, item.pos().x(), item.pos().y())
+
+    def place(self, body_id: str, x: float, y: float, angle: float | None = None) -> None:
+        """Move a body's drawing (and its id label) to ``(x, y)`` (m), turned to ``angle`` (rad)."""
+        item = self.bodies[body_id]
+        item.setPos(x, y)
+        if angle is not None:
+            item.setRotation(math.degrees(angle))
+        self._labels[body_id].setPos(x, y + self._radii[body_id])
+
+    def centres(self) -> dict[str, tuple[float, float]]:
+        """Current centre of every body item, m."""
+        return {body_id: (item.pos().x(), item.pos().y()) for body_id, item in self.bodies.items()}
+
+    def radius(self, body_id: str) -> float:
+        """Drawn radius of a body (an axle cart: half its span), m."""
+        return self._radii.get(body_id, 0.0)
+
+    def update_springs(self, centres: Mapping[str, tuple[float, float]]) -> None:
+        """Re-shape every spring between its ends' current positions."""
+        for curve, (a, b, anchor) in zip(self.springs, self._spring_ends, strict=True):
+            if a not in centres or (b is not None and b not in centres):
+                curve.setData([], [])
+                continue
+            end = centres[b] if b is not None else anchor
+            width = 0.6 * min(
+                [self.radius(a), *([self.radius(b)] if b is not None else [])] or [0.05]
+            )
+            points = zigzag(centres[a], end, max(width, 1e-3))
+            curve.setData(points[:, 0], points[:, 1])
