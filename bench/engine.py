@@ -1,0 +1,134 @@
+"""Engine benchmark: cost of every bundled scene, and accuracy against cost on paper 004.
+
+Run with ``python bench/engine.py``. Prints two tables and asserts nothing
+(DESIGN.md: benchmarks print ratios against a baseline measured in the same
+run, never timed assertions).
+
+1. Every scene in ``resources/scenes`` with its own solver settings: wall
+   time per simulated second (up to the end or the failure), number of
+   events and events per simulated second, and the wall time as a
+   multiple of the baseline — the
+   event-driven bouncing ball, measured first in this process.
+2. The wheel against the curb (paper 004, ``wheel_curb_e03.json``): the
+   event-driven result at t = 1 s is the reference; Moreau–Jean
+   time-stepping at h = 1e-3 … 1e-6 s gives the error of the wheel centre
+   at t = 1 s, the wall time and its ratio to the event-driven time. A step
+   whose predicted time (ten times the previous one) exceeds
+   ``TIME_LIMIT`` is skipped, and the table says so.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from solver.record import Trajectory
+from solver.scene import Scene, load_scene
+from solver.simulation import make_stepper
+from solver.system import System
+from solver.timestepping import TimeSteppingStepper
+
+SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
+BASELINE_SCENE = "bouncing_ball.json"
+ACCURACY_SCENE = "wheel_curb_e03.json"
+STEPS = (1e-3, 1e-4, 1e-5, 1e-6)
+ACCURACY_DT_OUT = 0.01
+"""Output spacing (s) of the accuracy runs: sparse, so the table times the stepping."""
+TIME_LIMIT = 120.0
+"""Wall time (s) above which a time-stepping run of the accuracy table is skipped."""
+
+
+def run_to_end(stepper) -> tuple[Trajectory, float]:
+    """Drive ``stepper`` to its end; return the trajectory and the wall time (s)."""
+    trajectory = Trajectory(stepper.system)
+    start = time.perf_counter()
+    while stepper.status == "running":
+        trajectory.append(stepper.step())
+    elapsed = time.perf_counter() - start
+    trajectory.status, trajectory.message = stepper.status, stepper.message
+    return trajectory, elapsed
+
+
+def scene_costs() -> None:
+    """Table 1: every bundled scene with its own settings."""
+    paths = sorted(SCENES.glob("*.json"), key=lambda p: (p.name != BASELINE_SCENE, p.name))
+    baseline = None
+    print("Bundled scenes (own solver settings); baseline: event-driven", BASELINE_SCENE)
+    header = (
+        f"{'scene':32} {'method':13} {'status':8} {'sim/s':>7} {'wall/sim-s':>11} "
+        f"{'events':>7} {'events/sim-s':>12} {'x baseline':>10}"
+    )
+    print(header)
+    print("-" * len(header))
+    for path in paths:
+        scene = load_scene(path)
+        try:
+            trajectory, wall = run_to_end(make_stepper(scene))
+        except Exception as error:  # a broken scene must not hide the others' numbers
+            print(f"{path.stem:32} {scene.solver.method:13} crashed: {error!r}")
+            continue
+        baseline = baseline or wall
+        simulated = trajectory.frames[-1].t if trajectory.frames else math.nan
+        n_events = sum(1 for e in trajectory.events if e.type != "error")
+        print(
+            f"{path.stem:32} {scene.solver.method:13} {trajectory.status:8} {simulated:7.3g} "
+            f"{wall / simulated:10.4f}s {n_events:7d} {n_events / simulated:12.1f} "
+            f"{wall / baseline:10.2f}"
+        )
+        if trajectory.status == "failed":
+            print(f"{'':32} failed: {trajectory.message}")
+
+
+def centre_at_end(trajectory: Trajectory) -> np.ndarray:
+    """The wheel centre (x, y) at the last sample, m."""
+    return trajectory.frames[-1].q[:2]
+
+
+def accuracy_against_cost() -> None:
+    """Table 2: time-stepping against event-driven on the paper-004 wheel."""
+    scene: Scene = load_scene(SCENES / ACCURACY_SCENE)
+    t_end = scene.solver.t_end
+    reference, t_event = run_to_end(
+        make_stepper(scene, method="event-driven", dt_out=ACCURACY_DT_OUT)
+    )
+    x_ref = centre_at_end(reference)
+    print()
+    print(
+        f"Accuracy against cost: {ACCURACY_SCENE}, error of the wheel centre at t = {t_end:g} s "
+        f"against event-driven (x, y) = ({x_ref[0]:.9f}, {x_ref[1]:.9f}) m"
+    )
+    header = f"{'method':28} {'error/m':>10} {'wall/s':>9} {'x event-driven':>14} {'events':>7}"
+    print(header)
+    print("-" * len(header))
+    print(
+        f"{'event-driven':28} {'(ref)':>10} {t_event:9.3f} {1.0:14.2f} {len(reference.events):7d}"
+    )
+    system = System(scene)
+    predicted = 0.0
+    for h in STEPS:
+        label = f"time-stepping h = {h:.0e} s"
+        if predicted > TIME_LIMIT:
+            print(f"{label:28} skipped: would take about {predicted:.0f} s (> {TIME_LIMIT:.0f} s)")
+            continue
+        stepper = TimeSteppingStepper(system, t_end, ACCURACY_DT_OUT, h)
+        trajectory, wall = run_to_end(stepper)
+        error = float(np.linalg.norm(centre_at_end(trajectory) - x_ref))
+        impacts = sum(1 for e in trajectory.events if e.type == "impact")
+        print(f"{label:28} {error:10.3e} {wall:9.3f} {wall / t_event:14.2f} {impacts:7d}")
+        predicted = 10.0 * wall
+
+
+def main() -> int:
+    """Print both tables."""
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}")
+    scene_costs()
+    accuracy_against_cost()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

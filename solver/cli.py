@@ -1,0 +1,214 @@
+"""The command line: ``python -m solver run SCENE.json --out DIR [options]``.
+
+Runs a scene to its end without Qt and writes the CSV files of the public
+contract (DESIGN.md). Exit status: 0 on success, 2 on invalid input (one
+line per problem on stderr, each starting with the JSON path of the field
+or the name of the option), 3 when the solver fails mid-run (the message on
+stderr; the files hold everything computed up to the failure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from solver.errors import InputError, SolverError
+from solver.record import Trajectory, write_csv
+from solver.scene import Scene, SceneError, load_scene
+from solver.simulation import make_stepper
+
+EXIT_OK = 0
+EXIT_INVALID_INPUT = 2
+EXIT_SOLVER_FAILED = 3
+EXIT_INTERRUPTED = 130
+
+METHODS = ("event-driven", "time-stepping")
+
+
+class UsageError(Exception):
+    """The command line itself is malformed (unknown option, missing argument)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that reports usage errors as one line instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m solver`` argument parser (``run`` is the one command)."""
+    parser = _Parser(
+        prog="python -m solver",
+        description="impactgui's mechanics without the GUI: run a scene, write CSV files.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    run = commands.add_parser(
+        "run",
+        help="simulate a scene file and write trajectory.csv, contacts.csv, events.csv",
+        description=(
+            "Simulate SCENE.json and write DIR/trajectory.csv, DIR/contacts.csv and "
+            "DIR/events.csv (SI units, full float precision). Exit 0 on success, 2 on "
+            "invalid input (one line per problem), 3 when the solver fails mid-run "
+            "(files then hold everything up to the failure)."
+        ),
+    )
+    run.add_argument("scene", metavar="SCENE.json", help="scene file (impactgui-scene JSON)")
+    run.add_argument("--out", metavar="DIR", required=True, help="directory for the CSV files")
+    run.add_argument(
+        "--t-end", metavar="T", help="end time of the run, s (default: the scene's solver.t_end)"
+    )
+    run.add_argument(
+        "--method",
+        metavar="|".join(METHODS),
+        help="event-driven (exact impact times) or time-stepping (Moreau–Jean; default: scene)",
+    )
+    run.add_argument(
+        "--dt-out", metavar="S", help="spacing of output samples, s (default: solver.dt_out)"
+    )
+    return parser
+
+
+def _positive_option(name: str, text: str | None, problems: list[str]) -> float | None:
+    """``text`` as a finite positive number, or ``None``; appends a problem line if it is not."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        problems.append(f"{name}: must be a number, got {text!r}")
+        return None
+    if not math.isfinite(value) or value <= 0:
+        problems.append(f"{name}: must be > 0, got {text}")
+        return None
+    return value
+
+
+def _read_scene(text: str, problems: list[str]) -> Scene | None:
+    path = Path(text)
+    if not path.is_file():
+        problems.append(f"SCENE: no such file: {text}")
+        return None
+    try:
+        return load_scene(path)
+    except SceneError as error:
+        problems.extend(error.problems)
+    return None
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal stream, redrawn at most ten times a second."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO, t_end: float) -> None:
+        self.stream = stream
+        self.t_end = t_end
+        self._last_draw = -math.inf
+
+    def update(self, t: float, force: bool = False) -> None:
+        """Show simulated time ``t`` (s) out of ``t_end``."""
+        now = time.monotonic()
+        if not force and now - self._last_draw < 0.1:
+            return
+        self._last_draw = now
+        share = min(1.0, max(0.0, t / self.t_end))
+        filled = round(share * self.WIDTH)
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self.stream.write(f"\r[{bar}] {share:6.1%}  t = {t:.6g} s of {self.t_end:g} s")
+        self.stream.flush()
+
+    def close(self, t: float) -> None:
+        """Draw the final state and end the line."""
+        self.update(t, force=True)
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def run_scene(
+    scene: Scene,
+    out_dir: Path,
+    t_end: float | None,
+    method: str | None,
+    dt_out: float | None,
+    stderr: TextIO,
+) -> int:
+    """Simulate ``scene``, write the CSV files into ``out_dir``; return the exit status."""
+    try:
+        stepper = make_stepper(scene, t_end=t_end, method=method, dt_out=dt_out)
+    except InputError as error:
+        for line in str(error).splitlines():
+            print(line, file=stderr)
+        return EXIT_INVALID_INPUT
+    trajectory = Trajectory(stepper.system)
+    progress = ProgressBar(stderr, t_end or scene.solver.t_end) if stderr.isatty() else None
+    status = EXIT_OK
+    try:
+        while stepper.status == "running":
+            trajectory.append(stepper.step())
+            if progress is not None:
+                progress.update(stepper.t)
+        trajectory.status, trajectory.message = stepper.status, stepper.message
+    except SolverError as error:
+        trajectory.status, trajectory.message = "failed", str(error)
+    except KeyboardInterrupt:
+        trajectory.status, trajectory.message = "failed", f"interrupted at t = {stepper.t!r} s"
+        status = EXIT_INTERRUPTED
+    finally:
+        if progress is not None:
+            progress.close(stepper.t)
+        write_csv(trajectory, out_dir)
+    if trajectory.status == "failed":
+        print(f"solver failed: {trajectory.message}", file=stderr)
+        return status or EXIT_SOLVER_FAILED
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point of ``python -m solver``; returns the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; ``sys.argv[1:]`` by default.
+    stderr : text stream, optional
+        Where problems, failures and the progress bar go; ``sys.stderr`` by
+        default. The progress bar is drawn only when it is a terminal.
+    """
+    stderr = sys.stderr if stderr is None else stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        print(f"{parser.prog}: {error} (see --help)", file=stderr)
+        return EXIT_INVALID_INPUT
+    except SystemExit as done:
+        return int(done.code or 0)
+    if args.command is None:
+        parser.print_help(stderr)
+        return EXIT_INVALID_INPUT
+
+    problems: list[str] = []
+    t_end = _positive_option("--t-end", args.t_end, problems)
+    dt_out = _positive_option("--dt-out", args.dt_out, problems)
+    if args.method is not None and args.method not in METHODS:
+        problems.append(f"--method: must be one of {', '.join(METHODS)}, got {args.method!r}")
+    scene = _read_scene(args.scene, problems)
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        problems.append(f"--out: not a directory: {args.out}")
+    if problems:
+        for line in problems:
+            print(line, file=stderr)
+        return EXIT_INVALID_INPUT
+    assert scene is not None
+    try:
+        return run_scene(scene, out_dir, t_end, args.method, dt_out, stderr)
+    except OSError as error:
+        print(f"--out: cannot write to {args.out}: {error.strerror or error}", file=stderr)
+        return EXIT_INVALID_INPUT

@@ -1,0 +1,314 @@
+"""A run's record: the growing ``Trajectory`` buffer and its CSV export.
+
+The stepper's ``StepOutput`` batches are appended to a ``Trajectory`` while
+the GUI (another thread) reads it; ``write_csv`` turns a trajectory into the
+three files of the public contract (DESIGN.md, "CSV"): ``trajectory.csv``,
+``contacts.csv`` and ``events.csv``. Every file is written to a temporary
+name in the target directory and renamed, so a reader never sees a
+half-written file, and the bytes depend only on the trajectory, so a GUI
+export is identical to the command line's for the same run.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from solver.frames import Event, Frame, StepOutput
+
+if TYPE_CHECKING:
+    from solver.system import System
+
+ENERGY_COLUMNS = ("E_kin", "E_pot", "E_spring", "E_total", "E_dissipated", "E_input")
+CONTACT_COLUMNS = ("t", "body", "other", "lambda", "tau", "u_n", "u_t", "mode")
+EVENT_COLUMNS = (
+    "t",
+    "type",
+    "body",
+    "other",
+    "normal_impulse",
+    "tangent_impulse",
+    "stages",
+    "energy_change",
+)
+TRAJECTORY_FILE = "trajectory.csv"
+CONTACTS_FILE = "contacts.csv"
+EVENTS_FILE = "events.csv"
+
+_INITIAL_CAPACITY = 256
+
+
+class Trajectory:
+    """Frames and events of one run, in time order, growing while it runs.
+
+    One thread appends (the stepper's driver), any number of threads read.
+    An append writes the new rows first and publishes the new length last,
+    and a buffer that has to grow is copied before it is swapped in, so a
+    reader always sees a consistent prefix: ``frames``, ``times()``,
+    ``states()`` and ``energies()`` taken one after another may differ in
+    length (the later call can see more rows), never in content.
+
+    Parameters
+    ----------
+    system : System, optional
+        The compiled system the run belongs to; its ``dof_labels`` name the
+        CSV columns. May be ``None`` for a bare buffer (no CSV export).
+
+    Attributes
+    ----------
+    system : System or None
+        As given.
+    status : str
+        ``"running"``, ``"finished"`` or ``"failed"`` — set by the driver of
+        the run (``simulate``, the CLI, the GUI worker), copied from the
+        stepper.
+    message : str
+        Why the run failed or finished, from the stepper.
+    """
+
+    def __init__(self, system: System | None = None) -> None:
+        self.system = system
+        self.status = "running"
+        self.message = ""
+        self._frames: list[Frame] = []
+        self._events: list[Event] = []
+        state_size = 0 if system is None else 2 * system.N
+        self._times = np.empty(0)
+        self._states = np.empty((0, state_size))
+        self._energies = np.empty((0, len(ENERGY_COLUMNS)))
+        self._n_frames = 0
+        self._n_events = 0
+
+    def append(self, step_output: StepOutput) -> None:
+        """Add one ``StepOutput`` (its frames and events) at the end.
+
+        Cost is amortised O(rows appended): buffers double when full.
+        """
+        for frame in step_output.frames:
+            self._append_frame(frame)
+        for event in step_output.events:
+            self._events.append(event)
+            self._n_events = len(self._events)
+
+    def _append_frame(self, frame: Frame) -> None:
+        n = self._n_frames
+        state = np.concatenate((frame.q, frame.v))
+        if n == len(self._times) or state.size != self._states.shape[1]:
+            self._grow(n, state.size)
+        energy = frame.energy
+        self._times[n] = frame.t
+        self._states[n] = state
+        self._energies[n] = (
+            energy.kinetic,
+            energy.potential,
+            energy.spring,
+            energy.total,
+            energy.dissipated,
+            energy.input,
+        )
+        self._frames.append(frame)
+        self._n_frames = n + 1
+
+    def _grow(self, n: int, state_size: int) -> None:
+        if n and state_size != self._states.shape[1]:
+            raise ValueError(
+                f"frame state has {state_size} entries, earlier frames had {self._states.shape[1]}"
+            )
+        capacity = max(_INITIAL_CAPACITY, 2 * len(self._times))
+        times = np.empty(capacity)
+        states = np.empty((capacity, state_size))
+        energies = np.empty((capacity, len(ENERGY_COLUMNS)))
+        if n:
+            times[:n] = self._times[:n]
+            states[:n] = self._states[:n]
+            energies[:n] = self._energies[:n]
+        self._states = states
+        self._energies = energies
+        self._times = times
+
+    def __len__(self) -> int:
+        """Number of frames recorded so far."""
+        return self._n_frames
+
+    @property
+    def frames(self) -> list[Frame]:
+        """The frames recorded so far (a snapshot list; safe to keep)."""
+        return self._frames[: self._n_frames]
+
+    @property
+    def events(self) -> list[Event]:
+        """The events recorded so far (a snapshot list; safe to keep)."""
+        return self._events[: self._n_events]
+
+    def times(self) -> np.ndarray:
+        """Frame times, s: read-only view, shape ``(n_frames,)``."""
+        n = self._n_frames
+        return _read_only(self._times[:n])
+
+    def states(self) -> np.ndarray:
+        """Frame states ``[q, v]`` per row: read-only view, shape ``(n_frames, 2 N)``.
+
+        Columns follow ``System.dof_labels`` (all coordinates, then all
+        rates), in m, rad, m/s and rad/s.
+        """
+        n = self._n_frames
+        return _read_only(self._states[:n])
+
+    def energies(self) -> np.ndarray:
+        """Energy budget per frame, J: read-only view, shape ``(n_frames, 6)``.
+
+        Columns as ``ENERGY_COLUMNS``: kinetic, potential, spring, total,
+        dissipated so far, input so far.
+        """
+        n = self._n_frames
+        return _read_only(self._energies[:n])
+
+
+def _read_only(view: np.ndarray) -> np.ndarray:
+    view.flags.writeable = False
+    return view
+
+
+def trajectory_columns(system: System) -> list[str]:
+    """Header of ``trajectory.csv`` for ``system`` (DESIGN.md, "CSV").
+
+    ``t,kind``, then per body in scene order ``ID.<coord>`` for its
+    coordinates and ``ID.<rate>`` for its rates, then the energy columns.
+    """
+    columns = ["t", "kind"]
+    for body_id, coord_names, rate_names in system.dof_labels:
+        columns += [f"{body_id}.{name}" for name in (*coord_names, *rate_names)]
+    return columns + list(ENERGY_COLUMNS)
+
+
+def _number(x: float) -> str:
+    """Shortest text that reads back as exactly the same float."""
+    return repr(float(x))
+
+
+def _trajectory_rows(trajectory: Trajectory) -> Iterable[list[str]]:
+    slices = []
+    start = 0
+    for _body_id, coord_names, rate_names in trajectory.system.dof_labels:
+        slices.append((slice(start, start + len(coord_names)), len(rate_names)))
+        start += len(coord_names)
+    for frame in trajectory.frames:
+        row = [_number(frame.t), frame.kind]
+        rate_start = 0
+        for coords, n_rates in slices:
+            row += [_number(x) for x in frame.q[coords]]
+            row += [_number(x) for x in frame.v[rate_start : rate_start + n_rates]]
+            rate_start += n_rates
+        energy = frame.energy
+        row += [
+            _number(x)
+            for x in (
+                energy.kinetic,
+                energy.potential,
+                energy.spring,
+                energy.total,
+                energy.dissipated,
+                energy.input,
+            )
+        ]
+        yield row
+
+
+def _contact_rows(trajectory: Trajectory) -> Iterable[list[str]]:
+    for frame in trajectory.frames:
+        if frame.kind != "sample":
+            continue
+        for contact in frame.contacts:
+            yield [
+                _number(frame.t),
+                contact.body,
+                contact.other,
+                _number(contact.lam),
+                _number(contact.tau),
+                _number(contact.u_n),
+                _number(contact.u_t),
+                contact.mode,
+            ]
+
+
+def _event_rows(trajectory: Trajectory) -> Iterable[list[str]]:
+    for event in trajectory.events:
+        yield [
+            _number(event.t),
+            event.type,
+            event.body,
+            event.other,
+            _number(event.normal_impulse),
+            _number(event.tangent_impulse),
+            str(int(event.stages)),
+            _number(event.energy_change),
+        ]
+
+
+def write_csv_atomic(path: Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """Write a CSV file so that ``path`` is either the old file or the complete new one.
+
+    The rows go to a temporary file in the same directory, which is then
+    renamed over ``path`` (``os.replace``); on any error the temporary file
+    is removed and ``path`` is untouched.
+    """
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(temp_name, 0o644)
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as stream:
+            writer = csv.writer(stream, lineterminator="\n")
+            writer.writerow(header)
+            writer.writerows(rows)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[str, Path]:
+    """Export ``trajectory`` as the three CSV files of the public contract.
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+        A recorded run; ``trajectory.system`` names the columns. Only the
+        prefix recorded when each file is written is exported.
+    out_dir : path-like
+        Directory to write into; created (with parents) when missing.
+
+    Returns
+    -------
+    dict of str to Path
+        ``{"trajectory": ..., "contacts": ..., "events": ...}``, the files written.
+
+    Notes
+    -----
+    Numbers are written with ``repr`` (shortest round-tripping text), so
+    ``float(text)`` gives back the exact value; SI units throughout.
+    ``trajectory.csv`` has every frame (``kind`` ``sample``, ``pre``,
+    ``post``); ``contacts.csv`` one row per active contact at each sample
+    frame; ``events.csv`` one row per event.
+    """
+    if trajectory.system is None:
+        raise ValueError("trajectory has no system: its CSV columns are unknown")
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "trajectory": directory / TRAJECTORY_FILE,
+        "contacts": directory / CONTACTS_FILE,
+        "events": directory / EVENTS_FILE,
+    }
+    write_csv_atomic(
+        paths["trajectory"], trajectory_columns(trajectory.system), _trajectory_rows(trajectory)
+    )
+    write_csv_atomic(paths["contacts"], CONTACT_COLUMNS, _contact_rows(trajectory))
+    write_csv_atomic(paths["events"], EVENT_COLUMNS, _event_rows(trajectory))
+    return paths
