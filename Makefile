@@ -38,6 +38,8 @@ lint: $(TEST_STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/impact_chain.py
+	$(PY) bench/engine.py
+	QT_QPA_PLATFORM=offscreen $(PY) bench/gui.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
