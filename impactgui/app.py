@@ -1,0 +1,233 @@
+"""The ``impactgui`` command: open the window, or run a scene headless when there is no screen.
+
+    impactgui [SCENE.json] [--run] [--screenshot PNG --after SECONDS] [--out DIR]
+
+With a display, the window opens on SCENE.json (the bundled paper-004 wheel
+by default); ``--run`` starts the run; ``--screenshot`` saves the whole
+window as PNG after that many wall-clock seconds and exits 0. Without a
+display (no ``DISPLAY`` / ``WAYLAND_DISPLAY``, and ``QT_QPA_PLATFORM`` not
+``offscreen`` / ``minimal``) it says so, runs the scene to its end with the
+solver, writes the CSV files to ``--out`` (``./impactgui-output``) and a PNG
+of the window after the run, rendered offscreen. Exit status: 0 on success,
+1 when an image cannot be written, 2 for a bad command line or scene file
+(one line per problem on stderr), 3 when the solver fails mid-run (the
+files hold everything up to the failure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TextIO
+
+from solver.scene import SceneError, load_scene
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from impactgui.mainwindow import MainWindow
+
+EXIT_OK = 0
+EXIT_IMAGE_FAILED = 1
+EXIT_INVALID_INPUT = 2
+EXIT_SOLVER_FAILED = 3
+
+DEFAULT_OUT = Path("impactgui-output")
+HEADLESS_PNG = "impactgui.png"
+_HEADLESS_PLATFORMS = ("offscreen", "minimal")
+
+
+class UsageError(Exception):
+    """The command line is malformed."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``impactgui`` argument parser."""
+    parser = _Parser(
+        prog="impactgui",
+        description=(
+            "A desktop laboratory for nonsmooth mechanics: draw walls, curbs and arcs, place "
+            "wheels, beads and springs, press Run. Without a display, runs the scene headless "
+            "and writes CSV files and a PNG."
+        ),
+    )
+    parser.add_argument(
+        "scene",
+        nargs="?",
+        metavar="SCENE.json",
+        help="scene file to open (default: the bundled wheel against a curb, paper 004)",
+    )
+    parser.add_argument("--run", action="store_true", help="start the run at once")
+    parser.add_argument(
+        "--screenshot",
+        metavar="PNG",
+        help="save the whole window as PNG after --after seconds, then exit 0",
+    )
+    parser.add_argument(
+        "--after",
+        metavar="SECONDS",
+        type=float,
+        default=1.0,
+        help="wall-clock seconds before --screenshot is taken (default 1)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help=f"without a display: directory for the CSV files and PNG (default ./{DEFAULT_OUT})",
+    )
+    return parser
+
+
+def has_display() -> bool:
+    """True when Qt can show a window (or is told to render offscreen)."""
+    if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in _HEADLESS_PLATFORMS:
+        return True
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _scene_path(text: str | None) -> Path:
+    from impactgui.presets import DEFAULT_SCENE
+
+    return Path(text) if text else DEFAULT_SCENE
+
+
+def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point of ``impactgui``; returns the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name (``sys.argv[1:]`` by default).
+    stderr : text stream, optional
+        Where problems and notices go (``sys.stderr`` by default).
+    """
+    stderr = sys.stderr if stderr is None else stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        print(f"impactgui: {error} (see --help)", file=stderr)
+        return EXIT_INVALID_INPUT
+    except SystemExit as done:
+        return int(done.code or 0)
+    if not (math.isfinite(args.after) and args.after >= 0):
+        print(f"--after: must be a number of seconds >= 0, got {args.after}", file=stderr)
+        return EXIT_INVALID_INPUT
+    path = _scene_path(args.scene)
+    try:
+        load_scene(path)
+    except SceneError as error:
+        print(f"impactgui: cannot open {path}:", file=stderr)
+        for line in error.problems:
+            print(line, file=stderr)
+        return EXIT_INVALID_INPUT
+    headless = not has_display()
+    if headless:
+        print(
+            "impactgui: no display (DISPLAY and WAYLAND_DISPLAY are not set): "
+            "running the scene headless, rendering offscreen",
+            file=stderr,
+        )
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+    from PySide6.QtWidgets import QApplication
+
+    from impactgui.mainwindow import MainWindow
+
+    app = QApplication.instance() or QApplication(["impactgui"])
+    app.setApplicationName("impactgui")
+    app.setOrganizationName("impactgui")
+    window = MainWindow()
+    if not window.open_file(path):
+        window.shutdown()
+        return EXIT_INVALID_INPUT
+    window.show()
+    try:
+        if headless:
+            out_dir = Path(args.out) if args.out else DEFAULT_OUT
+            png = Path(args.screenshot) if args.screenshot else out_dir / HEADLESS_PNG
+            return _run_headless(app, window, out_dir, png, stderr)
+        if args.run:
+            window.start_run()
+        if args.screenshot:
+            return _screenshot_after(app, window, Path(args.screenshot), args.after, stderr)
+        return app.exec()
+    finally:
+        window.shutdown()
+
+
+def _save_window(window: MainWindow, png: Path, stderr: TextIO) -> bool:
+    png.parent.mkdir(parents=True, exist_ok=True)
+    if window.grab().save(str(png), "PNG"):
+        return True
+    print(f"impactgui: could not write {png}", file=stderr)
+    return False
+
+
+def _screenshot_after(
+    app: QApplication, window: MainWindow, png: Path, seconds: float, stderr: TextIO
+) -> int:
+    from PySide6.QtCore import QTimer
+
+    outcome = {"code": EXIT_OK}
+
+    def take() -> None:
+        if not _save_window(window, png, stderr):
+            outcome["code"] = EXIT_IMAGE_FAILED
+        window.shutdown()
+        app.quit()
+
+    QTimer.singleShot(round(seconds * 1000), window, take)
+    app.exec()
+    return outcome["code"]
+
+
+def _run_headless(
+    app: QApplication, window: MainWindow, out_dir: Path, png: Path, stderr: TextIO
+) -> int:
+    from impactgui.playback import AS_FAST_AS_POSSIBLE
+
+    window.playback_bar.set_speed(AS_FAST_AS_POSSIBLE)
+    outcome = {"code": EXIT_OK}
+
+    def finish(state: str) -> None:
+        if state not in ("finished", "failed", "stopped"):
+            return
+        window.clock.seek(window.clock.end_time())
+        window.plots.redraw()
+        app.processEvents()
+        if window.export_csv(out_dir) is None:
+            outcome["code"] = EXIT_INVALID_INPUT
+        else:
+            print(f"impactgui: CSV files written to {out_dir}/", file=stderr)
+        if _save_window(window, png, stderr):
+            print(f"impactgui: picture of the run written to {png}", file=stderr)
+        elif outcome["code"] == EXIT_OK:
+            outcome["code"] = EXIT_IMAGE_FAILED
+        if state == "failed" and window.runner is not None:
+            print(f"solver failed: {window.runner.message}", file=stderr)
+            outcome["code"] = EXIT_SOLVER_FAILED
+        app.quit()
+
+    window.run_state_changed.connect(finish)
+    if not window.start_run():
+        print("impactgui: the scene cannot be run", file=stderr)
+        return EXIT_INVALID_INPUT
+    app.exec()
+    return outcome["code"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""The event log: one table row per solver event (impacts, lift-offs, stick/slip, errors).
+
+Columns: time, type, contacts (body – obstacle), the body's velocities
+before and after (``v⁻``, ``v⁺``), normal and tangential impulse, number of
+stages of the impact law, energy change, and the message (why an event is
+inadmissible, why the run failed). Clicking a row asks to move the playback
+time there (``time_selected``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from solver.frames import Event
+
+if TYPE_CHECKING:
+    from solver.system import System
+
+COLUMNS = (
+    "t (s)",
+    "type",
+    "contacts",
+    "v⁻",
+    "v⁺",
+    "impulse n / t (N·s)",
+    "stages",
+    "ΔE (J)",
+    "message",
+)
+
+_ALERT_TYPES = ("error", "inadmissible", "zeno")
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def _vector(values: np.ndarray) -> str:
+    return "(" + ", ".join(f"{x:.4g}" for x in values) + ")"
+
+
+class EventTableModel(QAbstractTableModel):
+    """The events of one run as table rows; grows with ``append``."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.events: list[Event] = []
+        self._rates: dict[str, tuple[slice, tuple[str, ...]]] = {}
+
+    def set_system(self, system: System | None) -> None:
+        """Forget every row; ``system`` says which velocities belong to which body."""
+        self.beginResetModel()
+        self.events = []
+        self._rates = {}
+        if system is not None:
+            start = 0
+            for body_id, _coords, rates in system.dof_labels:
+                self._rates[body_id] = (slice(start, start + len(rates)), tuple(rates))
+                start += len(rates)
+        self.endResetModel()
+
+    def append(self, events: list[Event]) -> None:
+        """Add rows at the end."""
+        if not events:
+            return
+        first = len(self.events)
+        self.beginInsertRows(QModelIndex(), first, first + len(events) - 1)
+        self.events.extend(events)
+        self.endInsertRows()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        """Number of events (Qt model API)."""
+        return 0 if parent.isValid() else len(self.events)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        """Number of columns (Qt model API)."""
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        """Column titles (Qt model API)."""
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Cell text, tooltip and colour (Qt model API)."""
+        if not index.isValid():
+            return None
+        event = self.events[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._cell(event, index.column())
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._cell(event, index.column()) or event.message or None
+        if role == Qt.ItemDataRole.ForegroundRole and event.type in _ALERT_TYPES:
+            return QBrush(QColor("#b00020"))
+        return None
+
+    def _cell(self, event: Event, column: int) -> str:
+        match column:
+            case 0:
+                return f"{event.t:.6f}"
+            case 1:
+                return event.type
+            case 2:
+                return f"{event.body} – {event.other}" if event.other else event.body
+            case 3:
+                return self._body_velocity(event, event.v_minus)
+            case 4:
+                return self._body_velocity(event, event.v_plus)
+            case 5:
+                if event.type != "impact":
+                    return ""
+                return f"{event.normal_impulse:.4g} / {event.tangent_impulse:.4g}"
+            case 6:
+                return str(event.stages) if event.stages else ""
+            case 7:
+                return f"{event.energy_change:.4g}" if event.type == "impact" else ""
+            case _:
+                return event.message
+
+    def _body_velocity(self, event: Event, v: np.ndarray | None) -> str:
+        """The velocities of the bodies the event names, ``id (vx, vy, ω)``."""
+        if v is None:
+            return ""
+        parts = []
+        for body_id in (event.body, event.other):
+            if body_id in self._rates:
+                rates, _names = self._rates[body_id]
+                parts.append(f"{body_id} {_vector(np.asarray(v)[rates])}")
+        return "; ".join(parts) if parts else _vector(np.asarray(v))
+
+
+class EventLog(QTableView):
+    """Table view of the run's events; clicking a row selects its time.
+
+    Parameters
+    ----------
+    parent : QWidget, optional
+        Qt parent.
+    """
+
+    time_selected = Signal(float)
+    """The time (s) of the event the user clicked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table_model = EventTableModel(self)
+        self.setModel(self.table_model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setAlternatingRowColors(True)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setDefaultSectionSize(20)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for column, width in enumerate((80, 70, 120, 170, 170, 120, 50, 80)):
+            self.setColumnWidth(column, width)
+        self.clicked.connect(self._on_clicked)
+
+    def set_system(self, system: System | None) -> None:
+        """Start a new run's log."""
+        self.table_model.set_system(system)
+
+    def append(self, events: list[Event]) -> None:
+        """Add the run's newest events; keeps the view at the bottom if it was there."""
+        at_bottom = self.verticalScrollBar().value() >= self.verticalScrollBar().maximum()
+        self.table_model.append(events)
+        if at_bottom and events:
+            self.scrollToBottom()
+
+    def row_count(self) -> int:
+        """Number of events listed."""
+        return self.table_model.rowCount()
+
+    @Slot(QModelIndex)
+    def _on_clicked(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.time_selected.emit(self.table_model.events[index.row()].t)

@@ -1,0 +1,679 @@
+"""The main window: canvas in the centre, docks for properties, plots and the event log.
+
+The window ties the editor (``SceneDocument``, ``SceneCanvas``,
+``PropertyPanel``) to a run (``SimulationRunner`` in a worker thread, the
+``PlaybackClock`` that draws its frames at display rate, the live plots and
+the event log). Menus: File, Edit, Run, Presets, View. Unsaved changes are
+never lost silently: every way of dropping the scene (close, new, open, a
+preset) goes through ``maybe_discard_changes``, which asks ``confirm_discard``
+— a replaceable hook, so tests answer without a dialog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStyle,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from impactgui.canvas import SceneCanvas
+from impactgui.compare import CompareDialog
+from impactgui.document import SceneDocument
+from impactgui.eventlog import EventLog
+from impactgui.playback import PlaybackBar, PlaybackClock
+from impactgui.plots import PlotPanel
+from impactgui.presets import PresetsMenu
+from impactgui.properties import PropertyPanel
+from impactgui.worker import SimulationRunner
+from solver.errors import InputError
+from solver.frames import Event, Frame, StepOutput
+from solver.record import write_csv
+from solver.scene import SceneError
+from solver.simulation import make_stepper
+
+RECENT_FILES_KEY = "recent_files"
+RECENT_FILES_LIMIT = 8
+SCENE_FILTER = "impactgui scenes (*.json);;All files (*)"
+PNG_FILTER = "PNG images (*.png)"
+
+Answer = QMessageBox.StandardButton
+
+
+class MainWindow(QMainWindow):
+    """The impactgui application window.
+
+    Parameters
+    ----------
+    document : SceneDocument, optional
+        The scene to edit (a new, empty one by default).
+    settings : QSettings, optional
+        Where recent files are remembered (the user's impactgui settings by
+        default; tests pass a temporary file).
+
+    Attributes
+    ----------
+    confirm_discard : callable
+        ``() -> QMessageBox.StandardButton``: asked before unsaved changes
+        would be dropped; ``Save``, ``Discard`` or ``Cancel``. Replace it to
+        answer without a dialog.
+    runner : SimulationRunner or None
+        The current (or last) run; ``None`` before the first Run and after
+        Reset.
+    frames_drawn : int
+        Frames handed to the canvas so far (the benchmark counts these).
+    """
+
+    frames_arrived = Signal(int)
+    """Frames computed so far in the current run (GUI thread; tests wait on it)."""
+    run_state_changed = Signal(str)
+    """``"idle"``, ``"running"``, ``"paused"``, ``"finished"``, ``"failed"`` or ``"stopped"``."""
+
+    def __init__(
+        self, document: SceneDocument | None = None, settings: QSettings | None = None
+    ) -> None:
+        super().__init__()
+        self.doc = document if document is not None else SceneDocument(self)
+        self.settings = settings if settings is not None else QSettings("impactgui", "impactgui")
+        self.confirm_discard: Callable[[], QMessageBox.StandardButton] = self._ask_discard
+        self.runner: SimulationRunner | None = None
+        self.frames_drawn = 0
+        self.run_state = "idle"
+        self._step_pending = False
+        self._compare_dialogs: list[CompareDialog] = []
+        self._shut_down = False
+
+        self.canvas = SceneCanvas(self.doc)
+        self.clock = PlaybackClock(self)
+        self.playback_bar = PlaybackBar(self.clock)
+        self.properties = PropertyPanel(self.doc)
+        self.plots = PlotPanel()
+        self.event_log = EventLog()
+        self.run_label = QLabel("ready")
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.playback_bar)
+        self.setCentralWidget(central)
+        self.properties_dock = self._dock("Properties", self.properties, "properties")
+        self.plots_dock = self._dock("Plots", self.plots, "plots")
+        self.event_dock = self._dock("Event log", self.event_log, "events")
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.properties_dock)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots_dock)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.event_dock)
+        self.resizeDocks([self.properties_dock], [250], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.plots_dock], [520], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.event_dock], [150], Qt.Orientation.Vertical)
+        self.statusBar().addPermanentWidget(self.run_label)
+
+        self._make_actions()
+        self._make_menus()
+        self._make_toolbars()
+        self._connect()
+        self._update_title()
+        self._update_run_actions()
+        self.resize(1400, 900)
+
+    # ----------------------------------------------------------------- set-up
+
+    def _dock(self, title: str, widget: QWidget, name: str) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        return dock
+
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], object],
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+        tip: str = "",
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(slot)
+        return action
+
+    def _make_actions(self) -> None:
+        keys = QKeySequence.StandardKey
+        self.new_action = self._action("&New", self._on_new, keys.New, "Start an empty scene")
+        self.open_action = self._action("&Open…", self._on_open, keys.Open, "Open a scene file")
+        self.save_action = self._action("&Save", self._on_save, keys.Save, "Save the scene")
+        self.save_as_action = self._action(
+            "Save &As…", self._on_save_as, keys.SaveAs, "Save the scene under a new name"
+        )
+        self.export_csv_action = self._action(
+            "Export &CSV…", self._on_export_csv, None, "Write the run as CSV files to a directory"
+        )
+        self.export_canvas_action = self._action(
+            "Export canvas &PNG…", self._on_export_canvas, None, "Save the canvas as an image"
+        )
+        self.export_plots_action = self._action(
+            "Export p&lots PNG…", self._on_export_plots, None, "Save the plots as an image"
+        )
+        self.quit_action = self._action("&Quit", self.close, keys.Quit, "Close impactgui")
+        self.undo_action = self.doc.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence(keys.Undo))
+        self.redo_action = self.doc.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence(keys.Redo))
+        icons = QStyle.StandardPixmap
+        self.run_action = self._action("Run", self.start_run, "F5", "Run (or resume) the scene")
+        self.pause_action = self._action(
+            "Pause", self.pause_run, "F6", "Pause the solver and the playback"
+        )
+        self.step_action = self._action("Step", self.step_run, "F7", "Show the next frame")
+        self.reset_action = self._action(
+            "Reset", self.reset_run, "F8", "Stop the run and go back to editing"
+        )
+        for action, icon in (
+            (self.run_action, icons.SP_MediaPlay),
+            (self.pause_action, icons.SP_MediaPause),
+            (self.step_action, icons.SP_MediaSkipForward),
+            (self.reset_action, icons.SP_MediaStop),
+        ):
+            action.setIcon(self.style().standardIcon(icon))
+        self.compare_action = self._action(
+            "&Compare impact laws…",
+            self.open_compare,
+            None,
+            "Run copies of the scene under several impact laws side by side",
+        )
+
+    def _make_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addActions([self.new_action, self.open_action])
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        file_menu.addActions([self.save_action, self.save_as_action])
+        file_menu.addSeparator()
+        file_menu.addActions(
+            [self.export_csv_action, self.export_canvas_action, self.export_plots_action]
+        )
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        self._fill_recent_menu()
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addActions([self.undo_action, self.redo_action])
+        run_menu = bar.addMenu("&Run")
+        run_menu.addActions([self.run_action, self.pause_action, self.step_action])
+        run_menu.addAction(self.reset_action)
+        run_menu.addSeparator()
+        run_menu.addAction(self.compare_action)
+        self.presets_menu = PresetsMenu(self)
+        bar.addMenu(self.presets_menu)
+        self.view_menu = bar.addMenu("&View")
+
+    def _make_toolbars(self) -> None:
+        tools = QToolBar("Tools", self)
+        tools.setObjectName("tools")
+        tools.addActions(self.canvas.tool_actions())
+        self.addToolBar(tools)
+        run_bar = QToolBar("Run", self)
+        run_bar.setObjectName("run")
+        run_bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        run_bar.addActions([self.run_action, self.pause_action, self.step_action])
+        run_bar.addAction(self.reset_action)
+        self.addToolBar(run_bar)
+        for item in (tools, run_bar, self.properties_dock, self.plots_dock, self.event_dock):
+            self.view_menu.addAction(item.toggleViewAction())
+
+    def _connect(self) -> None:
+        self.doc.changed.connect(self._on_document_changed)
+        self.doc.dirty_changed.connect(self._on_dirty_changed)
+        self.doc.path_changed.connect(self._on_path_changed)
+        self.canvas.status_message.connect(self._on_status_message)
+        self.canvas.impulse_requested.connect(self._on_impulse_requested)
+        self.presets_menu.preset_chosen.connect(self._on_preset_chosen)
+        self.clock.frame_shown.connect(self._on_frame_shown)
+        self.clock.time_changed.connect(self._on_time_changed)
+        self.event_log.time_selected.connect(self._on_event_time_selected)
+
+    # ------------------------------------------------------------- messages
+
+    def warn(self, title: str, text: str, details: list[str] | tuple[str, ...] = ()) -> None:
+        """Tell the user something went wrong, without blocking (window-modal box)."""
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, Answer.Ok, self)
+        if details:
+            box.setInformativeText("\n".join(details[:20]))
+            if len(details) > 20:
+                box.setDetailedText("\n".join(details))
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.statusBar().showMessage(f"{text} {details[0] if details else ''}".strip(), 10000)
+
+    @Slot(str)
+    def _on_status_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 5000)
+
+    @Slot(str, object, object)
+    def _on_impulse_requested(self, body_id: str, _point: object, _vector: object) -> None:
+        self.statusBar().showMessage(
+            f"An impulse on {body_id} during a run is not supported by the solver yet: "
+            "reset, then drag the impulse to schedule it at the time shown.",
+            8000,
+        )
+
+    def _ask_discard(self) -> QMessageBox.StandardButton:
+        return QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"“{self.doc.data.get('title', 'Untitled')}” has unsaved changes. Save them?",
+            Answer.Save | Answer.Discard | Answer.Cancel,
+            Answer.Save,
+        )
+
+    def maybe_discard_changes(self) -> bool:
+        """True when the scene may be dropped: it is clean, or saved / discarded on request."""
+        if not self.doc.is_dirty:
+            return True
+        answer = self.confirm_discard()
+        if answer == Answer.Save:
+            return self.save()
+        return answer == Answer.Discard
+
+    # ------------------------------------------------------------------ files
+
+    def new_scene(self) -> bool:
+        """File ▸ New, after the unsaved-changes prompt; False when cancelled."""
+        if not self.maybe_discard_changes():
+            return False
+        self.reset_run()
+        self.doc.new()
+        return True
+
+    def open_file(self, path: str | Path | None = None) -> bool:
+        """Open a scene file (asks for one when ``path`` is None); False when not opened."""
+        if not self.maybe_discard_changes():
+            return False
+        if path is None:
+            start = str(self.doc.path.parent) if self.doc.path else ""
+            chosen, _ = QFileDialog.getOpenFileName(self, "Open scene", start, SCENE_FILTER)
+            if not chosen:
+                return False
+            path = chosen
+        return self._load(Path(path))
+
+    def _load(self, path: Path) -> bool:
+        self.reset_run()
+        try:
+            self.doc.load(path)
+        except SceneError as error:
+            self.warn("Cannot open scene", f"{path.name} is not a valid scene:", error.problems)
+            return False
+        self._remember_recent(path)
+        self.statusBar().showMessage(f"opened {path}", 5000)
+        return True
+
+    def open_preset(self, path: str | Path) -> bool:
+        """Open a bundled scene as an unsaved copy (saving asks for a new name)."""
+        if not self.maybe_discard_changes():
+            return False
+        path = Path(path)
+        self.reset_run()
+        try:
+            self.doc.load(path)
+        except SceneError as error:
+            self.warn("Cannot open preset", f"{path.name} is not a valid scene:", error.problems)
+            return False
+        self.doc.set_data(self.doc.data)
+        self.statusBar().showMessage(f"preset: {self.doc.data.get('title', path.stem)}", 5000)
+        return True
+
+    def save(self) -> bool:
+        """File ▸ Save (Save As when the scene has no file yet); False when not saved."""
+        if self.doc.path is None:
+            return self.save_as()
+        return self._save_to(self.doc.path)
+
+    def save_as(self, path: str | Path | None = None) -> bool:
+        """Save under ``path`` (asks for one when None); False when not saved."""
+        if path is None:
+            start = str(self.doc.path) if self.doc.path else "scene.json"
+            chosen, _ = QFileDialog.getSaveFileName(self, "Save scene as", start, SCENE_FILTER)
+            if not chosen:
+                return False
+            path = chosen
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            written = self.doc.save(path)
+        except SceneError as error:
+            self.warn("Cannot save", "The scene is not valid, nothing was written:", error.problems)
+            return False
+        except OSError as error:
+            self.warn("Cannot save", f"Could not write {path}: {error.strerror or error}")
+            return False
+        self._remember_recent(written)
+        self.statusBar().showMessage(f"saved {written}", 5000)
+        return True
+
+    def export_csv(self, directory: str | Path | None = None) -> Path | None:
+        """Write the run's ``trajectory.csv``, ``contacts.csv``, ``events.csv`` into ``directory``.
+
+        Uses the command line's writer, so the files are byte-identical to
+        ``python -m solver run`` for the same run. Returns the directory, or
+        None when there is nothing to export or the user cancelled.
+        """
+        if self.runner is None or len(self.runner.trajectory) == 0:
+            self.warn("Nothing to export", "Run the scene first: there are no frames yet.")
+            return None
+        if directory is None:
+            chosen = QFileDialog.getExistingDirectory(self, "Export CSV into directory")
+            if not chosen:
+                return None
+            directory = chosen
+        try:
+            write_csv(self.runner.trajectory, directory)
+        except OSError as error:
+            self.warn("Export failed", f"Could not write to {directory}: {error.strerror or error}")
+            return None
+        self.statusBar().showMessage(f"CSV written to {directory}", 5000)
+        return Path(directory)
+
+    def export_canvas_png(self, path: str | Path | None = None) -> bool:
+        """Save the canvas as a PNG image."""
+        path = path or self._ask_png_path("Export canvas")
+        if not path:
+            return False
+        return self._report_png(path, self.canvas.export_png(str(path)))
+
+    def export_plots_png(self, path: str | Path | None = None) -> bool:
+        """Save the plots as a PNG image."""
+        path = path or self._ask_png_path("Export plots")
+        if not path:
+            return False
+        return self._report_png(path, self.plots.export_png(str(path)))
+
+    def _ask_png_path(self, title: str) -> str:
+        chosen, _ = QFileDialog.getSaveFileName(self, title, "impactgui.png", PNG_FILTER)
+        return chosen
+
+    def _report_png(self, path: str | Path, ok: object) -> bool:
+        if ok is False:
+            self.warn("Export failed", f"Could not write {path}.")
+            return False
+        self.statusBar().showMessage(f"image written to {path}", 5000)
+        return True
+
+    # ----------------------------------------------------------- recent files
+
+    def recent_files(self) -> list[str]:
+        """Recently opened or saved scene files, newest first."""
+        value = self.settings.value(RECENT_FILES_KEY, [])
+        if isinstance(value, str):
+            return [value]
+        return [str(item) for item in value or []]
+
+    def _remember_recent(self, path: Path) -> None:
+        text = str(Path(path).resolve())
+        files = [text] + [item for item in self.recent_files() if item != text]
+        self.settings.setValue(RECENT_FILES_KEY, files[:RECENT_FILES_LIMIT])
+        self._fill_recent_menu()
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for text in self.recent_files():
+            action = self.recent_menu.addAction(text)
+            action.setData(text)
+            action.triggered.connect(self._on_recent)
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    # -------------------------------------------------------------------- run
+
+    def start_run(self) -> bool:
+        """Run ▸ Run: start a run of the scene, or resume a paused one. False on bad input."""
+        if self.runner is not None:
+            if self.runner.is_running:
+                self.runner.resume()
+            elif self.clock.time >= self.clock.end_time():
+                self.clock.seek(0.0)
+            self.clock.play()
+            self._set_run_state("running" if self.runner.is_running else self.runner.status)
+            return True
+        try:
+            scene = self.doc.scene()
+            stepper = make_stepper(scene)
+        except SceneError as error:
+            self.warn("Cannot run", "The scene has problems:", error.problems)
+            return False
+        except InputError as error:
+            self.warn("Cannot run", "The solver refused the scene:", str(error).splitlines())
+            return False
+        except Exception as error:  # a solver bug: tell the user, keep the window alive
+            detail = f"{type(error).__name__}: {error}"
+            self.warn("Cannot run", "The solver could not start:", [detail])
+            return False
+        runner = SimulationRunner(stepper, self)
+        runner.frames_added.connect(self._on_frames_added)
+        runner.ended.connect(self._on_run_ended)
+        self.runner = runner
+        self.canvas.set_editing_enabled(False)
+        self.properties.setEnabled(False)
+        self.plots.set_run(runner.trajectory, runner.system)
+        self.event_log.set_system(runner.system)
+        self.frames_drawn = 0
+        self.clock.set_trajectory(runner.trajectory)
+        self.clock.play()
+        runner.start()
+        self._set_run_state("running")
+        return True
+
+    def pause_run(self) -> None:
+        """Run ▸ Pause: hold the solver and the playback."""
+        self.clock.pause()
+        if self.runner is not None and self.runner.is_running:
+            self.runner.pause()
+            self._set_run_state("paused")
+
+    def step_run(self) -> None:
+        """Run ▸ Step: pause, then show the next frame (computing it if need be)."""
+        if self.runner is None:
+            if not self.start_run():
+                return
+        assert self.runner is not None
+        self.pause_run()
+        if not self.clock.step_frame() and self.runner.is_running:
+            self._step_pending = True
+            self.runner.step_once()
+
+    def reset_run(self) -> None:
+        """Run ▸ Reset: stop the run, drop its frames and go back to editing."""
+        self._stop_runner()
+        self.runner = None
+        self._step_pending = False
+        self.clock.pause()
+        self.clock.set_trajectory(None)
+        self.canvas.clear_animation()
+        self.plots.clear()
+        self.event_log.set_system(None)
+        self.canvas.set_editing_enabled(True)
+        self.properties.setEnabled(True)
+        self._set_run_state("idle")
+
+    def _stop_runner(self) -> None:
+        if self.runner is not None:
+            self.runner.stop()
+
+    def open_compare(self) -> CompareDialog | None:
+        """Run ▸ Compare impact laws: a dialog running the scene under several laws."""
+        try:
+            scene = self.doc.scene()
+        except SceneError as error:
+            self.warn("Cannot compare", "The scene has problems:", error.problems)
+            return None
+        dialog = CompareDialog(scene, self)
+        dialog.finished.connect(self._on_compare_closed)
+        self._compare_dialogs.append(dialog)
+        dialog.show()
+        return dialog
+
+    def _set_run_state(self, state: str) -> None:
+        self.run_state = state
+        self._update_run_actions()
+        self.run_state_changed.emit(state)
+
+    def _update_run_actions(self) -> None:
+        running = self.run_state == "running"
+        has_run = self.runner is not None
+        self.run_action.setEnabled(not running)
+        self.pause_action.setEnabled(running)
+        self.reset_action.setEnabled(has_run)
+        self.export_csv_action.setEnabled(has_run)
+        self.run_label.setText(self._run_text())
+
+    def _run_text(self) -> str:
+        if self.runner is None:
+            return "editing"
+        computed = self.clock.end_time()
+        if self.run_state in ("running", "paused"):
+            return f"{self.run_state}: {computed:.4g} s computed"
+        return f"{self.run_state} at t = {computed:.6g} s"
+
+    @Slot(object)
+    def _on_frames_added(self, batch: StepOutput) -> None:
+        assert self.runner is not None
+        self.plots.add_output(batch)
+        self.event_log.append(batch.events)
+        if self._step_pending and self.clock.step_frame():
+            self._step_pending = False
+        self.run_label.setText(self._run_text())
+        self.frames_arrived.emit(len(self.runner.trajectory))
+
+    @Slot(str, str)
+    def _on_run_ended(self, status: str, message: str) -> None:
+        assert self.runner is not None
+        self._step_pending = False
+        self.plots.redraw()
+        if status == "failed":
+            recorded = self.runner.trajectory.events[-5:]
+            if not any(event.type == "error" for event in recorded):
+                failure = Event(t=self.clock.end_time(), type="error", message=message)
+                self.event_log.append([failure])
+            self.statusBar().showMessage(f"solver failed: {message}")
+        elif status == "finished":
+            text = f"run finished: {message}" if message else "run finished"
+            self.statusBar().showMessage(text, 10000)
+        self._set_run_state(status)
+
+    @Slot(object, object)
+    def _on_frame_shown(self, frame: Frame, events: tuple[Event, ...]) -> None:
+        if self.runner is None or self.runner.system is None:
+            return
+        self.canvas.show_frame(frame, self.runner.system, events)
+        self.frames_drawn += 1
+
+    @Slot(float)
+    def _on_time_changed(self, t: float) -> None:
+        self.plots.set_cursor(t)
+
+    @Slot(float)
+    def _on_event_time_selected(self, t: float) -> None:
+        self.clock.pause()
+        self.clock.seek(t)
+
+    # --------------------------------------------------------------- document
+
+    @Slot()
+    def _on_document_changed(self) -> None:
+        if self.runner is not None:
+            self.reset_run()
+            self.statusBar().showMessage("the scene changed: run reset", 5000)
+        self._update_title()
+
+    @Slot(bool)
+    def _on_dirty_changed(self, _dirty: bool) -> None:
+        self._update_title()
+
+    @Slot(object)
+    def _on_path_changed(self, _path: object) -> None:
+        self._update_title()
+
+    def _update_title(self) -> None:
+        title = self.doc.data.get("title") or "Untitled"
+        where = f" — {self.doc.path.name}" if self.doc.path else ""
+        self.setWindowTitle(f"{title}{where}[*] — impactgui")
+        self.setWindowModified(self.doc.is_dirty)
+
+    # ------------------------------------------------------------- menu slots
+
+    @Slot()
+    def _on_new(self) -> None:
+        self.new_scene()
+
+    @Slot()
+    def _on_open(self) -> None:
+        self.open_file()
+
+    @Slot()
+    def _on_save(self) -> None:
+        self.save()
+
+    @Slot()
+    def _on_save_as(self) -> None:
+        self.save_as()
+
+    @Slot()
+    def _on_export_csv(self) -> None:
+        self.export_csv()
+
+    @Slot()
+    def _on_export_canvas(self) -> None:
+        self.export_canvas_png()
+
+    @Slot()
+    def _on_export_plots(self) -> None:
+        self.export_plots_png()
+
+    @Slot()
+    def _on_recent(self) -> None:
+        action = self.sender()
+        if isinstance(action, QAction):
+            self.open_file(action.data())
+
+    @Slot(object)
+    def _on_preset_chosen(self, path: Path) -> None:
+        self.open_preset(path)
+
+    @Slot(int)
+    def _on_compare_closed(self, _result: int) -> None:
+        for dialog in [d for d in self._compare_dialogs if not d.isVisible()]:
+            dialog.shutdown()
+            self._compare_dialogs.remove(dialog)
+
+    # --------------------------------------------------------------- shutdown
+
+    def shutdown(self) -> None:
+        """Stop playback and join every worker thread; idempotent."""
+        self.clock.pause()
+        self._stop_runner()
+        for dialog in self._compare_dialogs:
+            dialog.shutdown()
+        self._shut_down = True
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Ask about unsaved changes, then stop the run and close."""
+        if not self._shut_down and not self.maybe_discard_changes():
+            event.ignore()
+            return
+        self.shutdown()
+        super().closeEvent(event)

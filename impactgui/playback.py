@@ -1,0 +1,263 @@
+"""Playback of a run: a clock that walks through the computed frames at a chosen speed.
+
+The solver fills a ``Trajectory`` as fast as it can; the ``PlaybackClock``
+decides which of its frames is on screen. It ticks at display rate (a
+``QTimer`` of ~16 ms) and advances the playback time by the wall-clock time
+since the last tick times the speed (real time ×1, slow motion down to
+×0.01), or jumps to the newest frame ("as fast as possible"). It never runs
+past what has been computed. ``PlaybackBar`` is the time slider (scrub
+through everything computed) and the speed slider.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
+
+from solver.frames import Event, Frame
+from solver.record import Trajectory
+
+DISPLAY_INTERVAL_MS = 16
+"""Period of the display timer, ms (about 60 frames per second)."""
+
+AS_FAST_AS_POSSIBLE = math.inf
+"""Speed value meaning: always show the newest computed frame."""
+
+SPEEDS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, AS_FAST_AS_POSSIBLE)
+"""The speeds the speed slider offers, ×real time."""
+
+_SLIDER_STEPS = 10000
+
+
+def speed_label(speed: float) -> str:
+    """Human text for a playback speed: ``"×0.1"``, ``"real time"``, ``"max"``."""
+    if math.isinf(speed):
+        return "as fast as possible"
+    if speed == 1.0:
+        return "real time"
+    return f"×{speed:g}"
+
+
+class PlaybackClock(QObject):
+    """Chooses the frame on screen and tells the view when it changes.
+
+    Parameters
+    ----------
+    parent : QObject, optional
+        Qt parent.
+
+    Notes
+    -----
+    ``frame_shown`` fires only when the shown frame changes, with the frame
+    and the events that happened since the previous one (for impact
+    flashes); ``time_changed`` fires with every new playback time.
+    """
+
+    frame_shown = Signal(object, object)
+    """``(Frame, tuple[Event, ...])``: draw this frame; these events just happened."""
+    time_changed = Signal(float)
+    """The playback time, s."""
+    ticked = Signal()
+    """Every display tick (the benchmark measures the gaps between these)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._trajectory: Trajectory | None = None
+        self._time = 0.0
+        self._index = -1
+        self._event_count = 0
+        self._speed = 1.0
+        self._playing = False
+        self._last_tick = time.monotonic()
+        self._timer = QTimer(self)
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(DISPLAY_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_tick)
+
+    @property
+    def time(self) -> float:
+        """Playback time, s."""
+        return self._time
+
+    @property
+    def index(self) -> int:
+        """Index of the frame on screen in the trajectory, -1 for none."""
+        return self._index
+
+    @property
+    def speed(self) -> float:
+        """Playback speed, ×real time (``AS_FAST_AS_POSSIBLE`` for the newest frame)."""
+        return self._speed
+
+    @property
+    def is_playing(self) -> bool:
+        """True while the clock advances on its own."""
+        return self._playing
+
+    @property
+    def trajectory(self) -> Trajectory | None:
+        """The run being shown."""
+        return self._trajectory
+
+    def set_trajectory(self, trajectory: Trajectory | None) -> None:
+        """Show another run from its start; ``None`` shows nothing."""
+        self._trajectory = trajectory
+        self._time = 0.0
+        self._index = -1
+        self._event_count = 0
+        self.refresh()
+
+    def set_speed(self, speed: float) -> None:
+        """Set the speed, ×real time; ``AS_FAST_AS_POSSIBLE`` follows the solver."""
+        if not speed > 0:
+            raise ValueError(f"playback speed must be > 0, got {speed}")
+        self._speed = speed
+
+    def play(self) -> None:
+        """Advance on every display tick."""
+        self._playing = True
+        self._last_tick = time.monotonic()
+        self._timer.start()
+
+    def pause(self) -> None:
+        """Hold the current time (and stop the display timer until ``play``)."""
+        self._playing = False
+        self._timer.stop()
+
+    def seek(self, t: float) -> None:
+        """Show the frame at time ``t`` (s), clamped to what has been computed."""
+        self._time = float(t)
+        self.refresh()
+
+    def step_frame(self) -> bool:
+        """Show the next computed frame; False when there is none yet."""
+        if self._trajectory is None or self._index + 1 >= len(self._trajectory):
+            return False
+        self._time = float(self._trajectory.times()[self._index + 1])
+        self._show_index(self._index + 1)
+        return True
+
+    def end_time(self) -> float:
+        """Time of the newest computed frame, s (0 when none)."""
+        if self._trajectory is None or len(self._trajectory) == 0:
+            return 0.0
+        return float(self._trajectory.times()[-1])
+
+    def frame_index_at(self, t: float) -> int:
+        """Index of the last frame with time ≤ ``t`` (the ``post`` frame at an impact)."""
+        if self._trajectory is None or len(self._trajectory) == 0:
+            return -1
+        times = self._trajectory.times()
+        return max(0, int(np.searchsorted(times, t, side="right")) - 1)
+
+    def refresh(self) -> None:
+        """Re-resolve the frame for the current time (e.g. after new frames arrived)."""
+        end = self.end_time()
+        self._time = min(max(self._time, 0.0), end)
+        self._show_index(self.frame_index_at(self._time))
+        self.time_changed.emit(self._time)
+
+    @Slot()
+    def _on_tick(self) -> None:
+        now = time.monotonic()
+        elapsed = now - self._last_tick
+        self._last_tick = now
+        self.ticked.emit()
+        if self._trajectory is None or not self._playing:
+            return
+        if math.isinf(self._speed):
+            self._time = self.end_time()
+        else:
+            self._time = min(self._time + elapsed * self._speed, self.end_time())
+        self._show_index(self.frame_index_at(self._time))
+        self.time_changed.emit(self._time)
+
+    def _show_index(self, index: int) -> None:
+        if index == self._index or self._trajectory is None or index < 0:
+            return
+        frame: Frame = self._trajectory.frames[index]
+        events = self._trajectory.events
+        if index < self._index:
+            self._event_count = int(
+                np.searchsorted([event.t for event in events], frame.t, side="right")
+            )
+            recent: tuple[Event, ...] = ()
+        else:
+            recent_list = []
+            while self._event_count < len(events) and events[self._event_count].t <= frame.t:
+                recent_list.append(events[self._event_count])
+                self._event_count += 1
+            recent = tuple(recent_list)
+        self._index = index
+        self.frame_shown.emit(frame, recent)
+
+
+class PlaybackBar(QWidget):
+    """Time slider over everything computed, time readout and speed slider.
+
+    Parameters
+    ----------
+    clock : PlaybackClock
+        The clock this bar shows and moves.
+    parent : QWidget, optional
+        Qt parent.
+    """
+
+    def __init__(self, clock: PlaybackClock, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._clock = clock
+        self._updating = False
+        self.time_slider = QSlider(Qt.Orientation.Horizontal)
+        self.time_slider.setRange(0, _SLIDER_STEPS)
+        self.time_slider.setToolTip("Scrub through everything computed so far")
+        self.time_slider.setAccessibleName("time")
+        self.time_label = QLabel()
+        self.time_label.setMinimumWidth(170)
+        self.speed_slider = QSlider(Qt.Orientation.Horizontal)
+        self.speed_slider.setRange(0, len(SPEEDS) - 1)
+        self.speed_slider.setValue(SPEEDS.index(1.0))
+        self.speed_slider.setMaximumWidth(140)
+        self.speed_slider.setToolTip("Playback speed: slow motion down to ×0.01, real time, max")
+        self.speed_slider.setAccessibleName("speed")
+        self.speed_label = QLabel(speed_label(1.0))
+        self.speed_label.setMinimumWidth(120)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.addWidget(QLabel("t"))
+        layout.addWidget(self.time_slider, 1)
+        layout.addWidget(self.time_label)
+        layout.addWidget(QLabel("speed"))
+        layout.addWidget(self.speed_slider)
+        layout.addWidget(self.speed_label)
+        self.time_slider.valueChanged.connect(self._on_time_slider)
+        self.speed_slider.valueChanged.connect(self._on_speed_slider)
+        clock.time_changed.connect(self._on_time_changed)
+        self._on_time_changed(clock.time)
+
+    def set_speed(self, speed: float) -> None:
+        """Select ``speed`` (one of ``SPEEDS``) on the slider and the clock."""
+        self.speed_slider.setValue(SPEEDS.index(speed))
+
+    @Slot(int)
+    def _on_speed_slider(self, position: int) -> None:
+        speed = SPEEDS[position]
+        self._clock.set_speed(speed)
+        self.speed_label.setText(speed_label(speed))
+
+    @Slot(int)
+    def _on_time_slider(self, position: int) -> None:
+        if self._updating:
+            return
+        self._clock.seek(position / _SLIDER_STEPS * self._clock.end_time())
+
+    @Slot(float)
+    def _on_time_changed(self, t: float) -> None:
+        end = self._clock.end_time()
+        self._updating = True
+        self.time_slider.setValue(round(_SLIDER_STEPS * t / end) if end > 0 else 0)
+        self._updating = False
+        self.time_label.setText(f"{t:.4f} s / {end:.4f} s")

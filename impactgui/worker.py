@@ -1,0 +1,263 @@
+"""Run the solver's stepper off the GUI thread and hand its output over in batches.
+
+``SimulationWorker`` lives in a ``QThread`` and calls ``stepper.step()`` in a
+loop; ``SimulationRunner`` lives in the GUI thread, owns the thread, the
+worker and the run's ``Trajectory``, and re-emits everything as GUI-thread
+signals (GUI-STACK.md: worker signals reach only ``@Slot`` methods of
+GUI-thread objects; tests wait on the runner's signals, never the worker's).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, Signal, Slot
+
+from solver.errors import SolverError
+from solver.frames import StepOutput
+from solver.record import Trajectory
+
+if TYPE_CHECKING:
+    from solver.system import System
+
+BATCH_INTERVAL_S = 0.03
+"""How long the worker gathers stepper output before handing it over, s."""
+
+WORK_SLICE_S = 0.004
+"""The worker computes for at most this long before it rests, s."""
+REST_S = 0.002
+"""How long the worker rests after a work slice, s: the GUI thread then has the GIL to itself."""
+
+_PAUSE_POLL_S = 0.05
+
+
+class SimulationWorker(QObject):
+    """Steps one stepper to its end in a worker thread.
+
+    Output is coalesced: ``batch_ready`` fires at most every
+    ``batch_interval`` seconds (and whenever the run pauses or ends), so the
+    GUI thread gets a few dozen signals per second however fast the solver
+    is. A physics failure is the stepper's ``status == "failed"``; a
+    ``SolverError`` or any other exception raised by ``step()`` ends the run
+    the same way, with the exception's text as the message — the worker
+    never lets one escape. Nothing is added to the output, so what was
+    computed stays exactly what the command line would write.
+
+    Control methods (``pause``, ``resume``, ``step_once``, ``stop``) are
+    thread-safe and are meant to be called from the GUI thread.
+
+    Parameters
+    ----------
+    stepper
+        Anything with ``status``, ``t``, ``message`` and ``step()`` (solver
+        stepper shape).
+    batch_interval : float
+        Seconds of stepping gathered into one ``batch_ready``.
+    """
+
+    batch_ready = Signal(object)
+    """A ``StepOutput`` holding every frame and event since the last batch."""
+    run_ended = Signal(str, str)
+    """``(status, message)`` once stepping is over: finished, failed or stopped."""
+
+    def __init__(self, stepper: Any, batch_interval: float = BATCH_INTERVAL_S) -> None:
+        super().__init__()
+        self._stepper = stepper
+        self._batch_interval = batch_interval
+        self._control = threading.Condition()
+        self._paused = False
+        self._pending_steps = 0
+        self._stop_requested = False
+
+    def pause(self) -> None:
+        """Stop stepping after the current step until ``resume`` or ``step_once``."""
+        with self._control:
+            self._paused = True
+
+    def resume(self) -> None:
+        """Continue stepping after ``pause``."""
+        with self._control:
+            self._paused = False
+            self._control.notify_all()
+
+    def step_once(self) -> None:
+        """While paused: take exactly one more stepper step, then hand it over."""
+        with self._control:
+            self._pending_steps += 1
+            self._control.notify_all()
+
+    def stop(self) -> None:
+        """End the run after the current step (the thread must still be joined)."""
+        with self._control:
+            self._stop_requested = True
+            self._control.notify_all()
+
+    def _next_step_allowed(self, thread: QThread) -> tuple[bool, bool]:
+        """Block while paused; return ``(go on, this is a single step)``."""
+        with self._control:
+            while True:
+                if self._stop_requested or thread.isInterruptionRequested():
+                    return False, False
+                if not self._paused:
+                    return True, False
+                if self._pending_steps:
+                    self._pending_steps -= 1
+                    return True, True
+                self._control.wait(_PAUSE_POLL_S)
+
+    def _is_paused(self) -> bool:
+        with self._control:
+            return self._paused
+
+    @Slot()
+    def run(self) -> None:
+        """Step until the stepper is done or the run is stopped (runs in the worker thread)."""
+        thread = QThread.currentThread()
+        stepper = self._stepper
+        batch = StepOutput()
+        last_handover = rest_due = time.monotonic()
+        status, message = "stopped", "stopped by the user"
+        try:
+            while True:
+                if self._is_paused() and (batch.frames or batch.events):
+                    self.batch_ready.emit(batch)
+                    batch = StepOutput()
+                go_on, single = self._next_step_allowed(thread)
+                if not go_on:
+                    break
+                output = stepper.step()
+                batch.frames.extend(output.frames)
+                batch.events.extend(output.events)
+                if stepper.status != "running":
+                    status, message = stepper.status, stepper.message
+                    break
+                now = time.monotonic()
+                if single or now - last_handover >= self._batch_interval:
+                    self.batch_ready.emit(batch)
+                    batch = StepOutput()
+                    last_handover = now
+                if now - rest_due >= WORK_SLICE_S:
+                    time.sleep(REST_S)
+                    rest_due = time.monotonic()
+        except SolverError as exc:
+            status, message = "failed", str(exc)
+        except Exception as exc:  # any solver bug must reach the user as a message, not a crash
+            status, message = "failed", f"{type(exc).__name__}: {exc}"
+        if batch.frames or batch.events:
+            self.batch_ready.emit(batch)
+        self.run_ended.emit(status, message)
+
+
+class SimulationRunner(QObject):
+    """One run of one stepper, seen from the GUI thread.
+
+    Owns the worker thread and the ``Trajectory`` the batches are appended
+    to. Everything computed stays in ``trajectory`` after the run ends,
+    fails or is stopped, ready to scrub and export.
+
+    Parameters
+    ----------
+    stepper
+        A solver stepper (``make_stepper(...)``); its ``system`` names the
+        trajectory's columns.
+    parent : QObject, optional
+        Qt parent (GUI thread).
+    """
+
+    frames_added = Signal(object)
+    """The ``StepOutput`` batch just appended to ``trajectory`` (GUI thread)."""
+    ended = Signal(str, str)
+    """``(status, message)``: ``"finished"``, ``"failed"`` or ``"stopped"`` (GUI thread)."""
+
+    def __init__(self, stepper: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.system: System | None = getattr(stepper, "system", None)
+        self.trajectory = Trajectory(self.system)
+        self.status = "running"
+        self.message = ""
+        self._paused = False
+        self._thread: QThread | None = QThread()
+        self._thread.setObjectName("simulation")
+        self._worker: SimulationWorker | None = SimulationWorker(stepper)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.batch_ready.connect(self._on_batch)
+        self._worker.run_ended.connect(self._on_run_ended)
+
+    def start(self) -> None:
+        """Start stepping in the worker thread."""
+        if self._thread is not None and not self._thread.isRunning():
+            self._thread.start()
+
+    @property
+    def is_running(self) -> bool:
+        """True until the run has ended (finished, failed or stopped)."""
+        return self.status == "running"
+
+    @property
+    def is_joined(self) -> bool:
+        """True once the worker thread has been stopped and joined (``stop``)."""
+        return self._thread is None
+
+    @property
+    def is_paused(self) -> bool:
+        """True between ``pause`` and ``resume``."""
+        return self._paused
+
+    def pause(self) -> None:
+        """Hold the worker after its current step."""
+        self._paused = True
+        if self._worker is not None:
+            self._worker.pause()
+
+    def resume(self) -> None:
+        """Let a paused worker continue."""
+        self._paused = False
+        if self._worker is not None:
+            self._worker.resume()
+
+    def step_once(self) -> None:
+        """Pause (if running) and advance the solver by one stepper step."""
+        if self._worker is None or not self.is_running:
+            return
+        self.pause()
+        self._worker.step_once()
+
+    def stop(self, timeout_ms: int = 10000) -> None:
+        """End the run and join the worker thread; idempotent.
+
+        Batches already handed over but not yet delivered are delivered
+        before this returns, so ``trajectory`` holds everything computed.
+        """
+        if self._thread is None:
+            return
+        if self._worker is not None:
+            self._worker.stop()
+        self._thread.requestInterruption()
+        self._thread.quit()
+        if not self._thread.wait(timeout_ms):
+            raise RuntimeError("the simulation thread did not stop")
+        QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
+        self._thread = None
+        self._worker = None
+        if self.status == "running":
+            self.status, self.message = "stopped", "stopped by the user"
+            self.trajectory.status, self.trajectory.message = self.status, self.message
+            self.ended.emit(self.status, self.message)
+
+    @Slot(object)
+    def _on_batch(self, batch: StepOutput) -> None:
+        self.trajectory.append(batch)
+        self.frames_added.emit(batch)
+
+    @Slot(str, str)
+    def _on_run_ended(self, status: str, message: str) -> None:
+        if self.status != "running":
+            return
+        self.status, self.message = status, message
+        self.trajectory.status, self.trajectory.message = status, message
+        if self._thread is not None:
+            self._thread.quit()
+        self.ended.emit(status, message)

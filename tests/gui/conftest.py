@@ -1,0 +1,71 @@
+"""Fixtures of the GUI tests: a main window kept alive for the whole test, then shut down.
+
+GUI-STACK.md pitfall 2: ``qtbot.addWidget`` holds only a weak reference, so
+the window lives in a ``yield`` fixture and ``shutdown()`` joins the worker
+thread before the widget goes away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QMessageBox
+
+from impactgui.presets import SCENES_DIR
+
+if TYPE_CHECKING:
+    from impactgui.mainwindow import MainWindow
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    """Application settings in a temporary file (recent files must not leak between tests)."""
+    return QSettings(str(tmp_path / "impactgui.ini"), QSettings.Format.IniFormat)
+
+
+def _unexpected_prompt() -> QMessageBox.StandardButton:
+    pytest.fail("the unsaved-changes prompt appeared unexpectedly")
+
+
+@pytest.fixture
+def window(qtbot, settings: QSettings) -> Iterator[MainWindow]:
+    """The main window, shown, on an empty scene; unexpected prompts fail the test."""
+    from impactgui.mainwindow import MainWindow
+
+    win = MainWindow(settings=settings)
+    win.confirm_discard = _unexpected_prompt
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.shutdown()
+
+
+def scene_path(name: str) -> Path:
+    """Path of the bundled scene ``name`` (without ``.json``)."""
+    return SCENES_DIR / f"{name}.json"
+
+
+def run_to_end(qtbot, win: MainWindow, timeout_ms: int = 30000) -> None:
+    """Start the window's run and wait until it has finished (or failed)."""
+    assert win.start_run(), "the run did not start"
+    qtbot.waitUntil(lambda: win.run_state in ("finished", "failed"), timeout=timeout_ms)
+
+
+def distinct_colours(png: Path, stride: int = 7) -> int:
+    """Number of distinct colours on a grid of pixels of the image ``png`` (0 if unreadable)."""
+    image = QImage(str(png))
+    if image.isNull():
+        return 0
+    return len(
+        {
+            image.pixel(x, y)
+            for x in range(0, image.width(), stride)
+            for y in range(0, image.height(), stride)
+        }
+    )
