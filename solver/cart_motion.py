@@ -222,6 +222,34 @@ class CartStepper:
         checked.sort(key=lambda item: item[0])
         return checked
 
+    def add_impulse(
+        self, body: str, point: float | ArrayLike, vector: ArrayLike, time: float | None = None
+    ) -> None:
+        """Schedule one more impulse during a run (the GUI's impulse tool).
+
+        Parameters
+        ----------
+        body : str
+            Id of the cart that is struck.
+        point : float or array_like, shape (2,)
+            Distance along the axle from C towards wheel B (m), or a world point (m).
+        vector : array_like, shape (2,)
+            The impulse ``(Sx, Sy)`` in world axes (N·s).
+        time : float, optional
+            When it acts (s); the current time by default, never earlier.
+
+        Raises
+        ------
+        InputError
+            For an unknown cart, a point off the axle, or a bad vector.
+        """
+        when = self.t if time is None else max(float(time), self.t)
+        entry = {"time": when, "body": body, "point": point, "vector": vector}
+        checked = self._check_impulses([entry])  # empty when after t_end: it never happens
+        pending = self._impulses[self._next_impulse :] + checked
+        pending.sort(key=lambda item: item[0])
+        self._impulses = self._impulses[: self._next_impulse] + pending
+
     def step(self) -> StepOutput:
         """Advance to the next output sample or impulse time and return what happened.
 

@@ -250,3 +250,29 @@ def test_world_point_off_the_axle_fails_the_run_with_a_message():
     assert "beyond its half-length" in events[-1].message
     assert [f.t for f in frames] == [0.0]
     assert stepper.t == pytest.approx(0.1)
+
+
+def test_impulse_added_during_a_run_acts_at_the_current_time():
+    cart = AxleCart(1.0, 0.5, 1.0, 0.1)
+    q0 = np.array([0.0, 0.0, 0.3, 0.0, 0.0])
+    v0 = initial_velocity(cart, q0, (2.0, 1.0))
+    scheduled = CartStepper(
+        [(cart, q0, v0)],
+        [{"time": 0.2, "body": "c", "point": 0.1, "vector": (1.0, 0.5)}],
+        0.5,
+        0.1,
+        ["c"],
+    )
+    live = CartStepper([(cart, q0, v0)], [], 0.5, 0.1, ["c"])
+    while live.t < 0.2 - 1e-12:
+        live.step()
+    live.add_impulse("c", 0.1, (1.0, 0.5))
+    frames_live, events_live = run(live)
+    frames_ref, _ = run(scheduled)
+    assert [e.type for e in events_live] == ["impulse"]
+    assert events_live[0].t == pytest.approx(0.2)
+    np.testing.assert_allclose(frames_live[-1].q, frames_ref[-1].q, atol=1e-10)
+    np.testing.assert_allclose(frames_live[-1].v, frames_ref[-1].v, atol=1e-10)
+    with pytest.raises(InputError, match="body"):
+        live_again = CartStepper([(cart, q0, v0)], [], 0.5, 0.1, ["c"])
+        live_again.add_impulse("nope", 0.0, (1.0, 0.0))
