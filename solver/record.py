@@ -132,6 +132,13 @@ class Trajectory:
         self._energies = energies
         self._times = times
 
+    def frame(self, index: int) -> Frame:
+        """Frame number ``index`` (negative counts from the end), without copying the list."""
+        n = self._n_frames
+        if not -n <= index < n:
+            raise IndexError(f"frame index {index} out of range for {n} frames")
+        return self._frames[index % n]
+
     def __len__(self) -> int:
         """Number of frames recorded so far."""
         return self._n_frames

@@ -239,3 +239,14 @@ def test_non_finite_values_are_written_as_python_reads_them(tmp_path):
 def test_a_trajectory_without_a_system_cannot_be_exported(tmp_path):
     with pytest.raises(ValueError, match="no system"):
         write_csv(Trajectory(), tmp_path)
+
+
+def test_frame_accessor_reads_one_frame_without_copying():
+    energy = EnergyBudget(0.0, 0.0, 0.0, 0.0, 0.0)
+    traj = Trajectory()
+    frames = [Frame(t, "sample", np.zeros(1), np.zeros(1), (), energy) for t in (0.0, 0.5, 1.0)]
+    traj.append(StepOutput(frames=frames))
+    assert traj.frame(1) is frames[1]
+    assert traj.frame(-1) is frames[2]
+    with pytest.raises(IndexError):
+        traj.frame(3)
