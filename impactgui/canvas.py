@@ -39,6 +39,7 @@ from impactgui.scene_items import (
     ArrowField,
     FlashField,
     SceneLayer,
+    arc_sweep_deg,
     boundary_points,
     distance_to_polyline,
 )
@@ -163,6 +164,7 @@ class SceneCanvas(QWidget):
         self.plot.setLabel("left", "y", units="m")
         self.plot.hideButtons()
         for axis in ("bottom", "left"):
+            self.plot.getAxis(axis).enableAutoSIPrefix(False)
             self.plot.getAxis(axis).setTextPen(QColor("#455a64"))
             self.plot.getAxis(axis).setPen(QColor("#90a4ae"))
         self.plot.installEventFilter(self)
@@ -174,6 +176,7 @@ class SceneCanvas(QWidget):
         self.layer = SceneLayer(self.view)
         self._velocity_arrows = self._overlay(ArrowField(), 20)
         self._impulse_arrows = self._overlay(ArrowField(width=3.0), 20)
+        self._impulse_labels: list[pg.TextItem] = []
         self._velocity_handles = self._overlay(
             pg.ScatterPlotItem(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
         )
@@ -434,7 +437,8 @@ class SceneCanvas(QWidget):
         cx, cy = boundary["center"]
         r = boundary["radius"]
         handles: list[tuple[str, int | None, Point]] = [("center", None, (cx, cy))]
-        middle = math.radians(0.5 * (boundary["start_deg"] + boundary["end_deg"]))
+        start = float(boundary["start_deg"])
+        middle = math.radians(start + 0.5 * arc_sweep_deg(start, boundary["end_deg"]))
         handles.append(("radius", None, (cx + r * math.cos(middle), cy + r * math.sin(middle))))
         for key in ("start_deg", "end_deg"):
             angle = math.radians(boundary[key])
@@ -550,15 +554,28 @@ class SceneCanvas(QWidget):
         self._velocity_arrows.set_arrows(arrows)
         self._velocity_handles.setData(pos=np.array(heads, dtype=float).reshape(-1, 2))
         impulses = []
+        for label in self._impulse_labels:
+            self.view.removeItem(label)
+        self._impulse_labels = []
         for impulse in data.get("impulses", []):
             try:
                 (px, py), (sx, sy) = impulse["point"], impulse["vector"]
+                text = f"{math.hypot(sx, sy):.3g} N·s at {float(impulse['time']):g} s"
             except (KeyError, TypeError, ValueError):
                 continue
             scale = 1.0 / IMPULSE_SCALE
-            impulses.append((px, py, px + scale * sx, py + scale * sy, IMPULSE_COLOUR))
+            head = (px + scale * sx, py + scale * sy)
+            impulses.append((px, py, *head, IMPULSE_COLOUR))
+            label = pg.TextItem(text, color=IMPULSE_COLOUR, anchor=(0.0 if sx >= 0 else 1.0, 0.5))
+            label.setPos(*head)
+            self._overlay(label, 20)
+            self._impulse_labels.append(label)
         self._impulse_arrows.set_arrows(impulses)
         self._update_handles()
+
+    def impulse_labels(self) -> list[str]:
+        """Texts shown next to the scheduled impulse arrows (size and time)."""
+        return [label.textItem.toPlainText() for label in self._impulse_labels]
 
     def _update_handles(self) -> None:
         points = []
@@ -693,6 +710,7 @@ class SceneCanvas(QWidget):
             self._velocity_arrows,
             self._velocity_handles,
             self._impulse_arrows,
+            *self._impulse_labels,
         ):
             item.hide()
         self._boundary_handles.setData(pos=np.zeros((0, 2)))

@@ -56,13 +56,28 @@ def _pen(colour: QColor, width: float = 1.5, style: Qt.PenStyle = Qt.PenStyle.So
 # ------------------------------------------------------------------ geometry
 
 
+def arc_sweep_deg(start_deg: float, end_deg: float) -> float:
+    """Angle swept counter-clockwise from ``start_deg`` to ``end_deg``, degrees in [0, 360].
+
+    The scene format's convention (as ``solver.geometry.Arc``): start 180,
+    end 0 is the lower half circle; a nonzero multiple of 360 is the full
+    circle; equal angles sweep 0.
+    """
+    raw = float(end_deg) - float(start_deg)
+    sweep = raw % 360.0
+    if min(sweep, 360.0 - sweep) < 1e-9:
+        return 0.0 if abs(raw) < 1e-9 else 360.0
+    return sweep
+
+
 def arc_points(
     center: Sequence[float], radius: float, start_deg: float, end_deg: float
 ) -> np.ndarray:
-    """Points along an arc (shape (n, 2), m), counter-clockwise from the smaller angle."""
-    lo, hi = sorted((float(start_deg), float(end_deg)))
-    n = max(8, int(ARC_SAMPLES_PER_TURN * (hi - lo) / 360.0) + 1)
-    theta = np.radians(np.linspace(lo, hi, n))
+    """Points along an arc (shape (n, 2), m), counter-clockwise from start to end angle."""
+    start = float(start_deg)
+    sweep = arc_sweep_deg(start, end_deg)
+    n = max(8, int(ARC_SAMPLES_PER_TURN * sweep / 360.0) + 1)
+    theta = np.radians(np.linspace(start, start + sweep, n))
     return np.column_stack((center[0] + radius * np.cos(theta), center[1] + radius * np.sin(theta)))
 
 
@@ -499,12 +514,19 @@ class SceneLayer:
         self.place(body_id, item.pos().x(), item.pos().y())
 
     def place(self, body_id: str, x: float, y: float, angle: float | None = None) -> None:
-        """Move a body's drawing (and its id label) to ``(x, y)`` (m), turned to ``angle`` (rad)."""
+        """Move a body's drawing to ``(x, y)`` (m), turned to ``angle`` (rad).
+
+        The id label sits just above the drawing: a radius above a disk's
+        centre, above the bounding box of a cart as turned (y up: its bottom).
+        """
         item = self.bodies[body_id]
         item.setPos(x, y)
         if angle is not None:
             item.setRotation(math.degrees(angle))
-        self._labels[body_id].setPos(x, y + self._radii[body_id])
+        top = y + self._radii[body_id]
+        if isinstance(item, CartItem):
+            top = item.mapRectToParent(item.boundingRect()).bottom()
+        self._labels[body_id].setPos(x, top)
 
     def centres(self) -> dict[str, tuple[float, float]]:
         """Current centre of every body item, m."""
@@ -515,14 +537,27 @@ class SceneLayer:
         return self._radii.get(body_id, 0.0)
 
     def update_springs(self, centres: Mapping[str, tuple[float, float]]) -> None:
-        """Re-shape every spring between its ends' current positions."""
+        """Re-shape every spring between its ends' current positions.
+
+        The zig-zag runs from rim to rim (or rim to anchor), so it does not
+        cover the disks, with 3 to 8 coils about as long as they are wide;
+        when the rims touch it shrinks to a straight line between the centres.
+        """
         for curve, (a, b, anchor) in zip(self.springs, self._spring_ends, strict=True):
-            if a not in centres or (b is not None and b not in centres):
+            end_point = centres.get(b) if b is not None else anchor
+            if a not in centres or end_point is None:
                 curve.setData([], [])
                 continue
-            end = centres[b] if b is not None else anchor
-            width = 0.6 * min(
-                [self.radius(a), *([self.radius(b)] if b is not None else [])] or [0.05]
-            )
-            points = zigzag(centres[a], end, max(width, 1e-3))
+            start = np.asarray(centres[a], dtype=float)
+            end = np.asarray(end_point, dtype=float)
+            r_a, r_b = self.radius(a), self.radius(b) if b is not None else 0.0
+            width = 0.6 * (min(r_a, r_b) if b is not None else r_a)
+            length = float(np.hypot(*(end - start)))
+            if length > r_a + r_b:
+                along = (end - start) / length
+                width = max(width, 1e-3)
+                coils = int(min(8, max(3, round((length - r_a - r_b) / width))))
+                points = zigzag(start + r_a * along, end - r_b * along, width, coils)
+            else:
+                points = np.array([start, end])
             curve.setData(points[:, 0], points[:, 1])

@@ -53,6 +53,11 @@ BEAD_DEFAULTS = {"mass": 1.0, "radius": 0.05}
 """A new bead: 1 kg, radius 0.05 m."""
 SPRING_STIFFNESS = 1000.0
 """Stiffness of a new spring, N/m (its rest length is the length it is drawn with)."""
+CART_DEFAULTS = {"axle_mass": 1.0, "half_length": 0.2, "wheel_mass": 0.5, "wheel_radius": 0.1}
+"""A new axle cart: axle 1 kg, 0.4 m long; wheels 0.5 kg, radius 0.1 m; at rest, angle 0."""
+COLLINEAR_TOLERANCE = 1e-9
+"""Three points whose triangle's area is below this fraction of its longest side squared
+are on one line (no arc passes through them)."""
 
 _drag_ids = itertools.count(1)
 
@@ -68,6 +73,33 @@ def _add(p: Point, q: Point) -> Point:
 
 def _angle_deg(centre: Point, p: Point) -> float:
     return math.degrees(math.atan2(p[1] - centre[1], p[0] - centre[0]))
+
+
+def arc_through(
+    start: Point, middle: Point, end: Point
+) -> tuple[Point, float, float, float] | None:
+    """The arc from ``start`` through ``middle`` to ``end`` (m), in scene-file terms.
+
+    Returns ``(center, radius, start_deg, end_deg)`` with the arc running
+    counter-clockwise from ``start_deg`` to ``end_deg`` (0 < sweep < 360) and
+    passing through ``middle``; when the points are given clockwise, the
+    arc's start is ``end``. Lengths are rounded to 1e-10 m and angles to
+    1e-9 degrees. ``None`` when the points are on one line or two coincide.
+    """
+    bx, by = _sub(middle, start)
+    cx, cy = _sub(end, start)
+    cross = bx * cy - by * cx
+    longest = max(bx * bx + by * by, cx * cx + cy * cy, (cx - bx) ** 2 + (cy - by) ** 2)
+    if abs(cross) <= COLLINEAR_TOLERANCE * longest:
+        return None
+    b2, c2 = bx * bx + by * by, cx * cx + cy * cy
+    ux, uy = (cy * b2 - by * c2) / (2.0 * cross), (bx * c2 - cx * b2) / (2.0 * cross)
+    centre = _add(start, (ux, uy))
+    radius = round(math.hypot(ux, uy), 10)
+    first, last = (start, end) if cross > 0 else (end, start)
+    start_deg = _angle_deg(centre, first)
+    end_deg = start_deg + (_angle_deg(centre, last) - start_deg) % 360.0
+    return centre, radius, round(start_deg, 9), round(end_deg, 9)
 
 
 class Tool:
@@ -417,6 +449,70 @@ class ArcTool(Tool):
         super().cancel()
 
 
+class Arc3Tool(Tool):
+    """Draw a circular wall through three clicked points: start, a point on the arc, end."""
+
+    name = "arc3"
+    label = "Arc (3 points)"
+    tip = "Click the start of the arc, a point on it, then its end. Esc drops it."
+    shortcut = "Shift+A"
+    views = ("side",)
+
+    def __init__(self, canvas: SceneCanvas) -> None:
+        super().__init__(canvas)
+        self.points: list[Point] = []
+
+    def click(self, pos: Point, double: bool = False) -> None:
+        """Start, point on the arc, end: one click each.
+
+        A repeated point and the second click of a double click (its first
+        click already counted) are ignored.
+        """
+        point = self.canvas.snap(pos)
+        if double or point in self.points[-1:]:
+            return
+        if len(self.points) < 2:
+            self.points.append(point)
+            hint = "a point on the arc" if len(self.points) == 1 else "the end of the arc"
+            self.canvas.status_message.emit(f"Click {hint}.")
+            self.hover(pos)
+            return
+        arc = arc_through(self.points[0], self.points[1], point)
+        if arc is None:
+            self.canvas.status_message.emit(
+                "No arc passes through three points on one line: click another end point."
+            )
+            return
+        centre, radius, start_deg, end_deg = arc
+        boundary = {
+            "id": self.doc.unique_id("arc"),
+            "type": "arc",
+            "center": list(centre),
+            "radius": radius,
+            "start_deg": start_deg,
+            "end_deg": end_deg,
+        }
+        self.cancel()
+        self.canvas.try_push(AddItem(self.doc, "boundaries", boundary))
+
+    def hover(self, pos: Point) -> None:
+        """Preview a chord to the mouse, then the arc through the two points and the mouse."""
+        if not self.points:
+            return
+        point = self.canvas.snap(pos)
+        arc = arc_through(*self.points, point) if len(self.points) == 2 else None
+        if arc is None:
+            self.canvas.set_preview([*self.points, point])
+            return
+        points = arc_points(*arc)
+        self.canvas.set_preview([(float(x), float(y)) for x, y in points])
+
+    def cancel(self) -> None:
+        """Drop the points clicked so far."""
+        self.points = []
+        super().cancel()
+
+
 class WheelTool(Tool):
     """Place a wheel (1 kg, r = 0.1 m, J = ½ m r²) with a click."""
 
@@ -466,6 +562,33 @@ class BeadTool(Tool):
             "vx": 0.0,
         }
         if self.canvas.try_push(AddItem(self.doc, "bodies", bead)):
+            self.doc.select(("bodies", len(self.doc.data["bodies"]) - 1))
+
+
+class CartTool(Tool):
+    """Top view: place an axle cart at rest with a click (axle along +x)."""
+
+    name = "cart"
+    label = "Axle cart"
+    tip = (
+        "Click to place an axle cart at rest (axle 1 kg, half-length 0.2 m; wheels 0.5 kg, "
+        "radius 0.1 m); edit it in the property panel."
+    )
+    shortcut = "K"
+    views = ("top",)
+
+    def click(self, pos: Point, double: bool = False) -> None:
+        """Place a cart centred at the snapped ``pos``."""
+        cart = {
+            "id": self.doc.unique_id("cart"),
+            "type": "axle_cart",
+            **CART_DEFAULTS,
+            "position": list(self.canvas.snap(pos)),
+            "angle": 0.0,
+            "wheel_angles": [0.0, 0.0],
+            "wheel_rates": [0.0, 0.0],
+        }
+        if self.canvas.try_push(AddItem(self.doc, "bodies", cart)):
             self.doc.select(("bodies", len(self.doc.data["bodies"]) - 1))
 
 
@@ -621,8 +744,10 @@ TOOL_TYPES: tuple[type[Tool], ...] = (
     WallTool,
     CurbTool,
     ArcTool,
+    Arc3Tool,
     WheelTool,
     BeadTool,
+    CartTool,
     SpringTool,
     DeleteTool,
     ImpulseTool,
