@@ -1,0 +1,698 @@
+"""Impact laws: the velocity jump of a system hitting several unilateral constraints.
+
+``resolve_impact`` implements the four laws of SPEC §3 on plain arrays:
+
+* ``staged`` — paper 000 §3, (9)-(14): stages of a plastic phase (the
+  least-distance projection of Theorem 1) followed by a Poisson restitution
+  phase, repeated until no constraint approaches.
+* ``poisson`` — paper 000 §2, (3)-(7): one such stage; its result may still
+  violate ``Gᵀv⁺ >= 0`` (example 2) and is then flagged, not corrected.
+* ``sequential`` — one constraint at a time, Newton's law with its effective
+  mass; an infinite converging tail (``e < 1``) is summed in closed form.
+* ``newton`` — Moreau's law ``0 <= Λ ⊥ u_n⁺ + e u_n⁻ >= 0``.
+
+With friction every phase carries Routh's impulse (paper 004 (31)-(35)):
+``M(v⁺ − v⁻) = GΛ − HμΛτ`` with ``τ = sign(u_t⁺)`` (``τ ∈ [−1, 1]`` when
+``u_t⁺ = 0``); with the SPEC §1 scaling of ``G`` and ``H`` the friction bound
+is ``μΛ`` (paper 004 (32) writes ``μ‖G‖Λ``). In 2-D each phase is an LCP
+(the friction cone has two edges) solved exactly by Lemke's method:
+
+    plastic phase, unknowns Λ, β⁺, β⁻, σ >= 0 (p_t = β⁺ − β⁻ = −μΛτ):
+        u_n⁺ + offset >= 0 ⊥ Λ,     u_t⁺ + σ >= 0 ⊥ β⁺,
+        −u_t⁺ + σ >= 0 ⊥ β⁻,        μΛ − β⁺ − β⁻ >= 0 ⊥ σ,
+    restitution phase: the same tangential part with Λ* = eΛ̃ given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from solver.complementarity import (
+    banded_lcp,
+    least_distance,
+    lemke,
+    minimum_norm_nonnegative,
+)
+from solver.errors import InputError, SolverError
+
+IMPACT_LAWS = ("staged", "poisson", "sequential", "newton")
+
+TIE_TOLERANCE = 1e-12
+"""Approach speeds closer than this (m/s) tie in the ``sequential`` law; the lowest index wins."""
+
+_BANDED_MIN_SIZE = 16
+"""Below this many constraints the dense least-distance route is used even for band matrices."""
+
+
+@dataclass(frozen=True)
+class ImpactStage:
+    """One stage of an impact law (paper 000 (10)-(14)).
+
+    ``y`` is the velocity at the start of the stage, ``w`` after its plastic
+    phase (both in the generalized velocity layout, m/s or rad/s), ``lam``
+    the plastic-phase normal impulses ``λ^(k)`` per constraint (N·s): the
+    restitution phase adds ``e λ^(k)``. ``tangent_impulse`` is the friction
+    impulse of the whole stage per constraint along ``+H`` (N·s).
+    """
+
+    y: np.ndarray
+    w: np.ndarray
+    lam: np.ndarray
+    tangent_impulse: np.ndarray
+
+
+@dataclass(frozen=True)
+class ImpactResult:
+    """The outcome of :func:`resolve_impact`.
+
+    Attributes
+    ----------
+    v_plus : (N,) ndarray
+        Velocity after the impact.
+    impulse : (n,) ndarray
+        Total normal impulse per constraint, N·s (>= 0).
+    stages : sequence of ImpactStage
+        One entry per stage (``staged``, ``poisson``), per single-constraint
+        collision (``sequential``; a summed infinite tail is one entry), or one
+        entry (``newton``).
+    energy_change : float
+        ``T⁺ − T⁻`` (J); <= 0 for every law without friction.
+    admissible : bool
+        Whether ``Gᵀv⁺ >= −tol`` holds (always for ``staged``, ``sequential``,
+        ``newton``; ``poisson`` may fail it).
+    tangent_impulse : (n,) ndarray
+        Friction impulse per constraint along ``+H`` (N·s), ``−μ Σ Λ τ``;
+        zeros without friction.
+    law : str
+        The law used.
+    """
+
+    v_plus: np.ndarray
+    impulse: np.ndarray
+    stages: Sequence[ImpactStage]
+    energy_change: float
+    admissible: bool
+    tangent_impulse: np.ndarray
+    law: str
+
+
+# ---------------------------------------------------------------------------
+# Input checking
+# ---------------------------------------------------------------------------
+
+
+def _finite_array(value: object, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise InputError(f"`{name}` must be numeric") from err
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"`{name}` must be finite (no NaN or inf)")
+    return array
+
+
+def _constraint_matrix(value: object, N: int, name: str, n: int | None = None):
+    if sp.issparse(value):
+        matrix = sp.csc_array(value, dtype=float)
+        if not np.all(np.isfinite(matrix.data)):
+            raise InputError(f"`{name}` must be finite (no NaN or inf)")
+    else:
+        matrix = _finite_array(value, name)
+        if matrix.ndim == 1 and N == matrix.shape[0]:
+            matrix = matrix[:, None]
+        if matrix.ndim != 2:
+            raise InputError(f"`{name}` must be an N x n matrix, got shape {matrix.shape}")
+    if matrix.shape[0] != N or (n is not None and matrix.shape[1] != n):
+        expected = f"({N}, {'n' if n is None else n})"
+        raise InputError(f"`{name}` must have shape {expected}, got {matrix.shape}")
+    return matrix
+
+
+def _per_constraint(value: object, n: int, name: str, upper: float | None) -> np.ndarray:
+    array = _finite_array(value, name)
+    if array.ndim == 0:
+        array = np.full(n, float(array))
+    if array.shape != (n,):
+        raise InputError(f"`{name}` must be a scalar or have shape ({n},), got {array.shape}")
+    if np.any(array < 0.0) or (upper is not None and np.any(array > upper)):
+        bound = f"[0, {upper:g}]" if upper is not None else ">= 0"
+        raise InputError(f"`{name}` must lie in {bound}, got {array}")
+    return array
+
+
+class _Inertia:
+    """The mass matrix, dense (N, N) or diagonal (given as its diagonal, (N,))."""
+
+    def __init__(self, M: object) -> None:
+        if sp.issparse(M):
+            M = sp.csr_array(M)
+            off_diagonal = M - sp.diags_array(M.diagonal())
+            M = M.diagonal() if off_diagonal.count_nonzero() == 0 else M.toarray()
+        M = _finite_array(M, "M")
+        if M.ndim == 1:
+            if np.any(M <= 0.0):
+                raise InputError("`M` given as a diagonal must have positive entries")
+            self.diagonal: np.ndarray | None = M
+            self.N = M.shape[0]
+            return
+        if M.ndim != 2 or M.shape[0] != M.shape[1]:
+            raise InputError(f"`M` must be a square matrix, got shape {M.shape}")
+        scale = float(np.max(np.abs(M), initial=0.0))
+        if not np.allclose(M, M.T, rtol=0.0, atol=1e-12 * scale):
+            raise InputError("`M` must be symmetric")
+        try:
+            self.factor = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError as err:
+            raise InputError("`M` must be positive definite") from err
+        self.diagonal = None
+        self.matrix = M
+        self.N = M.shape[0]
+
+    def dense(self) -> np.ndarray:
+        return np.diag(self.diagonal) if self.diagonal is not None else self.matrix
+
+    def solve(self, X):
+        """``M⁻¹ X`` for a vector, a dense or a sparse matrix."""
+        if self.diagonal is not None:
+            if sp.issparse(X):
+                return sp.csc_array(sp.diags_array(1.0 / self.diagonal) @ X)
+            return X / (self.diagonal[:, None] if np.ndim(X) == 2 else self.diagonal)
+        if sp.issparse(X):
+            X = X.toarray()
+        L = self.factor
+        return np.linalg.solve(L.T, np.linalg.solve(L, X))
+
+    def times(self, v: np.ndarray) -> np.ndarray:
+        return self.diagonal * v if self.diagonal is not None else self.matrix @ v
+
+
+def _bandwidth(W) -> int:
+    rows, cols = W.nonzero()
+    return int(np.max(np.abs(rows - cols), initial=0))
+
+
+# ---------------------------------------------------------------------------
+# The mechanics of one impact problem
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _ImpactProblem:
+    """Everything the laws share: M, G, H and their Delassus blocks."""
+
+    inertia: _Inertia
+    G: object
+    e: np.ndarray
+    mu: np.ndarray
+    H: np.ndarray | None
+    tol: float
+    MinvG: object = field(init=False)
+    W: object = field(init=False)
+    band: np.ndarray | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if sp.issparse(self.G) and self.inertia.diagonal is None:
+            self.G = self.G.toarray()
+        self.MinvG = self.inertia.solve(self.G)
+        W = self.G.T @ self.MinvG
+        self.W = sp.csc_array(W) if sp.issparse(W) else W
+        diagonal = self.W.diagonal()
+        if np.any(diagonal <= 0.0):
+            zero = int(np.flatnonzero(diagonal <= 0.0)[0])
+            raise InputError(f"`G` column {zero} is zero: it constrains nothing")
+        n = diagonal.size
+        if n >= _BANDED_MIN_SIZE and not self.has_friction:
+            b = _bandwidth(self.W)
+            if b <= max(1, n // 8):
+                self.band = np.zeros((b + 1, n))
+                for k in range(b + 1):
+                    self.band[b - k, k:] = self.W.diagonal(k)
+        if self.has_friction:
+            self.G_dense = self.G.toarray() if sp.issparse(self.G) else self.G
+            self.MinvG_dense = (self.MinvG.toarray() if sp.issparse(self.MinvG)
+                                else self.MinvG)
+            self.MinvH = np.asarray(self.inertia.solve(self.H))
+            self.W_dense = self.G_dense.T @ self.MinvG_dense
+            self.Wnt = self.G_dense.T @ self.MinvH
+            self.Wtt = self.H.T @ self.MinvH
+
+    @property
+    def has_friction(self) -> bool:
+        return self.H is not None and bool(np.any(self.mu > 0.0))
+
+    def speeds(self, v: np.ndarray) -> np.ndarray:
+        return np.asarray(self.G.T @ v)
+
+    def approaching(self, v: np.ndarray) -> bool:
+        return bool(np.any(self.speeds(v) < -self.tol))
+
+    def kick(self, impulse: np.ndarray) -> np.ndarray:
+        """``M⁻¹ G impulse``: the velocity change of normal impulses (N·s)."""
+        return np.asarray(self.MinvG @ impulse)
+
+    # -- frictionless plastic phase -------------------------------------------------
+
+    def plastic(self, y: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Plastic phase ``min ½(z − y)ᵀM(z − y)``, ``Gᵀz + offset >= 0`` (paper 000 (8)).
+
+        Returns ``(w, λ)``, ``λ`` the minimum-norm multipliers. Band Delassus
+        matrices (chains) go through :func:`banded_lcp`; if that route fails
+        (a singular ``W``, e.g. a chain squeezed between two walls), the dense
+        least-distance route answers.
+        """
+        if self.band is not None:
+            try:
+                result = banded_lcp(self.band, self.speeds(y) + offset)
+            except SolverError:
+                result = None
+            if result is not None and result.status == "solved":
+                return y + self.kick(result.z), result.z
+        G = self.G.toarray() if sp.issparse(self.G) else self.G
+        return least_distance(self.inertia.dense(), G, y, lower=-offset)
+
+    # -- phases with friction (paper 004 (31)-(35)) ---------------------------------
+
+    def _solve_lcp(self, A: np.ndarray, q: np.ndarray, phase: str) -> np.ndarray:
+        result = lemke(A, q)
+        if result.status != "solved":
+            raise SolverError(f"{phase} phase with friction: Lemke's method ended with "
+                              f"{result.status}; no consistent impulse found")
+        return result.z
+
+    def plastic_with_friction(
+        self, y: np.ndarray, offset: np.ndarray, cols: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Plastic phase with Routh friction on constraints ``cols``: ``(w, Λ̃, p_t)``."""
+        k = cols.size
+        Wnn = self.W_dense[np.ix_(cols, cols)]
+        Wnt = self.Wnt[np.ix_(cols, cols)]
+        Wtt = self.Wtt[np.ix_(cols, cols)]
+        eye, zero = np.eye(k), np.zeros((k, k))
+        A = np.block([
+            [Wnn, Wnt, -Wnt, zero],
+            [Wnt.T, Wtt, -Wtt, eye],
+            [-Wnt.T, -Wtt, Wtt, eye],
+            [np.diag(self.mu[cols]), -eye, -eye, zero],
+        ])
+        u_t = self.H[:, cols].T @ y
+        q = np.concatenate([self.G_dense[:, cols].T @ y + offset[cols], u_t, -u_t, np.zeros(k)])
+        x = self._solve_lcp(A, q, "plastic")
+        lam, p_t = x[:k], x[k:2 * k] - x[2 * k:3 * k]
+        w = y + self.MinvG_dense[:, cols] @ lam + self.MinvH[:, cols] @ p_t
+        return w, lam, p_t
+
+    def restitution_with_friction(
+        self, w: np.ndarray, lam_star: np.ndarray, cols: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Restitution phase, normal impulse ``Λ* = eΛ̃`` given (paper 004 (35)): ``(v*, p_t*)``."""
+        v_c = w + self.MinvG_dense[:, cols] @ lam_star
+        bound = self.mu[cols] * lam_star
+        slipping = np.flatnonzero(bound > 0.0)
+        p_t = np.zeros(cols.size)
+        if slipping.size == 0:
+            return v_c, p_t
+        # Unknowns in units of the friction bound (β = bound β'): the bound may be
+        # tiny next to the slip speeds (e ≈ 0), and this keeps the pivots even.
+        sub = cols[slipping]
+        S = np.diag(bound[slipping])
+        Wtt_S = self.Wtt[np.ix_(sub, sub)] @ S
+        k = sub.size
+        eye = np.eye(k)
+        A = np.block([[Wtt_S, -Wtt_S, eye], [-Wtt_S, Wtt_S, eye],
+                      [-eye, -eye, np.zeros((k, k))]])
+        u_t = self.H[:, sub].T @ v_c
+        x = self._solve_lcp(A, np.concatenate([u_t, -u_t, np.ones(k)]), "restitution")
+        p_t[slipping] = bound[slipping] * (x[:k] - x[k:2 * k])
+        return v_c + self.MinvH[:, cols] @ p_t, p_t
+
+    def poisson_stage(self, y: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, ImpactStage]:
+        """One plastic + restitution stage on ``cols``: ``(y_next, stage record)``."""
+        n = self.e.size
+        lam = np.zeros(n)
+        tangent = np.zeros(n)
+        if self.has_friction:
+            w, lam_c, p_plastic = self.plastic_with_friction(y, np.zeros(n), cols)
+            y_next, p_restitution = self.restitution_with_friction(
+                w, self.e[cols] * lam_c, cols)
+            lam[cols] = lam_c
+            tangent[cols] = p_plastic + p_restitution
+        elif cols.size == n:
+            w, lam = self.plastic(y, np.zeros(n))
+            y_next = w + self.kick(self.e * lam)
+        else:
+            w, lam_c = self.plastic_single(y, int(cols[0]))
+            lam[cols] = lam_c
+            y_next = w + self.kick(self.e * lam)
+        return y_next, ImpactStage(y=y, w=w, lam=lam, tangent_impulse=tangent)
+
+    def plastic_single(self, y: np.ndarray, i: int) -> tuple[np.ndarray, float]:
+        """Plastic collision on constraint ``i`` alone: effective mass ``1/(G_iᵀM⁻¹G_i)``."""
+        u_i = float(self.speeds(y)[i])
+        lam_i = max(0.0, -u_i / float(self.W.diagonal()[i]))
+        impulse = np.zeros(self.e.size)
+        impulse[i] = lam_i
+        return y + self.kick(impulse), lam_i
+
+
+# ---------------------------------------------------------------------------
+# The laws
+# ---------------------------------------------------------------------------
+
+
+def _staged(problem: _ImpactProblem, v_minus: np.ndarray, max_stages: int,
+            single_stage: bool) -> tuple[np.ndarray, list[ImpactStage], np.ndarray]:
+    """Stages of paper 000 (9)-(14) until no constraint approaches.
+
+    Theorem 2 of paper 000 assumes ``rank G = n``. With dependent columns (a
+    bead clamped between two walls) the stages can go on forever: if a stage
+    ends at the same plastic velocity ``w`` as the one before, both ``d = y_k − w``
+    and ``−e d`` lie in the normal cone of ``{Gᵀz >= 0}`` at ``w``, so every
+    later stage is ``y = w + (−e)^j d`` with the same ``w`` (when the active
+    constraints share one ``e``). For ``e < 1`` the limit is ``w``; the
+    impulses reported are then the minimum-norm nonnegative ones with
+    ``GΛ = M(w − v⁻)`` (the split among dependent constraints is not unique).
+    For ``e = 1`` the velocity oscillates without limit and
+    :class:`SolverError` says so.
+
+    Returns the final velocity, the stage records and the normal impulse
+    per constraint ``(1 + e) Σ λ^(k)`` (N·s).
+    """
+    all_cols = np.arange(problem.e.size)
+    y = v_minus
+    stages: list[ImpactStage] = []
+    while problem.approaching(y):
+        if single_stage and stages:
+            break
+        if len(stages) >= max_stages:
+            raise SolverError(f"staged impact did not end within max_stages={max_stages} "
+                              f"stages (largest approach speed {-problem.speeds(y).min():.3g} m/s)")
+        y_next, stage = problem.poisson_stage(y, all_cols)
+        previous = stages[-1] if stages else None
+        stages.append(stage)
+        if previous is not None and not problem.has_friction and _self_similar(
+                problem, previous, stage):
+            if np.all(problem.e[previous.lam > 0.0] >= 1.0):
+                raise SolverError(
+                    "staged impact with restitution 1 on dependent constraints does not "
+                    "converge: the velocity oscillates between stages (paper 000, Theorem 2 "
+                    "needs rank G = n)")
+            W = problem.W.toarray() if sp.issparse(problem.W) else problem.W
+            impulse = minimum_norm_nonnegative(W, problem.speeds(stage.w - v_minus))
+            return stage.w, stages, impulse
+        y = y_next
+    return y, stages, sum(((1.0 + problem.e) * s.lam for s in stages), np.zeros(problem.e.size))
+
+
+def _self_similar(problem: _ImpactProblem, previous: ImpactStage, stage: ImpactStage) -> bool:
+    """Whether two consecutive stages end at the same ``w`` with one shared ``e``."""
+    active = (previous.lam > 0.0) | (stage.lam > 0.0)
+    if np.any(active) and np.ptp(problem.e[active]) > 0.0:
+        return False
+    scale = max(float(np.max(np.abs(previous.y))), np.finfo(float).tiny)
+    return bool(np.max(np.abs(stage.w - previous.w)) <= 1e-12 * scale)
+
+
+def _newton(problem: _ImpactProblem, v_minus: np.ndarray) -> tuple[np.ndarray, list[ImpactStage]]:
+    n = problem.e.size
+    offset = problem.e * problem.speeds(v_minus)
+    if not problem.approaching(v_minus):
+        return v_minus, []
+    if problem.has_friction:
+        v_plus, lam, p_t = problem.plastic_with_friction(v_minus, offset, np.arange(n))
+    else:
+        v_plus, lam = problem.plastic(v_minus, offset)
+        p_t = np.zeros(n)
+    return v_plus, [ImpactStage(y=v_minus, w=v_plus, lam=lam, tangent_impulse=p_t)]
+
+
+class _Collisions(Sequence[ImpactStage]):
+    """Stage records of the ``sequential`` law, rebuilt on demand.
+
+    A long chain has as many collisions as beads; storing two velocity
+    vectors per collision would take O(N²) memory, so the records keep only
+    which constraints took which impulses and replay them when read.
+    """
+
+    def __init__(self, problem: _ImpactProblem, v_minus: np.ndarray) -> None:
+        self._problem = problem
+        self._v_minus = v_minus
+        self._steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._cursor = (0, v_minus)
+
+    def append(self, cols: np.ndarray, lam: np.ndarray, total: np.ndarray,
+               tangent: np.ndarray) -> None:
+        self._steps.append((cols, lam, total, tangent))
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def totals(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Summed normal and tangential impulse per constraint (N·s)."""
+        impulse, tangent = np.zeros(n), np.zeros(n)
+        for cols, _, total, p_t in self._steps:
+            impulse[cols] += total
+            tangent[cols] += p_t
+        return impulse, tangent
+
+    def _velocity_before(self, k: int) -> np.ndarray:
+        start, v = self._cursor if self._cursor[0] <= k else (0, self._v_minus)
+        for j in range(start, k):
+            v = self._advance(v, j)
+        self._cursor = (k, v)
+        return v
+
+    def _advance(self, v: np.ndarray, j: int) -> np.ndarray:
+        cols, _, total, tangent = self._steps[j]
+        p = self._problem
+        v = v + _column_combination(p.MinvG, cols, total)
+        if p.has_friction:
+            v = v + p.MinvH[:, cols] @ tangent
+        return v
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("stage index out of range")
+        cols, lam, _, tangent = self._steps[k]
+        n = self._problem.e.size
+        y = self._velocity_before(k)
+        lam_full = np.zeros(n)
+        lam_full[cols] = lam
+        tangent_full = np.zeros(n)
+        tangent_full[cols] = tangent
+        w = y + _column_combination(self._problem.MinvG, cols, lam)
+        return ImpactStage(y=y, w=w, lam=lam_full, tangent_impulse=tangent_full)
+
+
+def _column_combination(matrix, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``matrix[:, cols] @ weights`` for a dense or CSC matrix, touching only those columns."""
+    if sp.issparse(matrix):
+        out = np.zeros(matrix.shape[0])
+        for c, weight in zip(cols, weights, strict=True):
+            lo, hi = matrix.indptr[c], matrix.indptr[c + 1]
+            out[matrix.indices[lo:hi]] += weight * matrix.data[lo:hi]
+        return out
+    return matrix[:, cols] @ weights
+
+
+def _sequential(problem: _ImpactProblem, v_minus: np.ndarray,
+                max_stages: int) -> tuple[np.ndarray, _Collisions]:
+    """One constraint at a time, most negative approach speed first.
+
+    Ties (speeds within :data:`TIE_TOLERANCE`) go to the lowest index. Without
+    friction a collision on ``i`` is Newton's law ``u_i⁺ = −e_i u_i⁻`` with the
+    effective mass ``1/W_ii``; speeds are updated through the column ``W[:, i]``
+    only, so a chain costs O(n) per collision.
+
+    With ``e < 1`` the sequence can be infinite (a touching cradle). Whenever
+    the number of collisions grows by a quarter, those hit in the latter half,
+    ``S``, are tried as the set of an infinite tail: each collision is then a
+    relaxed M-projection (factor ``1 + e``) onto ``G_iᵀv = 0``, and such a
+    product converges to the M-projection of ``v`` onto ``{G_Sᵀv = 0}``. The
+    tail's impulse solves ``W_SS Λ = −u_S``, ``Λ >= 0`` (minimum norm if
+    ``G_S`` is rank deficient). The jump is taken only if ``Λ >= 0`` and no
+    other constraint approaches at the limit, so it equals the infinite
+    sequence; otherwise the collisions go on.
+    """
+    n = problem.e.size
+    v = v_minus.copy()
+    u = problem.speeds(v)
+    diagonal = problem.W.diagonal()
+    W_columns = problem.W if sp.issparse(problem.W) else np.asarray(problem.W)
+    collisions = _Collisions(problem, v_minus)
+    history: list[int] = []
+    next_tail_check = 16
+    while True:
+        u_min = float(u.min()) if n else 0.0
+        if u_min >= -problem.tol:
+            u = problem.speeds(v)  # the speeds were updated incrementally: check afresh
+            u_min = float(u.min()) if n else 0.0
+            if u_min >= -problem.tol:
+                break
+        if len(collisions) >= max_stages:
+            raise SolverError(f"sequential impact did not end within max_stages={max_stages} "
+                              f"collisions (largest approach speed {-u_min:.3g} m/s)")
+        i = int(np.argmax(u <= u_min + TIE_TOLERANCE))
+        cols = np.array([i])
+        if problem.has_friction:
+            y_next, stage = problem.poisson_stage(v, cols)
+            lam_c = stage.lam[cols]
+            collisions.append(cols, lam_c, (1.0 + problem.e[cols]) * lam_c,
+                              stage.tangent_impulse[cols])
+            v = y_next
+            u = problem.speeds(v)
+        else:
+            lam_i = -u[i] / diagonal[i]
+            total = np.array([(1.0 + problem.e[i]) * lam_i])
+            collisions.append(cols, np.array([lam_i]), total, np.zeros(1))
+            v += _column_combination(problem.MinvG, cols, total)
+            u += _column_combination(W_columns, cols, total)
+            history.append(i)
+            if len(history) >= next_tail_check:
+                next_tail_check = int(1.25 * next_tail_check) + 1
+                jumped = _sum_infinite_tail(problem, v, u, history, collisions)
+                if jumped is not None:
+                    v, u = jumped
+    return v, collisions
+
+
+def _sum_infinite_tail(problem: _ImpactProblem, v: np.ndarray, u: np.ndarray,
+                       history: list[int], collisions: _Collisions):
+    """Jump to the limit of an infinite converging tail, if the recent history is one."""
+    recent = np.asarray(history[len(history) // 2:])
+    S, counts = np.unique(recent, return_counts=True)
+    if np.any(counts < 2) or np.any(problem.e[S] >= 1.0):
+        return None
+    W = problem.W
+    W_SS = W[np.ix_(S, S)].toarray() if sp.issparse(W) else W[np.ix_(S, S)]
+    try:
+        tail = minimum_norm_nonnegative(W_SS, -u[S])
+    except SolverError:
+        return None
+    W_cols = W if sp.issparse(W) else np.asarray(W)
+    u_limit = u + _column_combination(W_cols, S, tail)
+    if np.any(u_limit < -problem.tol) or np.max(np.abs(u_limit[S])) > 1e3 * problem.tol:
+        return None
+    collisions.append(S, tail / (1.0 + problem.e[S]), tail, np.zeros(S.size))
+    v_limit = v + _column_combination(problem.MinvG, S, tail)
+    return v_limit, problem.speeds(v_limit)
+
+
+# ---------------------------------------------------------------------------
+# Public entry point
+# ---------------------------------------------------------------------------
+
+
+def resolve_impact(
+    M: np.ndarray,
+    G: np.ndarray,
+    v_minus: np.ndarray,
+    restitution: float | np.ndarray,
+    law: str = "staged",
+    *,
+    H: np.ndarray | None = None,
+    friction: float | np.ndarray | None = None,
+    tol: float = 1e-12,
+    max_stages: int | None = None,
+) -> ImpactResult:
+    """Velocity jump of a system hitting closed unilateral constraints (SPEC §3).
+
+    Every column of ``G`` is a closed contact (gap zero); pass only those.
+    Momentum balance: ``M(v⁺ − v⁻) = G Λ + H p_t`` with ``Λ = impulse >= 0``
+    and ``p_t = tangent_impulse = −μΛτ``.
+
+    Parameters
+    ----------
+    M : (N, N) array_like, or (N,) for a diagonal mass matrix
+        Symmetric positive definite mass matrix (kg, kg m²).
+    G : (N, n) array_like or scipy.sparse matrix
+        Constraint gradients, one column per constraint (paper 000), scaled so
+        that ``Gᵀv`` are normal approach speeds (m/s). A sparse ``G`` with a
+        diagonal ``M`` stays sparse (long chains).
+    v_minus : (N,) array_like
+        Velocity before the impact.
+    restitution : float or (n,) array_like
+        Coefficient(s) of restitution ``e`` in [0, 1].
+    law : {"staged", "poisson", "sequential", "newton"}
+        The impact law, see the module docstring.
+    H : (N, n) array_like, optional
+        Tangential Jacobian: ``Hᵀv`` are slip speeds (m/s). Needed when any
+        friction coefficient is positive.
+    friction : float or (n,) array_like, optional
+        Coulomb coefficients ``μ >= 0``; none means frictionless.
+    tol : float
+        Admissibility tolerance relative to the approach-speed scale
+        ``max(1 m/s, max |Gᵀv⁻|)``: a constraint with ``Gᵀv >= −tol·scale``
+        does not approach.
+    max_stages : int, optional
+        Bound on stages (``staged``) or collisions (``sequential``); default
+        1000 and ``1000 + 100 n``. Hitting it raises :class:`SolverError`.
+
+    Returns
+    -------
+    ImpactResult
+
+    Raises
+    ------
+    InputError
+        Non-symmetric or non-positive-definite ``M``, shape mismatch, NaN or
+        inf, restitution outside [0, 1], negative friction, friction without
+        ``H``, unknown ``law``.
+    SolverError
+        A stage bound is hit or no consistent impulse exists (e.g. the
+        ``newton`` law with incompatible restitutions on dependent constraints).
+    """
+    if law not in IMPACT_LAWS:
+        raise InputError(f"`law` must be one of {', '.join(IMPACT_LAWS)}, got {law!r}")
+    inertia = _Inertia(M)
+    N = inertia.N
+    G = _constraint_matrix(G, N, "G")
+    n = G.shape[1]
+    v_minus = _finite_array(v_minus, "v_minus")
+    if v_minus.shape != (N,):
+        raise InputError(f"`v_minus` must have shape ({N},), got {v_minus.shape}")
+    e = _per_constraint(restitution, n, "restitution", upper=1.0)
+    mu = np.zeros(n) if friction is None else _per_constraint(friction, n, "friction", None)
+    if H is not None:
+        H = _constraint_matrix(H, N, "H", n)
+        H = H.toarray() if sp.issparse(H) else H
+    elif np.any(mu > 0.0):
+        raise InputError("`H` (tangential Jacobian) is required when `friction` is positive")
+    if not (np.isfinite(tol) and tol > 0.0):
+        raise InputError(f"`tol` must be a positive number, got {tol}")
+    if max_stages is not None and max_stages < 1:
+        raise InputError(f"`max_stages` must be >= 1, got {max_stages}")
+
+    u_minus = np.asarray(G.T @ v_minus)
+    scale = max(1.0, float(np.max(np.abs(u_minus), initial=0.0)))
+    problem = _ImpactProblem(inertia=inertia, G=G, e=e, mu=mu, H=H, tol=tol * scale)
+
+    stages: Sequence[ImpactStage]
+    if law in ("staged", "poisson"):
+        v_plus, stages, impulse = _staged(problem, v_minus, max_stages or 1000, law == "poisson")
+        tangent = sum((s.tangent_impulse for s in stages), np.zeros(n))
+    elif law == "newton":
+        v_plus, stages = _newton(problem, v_minus)
+        impulse = sum((s.lam for s in stages), np.zeros(n))
+        tangent = sum((s.tangent_impulse for s in stages), np.zeros(n))
+    else:
+        v_plus, stages = _sequential(problem, v_minus, max_stages or 1000 + 100 * n)
+        impulse, tangent = stages.totals(n)
+    dv = v_plus - v_minus
+    energy_change = 0.5 * float(dv @ inertia.times(v_plus + v_minus))
+    return ImpactResult(
+        v_plus=v_plus,
+        impulse=impulse,
+        stages=stages,
+        energy_change=energy_change,
+        admissible=not problem.approaching(v_plus),
+        tangent_impulse=tangent,
+        law=law,
+    )
