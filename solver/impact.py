@@ -9,7 +9,9 @@
   violate ``Gᵀv⁺ >= 0`` (example 2) and is then flagged, not corrected.
 * ``sequential`` — one constraint at a time, Newton's law with its effective
   mass; an infinite converging tail (``e < 1``) is summed in closed form.
-* ``newton`` — Moreau's law ``0 <= Λ ⊥ u_n⁺ + e u_n⁻ >= 0``.
+* ``newton`` — Moreau's law ``0 <= Λ ⊥ u_n⁺ + e u_n⁻ >= 0`` on the
+  constraints that do not separate, repeated while another one is left
+  approaching (so the result is admissible and never gains energy).
 
 With friction every phase carries Routh's impulse (paper 004 (31)-(35)):
 ``M(v⁺ − v⁻) = GΛ − HμΛτ`` with ``τ = sign(u_t⁺)`` (``τ ∈ [−1, 1]`` when
@@ -274,6 +276,15 @@ class _ImpactProblem:
         G = self.G.toarray() if sp.issparse(self.G) else self.G
         return least_distance(self.inertia.dense(), G, y, lower=-offset)
 
+    def plastic_on(
+        self, y: np.ndarray, offset: np.ndarray, cols: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Plastic phase on the constraints ``cols`` only: ``(w, λ on cols)``."""
+        if cols.size == self.e.size:
+            return self.plastic(y, offset)
+        G = self.G.toarray() if sp.issparse(self.G) else self.G
+        return least_distance(self.inertia.dense(), G[:, cols], y, lower=-offset[cols])
+
     # -- phases with friction (paper 004 (31)-(35)) ---------------------------------
 
     def _solve_lcp(self, A: np.ndarray, q: np.ndarray, phase: str) -> np.ndarray:
@@ -416,17 +427,46 @@ def _self_similar(problem: _ImpactProblem, previous: ImpactStage, stage: ImpactS
     return bool(np.max(np.abs(stage.w - previous.w)) <= 1e-12 * scale)
 
 
-def _newton(problem: _ImpactProblem, v_minus: np.ndarray) -> tuple[np.ndarray, list[ImpactStage]]:
+def _newton(
+    problem: _ImpactProblem, v_minus: np.ndarray, max_rounds: int
+) -> tuple[np.ndarray, list[ImpactStage]]:
+    """Moreau's law ``0 <= Λ ⊥ u_n⁺ + e u_n⁻ >= 0``, repeated until admissible.
+
+    Each round applies the law to the constraints that are not separating
+    (``u_n <= tol``): for those ``u_n⁺ >= −e u_n⁻ >= 0``, and the energy change
+    ``½ Σ Λ_i (1 − e_i) u_n,i⁻`` is never positive. A constraint that was
+    separating and is made to approach by the others' impulses is taken in
+    the next round (a round is reported as a stage). When every closed
+    constraint approaches or rests — the case Siconos' event-driven scheme
+    sees — this is one round of SPEC §3's law exactly. Applying the law to a
+    separating constraint as well would let it end up approaching
+    (``u⁺ = −e u⁻ < 0``) and could gain energy (paper 000 ex. 2 gains
+    0.042 J that way), so separating constraints are left out.
+    """
     n = problem.e.size
-    offset = problem.e * problem.speeds(v_minus)
-    if not problem.approaching(v_minus):
-        return v_minus, []
-    if problem.has_friction:
-        v_plus, lam, p_t = problem.plastic_with_friction(v_minus, offset, np.arange(n))
-    else:
-        v_plus, lam = problem.plastic(v_minus, offset)
+    stages: list[ImpactStage] = []
+    y = v_minus
+    while problem.approaching(y):
+        if len(stages) == max_rounds:
+            raise SolverError(
+                f"newton law: still approaching after {max_rounds} rounds; no admissible "
+                "velocity reached"
+            )
+        u = problem.speeds(y)
+        cols = np.flatnonzero(u <= problem.tol)
+        offset = np.zeros(n)
+        offset[cols] = problem.e[cols] * np.minimum(u[cols], 0.0)
+        lam = np.zeros(n)
         p_t = np.zeros(n)
-    return v_plus, [ImpactStage(y=v_minus, w=v_plus, lam=lam, tangent_impulse=p_t)]
+        if problem.has_friction:
+            w, lam[cols], p_t[cols] = problem.plastic_with_friction(y, offset, cols)
+        else:
+            # separating constraints get no bound: the least-distance problem on cols only
+            w, lam_cols = problem.plastic_on(y, offset, cols)
+            lam[cols] = lam_cols
+        stages.append(ImpactStage(y=y, w=w, lam=lam, tangent_impulse=p_t))
+        y = w
+    return y, stages
 
 
 class _Collisions(Sequence[ImpactStage]):
@@ -679,7 +719,7 @@ def resolve_impact(
         v_plus, stages, impulse = _staged(problem, v_minus, max_stages or 1000, law == "poisson")
         tangent = sum((s.tangent_impulse for s in stages), np.zeros(n))
     elif law == "newton":
-        v_plus, stages = _newton(problem, v_minus)
+        v_plus, stages = _newton(problem, v_minus, max_stages or 200)
         impulse = sum((s.lam for s in stages), np.zeros(n))
         tangent = sum((s.tangent_impulse for s in stages), np.zeros(n))
     else:

@@ -121,11 +121,18 @@ def test_sequential_touching_cradle_below_collapse_threshold_reaches_common_velo
     np.testing.assert_allclose(r.impulse, [2 / 3, 1 / 3], atol=1e-12)
 
 
-def test_newton_law_is_moreaus_law_and_may_leave_a_separating_contact_approaching():
-    # Contact 3 separates at 1/3 m/s before; Moreau's law allows u+ >= -e u- = -1/3.
+def test_newton_law_takes_a_separating_contact_in_a_second_round_and_ends_admissible():
+    # Paper 000 ex. 2 under Moreau's law. By hand: round 1 acts on contacts 0, 1 (contact 2
+    # separates at 1/3 m/s): 2L0 - L1 = 2, 2L1 = L0 -> L = (4/3, 2/3), v = (-1/3, 2/3, 2/3, 1/3),
+    # now contact 2 approaches at 1/3. Round 2 on contacts 1, 2 with u1+ >= 0, u2+ >= 1/3:
+    # 2L1 = L2, 3L1 = 2/3 -> L = (2/9, 4/9), v = (-1/3, 4/9, 4/9, 7/9), all separating.
     r = resolve_impact(np.eye(4), FOUR_BALLS_G, np.array([1, 0, 0, 1 / 3]), 1.0, "newton")
-    np.testing.assert_allclose(r.v_plus, [-1 / 3, 2 / 3, 2 / 3, 1 / 3], atol=1e-12)
-    assert not r.admissible
+    np.testing.assert_allclose(r.v_plus, [-1 / 3, 4 / 9, 4 / 9, 7 / 9], atol=1e-12)
+    np.testing.assert_allclose(r.impulse, [4 / 3, 2 / 3 + 2 / 9, 4 / 9], atol=1e-12)
+    assert len(r.stages) == 2
+    np.testing.assert_allclose(r.stages[0].w, [-1 / 3, 2 / 3, 2 / 3, 1 / 3], atol=1e-12)
+    assert r.admissible
+    assert r.energy_change == pytest.approx(0.0, abs=1e-12)
 
 
 def test_newton_law_enforces_minus_e_times_the_approach_speed():

@@ -113,19 +113,22 @@ def test_newton_impact_satisfies_moreaus_law(problem):
     M, G, v, e, _, _ = problem
     try:
         r = resolve_impact(M, G, v, e, "newton")
-    except SolverError:
-        assert np.linalg.matrix_rank(G) < G.shape[1]  # inconsistent bounds on dependent rows
+    except SolverError as err:
+        # inconsistent bounds on dependent rows, or (like sequential) rounds that pass the
+        # impulse back and forth without end in an ill-conditioned, nearly elastic system
+        assert np.linalg.matrix_rank(G) < G.shape[1] or "rounds" in str(err)
         return
+    _check_common(M, G, v, r)
+    assert r.admissible
     u_minus, u_plus = G.T @ v, G.T @ r.v_plus
     scale = max(1.0, np.max(np.abs(u_minus)))
-    if not np.any(u_minus < -1e-12 * scale):
-        return
-    # Round-off in the projection grows with the condition number of M.
-    slack = (1e-10 + 1e-14 * np.linalg.cond(M)) * scale
-    assert np.all(u_plus + e * u_minus >= -slack)
-    if np.all(u_minus <= 0.0):  # all contacts approach: admissible and dissipative
-        _check_common(M, G, v, r)
-        assert np.all(u_plus >= -slack)
+    if np.all(u_minus <= 0.0):
+        # every contact approaches or rests: one round of Moreau's law, complementarity included
+        slack = (1e-10 + 1e-14 * np.linalg.cond(M)) * scale
+        assert len(r.stages) <= 1
+        assert np.all(u_plus + e * u_minus >= -slack)
+        gap = u_plus + e * u_minus
+        assert np.all(np.minimum(r.impulse, np.abs(gap)) <= 1e-7 * scale)
 
 
 # cond(M) is kept below 1e3 here: the friction LCPs are solved to ~1e-16 * cond
@@ -146,6 +149,5 @@ def test_frictional_impact_respects_the_coulomb_cone_and_balances_momentum(probl
                                    atol=1e-8 * scale)
         assert np.all(r.impulse >= 0.0)
         assert np.all(np.abs(r.tangent_impulse) <= mu * r.impulse + 1e-9 * scale)
-        moreau_may_leave_approaching = law == "newton" and np.any(G.T @ v > 0.0)
-        if law != "poisson" and not moreau_may_leave_approaching:
+        if law != "poisson":
             assert r.admissible
