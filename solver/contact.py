@@ -1,0 +1,306 @@
+"""Contact forces during smooth motion: the acceleration-level problem of SPEC §2.
+
+For the active contacts (``g = 0``, ``u_n = 0``) the accelerations solve
+(paper 002, Gauss' principle; paper 004 (25) with friction)
+
+    M q̈ = f + Σ G_i λ_i − Σ μ_i λ_i τ_i H_i,
+    λ_i ≥ 0 ⊥ a_n,i = G_iᵀ q̈ + gamma_n,i ≥ 0,
+    τ_i = sign(u_t,i) when sliding, τ_i ∈ [−1, 1] opposing a_t,i when sticking.
+
+In the plane the friction cone of a sticking contact has two edges, so the
+whole problem is a linear complementarity problem. With the tangential force
+``β = β⁺ − β⁻`` (N, along ``t``) and the slack ``σ`` (m/s², the magnitude of
+a starting slip) of every sticking contact with ``μ > 0``:
+
+    β⁺ ≥ 0 ⊥ σ + a_t ≥ 0,    β⁻ ≥ 0 ⊥ σ − a_t ≥ 0,    σ ≥ 0 ⊥ μλ − β⁺ − β⁻ ≥ 0.
+
+``solve_contact_problem`` solves it exactly with Lemke's method (it decides
+which contacts carry force and which stick); ``solve_with_modes`` solves the
+equality system of a smooth phase whose contact set and modes are fixed
+(``a_n = 0`` for every contact, ``a_t = 0`` for the sticking ones), whose
+``λ`` and friction the event-driven stepper watches for sign changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from solver.complementarity import lemke
+from solver.errors import SolverError
+
+SLIP_SPEED_TOL = 1e-9
+"""Slip speed |u_t| (m/s) below which a contact counts as sticking."""
+ACCELERATION_TOL = 1e-9
+"""Relative size of a normal or tangential acceleration treated as zero."""
+
+
+class ContactLike(Protocol):
+    """What the contact problem reads from a ``system.Contact``."""
+
+    body: str
+    other: str
+    G: np.ndarray
+    H: np.ndarray
+    u_t: float
+    gamma_n: float
+    gamma_t: float
+    friction: float
+
+
+@dataclass(frozen=True)
+class ContactForces:
+    """Accelerations and contact forces of one instant.
+
+    Attributes
+    ----------
+    qdd : numpy.ndarray
+        Generalized accelerations q̈, shape (N,) (m/s², rad/s²).
+    lam : numpy.ndarray
+        Normal force λ_i ≥ 0 per contact (N).
+    tau : numpy.ndarray
+        Friction multiplier τ_i ∈ [−1, 1]: the friction force is ``−μ λ τ`` along ``t``.
+    a_n, a_t : numpy.ndarray
+        Normal and tangential contact accelerations (m/s²).
+    modes : tuple of str
+        ``"stick"``, ``"slip+"`` or ``"slip-"`` per contact (slip+ : the contact
+        point slides along +t, friction pushes along −t).
+    friction_force : numpy.ndarray
+        Tangential friction force ``−μ λ τ`` per contact (N).
+    """
+
+    qdd: np.ndarray
+    lam: np.ndarray
+    tau: np.ndarray
+    a_n: np.ndarray
+    a_t: np.ndarray
+    modes: tuple[str, ...]
+    friction_force: np.ndarray
+
+
+def _apply(M_inv: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``M⁻¹ x`` for a full inverse (N, N) or the diagonal (N,) of a diagonal one."""
+    if M_inv.ndim == 1:
+        return x * (M_inv if x.ndim == 1 else M_inv[:, None])
+    return M_inv @ x
+
+
+def _slip_sign(contact: ContactLike, mode: str | None) -> float:
+    """+1 / −1 for a sliding contact, 0 for a sticking or frictionless one."""
+    if contact.friction <= 0.0:
+        return 0.0
+    if mode is not None:
+        return {"slip+": 1.0, "slip-": -1.0}.get(mode, 0.0)
+    if abs(contact.u_t) > SLIP_SPEED_TOL:
+        return float(np.sign(contact.u_t))
+    return 0.0
+
+
+def _describe(contact: ContactLike) -> str:
+    return f"contact of {contact.body!r} with {contact.other!r}"
+
+
+def _assemble(
+    contacts: Sequence[ContactLike], signs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Columns G, H, the normal-force directions W = G − μ s H, and γ_n, γ_t."""
+    G = np.column_stack([c.G for c in contacts])
+    H = np.column_stack([c.H for c in contacts])
+    mu = np.array([c.friction for c in contacts])
+    W = G - H * (mu * signs)
+    gamma_n = np.array([c.gamma_n for c in contacts])
+    gamma_t = np.array([c.gamma_t for c in contacts])
+    return G, H, W, gamma_n, gamma_t
+
+
+def _result(
+    contacts: Sequence[ContactLike],
+    qdd: np.ndarray,
+    a_free: np.ndarray,
+    lam: np.ndarray,
+    beta: np.ndarray,
+    signs: np.ndarray,
+    G: np.ndarray,
+    H: np.ndarray,
+    gamma_n: np.ndarray,
+    gamma_t: np.ndarray,
+) -> ContactForces:
+    """Package the solution; ``beta`` is the tangential force of sticking contacts (0 elsewhere)."""
+    mu = np.array([c.friction for c in contacts])
+    a_n = G.T @ qdd + gamma_n
+    a_t = H.T @ qdd + gamma_t
+    friction_force = np.where(signs != 0.0, -mu * lam * signs, beta)
+    bound = mu * lam
+    tau = np.zeros(len(contacts))
+    free_n = G.T @ a_free + gamma_n
+    free_t = H.T @ a_free + gamma_t
+    scale = ACCELERATION_TOL * (1.0 + np.abs(free_n).max() + np.abs(free_t).max())
+    modes = []
+    for i in range(len(contacts)):
+        if signs[i] != 0.0:
+            tau[i] = signs[i]
+            modes.append("slip+" if signs[i] > 0 else "slip-")
+            continue
+        if bound[i] > 0.0:
+            tau[i] = float(np.clip(-beta[i] / bound[i], -1.0, 1.0))
+        if contacts[i].friction > 0.0 and abs(a_t[i]) > scale:
+            tau[i] = 1.0 if a_t[i] > 0 else -1.0
+            modes.append("slip+" if a_t[i] > 0 else "slip-")
+        else:
+            modes.append("stick")
+    return ContactForces(qdd, lam, tau, a_n, a_t, tuple(modes), friction_force)
+
+
+def solve_contact_problem(
+    contacts: Sequence[ContactLike],
+    M_inv: np.ndarray,
+    f: np.ndarray,
+    modes: Sequence[str | None] | None = None,
+) -> ContactForces:
+    """Solve SPEC §2 exactly (Lemke) for the given active contacts.
+
+    Parameters
+    ----------
+    contacts : sequence of Contact
+        The active contacts (``g = 0``, ``u_n = 0``), each with ``G``, ``H``
+        (N,), ``u_t`` (m/s), ``gamma_n``, ``gamma_t`` (m/s²) and ``friction`` μ.
+    M_inv : numpy.ndarray
+        Inverse mass matrix (N, N), or its diagonal (N,) when M is diagonal.
+    f : numpy.ndarray
+        Applied generalized force (N,) (N or N·m).
+    modes : sequence of str or None, optional
+        Per contact ``"slip+"`` / ``"slip-"`` to impose a sliding direction,
+        ``"stick"`` or ``None`` to decide from ``u_t`` (sliding when
+        ``|u_t| > SLIP_SPEED_TOL``, else the friction cone).
+
+    Returns
+    -------
+    ContactForces
+        A sticking contact that must start to slide (its friction is at
+        ``μλ`` and ``a_t ≠ 0``) is reported as ``"slip+"`` / ``"slip-"`` in
+        the direction of ``a_t``.
+
+    Raises
+    ------
+    SolverError
+        When the LCP has no solution (Painlevé-type inconsistency) or Lemke's
+        method stops at its iteration limit; the message names the contacts.
+    """
+    f = np.asarray(f, dtype=float)
+    if not contacts:
+        qdd = _apply(M_inv, f)
+        empty = np.zeros(0)
+        return ContactForces(qdd, empty, empty, empty, empty, (), empty)
+    m = len(contacts)
+    a_free = _apply(M_inv, f)
+    free_n = np.array([c.G @ a_free + c.gamma_n for c in contacts])
+    if np.all(free_n >= 0.0):
+        # nothing presses: λ = 0 (with σ = |a_t| the friction rows hold too)
+        empty = np.zeros(m)
+        free_t = np.array([c.H @ a_free + c.gamma_t for c in contacts])
+        modes_free = tuple(
+            "stick" if c.friction <= 0.0 or a == 0.0 else ("slip+" if a > 0 else "slip-")
+            for c, a in zip(contacts, free_t, strict=True)
+        )
+        return ContactForces(a_free, empty, empty.copy(), free_n, free_t, modes_free, empty.copy())
+    if modes is None:
+        modes = [None] * m
+    signs = np.array([_slip_sign(c, mode) for c, mode in zip(contacts, modes, strict=True)])
+    G, H, W, gamma_n, gamma_t = _assemble(contacts, signs)
+    stick = [i for i, c in enumerate(contacts) if signs[i] == 0.0 and c.friction > 0.0]
+    k = len(stick)
+    Hs = H[:, stick]
+    mu_s = np.array([contacts[i].friction for i in stick])
+    # force directions of the unknowns z = [λ, β⁺, β⁻, σ] (σ carries no force)
+    D = np.hstack([W, Hs, -Hs, np.zeros((W.shape[0], k))])
+    MinvD = _apply(M_inv, D)
+    rows_n = G.T
+    rows_t = Hs.T
+    A = np.zeros((m + 3 * k, m + 3 * k))
+    q = np.zeros(m + 3 * k)
+    A[:m] = rows_n @ MinvD
+    q[:m] = rows_n @ a_free + gamma_n
+    if k:
+        at_A = rows_t @ MinvD
+        at_q = rows_t @ a_free + gamma_t[stick]
+        eye = np.eye(k)
+        A[m : m + k] = at_A
+        A[m : m + k, m + 2 * k :] += eye
+        q[m : m + k] = at_q
+        A[m + k : m + 2 * k] = -at_A
+        A[m + k : m + 2 * k, m + 2 * k :] += eye
+        q[m + k : m + 2 * k] = -at_q
+        A[m + 2 * k :, stick] = np.diag(mu_s)
+        A[m + 2 * k :, m : m + k] = -eye
+        A[m + 2 * k :, m + k : m + 2 * k] = -eye
+    result = lemke(A, q)
+    if result.status != "solved":
+        names = ", ".join(_describe(c) for c in contacts)
+        raise SolverError(
+            f"no consistent contact forces for the {names} (Lemke: {result.status} after "
+            f"{result.iterations} pivots): a Painlevé-type inconsistency of friction and contact"
+        )
+    z = np.maximum(np.asarray(result.z, dtype=float), 0.0)
+    lam = z[:m]
+    beta = np.zeros(m)
+    beta[stick] = z[m : m + k] - z[m + k : m + 2 * k]
+    qdd = a_free + MinvD @ z
+    return _result(contacts, qdd, a_free, lam, beta, signs, G, H, gamma_n, gamma_t)
+
+
+def solve_with_modes(
+    contacts: Sequence[ContactLike],
+    modes: Sequence[str],
+    M_inv: np.ndarray,
+    f: np.ndarray,
+) -> ContactForces:
+    """Contact forces of a smooth phase with a fixed contact set and fixed modes.
+
+    Every contact is held bilaterally (``a_n = 0``); a ``"stick"`` contact
+    with friction also keeps ``a_t = 0`` with a free tangential force; a
+    sliding contact carries ``−μ λ τ`` with ``τ = ±1`` from its mode. The
+    stepper ends the phase when a ``λ`` turns negative or a sticking
+    friction force leaves the cone, so the forces returned here may lie
+    outside the admissible set by the amount the event finder needs to see.
+
+    Parameters
+    ----------
+    contacts : sequence of Contact
+        The active contacts.
+    modes : sequence of str
+        ``"stick"``, ``"slip+"`` or ``"slip-"`` per contact.
+    M_inv : numpy.ndarray
+        Inverse mass matrix (N, N), or its diagonal (N,) when M is diagonal.
+    f : numpy.ndarray
+        Applied generalized force (N,).
+
+    Returns
+    -------
+    ContactForces
+        ``tau`` of a sticking contact is ``−β/(μλ)`` unclipped in spirit (|τ| > 1
+        means the friction needed exceeds the cone); it is clipped to [−1, 1]
+        in ``tau`` and the raw tangential force is in ``friction_force``.
+    """
+    f = np.asarray(f, dtype=float)
+    a_free = _apply(M_inv, f)
+    if not contacts:
+        empty = np.zeros(0)
+        return ContactForces(a_free, empty, empty, empty, empty, (), empty)
+    m = len(contacts)
+    signs = np.array([_slip_sign(c, mode) for c, mode in zip(contacts, modes, strict=True)])
+    G, H, W, gamma_n, gamma_t = _assemble(contacts, signs)
+    stick = [i for i, c in enumerate(contacts) if signs[i] == 0.0 and c.friction > 0.0]
+    D = np.hstack([W, H[:, stick]])
+    rows = np.hstack([G, H[:, stick]]).T
+    MinvD = _apply(M_inv, D)
+    A = rows @ MinvD
+    b = rows @ a_free + np.concatenate([gamma_n, gamma_t[stick]])
+    x = np.linalg.lstsq(A, -b, rcond=1e-12)[0]
+    lam = x[:m]
+    beta = np.zeros(m)
+    beta[stick] = x[m:]
+    qdd = a_free + MinvD @ x
+    return _result(contacts, qdd, a_free, lam, beta, signs, G, H, gamma_n, gamma_t)

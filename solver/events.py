@@ -1,0 +1,1026 @@
+"""The event-driven stepper (SPEC §4; paper 004 §6, paper 002).
+
+Motion is split into smooth phases with a fixed set of active contacts and
+fixed friction modes. A phase is integrated with DOP853 (dense output) using
+the accelerations of :func:`solver.contact.solve_with_modes`; where there is
+no active contact and the applied force is constant (gravity only), the
+phase is the exact parabola instead. A phase ends at the first event, found
+by a root search on the dense output:
+
+* ``gap`` — an inactive contact's gap reaching 0 (impact or grazing);
+* ``liftoff`` — an active contact's λ reaching 0;
+* ``stick`` — a sliding contact's slip speed reaching 0;
+* ``slip`` — a sticking contact's friction reaching μλ;
+* ``region`` — an active contact leaving its feature (a wheel rolling off a
+  segment onto the corner vertex that ends it).
+
+Event functions are sampled at sub-points of every step and, for gaps, the
+minima between sub-points (where ``u_n`` turns from negative to positive)
+are checked too, so a gap that dips below zero inside one step is not
+missed. At an event all closed contacts (``|g| ≤ GAP_TOL``) that approach
+take part in one impact (:func:`solver.impact.resolve_impact`), then the
+contact LCP (:func:`solver.contact.solve_contact_problem`) decides which
+closed contacts carry force and how they slide, and positions and
+velocities are projected back onto the active constraints (M-metric
+Gauss–Newton) so nothing drifts. A bouncing contact whose impacts form a
+geometric sequence is brought to rest at the accumulation time
+(:mod:`solver.zeno`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+from scipy.integrate import DOP853
+from scipy.optimize import brentq
+
+from solver.broadphase import StaticIndex, disk_pairs
+from solver.contact import ContactForces, solve_contact_problem, solve_with_modes
+from solver.errors import InputError, SolverError
+from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
+from solver.geometry import (
+    Arc,
+    Nearest,
+    Segment,
+    Vertex,
+    boundary_features,
+    bounding_box,
+    disk_contact_from_nearest,
+    disk_disk_contact,
+)
+from solver.impact import resolve_impact
+from solver.zeno import ZenoWatch, accumulation_time
+
+GAP_TOL = 1e-10
+"""Gap (m) within which a contact counts as closed."""
+GAP_EVENT_TOL = 1e-12
+"""Overlap (m) that a closed, non-active contact may reach before it is an event."""
+IMPACT_SPEED_TOL = 1e-7
+"""Approach speed (m/s) below which a closing contact is taken up without an impact."""
+REST_SPEED_TOL = 1e-9
+"""Normal speed (m/s) below which a closed contact may become active."""
+TIME_TOL = 1e-14
+"""Absolute accuracy of event times (s)."""
+ZENO_HEIGHT = 1e-6
+"""A geometric bounce sequence is ended once its next hop would rise less than this (m)."""
+MAX_IMPACT_ROUNDS = 1000
+"""Bound on impacts resolved one after another at a single instant."""
+MAX_STALLED_EVENTS = 200
+"""Bound on consecutive events without time advancing."""
+MAX_PROJECTION_ITERATIONS = 20
+"""Bound on the Gauss–Newton iterations of the position projection."""
+FEW_DISKS = 16
+"""Up to this many disks are searched for neighbours directly, more through the grid."""
+SPARSE_ABOVE = 64
+"""Systems with more coordinates than this pass sparse Jacobians to the impact law."""
+SUBPOINTS_ODE = 4
+SUBPOINTS_FLIGHT = 8
+
+
+# ----------------------------------------------------------------- contact pairs
+
+
+def _continued_nearest(feature: Any, c: np.ndarray) -> Nearest:
+    """Closest-point data of the feature's smooth continuation (line or full circle).
+
+    Used only to keep the right-hand side of an active contact defined for
+    stage points a hair beyond the feature's end, where the ``region`` event
+    stops the phase.
+    """
+    if isinstance(feature, Segment):
+        a, b = np.asarray(feature.a), np.asarray(feature.b)
+        e = b - a
+        p = a + e * float((c - a) @ e / (e @ e))
+        w = c - p
+        d = float(np.hypot(*w))
+        n = w / d if d > 0 else np.array([-e[1], e[0]]) / float(np.hypot(*e))
+        return Nearest(d, n, p, np.zeros((2, 2)))
+    if isinstance(feature, Arc):
+        full = Arc(feature.center, feature.radius, 0.0, 2.0 * math.pi)
+        near = full.nearest(c)
+        if near is not None:
+            return near
+    raise SolverError(f"no contact normal for a disk centred at {tuple(c)} on {feature!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class ContactEval:
+    """One contact pair evaluated at one state, in generalized form (see system.Contact).
+
+    ``G`` and ``H`` are stored sparsely (``dofs`` with ``G_local``,
+    ``H_local``) and expanded to length ``N`` on first use.
+    """
+
+    key: Hashable
+    body: str
+    other: str
+    g: float
+    n: np.ndarray
+    t: np.ndarray
+    point: np.ndarray
+    dofs: np.ndarray
+    G_local: np.ndarray
+    H_local: np.ndarray
+    N: int
+    u_n: float
+    u_t: float
+    gamma_n: float
+    gamma_t: float
+    restitution: float
+    friction: float
+    inside: bool
+
+    @cached_property
+    def G(self) -> np.ndarray:
+        """Normal Jacobian (N,): ``u_n = G·v`` (m/s)."""
+        out = np.zeros(self.N)
+        np.add.at(out, self.dofs, self.G_local)
+        return out
+
+    @cached_property
+    def H(self) -> np.ndarray:
+        """Tangential Jacobian (N,): ``u_t = H·v`` (m/s), rolling included."""
+        out = np.zeros(self.N)
+        np.add.at(out, self.dofs, self.H_local)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class _Pair:
+    """A disk–feature (``j < 0``) or disk–disk pair, evaluable at any state."""
+
+    key: Hashable
+    body: str
+    other: str
+    i: int
+    j: int
+    feature: Any
+    restitution: float
+    friction: float
+
+
+class _Kinematics:
+    """Disk layout of a System, for evaluating chosen contact pairs quickly."""
+
+    def __init__(self, system: Any) -> None:
+        self.system = system
+        self.N = system.N
+        k = system.n_disks
+        self.radii = np.asarray(system.radii, dtype=float) if k else np.zeros(0)
+        self.dofs: list[tuple[int, int, int]] = []
+        for d in range(k):
+            body = system.disk_body_id(d)
+            start = system.body_slices[body].start
+            if system.scene.body(body).type == "wheel":
+                self.dofs.append((start, start + 1, start + 2))
+            else:
+                self.dofs.append((start, -1, -1))
+        self.feature_list: list[tuple[str, Any, float, float]] = []
+        for boundary in system.scene.boundaries:
+            e, mu = system.scene.contact_params(boundary)
+            for suffix, feature in boundary_features(boundary):
+                self.feature_list.append((boundary.id + suffix, feature, e, mu))
+        self.index = (
+            StaticIndex([f for _, f, _, _ in self.feature_list]) if self.feature_list else None
+        )
+        self.pairs: dict[Hashable, _Pair] = {}
+
+    def _jacobian(self, k: int, n: np.ndarray, t: np.ndarray, sign: float,
+                  dofs: list[int], G: list[float], H: list[float]) -> None:
+        ix, iy, iphi = self.dofs[k]
+        dofs.append(ix)
+        G.append(sign * n[0])
+        H.append(sign * t[0])
+        if iy >= 0:
+            dofs += (iy, iphi)
+            G += (sign * n[1], 0.0)
+            H += (sign * t[1], self.radii[k])
+
+    def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> list[_Pair]:
+        """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.
+
+        A few disks are tested against all others directly (vectorised); many
+        go through the uniform-grid broad phase.
+        """
+        system = self.system
+        c = system.centres(q)
+        pairs = []
+        if self.index is not None:
+            for k, index in self.index.query(c[disks], self.radii[disks], margin).pairs:
+                fid, feature, e, mu = self.feature_list[index]
+                disk = int(disks[k])
+                body = system.disk_body_id(disk)
+                pairs.append(self._pair((body, fid), body, fid, disk, -1, feature, e, mu))
+        if len(disks) > FEW_DISKS:
+            found = [(int(i), int(j)) for i, j in disk_pairs(c, self.radii, margin).pairs]
+            chosen = np.zeros(len(c), dtype=bool)
+            chosen[disks] = True
+            found = [(i, j) for i, j in found if chosen[i] or chosen[j]]
+        else:
+            found = set()
+            for i in disks:
+                d = np.hypot(c[:, 0] - c[i, 0], c[:, 1] - c[i, 1]) - self.radii - self.radii[i]
+                for j in np.nonzero(d <= margin)[0]:
+                    if j != i:
+                        found.add((min(int(i), int(j)), max(int(i), int(j))))
+            found = sorted(found)
+        for i, j in found:
+            bi, bj = system.disk_body_id(i), system.disk_body_id(j)
+            pairs.append(self._pair((bi, bj), bi, bj, i, j, None,
+                                    system.disk_restitution, system.disk_friction))
+        return pairs
+
+    def _pair(self, key: Hashable, body: str, other: str, i: int, j: int, feature: Any,
+              restitution: float, friction: float) -> _Pair:
+        found = self.pairs.get(key)
+        if found is None:
+            found = _Pair(key, body, other, i, j, feature, float(restitution), float(friction))
+            self.pairs[key] = found
+        return found
+
+    def evaluate(self, pair: _Pair, q: np.ndarray, v: np.ndarray) -> ContactEval:
+        """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed."""
+        system = self.system
+        c = system.centres(q)
+        cd = system.centre_velocities(v)
+        om = system.angular_velocities(v)
+        i, j = pair.i, pair.j
+        inside = True
+        if j < 0:
+            near = pair.feature.nearest(c[i])
+            if near is None:
+                inside = False
+                near = _continued_nearest(pair.feature, c[i])
+            dc = disk_contact_from_nearest(near, cd[i], self.radii[i], om[i])
+        else:
+            found = disk_disk_contact(
+                c[i], cd[i], self.radii[i], om[i], c[j], cd[j], self.radii[j], om[j]
+            )
+            if found is None:
+                raise SolverError(f"the centres of {pair.body!r} and {pair.other!r} coincide")
+            dc = found
+        dofs: list[int] = []
+        G: list[float] = []
+        H: list[float] = []
+        self._jacobian(i, dc.n, dc.t, 1.0, dofs, G, H)
+        if j >= 0:
+            self._jacobian(j, dc.n, dc.t, -1.0, dofs, G, H)
+        return ContactEval(
+            pair.key, pair.body, pair.other, dc.g, dc.n, dc.t, dc.point,
+            np.asarray(dofs), np.asarray(G), np.asarray(H), self.N,
+            dc.u_n, dc.u_t, dc.gamma_n, dc.gamma_t, pair.restitution, pair.friction, inside,
+        )
+
+
+class _GapSet:
+    """Gaps and normal speeds of many candidate pairs, vectorised for disk pairs."""
+
+    def __init__(self, kin: _Kinematics, pairs: list[_Pair]) -> None:
+        self.kin = kin
+        self.pairs = pairs
+        ij = np.array([(p.i, p.j) for p in pairs], dtype=int).reshape(-1, 2)
+        self.first, self.second = ij[:, 0], ij[:, 1]
+        self.disk_rows = np.nonzero(self.second >= 0)[0]
+        self.I = self.first[self.disk_rows]
+        self.J = self.second[self.disk_rows]
+        self.rsum = kin.radii[self.I] + kin.radii[self.J]
+        # segments and vertices vectorised, arcs one by one
+        self.segment_rows = np.array(
+            [n for n, p in enumerate(pairs) if isinstance(p.feature, Segment)], dtype=int)
+        self.vertex_rows = np.array(
+            [n for n, p in enumerate(pairs) if isinstance(p.feature, Vertex)], dtype=int)
+        self.arc_rows = [n for n, p in enumerate(pairs) if isinstance(p.feature, Arc)]
+        ends = np.array([(*pairs[n].feature.a, *pairs[n].feature.b) for n in self.segment_rows],
+                        dtype=float).reshape(-1, 4)
+        self.seg_a = ends[:, :2]
+        self.seg_e = ends[:, 2:] - ends[:, :2]
+        self.seg_len2 = np.sum(self.seg_e * self.seg_e, axis=1)
+        self.vertex_p = np.array([pairs[n].feature.p for n in self.vertex_rows],
+                                 dtype=float).reshape(-1, 2)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""
+        system = self.kin.system
+        c = system.centres(q)
+        cd = system.centre_velocities(v)
+        g = np.empty(len(self.pairs))
+        u_n = np.empty(len(self.pairs))
+        if len(self.disk_rows):
+            d = c[self.I] - c[self.J]
+            dist = np.hypot(d[:, 0], d[:, 1])
+            g[self.disk_rows] = dist - self.rsum
+            rel = cd[self.I] - cd[self.J]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                u_n[self.disk_rows] = (d[:, 0] * rel[:, 0] + d[:, 1] * rel[:, 1]) / dist
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if len(self.segment_rows):
+                k = self.first[self.segment_rows]
+                w = c[k] - self.seg_a
+                s = np.sum(w * self.seg_e, axis=1) / self.seg_len2
+                w -= s[:, None] * self.seg_e
+                d = np.hypot(w[:, 0], w[:, 1])
+                inside = (s > 0.0) & (s < 1.0)
+                g[self.segment_rows] = np.where(inside, d - self.kin.radii[k], np.inf)
+                speed = np.sum(w * cd[k], axis=1) / d
+                u_n[self.segment_rows] = np.where(inside, speed, np.nan)
+            if len(self.vertex_rows):
+                k = self.first[self.vertex_rows]
+                w = c[k] - self.vertex_p
+                d = np.hypot(w[:, 0], w[:, 1])
+                g[self.vertex_rows] = d - self.kin.radii[k]
+                u_n[self.vertex_rows] = np.sum(w * cd[k], axis=1) / d
+        for n in self.arc_rows:
+            pair = self.pairs[n]
+            near = pair.feature.nearest(c[pair.i])
+            if near is None:
+                g[n], u_n[n] = np.inf, np.nan
+            else:
+                g[n] = near.d - self.kin.radii[pair.i]
+                u_n[n] = float(near.n @ cd[pair.i])
+        return g, u_n
+
+
+# ----------------------------------------------------------------- the stepper
+
+
+@dataclass
+class _Piece:
+    """A stretch ``[ta, tb]`` of smooth motion with its state function."""
+
+    ta: float
+    tb: float
+    state: Callable[[float], np.ndarray]
+
+
+@dataclass(frozen=True)
+class _Found:
+    t: float
+    kind: str
+    key: Hashable | None
+
+
+def _positive(value: float, name: str) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value > 0.0):
+        raise InputError(f"`{name}` must be a positive finite number, got {value!r}")
+    return value
+
+
+class EventDrivenStepper:
+    """Event-driven simulation of a side-view scene (SPEC §4).
+
+    Parameters
+    ----------
+    system : solver.system.System
+        The compiled scene.
+    t_end : float
+        End of the run (s).
+    dt_out : float
+        Spacing of the output samples (s).
+    rtol, atol : float
+        DOP853 tolerances of the smooth phases (relative; absolute in SI
+        units): tighter is more accurate and slower.
+
+    Attributes
+    ----------
+    status : str
+        ``"running"``, ``"finished"`` or ``"failed"``.
+    t : float
+        Current time (s).
+    message : str
+        Why the run finished or failed.
+    system : System
+        As given.
+    """
+
+    def __init__(self, system: Any, t_end: float, dt_out: float,
+                 rtol: float = 1e-10, atol: float = 1e-12) -> None:
+        self.system = system
+        self.t_end = _positive(t_end, "t_end")
+        self.dt_out = _positive(dt_out, "dt_out")
+        self.rtol = _positive(rtol, "rtol")
+        self.atol = _positive(atol, "atol")
+        self.status = "running"
+        self.message = ""
+        self.t = 0.0
+        self._N = system.N
+        self._M_inv = 1.0 / np.asarray(system.M_diag, dtype=float)  # M is diagonal (SPEC §1)
+        self._q = np.array(system.q0, dtype=float)
+        self._v = np.array(system.v0, dtype=float)
+        self._work = np.zeros(3)  # friction, damping dissipation and input work (J)
+        self._impact_loss = 0.0  # J dissipated by impacts (Zeno included)
+        self._kin = _Kinematics(system)
+        self._active: dict[Hashable, tuple[_Pair, str]] = {}
+        self._law = system.scene.contact.impact_law
+        self._flight = not system.has_springs and not system.has_forcing
+        radii = self._kin.radii
+        self._margin = self._choose_margin()
+        self._r_min = float(radii.min()) if len(radii) else 1.0
+        self._pair_set = _GapSet(self._kin, [])
+        self._pairs_found_at: np.ndarray | None = None
+        self._watched: tuple[Any, ...] = (None, None, None)
+        self._next_sample = 0
+        self._started = False
+        self._stalled = 0
+        self._zeno = ZenoWatch()
+
+    # ------------------------------------------------------------ public
+
+    def step(self) -> StepOutput:
+        """Advance by at least one output sample or one event.
+
+        Returns
+        -------
+        StepOutput
+            Frames and events in time order. A physics failure sets
+            ``status = "failed"`` and ends with an ``error`` event; it never
+            raises.
+        """
+        out = StepOutput()
+        if self.status != "running":
+            return out
+        try:
+            if not self._started:
+                self._started = True
+                self._settle(out, {})
+                self._emit_samples(out, lambda _t: self._y(), self.t, inclusive=True)
+            while self.status == "running" and not out.frames and not out.events:
+                self._phase(out)
+        except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
+            self.status = "failed"
+            self.message = f"t = {self.t:.12g} s: {exc}"
+            out.events.append(Event(t=self.t, type="error", message=self.message))
+        return out
+
+    # ------------------------------------------------------------ state helpers
+
+    def _y(self) -> np.ndarray:
+        return np.concatenate((self._q, self._v, self._work))
+
+    def _set_y(self, y: np.ndarray) -> None:
+        N = self._N
+        self._q = np.array(y[:N])
+        self._v = np.array(y[N : 2 * N])
+        self._work = np.array(y[2 * N :])
+
+    def _energy(self, q: np.ndarray, v: np.ndarray, work: np.ndarray) -> EnergyBudget:
+        kinetic, potential, spring = self.system.energy(q, v)
+        return EnergyBudget(
+            kinetic=kinetic,
+            potential=potential,
+            spring=spring,
+            dissipated=self._impact_loss + float(work[0] + work[1]),
+            input=float(work[2]),
+        )
+
+    def _active_evals(self, q: np.ndarray, v: np.ndarray) -> list[ContactEval]:
+        return [self._kin.evaluate(pair, q, v) for pair, _ in self._active.values()]
+
+    def _active_forces(
+        self, t: float, q: np.ndarray, v: np.ndarray
+    ) -> tuple[list[ContactEval], ContactForces]:
+        evals = self._active_evals(q, v)
+        modes = [mode for _, mode in self._active.values()]
+        f = self.system.applied_force(t, q, v)
+        return evals, solve_with_modes(evals, modes, self._M_inv, f)
+
+    def _frame(self, t: float, kind: str, y: np.ndarray) -> Frame:
+        N = self._N
+        q, v, work = y[:N], y[N : 2 * N], y[2 * N :]
+        states: tuple[ContactState, ...] = ()
+        if self._active:
+            evals, forces = self._active_forces(t, q, v)
+            states = tuple(
+                ContactState(
+                    body=e.body, other=e.other, lam=float(forces.lam[k]),
+                    tau=float(forces.tau[k]), u_n=e.u_n, u_t=e.u_t, mode=forces.modes[k],
+                    point=(float(e.point[0]), float(e.point[1])),
+                    normal=(float(e.n[0]), float(e.n[1])), friction=e.friction,
+                )
+                for k, e in enumerate(evals)
+            )
+        return Frame(t=t, kind=kind, q=np.array(q), v=np.array(v), contacts=states,
+                     energy=self._energy(q, v, work))
+
+    def _emit_samples(self, out: StepOutput, state: Callable[[float], np.ndarray],
+                      limit: float, inclusive: bool) -> None:
+        """Sample frames on the output grid up to ``limit`` (s)."""
+        while True:
+            t_k = self._next_sample * self.dt_out
+            if t_k > self.t_end * (1 + 1e-12):
+                break
+            if t_k > limit or (t_k == limit and not inclusive):
+                break
+            out.frames.append(self._frame(t_k, "sample", state(t_k)))
+            self._next_sample += 1
+
+    # ------------------------------------------------------------ phases
+
+    def _choose_margin(self) -> float:
+        """Candidate margin (m): as wide as the scene while that keeps the pair list short.
+
+        A wider margin means fewer broad-phase searches and longer phases; a
+        crowded scene (many disks close together) falls back to twice the
+        largest radius.
+        """
+        radii = self._kin.radii
+        if not len(radii):
+            return 1.0
+        c = self.system.centres(self._q)
+        lo, hi = c.min(axis=0) - radii.max(), c.max(axis=0) + radii.max()
+        for _, feature, _, _ in self._kin.feature_list:
+            box = bounding_box(feature)
+            lo = np.minimum(lo, box[:2])
+            hi = np.maximum(hi, box[2:])
+        margin = max(2.0 * float(radii.max()), float(np.hypot(*(hi - lo))))
+        everything = np.arange(len(radii))
+        while margin > 2.0 * float(radii.max()):
+            pairs = self._kin.candidates(self._q, margin, everything)
+            if len(pairs) <= 4 * len(radii) + 16:
+                break
+            margin = max(0.5 * margin, 2.0 * float(radii.max()))
+        return margin
+
+    def _displacements(self) -> np.ndarray:
+        """How far (m) each disk centre is from where its pairs were last searched."""
+        d = self.system.centres(self._q) - self._pairs_found_at
+        return np.hypot(d[:, 0], d[:, 1])
+
+    def _moved(self) -> float:
+        """Largest displacement (m) of a disk centre since its pairs were searched."""
+        return float(np.max(self._displacements(), initial=0.0))
+
+    def _all_candidates(self) -> _GapSet:
+        """Every pair that can touch while no disk moves ``margin/4`` (m) from its search point.
+
+        A pair missing from the list had a gap above ``margin`` when one of
+        its disks was last searched; since then that disk moved less than
+        ``margin/4`` and the other less than ``margin/2``, so the gap is
+        still positive. Disks that have moved ``margin/8`` are searched again
+        (only those), so a phase always has at least that much room.
+        """
+        if self._pairs_found_at is None:
+            self._pairs_found_at = self.system.centres(self._q)
+            disks = np.arange(self.system.n_disks)
+        else:
+            disks = np.nonzero(self._displacements() > 0.125 * self._margin)[0]
+        if len(disks):
+            old = self._pair_set
+            moved = np.zeros(self.system.n_disks + 1, dtype=bool)
+            moved[disks] = True
+            keep = ~(moved[old.first] | moved[old.second])
+            pairs = [p for p, k in zip(old.pairs, keep, strict=True) if k]
+            pairs += self._kin.candidates(self._q, self._margin, disks)
+            self._pair_set = _GapSet(self._kin, pairs)
+            self._pairs_found_at[disks] = self.system.centres(self._q)[disks]
+        return self._pair_set
+
+    def _candidates(self) -> _GapSet:
+        """The candidate pairs that are not active: their gaps are watched."""
+        every = self._all_candidates()
+        if not self._active:
+            return every
+        active = tuple(self._active)
+        if self._watched[:2] != (every, active):
+            watched = _GapSet(self._kin, [p for p in every.pairs if p.key not in self._active])
+            self._watched = (every, active, watched)
+        return self._watched[2]
+
+    def _horizon(self, a: np.ndarray, half: float) -> float:
+        """Time (s) in which no disk centre can move more than ``half`` (m)."""
+        cd = self.system.centre_velocities(self._v)
+        acc = self.system.centre_velocities(a)
+        speed = float(np.max(np.hypot(cd[:, 0], cd[:, 1]), initial=0.0))
+        accel = 2.0 * float(np.max(np.hypot(acc[:, 0], acc[:, 1]), initial=0.0))
+        if accel > 0.0:
+            return (math.sqrt(speed * speed + 2.0 * accel * half) - speed) / accel
+        if speed > 0.0:
+            return half / speed
+        return math.inf
+
+    def _phase(self, out: StepOutput) -> None:
+        """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
+        t0 = self.t
+        y0 = self._y()
+        gaps = self._candidates()
+        budget = 0.25 * self._margin - self._moved()
+        if self._flight and not self._active:
+            a = self.system.applied_force(t0, self._q, self._v) * self._M_inv
+            tb = min(self.t_end, t0 + self._horizon(a, budget))
+            q0, v0, work = self._q.copy(), self._v.copy(), self._work.copy()
+
+            def parabola(t: float) -> np.ndarray:
+                dt = t - t0
+                return np.concatenate((q0 + dt * (v0 + 0.5 * dt * a), v0 + dt * a, work))
+
+            pieces = iter([_Piece(t0, tb, parabola)])
+            # sub-points no farther apart than half the smallest radius of travel
+            travel = float(np.max(np.abs(parabola(tb) - y0)[: self._N], initial=0.0))
+            n_sub = int(np.clip(math.ceil(2.0 * travel / self._r_min), SUBPOINTS_FLIGHT, 1024))
+            reach = 0.0
+        else:
+            pieces = self._ode_pieces(t0, y0, budget)
+            n_sub = SUBPOINTS_ODE
+            reach = budget
+        c0 = self.system.centres(self._q)
+        for piece in pieces:
+            found = self._scan(piece, gaps, n_sub)
+            limit = found.t if found else piece.tb
+            self._emit_samples(out, piece.state, limit, inclusive=found is None
+                               and piece.tb >= self.t_end)
+            if found is not None:
+                self._set_y(piece.state(found.t))
+                self._advance_clock(found.t)
+                self._handle(out, found)
+                return
+            moved = self.system.centres(piece.state(piece.tb)[: self._N]) - c0
+            if piece.tb >= self.t_end or np.max(np.hypot(moved[:, 0], moved[:, 1]),
+                                                initial=0.0) >= reach:
+                self._set_y(piece.state(piece.tb))
+                self._advance_clock(piece.tb)
+                self._project()
+                if piece.tb >= self.t_end:
+                    self._finish(out)
+                return
+        raise SolverError("smooth phase ended without reaching an event or the horizon")
+
+    def _advance_clock(self, t: float) -> None:
+        if t > self.t:
+            self._stalled = 0
+        else:
+            self._stalled += 1
+            if self._stalled > MAX_STALLED_EVENTS:
+                raise SolverError(
+                    f"{MAX_STALLED_EVENTS} events in a row without time advancing "
+                    f"(contacts {list(k for k in self._active)})"
+                )
+        self.t = t
+
+    def _finish(self, out: StepOutput) -> None:
+        if not out.frames or out.frames[-1].t < self.t_end:
+            out.frames.append(self._frame(self.t_end, "sample", self._y()))
+        self.status = "finished"
+        self.message = f"reached t_end = {self.t_end:g} s"
+
+    def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
+        N = self._N
+        q, v = y[:N], y[N : 2 * N]
+        system = self.system
+        power_friction = 0.0
+        if self._active:
+            evals, forces = self._active_forces(t, q, v)
+            qdd = forces.qdd
+            power_friction = -float(
+                sum(ff * e.u_t for ff, e in zip(forces.friction_force, evals, strict=True))
+            )
+        else:
+            qdd = system.applied_force(t, q, v) * self._M_inv
+        return np.concatenate(
+            (v, qdd, (power_friction, system.damping_power(q, v), system.input_power(t, q, v)))
+        )
+
+    def _ode_pieces(self, t0: float, y0: np.ndarray, budget: float) -> Iterator[_Piece]:
+        a0 = self._rhs(t0, y0)[self._N : 2 * self._N]
+        max_step = min(self._horizon(a0, budget), self.t_end - t0)
+        if max_step <= 0.0:
+            max_step = self.t_end - t0
+        solver = DOP853(self._rhs, t0, y0, self.t_end, rtol=self.rtol, atol=self.atol,
+                        max_step=max_step)
+        while solver.status == "running":
+            ta = solver.t
+            message = solver.step()
+            if solver.status == "failed":
+                raise SolverError(f"the ODE integrator failed at t = {solver.t:.12g} s: {message}")
+            yield _Piece(ta, solver.t, solver.dense_output())
+
+    # ------------------------------------------------------------ event search
+
+    def _event_values(self, t: float, y: np.ndarray, gaps: _GapSet
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Gap values, their normal speeds, and the active contacts' event functions."""
+        N = self._N
+        q, v = y[:N], y[N : 2 * N]
+        g, u_n = gaps.values(q, v) if len(gaps) else (np.zeros(0), np.zeros(0))
+        return g, u_n, self._active_values(t, q, v)
+
+    def _active_values(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Per active contact: λ, the friction test (cone or slip speed), inside its feature.
+
+        Each is positive while the phase's assumptions hold; a sign change is an event.
+        """
+        if not self._active:
+            return np.zeros(0)
+        evals, forces = self._active_forces(t, q, v)
+        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        values = []
+        for k, (e, (_, mode)) in enumerate(zip(evals, self._active.values(), strict=True)):
+            values.append(forces.lam[k] + scale)
+            if e.friction > 0.0:
+                if mode == "stick":
+                    values.append(e.friction * forces.lam[k] - abs(forces.friction_force[k])
+                                  + e.friction * scale)
+                else:
+                    values.append((1.0 if mode == "slip+" else -1.0) * e.u_t + 1e-12)
+            else:
+                values.append(1.0)
+            values.append(1.0 if e.inside else -1.0)
+        return np.asarray(values)
+
+    def _scan(self, piece: _Piece, gaps: _GapSet, n_sub: int) -> _Found | None:
+        """Earliest event in ``piece`` (or None), located to ``TIME_TOL``."""
+        ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
+        active = list(self._active.values())
+        after = self._event_values(ts[0], piece.state(ts[0]), gaps)
+        for j in range(1, len(ts)):
+            ta, tb = ts[j - 1], ts[j]
+            before, after = after, self._event_values(tb, piece.state(tb), gaps)
+            (ga, una, fa), (gb, unb, fb) = before, after
+            best: _Found | None = None
+            # gaps closing: a sign change, or a minimum below zero between sub-points
+            for n in np.nonzero(gb < -GAP_EVENT_TOL)[0]:
+                t_hit = self._gap_root(piece, gaps, n, ta, tb, ga[n])
+                if best is None or t_hit < best.t:
+                    best = _Found(t_hit, "gap", gaps.pairs[n].key)
+            dips = np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0]
+            for n in dips:
+                t_min = brentq(lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb,
+                               xtol=TIME_TOL)
+                if self._gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
+                    t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
+                    if best is None or t_hit < best.t:
+                        best = _Found(t_hit, "gap", gaps.pairs[n].key)
+            # active contacts: λ, friction cone / slip speed, feature region
+            for col in np.nonzero(fb < 0)[0]:
+                contact, what = divmod(int(col), 3)
+                key = active[contact][0].key
+                kind = ("liftoff", "friction", "region")[what]
+                if fa[col] < 0:
+                    t_hit = ta
+                elif kind == "region":
+                    t_hit = self._bisect_region(piece, gaps, col, ta, tb)
+                else:
+                    t_hit = brentq(lambda t, c=col: self._active_value(piece, gaps, c, t),
+                                   ta, tb, xtol=TIME_TOL)
+                if best is None or t_hit < best.t:
+                    best = _Found(t_hit, kind, key)
+            if best is not None:
+                return best
+        return None
+
+    def _gap(self, piece: _Piece, gaps: _GapSet, n: int, t: float) -> float:
+        y = piece.state(t)
+        pair = gaps.pairs[n]
+        return self._kin.evaluate(pair, y[: self._N], y[self._N : 2 * self._N]).g
+
+    def _gap_speed(self, piece: _Piece, gaps: _GapSet, n: int, t: float) -> float:
+        y = piece.state(t)
+        pair = gaps.pairs[n]
+        return self._kin.evaluate(pair, y[: self._N], y[self._N : 2 * self._N]).u_n
+
+    def _gap_root(self, piece: _Piece, gaps: _GapSet, n: int, ta: float, tb: float,
+                  g_a: float) -> float:
+        """First time in ``[ta, tb]`` where gap ``n`` closes, given ``g(tb) < 0``.
+
+        A contact that starts closed but separating (just after an impact)
+        closes again after its gap's maximum, found where ``u_n = 0``.
+        """
+        if not g_a > 0.0:
+            if not self._gap_speed(piece, gaps, n, ta) > 0.0:
+                return ta
+            t_max = brentq(lambda t: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+            if not self._gap(piece, gaps, n, t_max) > 0.0:
+                return ta
+            ta = t_max
+        return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+
+    def _active_value(self, piece: _Piece, gaps: _GapSet, col: int, t: float) -> float:
+        y = piece.state(t)
+        return float(self._active_values(t, y[: self._N], y[self._N : 2 * self._N])[col])
+
+    def _bisect_region(self, piece: _Piece, gaps: _GapSet, col: int, ta: float,
+                       tb: float) -> float:
+        for _ in range(200):
+            if tb - ta <= TIME_TOL:
+                return tb
+            mid = 0.5 * (ta + tb)
+            if self._active_value(piece, gaps, col, mid) < 0:
+                tb = mid
+            else:
+                ta = mid
+        raise SolverError("bisection for a contact leaving its feature did not converge")
+
+    # ------------------------------------------------------------ events
+
+    def _handle(self, out: StepOutput, found: _Found) -> None:
+        previous = dict(self._active)
+        hints: dict[Hashable, str] = {}
+        if found.kind == "friction" and previous[found.key][1] == "stick":
+            # the friction needed has reached μλ: the contact starts to slide
+            # against it (the LCP at this very instant would still allow sticking)
+            forces = self._active_forces(self.t, self._q, self._v)[1]
+            k = list(previous).index(found.key)
+            hints[found.key] = "slip+" if forces.friction_force[k] < 0.0 else "slip-"
+        self._settle(out, previous, hints)
+
+    def _closed(self) -> list[ContactEval]:
+        """Every contact with ``|g| ≤ GAP_TOL`` and a nonzero normal Jacobian."""
+        every = self._all_candidates()
+        if not len(every):
+            return []
+        g, _ = every.values(self._q, self._v)
+        evals = []
+        touching = np.nonzero(np.abs(g) <= GAP_TOL)[0]
+        # scene order (by disk, then feature or second disk): deterministic columns
+        touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
+        for n in touching:
+            e = self._kin.evaluate(every.pairs[n], self._q, self._v)
+            if e.inside and np.any(e.G_local != 0.0):
+                evals.append(e)
+        return evals
+
+    def _settle(self, out: StepOutput, previous: dict[Hashable, tuple[_Pair, str]],
+                hints: dict[Hashable, str] | None = None) -> None:
+        """Resolve impacts at the current instant, then choose the active contacts.
+
+        ``hints`` imposes a friction mode on some contacts (a contact whose
+        sticking friction has just reached the cone slides).
+        """
+        impacted = False
+        for _ in range(MAX_IMPACT_ROUNDS):
+            closed = self._closed()
+            speeds = np.array([e.u_n for e in closed])
+            if not np.any(speeds < -REST_SPEED_TOL):
+                break
+            touching = [e for e in closed if e.u_n < REST_SPEED_TOL]
+            if np.any(speeds < -IMPACT_SPEED_TOL):
+                self._impact(out, touching)
+                impacted = True
+            else:
+                self._absorb(touching)
+        else:
+            raise SolverError(
+                f"impacts did not end after {MAX_IMPACT_ROUNDS} rounds at one instant"
+            )
+        closed = [e for e in self._closed() if abs(e.u_n) <= max(IMPACT_SPEED_TOL, REST_SPEED_TOL)]
+        self._active = {}
+        if closed:
+            f = self.system.applied_force(self.t, self._q, self._v)
+            hints = hints or {}
+            modes = [hints.get(e.key) for e in closed]
+            forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
+            tol = 1e-12 * (1.0 + float(np.max(forces.lam)))
+            for k, e in enumerate(closed):
+                if forces.lam[k] > tol:
+                    self._active[e.key] = (self._kin.pairs[e.key], forces.modes[k])
+        self._project()
+        self._report_changes(out, previous, impacted)
+        if impacted:
+            self._check_zeno(out)
+
+    def _report_changes(self, out: StepOutput, previous: dict[Hashable, tuple[_Pair, str]],
+                        impacted: bool) -> None:
+        new_bodies = {pair.body for pair, _ in self._active.values()}
+        for key, (pair, mode) in previous.items():
+            if key not in self._active:
+                if not impacted and pair.body not in new_bodies:
+                    out.events.append(Event(t=self.t, type="liftoff", body=pair.body,
+                                            other=pair.other))
+                continue
+            new_mode = self._active[key][1]
+            if new_mode != mode:
+                kind = "stick" if new_mode == "stick" else "slip"
+                out.events.append(Event(t=self.t, type=kind, body=pair.body, other=pair.other,
+                                        message=f"{mode} -> {new_mode}"))
+
+    def _absorb(self, closed: list[ContactEval]) -> None:
+        """Stop approach speeds below ``IMPACT_SPEED_TOL`` with a silent plastic impact.
+
+        This ends the geometric ladder of ever smaller rebounds of jammed
+        contacts (a bead squeezed between walls) and the creeping of a
+        contact that closes with rounding-level speed; the kinetic energy
+        removed (of order ``m · IMPACT_SPEED_TOL²``) is booked as dissipated.
+        """
+        G = self._columns(closed, "G_local")
+        result = resolve_impact(self.system.M_diag, G, self._v, 0.0, law="staged")
+        self._v = np.array(result.v_plus, dtype=float)
+        self._impact_loss -= float(result.energy_change)
+
+    def _impact(self, out: StepOutput, closed: list[ContactEval]) -> None:
+        """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
+        system = self.system
+        G = self._columns(closed, "G_local")
+        H = self._columns(closed, "H_local")
+        restitution = np.array([e.restitution for e in closed])
+        friction = np.array([e.friction for e in closed])
+        v_minus = self._v.copy()
+        kwargs: dict[str, Any] = {}
+        if np.any(friction > 0.0):
+            kwargs = {"H": H, "friction": friction}
+        result = resolve_impact(system.M_diag, G, v_minus, restitution, law=self._law, **kwargs)
+        out.frames.append(self._frame(self.t, "pre", self._y()))
+        self._v = np.array(result.v_plus, dtype=float)
+        self._impact_loss -= float(result.energy_change)
+        out.frames.append(self._frame(self.t, "post", self._y()))
+        impulse = np.asarray(result.impulse, dtype=float)
+        tangent = getattr(result, "tangent_impulse", None)
+        tangent = np.zeros(len(closed)) if tangent is None else np.asarray(tangent, dtype=float)
+        loudest = int(np.argmax(impulse))
+        for k, e in enumerate(closed):
+            if impulse[k] <= 0.0 and e.u_n >= -IMPACT_SPEED_TOL:
+                continue
+            out.events.append(Event(
+                t=self.t, type="impact", body=e.body, other=e.other,
+                normal_impulse=float(impulse[k]), tangent_impulse=float(tangent[k]),
+                stages=len(result.stages),
+                energy_change=float(result.energy_change) if k == loudest else 0.0,
+                v_minus=v_minus, v_plus=self._v.copy(),
+            ))
+        if not result.admissible:
+            u_plus = np.asarray(G.T @ self._v).ravel()
+            worst = int(np.argmin(u_plus))
+            out.events.append(Event(
+                t=self.t, type="inadmissible", body=closed[worst].body,
+                other=closed[worst].other, v_minus=v_minus, v_plus=self._v.copy(),
+                message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
+            ))
+        hit = frozenset(e.key for k, e in enumerate(closed) if impulse[k] > 0.0)
+        self._zeno.record(self.t, hit)
+
+    def _columns(self, evals: list[ContactEval], field: str) -> Any:
+        """The contacts' G (or H) as columns: dense for small systems, sparse (CSC) for large."""
+        if self._N <= SPARSE_ABOVE:
+            return np.column_stack([e.G if field == "G_local" else e.H for e in evals])
+        rows = np.concatenate([e.dofs for e in evals])
+        cols = np.concatenate([np.full(len(e.dofs), k) for k, e in enumerate(evals)])
+        data = np.concatenate([getattr(e, field) for e in evals])
+        return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(self._N, len(evals)))
+
+    def _check_zeno(self, out: StepOutput) -> None:
+        """End a geometric bounce sequence at its accumulation time (SPEC §4)."""
+        if not self._zeno.geometric:
+            return
+        key = self._zeno.key
+        pair = self._kin.pairs[key]
+        if key in self._active or pair.restitution >= 1.0:
+            return
+        e = self._kin.evaluate(pair, self._q, self._v)
+        f = self.system.applied_force(self.t, self._q, self._v)
+        a_n = float(e.G @ (f * self._M_inv)) + e.gamma_n
+        if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
+            return
+        t_inf = accumulation_time(self.t, e.u_n, pair.restitution, a_n)
+        kinetic_before = self.system.energy(self._q, self._v)[0]
+        w = e.G * self._M_inv
+        self._v = self._v - w * (e.u_n / float(e.G @ w))
+        self._impact_loss += kinetic_before - self.system.energy(self._q, self._v)[0]
+        previous = dict(self._active)
+        self._settle(out, previous)
+        self._zeno.reset()
+        out.events.append(Event(
+            t=t_inf, type="zeno", body=pair.body, other=pair.other,
+            message=f"geometric bouncing accumulates at t = {t_inf:.15g} s; resting contact",
+        ))
+
+    # ------------------------------------------------------------ projection
+
+    def _project(self) -> None:
+        """Put active contacts back on ``g = 0``, their velocities on ``u_n = 0``.
+
+        Sticking contacts also get ``u_t = 0``. Both projections are
+        M-orthogonal (the smallest change in kinetic-energy norm); the kinetic
+        energy they remove is booked as dissipated.
+        """
+        if not self._active:
+            return
+        M_inv = self._M_inv[:, None]
+        for _ in range(MAX_PROJECTION_ITERATIONS):
+            evals = self._active_evals(self._q, self._v)
+            g = np.array([e.g for e in evals])
+            if np.max(np.abs(g)) <= 1e-14:
+                break
+            G = np.column_stack([e.G for e in evals])
+            W = M_inv * G
+            self._q = self._q - W @ np.linalg.lstsq(G.T @ W, g, rcond=1e-12)[0]
+        else:
+            raise SolverError(
+                f"projecting the active contacts onto g = 0 did not converge in "
+                f"{MAX_PROJECTION_ITERATIONS} iterations"
+            )
+        evals = self._active_evals(self._q, self._v)
+        columns = [e.G for e in evals]
+        columns += [e.H for e, (_, mode) in zip(evals, self._active.values(), strict=True)
+                    if mode == "stick" and e.friction > 0.0]
+        C = np.column_stack(columns)
+        W = M_inv * C
+        kinetic_before = self.system.energy(self._q, self._v)[0]
+        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
+        self._impact_loss += kinetic_before - self.system.energy(self._q, self._v)[0]

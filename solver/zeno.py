@@ -1,0 +1,89 @@
+"""Zeno bouncing: recognise a geometric sequence of impacts and find where it ends.
+
+A contact pressed by a constant normal acceleration ``a_n < 0`` and bouncing
+with restitution ``e < 1`` leaves each impact with ``u_n⁺ = e u_n⁻``; the
+flights last ``Δ_k = 2 u_k/|a_n|`` and shrink by the ratio ``ρ = e``, so
+infinitely many impacts happen before the accumulation time
+
+    t∞ = t_k + 2 u_n⁺ / ((1 − e) |a_n|)
+
+(the bouncing ball of SPEC §7: ``t∞ = √(2h/g)(1 + e)/(1 − e)``). The
+watcher below only *recognises* such a sequence from the impact times of
+one contact; the stepper decides when to jump.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+RATIO_TOL = 1e-3
+"""Relative agreement of successive interval ratios that counts as geometric."""
+MIN_IMPACTS = 4
+"""Impacts of one contact in a row needed before a sequence counts as geometric."""
+
+
+def accumulation_time(t_k: float, u_n_plus: float, restitution: float, a_n: float) -> float:
+    """End of a Zeno sequence of bounces (s).
+
+    Parameters
+    ----------
+    t_k : float
+        Time of the last impact computed (s).
+    u_n_plus : float
+        Normal separation speed after it (m/s), ≥ 0.
+    restitution : float
+        e ∈ [0, 1).
+    a_n : float
+        Normal acceleration of the free motion (m/s²), < 0 (pressing).
+
+    Returns
+    -------
+    float
+        ``t_k + 2 u_n⁺ / ((1 − e)|a_n|)``: the sum of the geometric series of
+        the remaining flight times.
+    """
+    return t_k + 2.0 * u_n_plus / ((1.0 - restitution) * abs(a_n))
+
+
+@dataclass
+class ZenoWatch:
+    """Impact times of the contact that bounced last, to spot a geometric sequence.
+
+    Call :meth:`record` after every impact with the keys of the contacts that
+    took an impulse; :attr:`geometric` is true when the last
+    ``MIN_IMPACTS`` impacts all belonged to one contact alone and their
+    successive interval ratios agree to ``RATIO_TOL`` and are below 1.
+    """
+
+    key: Hashable | None = None
+    times: list[float] = field(default_factory=list)
+
+    def record(self, t: float, keys: frozenset[Hashable]) -> None:
+        """Note an impact at ``t`` (s) involving the contacts ``keys``."""
+        if len(keys) != 1:
+            self.reset()
+            return
+        (key,) = keys
+        if key != self.key:
+            self.key, self.times = key, []
+        self.times.append(t)
+        del self.times[:-MIN_IMPACTS]
+
+    def reset(self) -> None:
+        """Forget the sequence (after a jump, or when the contact pattern changes)."""
+        self.key, self.times = None, []
+
+    @property
+    def geometric(self) -> bool:
+        """True when the recorded impacts form a geometric sequence with ratio < 1."""
+        if len(self.times) < MIN_IMPACTS:
+            return False
+        gaps = [b - a for a, b in zip(self.times, self.times[1:], strict=False)]
+        if min(gaps) <= 0.0:
+            return False
+        ratios = [b / a for a, b in itertools.pairwise(gaps)]
+        if max(ratios) >= 1.0:
+            return False
+        return all(abs(r - ratios[-1]) <= RATIO_TOL * ratios[-1] for r in ratios)

@@ -1,0 +1,313 @@
+"""Event-driven stepper against closed-form motions (SPEC §4, §7; papers 002, 003)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+import solver.events as events_module
+from solver.errors import SolverError
+from solver.events import EventDrivenStepper
+from solver.scene import parse_scene
+from solver.simulation import make_stepper, simulate
+from solver.system import System
+
+G_ACC = 9.81
+
+
+def scene(bodies, boundaries=(), springs=(), restitution=0.5, friction=0.0, law="staged",
+          t_end=1.0, dt_out=0.01, gravity=(0.0, -G_ACC)):
+    return parse_scene({
+        "format": "impactgui-scene",
+        "version": 1,
+        "gravity": list(gravity),
+        "contact": {"restitution": restitution, "friction": friction, "impact_law": law},
+        "boundaries": list(boundaries),
+        "bodies": list(bodies),
+        "springs": list(springs),
+        "solver": {"t_end": t_end, "dt_out": dt_out},
+    })
+
+
+def impacts(trajectory):
+    return [e for e in trajectory.events if e.type == "impact"]
+
+
+def balance_spread(trajectory):
+    balance = np.array([f.energy.balance for f in trajectory.frames])
+    return float(np.ptp(balance)) / max(1.0, float(np.max(np.abs(balance))))
+
+
+# ------------------------------------------------------------------ bouncing ball
+
+
+def bouncing_ball(e=0.5, t_end=3.0, friction=0.0):
+    r = 0.1
+    return scene(
+        [{"id": "ball", "type": "wheel", "mass": 2.0, "inertia": 0.01, "radius": r,
+          "position": [0.0, 1.0 + r]}],
+        [{"id": "ground", "type": "segment", "a": [-5, 0], "b": [5, 0]}],
+        restitution=e, friction=friction, t_end=t_end,
+    )
+
+
+def test_bouncing_ball_comes_to_rest_at_the_zeno_accumulation_time():
+    e = 0.5
+    trajectory = simulate(bouncing_ball(e))
+    assert trajectory.status == "finished"
+    hits = impacts(trajectory)
+    assert hits[0].t == pytest.approx(math.sqrt(2.0 / G_ACC), abs=1e-12)
+    assert len(hits) < 100
+    zeno = [ev for ev in trajectory.events if ev.type == "zeno"]
+    assert len(zeno) == 1
+    t_rest = math.sqrt(2.0 / G_ACC) * (1.0 + e) / (1.0 - e)
+    assert zeno[0].t == pytest.approx(t_rest, abs=1e-9)
+
+
+def test_bouncing_ball_then_rests_with_contact_force_equal_to_its_weight():
+    trajectory = simulate(bouncing_ball())
+    resting = [f for f in trajectory.frames if f.t > 1.5]
+    assert resting
+    for frame in resting:
+        assert frame.q[1] == pytest.approx(0.1, abs=1e-12)
+        np.testing.assert_allclose(frame.v, 0.0, atol=1e-12)
+        (contact,) = frame.contacts
+        assert contact.lam == pytest.approx(2.0 * G_ACC, rel=1e-12)
+
+
+def test_bouncing_ball_balances_its_energy():
+    trajectory = simulate(bouncing_ball())
+    assert balance_spread(trajectory) < 1e-8
+    zeno_loss = trajectory.frames[-1].energy.dissipated
+    assert zeno_loss == pytest.approx(2.0 * G_ACC * 1.0, rel=1e-9)  # all of m g h is lost
+
+
+def test_bouncing_ball_impact_frames_show_newtons_law():
+    e = 0.5
+    trajectory = simulate(bouncing_ball(e))
+    pre = [f for f in trajectory.frames if f.kind == "pre"]
+    post = [f for f in trajectory.frames if f.kind == "post"]
+    assert len(pre) == len(post) == len(impacts(trajectory))
+    for a, b in zip(pre, post, strict=True):
+        assert a.t == b.t
+        assert b.v[1] == pytest.approx(-e * a.v[1], rel=1e-12)
+
+
+# ------------------------------------------------------------------ paper 002
+
+
+def paper_002_scene(e, t_end=1.0):
+    """Masses m1, m2 on springs k to rest 0; gap x2 − x1 ≥ 0 via two beads of radius ρ."""
+    rho = 0.05
+    k = 8000.0
+    return scene(
+        [
+            {"id": "m1", "type": "bead", "rail_y": 0.0, "mass": 200.0, "radius": rho,
+             "x": -0.3 - rho, "vx": -1.0},
+            {"id": "m2", "type": "bead", "rail_y": 0.0, "mass": 100.0, "radius": rho,
+             "x": 0.3 + rho, "vx": 1.0},
+        ],
+        springs=[
+            {"a": "m1", "anchor": [-rho, 0.0], "stiffness": k, "rest_length": 0.0},
+            {"a": "m2", "anchor": [rho, 0.0], "stiffness": k, "rest_length": 0.0},
+        ],
+        restitution=e, t_end=t_end, dt_out=0.001,
+    )
+
+
+def free_oscillation(x0, v0, omega, t):
+    return x0 * math.cos(omega * t) + v0 / omega * math.sin(omega * t)
+
+
+def free_velocity(x0, v0, omega, t):
+    return -x0 * omega * math.sin(omega * t) + v0 * math.cos(omega * t)
+
+
+def first_meeting():
+    """First time the free oscillators X1, X2 of paper 002 meet (closed form + brentq)."""
+    w1, w2 = math.sqrt(8000.0 / 200.0), math.sqrt(8000.0 / 100.0)
+
+    def gap(t):
+        return free_oscillation(0.3, 1.0, w2, t) - free_oscillation(-0.3, -1.0, w1, t)
+
+    ts = np.linspace(1e-6, 2.0, 20001)
+    values = np.array([gap(t) for t in ts])
+    k = int(np.nonzero(values < 0)[0][0])
+    t_hit = brentq(gap, ts[k - 1], ts[k], xtol=1e-15)
+    v1 = free_velocity(-0.3, -1.0, w1, t_hit)
+    v2 = free_velocity(0.3, 1.0, w2, t_hit)
+    return t_hit, v1, v2
+
+
+@pytest.mark.parametrize("e", [0.0, 1.0])
+def test_paper_002_first_impact_time_and_velocity_jump(e):
+    trajectory = simulate(paper_002_scene(e))
+    t_hit, v1, v2 = first_meeting()
+    hit = impacts(trajectory)[0]
+    assert hit.t == pytest.approx(t_hit, abs=1e-10)
+    np.testing.assert_allclose(hit.v_minus, [v1, v2], rtol=1e-8)
+    m1, m2 = 200.0, 100.0
+    impulse = (1.0 + e) * m1 * m2 / (m1 + m2) * (v1 - v2)  # Newton's law on x2 − x1
+    np.testing.assert_allclose(hit.v_plus, [v1 - impulse / m1, v2 + impulse / m2], rtol=1e-8)
+    assert hit.normal_impulse == pytest.approx(impulse, rel=1e-8)
+
+
+def next_meeting(t0, x1, v1, x2, v2):
+    """Next time after ``t0`` the free oscillators of paper 002 meet, with their velocities."""
+    w1, w2 = math.sqrt(8000.0 / 200.0), math.sqrt(8000.0 / 100.0)
+
+    def gap(t):
+        return free_oscillation(x2, v2, w2, t - t0) - free_oscillation(x1, v1, w1, t - t0)
+
+    ts = t0 + np.linspace(1e-7, 2.0, 40001)
+    values = np.array([gap(t) for t in ts])
+    k = int(np.nonzero(values < 0)[0][0])
+    t_hit = brentq(gap, ts[k - 1], ts[k], xtol=1e-15)
+    return (t_hit, free_oscillation(x1, v1, w1, t_hit - t0), free_velocity(x1, v1, w1, t_hit - t0),
+            free_velocity(x2, v2, w2, t_hit - t0))
+
+
+def test_paper_002_plastic_impacts_separate_or_move_together_as_the_contact_force_says():
+    m1, m2, k = 200.0, 100.0, 8000.0
+    trajectory = simulate(paper_002_scene(0.0))
+    # Independent reference: free oscillations between plastic impacts. Moving together
+    # (X1 = X2 = X) needs λ = k X (m1 − m2)/(m1 + m2) ≥ 0 on mass 2, i.e. X ≥ 0; the
+    # pair separates when X returns to 0.
+    t, x1, v1, x2, v2 = 0.0, -0.3, -1.0, 0.3, 1.0
+    expected = []
+    while True:
+        t, x_hit, u1, u2 = next_meeting(t, x1, v1, x2, v2)
+        v_common = (m1 * u1 + m2 * u2) / (m1 + m2)
+        expected.append(("impact", t))
+        if x_hit >= 0.0:
+            omega = math.sqrt(2.0 * k / (m1 + m2))
+            t_free = t + (math.pi - math.atan2(x_hit * omega, v_common)) / omega
+            expected.append(("liftoff", t_free))
+            break
+        x1, v1, x2, v2 = x_hit, v_common, x_hit, v_common
+    found = [(ev.type, ev.t) for ev in trajectory.events if ev.type in ("impact", "liftoff")]
+    assert [kind for kind, _ in found[: len(expected)]] == [kind for kind, _ in expected]
+    np.testing.assert_allclose([t for _, t in found[: len(expected)]],
+                               [t for _, t in expected], atol=1e-8)
+    assert balance_spread(trajectory) < 1e-8
+
+
+def test_paper_002_elastic_run_conserves_energy():
+    trajectory = simulate(paper_002_scene(1.0, t_end=3.0))
+    assert len(impacts(trajectory)) >= 2
+    energies = np.array([f.energy.total for f in trajectory.frames])
+    assert np.ptp(energies) <= 1e-8 * energies.max()
+
+
+# ------------------------------------------------------------------ paper 003
+
+
+def two_stops(V=1.0, gap=0.1, t_end=1.0, dt_out=0.1):
+    r = 0.02
+    return scene(
+        [{"id": "m", "type": "bead", "rail_y": 0.0, "mass": 1.5, "radius": r, "x": r,
+          "vx": V}],
+        [{"id": "left", "type": "segment", "a": [0, -1], "b": [0, 1]},
+         {"id": "right", "type": "segment", "a": [gap + 2 * r, -1], "b": [gap + 2 * r, 1]}],
+        restitution=1.0, t_end=t_end, dt_out=dt_out,
+    )
+
+
+def test_mass_between_two_stops_is_a_sawtooth_conserving_energy_over_ten_thousand_impacts():
+    V, gap = 1.0, 0.1
+    n = 10_000
+    trajectory = simulate(two_stops(V, gap, t_end=n * gap / V - 0.5 * gap / V, dt_out=1.0))
+    hits = impacts(trajectory)
+    assert len(hits) == n - 1
+    times = np.array([h.t for h in hits])
+    np.testing.assert_allclose(np.diff(times), gap / V, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(times, gap / V * np.arange(1, n), rtol=1e-11)
+    speeds = np.array([abs(h.v_plus[0]) for h in hits])
+    np.testing.assert_allclose(speeds, V, rtol=1e-11)
+    assert trajectory.frames[-1].energy.total == pytest.approx(0.5 * 1.5 * V * V, rel=1e-11)
+
+
+def spring_stop(x1, V, restitution=1.0, t_end=2.0):
+    """Bead on a spring (rest at x = 0), stop at x = x1 on its right, leaving it at speed −V."""
+    r, m, k = 0.02, 0.5, 200.0
+    return scene(
+        [{"id": "m", "type": "bead", "rail_y": 0.0, "mass": m, "radius": r, "x": x1,
+          "vx": -V}],
+        [{"id": "stop", "type": "segment", "a": [x1 + r, -1], "b": [x1 + r, 1]}],
+        springs=[{"a": "m", "anchor": [0.0, 0.0], "stiffness": k, "rest_length": 0.0}],
+        restitution=restitution, t_end=t_end, dt_out=0.01,
+    ), math.sqrt(k / m)
+
+
+def test_mass_spring_stop_at_rest_point_has_period_pi_over_lambda():
+    V = 0.7
+    model, lam = spring_stop(0.0, V, t_end=3.3)
+    trajectory = simulate(model)
+    hits = impacts(trajectory)
+    assert len(hits) >= 20
+    times = np.array([h.t for h in hits])
+    np.testing.assert_allclose(times, math.pi / lam * np.arange(1, len(hits) + 1), atol=1e-9)
+    for frame in trajectory.frames:
+        t = frame.t
+        assert frame.q[0] == pytest.approx(-(V / lam) * abs(math.sin(lam * t)), abs=1e-9)
+
+
+@pytest.mark.parametrize("x1", [0.05, -0.05])
+def test_mass_spring_stop_period_follows_the_general_formula_for_either_side(x1):
+    V = 0.7
+    model, lam = spring_stop(x1, V)
+    trajectory = simulate(model)
+    # x(t) = x1 cos λt − (V/λ) sin λt = A cos(λt + θ); back at x1 when λT = 2π − 2θ
+    theta = math.atan2(V / lam, x1)
+    period = (2.0 * math.pi - 2.0 * theta) / lam
+    times = np.array([h.t for h in impacts(trajectory)])
+    assert len(times) >= 5
+    np.testing.assert_allclose(times, period * np.arange(1, len(times) + 1), atol=1e-9)
+
+
+def test_mass_spring_stop_loses_the_newton_share_of_energy_per_impact():
+    R, V, m = 0.8, 0.7, 0.5
+    model, _ = spring_stop(0.03, V, restitution=R, t_end=0.6)
+    hits = impacts(simulate(model))
+    assert hits
+    for hit in hits:
+        v = hit.v_minus[0]
+        assert hit.energy_change == pytest.approx(-(1.0 - R * R) / 2.0 * m * v * v, rel=1e-12)
+        assert hit.v_plus[0] == pytest.approx(-R * v, rel=1e-12)
+
+
+# ------------------------------------------------------------------ the stepper
+
+
+def test_stepper_emits_samples_on_the_output_grid_and_finishes_at_t_end():
+    stepper = make_stepper(bouncing_ball(t_end=0.5), dt_out=0.05)
+    assert isinstance(stepper, EventDrivenStepper)
+    frames = []
+    while stepper.status == "running":
+        frames += stepper.step().frames
+    samples = [f.t for f in frames if f.kind == "sample"]
+    np.testing.assert_allclose(samples, 0.05 * np.arange(11), atol=1e-15)
+    assert stepper.status == "finished"
+    assert stepper.t == pytest.approx(0.5)
+
+
+def test_solver_failure_ends_the_run_with_an_error_event_and_keeps_the_frames(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise SolverError("no impulse for this test")
+
+    monkeypatch.setattr(events_module, "resolve_impact", refuse)
+    stepper = EventDrivenStepper(System(bouncing_ball()), t_end=1.0, dt_out=0.01)
+    frames, events = [], []
+    while stepper.status == "running":
+        out = stepper.step()
+        frames += out.frames
+        events += out.events
+    assert stepper.status == "failed"
+    assert "no impulse for this test" in stepper.message
+    assert events[-1].type == "error"
+    assert events[-1].t == pytest.approx(math.sqrt(2.0 / G_ACC), abs=1e-12)
+    assert frames[-1].t < events[-1].t
+    assert len(frames) == 46  # samples 0.00 … 0.45 before the first impact
