@@ -22,7 +22,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QColor, QKeyEvent
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QLabel, QVBoxLayout, QWidget
 
 from impactgui.commands import DeleteItem, ItemRef, SceneCommand
 from impactgui.document import SceneDocument, problem_path, scene_problems
@@ -33,12 +33,13 @@ from impactgui.scene_items import (
     IMPULSE_COLOUR,
     NORMAL_FORCE_COLOUR,
     PREVIEW_COLOUR,
-    TRAIL_COLOUR,
     VELOCITY_COLOUR,
     Arrow,
     ArrowField,
+    CartItem,
     FlashField,
     SceneLayer,
+    TrailField,
     arc_sweep_deg,
     boundary_points,
     distance_to_polyline,
@@ -56,9 +57,17 @@ VELOCITY_HIT_PX = 5.0
 """How close (px) to a velocity arrow head (or a resting body's centre dot) grabs the velocity."""
 TRAIL_LENGTH = 600
 """Most centre positions kept in a trail."""
+TRAIL_POINT_BUDGET = 30_000
+"""Most centre positions kept in all trails together: many bodies get shorter trails."""
+LABELLED_BODIES_MAX = 20
+"""During a run, bodies carry their id labels only when there are at most this many
+(more labels overlap into a smear and cost a text item each per frame)."""
 FORCE_LEGEND_LENGTH = 0.1
 """Length of the reference force arrow of the legend, m (10 cm)."""
 FLASH_TICK_MS = 30
+FLASHES_PER_FRAME_MAX = 32
+"""Most impacts flashed by one frame (the newest; a frame shown after a jump can follow
+thousands of impacts)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,71 @@ def _nice_ceiling(value: float) -> float:
         if step * 10.0**exponent >= value * (1 - 1e-12):
             return step * 10.0**exponent
     return 10.0 ** (exponent + 1)
+
+
+@dataclass(frozen=True)
+class _FrameLayout:
+    """Where each animated body's numbers sit in a frame, as index arrays.
+
+    Indices point into ``concatenate((q, constants))`` (coordinates) and
+    ``append(v, 0)`` (rates; ``v`` has one rate per coordinate): a bead's
+    ``y`` is its rail height, a constant, and its angle and ``vy`` are the
+    zeros at index ``len(q)``. One entry per body that has a drawing, in
+    ``System.dof_labels`` order.
+    """
+
+    ids: list[str]
+    constants: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    angle: np.ndarray
+    vx: np.ndarray
+    vy: np.ndarray
+    turns: list[bool]
+    carts: list[tuple[CartItem, int, int]]
+
+    @classmethod
+    def empty(cls) -> _FrameLayout:
+        """No bodies."""
+        none = np.zeros(0, dtype=int)
+        return cls([], np.zeros(1), none, none, none, none, none, [], [])
+
+    @classmethod
+    def of(cls, system: Any, data: Mapping[str, Any], layer: SceneLayer) -> _FrameLayout:
+        """The layout of ``system``'s state for the body drawings of ``layer``."""
+        n_coords = sum(len(coord_names) for _, coord_names, _ in system.dof_labels)
+        constants = [0.0]
+        kinds = {body["id"]: body["type"] for body in data["bodies"]}
+        columns: dict[str, list[int]] = {key: [] for key in ("x", "y", "angle", "vx", "vy")}
+        ids: list[str] = []
+        turns: list[bool] = []
+        carts: list[tuple[CartItem, int, int]] = []
+        offset = 0
+        for body_id, coord_names, rate_names in system.dof_labels:
+            coords = {name: offset + k for k, name in enumerate(coord_names)}
+            rates = {name: offset + k for k, name in enumerate(rate_names)}
+            offset += len(coord_names)
+            item = layer.bodies.get(body_id)
+            if item is None:
+                continue
+            kind = kinds.get(body_id, "wheel")
+            if kind == "bead":
+                constants.append(item.pos().y())
+                row = (coords["x"], n_coords + len(constants) - 1, n_coords)
+                row_rates = (rates["vx"], n_coords)
+            elif kind == "axle_cart" and isinstance(item, CartItem):
+                row = (coords["xC"], coords["yC"], coords["phi"])
+                row_rates = (rates["vxC"], rates["vyC"])
+                carts.append((item, coords["thetaA"], coords["thetaB"]))
+            else:
+                row = (coords["x"], coords["y"], coords["phi"])
+                row_rates = (rates["vx"], rates["vy"])
+            for key, index in zip(("x", "y", "angle", "vx", "vy"), (*row, *row_rates), strict=True):
+                columns[key].append(index)
+            ids.append(body_id)
+            turns.append(kind != "bead")
+        arrays = {key: np.array(values, dtype=int) for key, values in columns.items()}
+        return cls(ids, np.array(constants), turns=turns, carts=carts, **arrays)
 
 
 class _ToolViewBox(pg.ViewBox):
@@ -167,6 +241,11 @@ class SceneCanvas(QWidget):
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
             self.plot.getAxis(axis).setTextPen(QColor("#455a64"))
             self.plot.getAxis(axis).setPen(QColor("#90a4ae"))
+            # The axes (with their grid lines) change only on pan and zoom: repaint them
+            # from a pixmap instead of re-rendering the tick text on every frame.
+            self.plot.getAxis(axis).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # Bodies move on every frame; a BSP index would be rebuilt for each of them.
+        self.plot.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.plot.installEventFilter(self)
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         layout = QVBoxLayout(self)
@@ -194,9 +273,8 @@ class SceneCanvas(QWidget):
 
         self._animating = False
         self._system: Any = None
-        self._layout: list[tuple[str, str, dict[str, int], dict[str, int]]] = []
-        self._trails: dict[str, tuple[pg.PlotCurveItem, np.ndarray]] = {}
-        self._trail_count: dict[str, int] = {}
+        self._layout = _FrameLayout.empty()
+        self._trails = self._overlay(TrailField(), 4)
         self._last_time = -math.inf
         self._force_unit = 1.0
         self._frame_velocity = self._overlay(ArrowField(), 20)
@@ -629,48 +707,42 @@ class SceneCanvas(QWidget):
 
         ``system`` is the compiled ``solver.system.System`` of the run (its
         ``scene`` and ``dof_labels`` place the bodies); ``events`` are the
-        events since the previous frame shown (impacts flash).
+        events since the previous frame shown (impacts flash). The cost per
+        frame is a few numpy operations plus one ``setPos`` per body: the
+        trails and the velocity arrows of all bodies are one item each.
         """
         if system is not self._system:
             self._start_animation(system)
         if frame.t < self._last_time:
-            self._reset_trails()
+            self._trails.clear_trails()
         self._last_time = frame.t
         self.current_time = float(frame.t)
-        q, v = np.asarray(frame.q, dtype=float), np.asarray(frame.v, dtype=float)
-        centres: dict[str, tuple[float, float]] = {}
-        velocities: list[Arrow] = []
-        for body_id, kind, coords, rates in self._layout:
-            item = self.layer.bodies.get(body_id)
-            if item is None:
-                continue
-            angle = None
-            if kind == "bead":
-                x, y = q[coords["x"]], item.pos().y()
-                vx, vy = v[rates["vx"]], 0.0
-            elif kind == "axle_cart":
-                x, y = q[coords["xC"]], q[coords["yC"]]
-                vx, vy = v[rates["vxC"]], v[rates["vyC"]]
-                angle = q[coords["phi"]]
-                item.set_wheel_angles(q[coords["thetaA"]], q[coords["thetaB"]])
-            else:
-                x, y = q[coords["x"]], q[coords["y"]]
-                vx, vy = v[rates["vx"]], v[rates["vy"]]
-                angle = q[coords["phi"]]
-            self.layer.place(body_id, float(x), float(y), angle)
-            centres[body_id] = (float(x), float(y))
-            velocities.append(
-                (x, y, x + VELOCITY_SCALE * vx, y + VELOCITY_SCALE * vy, VELOCITY_COLOUR)
-            )
-            self._append_trail(body_id, x, y)
+        layout = self._layout
+        q = np.concatenate((np.asarray(frame.q, dtype=float), layout.constants))
+        v = np.append(np.asarray(frame.v, dtype=float), 0.0)
+        x, y, angles = q[layout.x], q[layout.y], q[layout.angle]
+        vx, vy = v[layout.vx], v[layout.vy]
+        for item, theta_a, theta_b in layout.carts:
+            item.set_wheel_angles(q[theta_a], q[theta_b])
+        xs, ys = x.tolist(), y.tolist()
+        for body_id, bx, by, angle, turns in zip(
+            layout.ids, xs, ys, angles.tolist(), layout.turns, strict=True
+        ):
+            self.layer.place(body_id, bx, by, angle if turns else None)
+        centres = dict(zip(layout.ids, zip(xs, ys, strict=True), strict=True))
+        heads_x, heads_y = x + VELOCITY_SCALE * vx, y + VELOCITY_SCALE * vy
+        self._frame_velocity.set_arrows(
+            (bx, by, hx, hy, VELOCITY_COLOUR)
+            for bx, by, hx, hy in zip(xs, ys, heads_x.tolist(), heads_y.tolist(), strict=True)
+        )
+        self._trails.append(np.column_stack((x, y)))
         self.layer.update_springs(centres)
-        self._frame_velocity.set_arrows(velocities)
         self._show_forces(frame)
-        for event in events:
-            if event.type == "impact":
-                point = self._impact_point(event, centres)
-                if point is not None:
-                    self._flashes.add(*point)
+        impacts = [event for event in events if event.type == "impact"]
+        for event in impacts[-FLASHES_PER_FRAME_MAX:]:
+            point = self._impact_point(event, centres)
+            if point is not None:
+                self._flashes.add(*point)
         if self._flashes.active and not self._flash_timer.isActive():
             self._flash_timer.start()
 
@@ -678,11 +750,8 @@ class SceneCanvas(QWidget):
         """Leave the animation: back to the editable scene of the document."""
         self._animating = False
         self._system = None
-        self._layout = []
-        for curve, _ in self._trails.values():
-            self.view.removeItem(curve)
-        self._trails.clear()
-        self._trail_count.clear()
+        self._layout = _FrameLayout.empty()
+        self._trails.start(0, TRAIL_LENGTH)
         self._last_time = -math.inf
         self.current_time = 0.0
         self._frame_velocity.set_arrows([])
@@ -714,18 +783,10 @@ class SceneCanvas(QWidget):
         ):
             item.hide()
         self._boundary_handles.setData(pos=np.zeros((0, 2)))
-        kinds = {body["id"]: body["type"] for body in data["bodies"]}
-        offset = 0
-        for body_id, coord_names, rate_names in system.dof_labels:
-            coords = {name: offset + k for k, name in enumerate(coord_names)}
-            rates = {name: offset + k for k, name in enumerate(rate_names)}
-            offset += len(coord_names)
-            self._layout.append((body_id, kinds.get(body_id, "wheel"), coords, rates))
-            curve = pg.PlotCurveItem(pen=pg.mkPen(TRAIL_COLOUR, width=2))
-            curve.setZValue(4)
-            self.view.addItem(curve, ignoreBounds=True)
-            self._trails[body_id] = (curve, np.empty((TRAIL_LENGTH, 2)))
-            self._trail_count[body_id] = 0
+        self._layout = _FrameLayout.of(system, data, self.layer)
+        count = len(self._layout.ids)
+        self.layer.set_labels_visible(count <= LABELLED_BODIES_MAX)
+        self._trails.start(count, min(TRAIL_LENGTH, max(1, TRAIL_POINT_BUDGET // max(count, 1))))
         weights = [
             b.get("mass", b.get("axle_mass", 0.0)) * math.hypot(*data["gravity"])
             for b in data["bodies"]
@@ -733,25 +794,9 @@ class SceneCanvas(QWidget):
         self._force_unit = _nice_ceiling(max([*weights, 0.0]) or 1.0)
         self._update_legend()
 
-    def _reset_trails(self) -> None:
-        for body_id, (curve, _) in self._trails.items():
-            self._trail_count[body_id] = 0
-            curve.setData([], [])
-
-    def _append_trail(self, body_id: str, x: float, y: float) -> None:
-        curve, buffer = self._trails[body_id]
-        count = self._trail_count[body_id]
-        if count == TRAIL_LENGTH:
-            buffer[:-1] = buffer[1:]
-            count -= 1
-        buffer[count] = (x, y)
-        count += 1
-        self._trail_count[body_id] = count
-        curve.setData(buffer[:count, 0], buffer[:count, 1])
-
     def trail(self, body_id: str) -> np.ndarray:
         """The trail of a body's centre drawn now, shape (n, 2), m."""
-        return self._trails[body_id][1][: self._trail_count[body_id]].copy()
+        return self._trails.trail(self._layout.ids.index(body_id))
 
     def _show_forces(self, frame: Frame) -> None:
         arrows: list[Arrow] = []

@@ -5,8 +5,11 @@ decides which of its frames is on screen. It ticks at display rate (a
 ``QTimer`` of ~16 ms) and advances the playback time by the wall-clock time
 since the last tick times the speed (real time ×1, slow motion down to
 ×0.01), or jumps to the newest frame ("as fast as possible"). It never runs
-past what has been computed. ``PlaybackBar`` is the time slider (scrub
-through everything computed) and the speed slider.
+past what has been computed. When drawing falls behind, ticks skip frames:
+each tick shows only the newest frame due, never every buffered one, and
+costs O(1) in the length of the run (no copies of the frame or event lists).
+``PlaybackBar`` is the time slider (scrub through everything computed) and
+the speed slider.
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ class PlaybackClock(QObject):
         self._time = 0.0
         self._index = -1
         self._event_count = 0
+        self._events: list[Event] = []
+        self._events_at = -1
         self._speed = 1.0
         self._playing = False
         self._last_tick = time.monotonic()
@@ -109,6 +114,8 @@ class PlaybackClock(QObject):
         self._time = 0.0
         self._index = -1
         self._event_count = 0
+        self._events = []
+        self._events_at = -1
         self.refresh()
 
     def set_speed(self, speed: float) -> None:
@@ -179,8 +186,8 @@ class PlaybackClock(QObject):
     def _show_index(self, index: int) -> None:
         if index == self._index or self._trajectory is None or index < 0:
             return
-        frame: Frame = self._trajectory.frames[index]
-        events = self._trajectory.events
+        frame: Frame = self._trajectory.frame(index)
+        events = self._recorded_events()
         if index < self._index:
             self._event_count = int(
                 np.searchsorted([event.t for event in events], frame.t, side="right")
@@ -194,6 +201,15 @@ class PlaybackClock(QObject):
             recent = tuple(recent_list)
         self._index = index
         self.frame_shown.emit(frame, recent)
+
+    def _recorded_events(self) -> list[Event]:
+        """The run's events, re-read only after new frames arrived (their batch brings them)."""
+        assert self._trajectory is not None
+        count = len(self._trajectory)
+        if count != self._events_at:
+            self._events = self._trajectory.events
+            self._events_at = count
+        return self._events
 
 
 class PlaybackBar(QWidget):

@@ -5,7 +5,9 @@ them to pixels. Items that move during an animation (bodies, springs,
 arrows, trails, flashes) are created once per scene and updated in place
 (``setPos``/``setRotation``/``setData``), never re-created per frame. Arrow
 heads, handles and flashes are sized in pixels so they read the same at any
-zoom.
+zoom. Whatever there can be many of per frame is batched into one item
+drawn with a few painter calls: all arrows (``ArrowField``), all trails
+(``TrailField``), one rail line per rail height.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 BACKGROUND = QColor("#ffffff")
@@ -138,6 +140,12 @@ class DiskItem(QGraphicsItem):
         self._colour = colour
         self._spoke = spoke
         self.selected = False
+        fill = QColor(colour)
+        fill.setAlpha(45)
+        self._fill = QBrush(fill)
+        self._centre = QBrush(colour)
+        self._outline = _pen(colour, 2.0)
+        self._selected_outline = _pen(SELECTION_COLOUR, 3.5)
 
     def spoke_end(self) -> QPointF:
         """The spoke's rim end in the parent's (scene) coordinates, m."""
@@ -162,18 +170,16 @@ class DiskItem(QGraphicsItem):
     ) -> None:
         """Disk, centre dot and spoke."""
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        fill = QColor(self._colour)
-        fill.setAlpha(45)
-        outline = SELECTION_COLOUR if self.selected else self._colour
-        painter.setPen(_pen(outline, 3.5 if self.selected else 2.0))
-        painter.setBrush(QBrush(fill))
+        painter.setPen(self._selected_outline if self.selected else self._outline)
+        painter.setBrush(self._fill)
         r = self.radius
-        painter.drawEllipse(QPointF(0.0, 0.0), r, r)
-        painter.setBrush(QBrush(self._colour))
-        painter.drawEllipse(QPointF(0.0, 0.0), 0.07 * r, 0.07 * r)
+        centre = QPointF(0.0, 0.0)
+        painter.drawEllipse(centre, r, r)
+        painter.setBrush(self._centre)
+        painter.drawEllipse(centre, 0.07 * r, 0.07 * r)
         if self._spoke:
-            painter.setPen(_pen(self._colour, 2.0))
-            painter.drawLine(QPointF(0.0, 0.0), QPointF(r, 0.0))
+            painter.setPen(self._outline)
+            painter.drawLine(centre, QPointF(r, 0.0))
 
 
 class CartItem(QGraphicsItem):
@@ -248,10 +254,11 @@ class _PixelOverlay(pg.GraphicsObject):
         self._bounds: QRectF | None = None
 
     def _set_bounds(self, xs: Iterable[float], ys: Iterable[float]) -> None:
-        xs, ys = list(xs), list(ys)
+        xs, ys = np.fromiter(xs, dtype=float), np.fromiter(ys, dtype=float)
         self.prepareGeometryChange()
-        if xs:
-            self._bounds = QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+        if xs.size:
+            x0, y0 = float(xs.min()), float(ys.min())
+            self._bounds = QRectF(x0, y0, float(xs.max()) - x0, float(ys.max()) - y0)
         else:
             self._bounds = None
         self.update()
@@ -275,13 +282,19 @@ Arrow = tuple[float, float, float, float, QColor]
 
 
 class ArrowField(_PixelOverlay):
-    """Any number of arrows, each a shaft in scene units with a head of fixed pixel size."""
+    """Any number of arrows, each a shaft in scene units with a head of fixed pixel size.
+
+    All arrows of one colour are drawn as two paths (shafts, heads) built
+    with numpy, so a frame with hundreds of arrows costs a few painter calls.
+    """
 
     head_px = 10.0
 
     def __init__(self, width: float = 2.5) -> None:
         super().__init__()
         self._arrows: list[Arrow] = []
+        self._ends = np.zeros((0, 4))
+        self._groups: list[tuple[QPen, QBrush, np.ndarray]] = []
         self._width = width
 
     @property
@@ -292,10 +305,19 @@ class ArrowField(_PixelOverlay):
     def set_arrows(self, arrows: Iterable[Arrow]) -> None:
         """Replace the arrows."""
         self._arrows = list(arrows)
-        self._set_bounds(
-            [x for a in self._arrows for x in (a[0], a[2])],
-            [y for a in self._arrows for y in (a[1], a[3])],
-        )
+        self._ends = np.array([a[:4] for a in self._arrows], dtype=float).reshape(-1, 4)
+        by_colour: dict[int, list[int]] = {}
+        for index, arrow in enumerate(self._arrows):
+            by_colour.setdefault(arrow[4].rgba(), []).append(index)
+        self._groups = [
+            (
+                _pen(QColor.fromRgba(rgba), self._width),
+                QBrush(QColor.fromRgba(rgba)),
+                np.array(rows),
+            )
+            for rgba, rows in by_colour.items()
+        ]
+        self._set_bounds(self._ends[:, 0::2].ravel(), self._ends[:, 1::2].ravel())
 
     def paint(
         self,
@@ -303,37 +325,49 @@ class ArrowField(_PixelOverlay):
         option: QStyleOptionGraphicsItem,
         widget: QWidget | None = None,
     ) -> None:
-        """Shafts and heads in device pixels."""
+        """Shafts and heads in device pixels, one shaft path and one head path per colour."""
         if not self._arrows:
             return
-        transform = painter.transform()
+        t = painter.transform()
+        x, y = self._ends[:, 0::2], self._ends[:, 1::2]
+        px = t.m11() * x + t.m21() * y + t.dx()
+        py = t.m12() * x + t.m22() * y + t.dy()
+        dx, dy = px[:, 1] - px[:, 0], py[:, 1] - py[:, 0]
+        length = np.hypot(dx, dy)
+        shown = length >= 1.0
+        safe = np.where(shown, length, 1.0)
+        ux, uy = dx / safe, dy / safe
+        head = np.minimum(self.head_px, 0.6 * length)
+        base_x, base_y = px[:, 1] - head * ux, py[:, 1] - head * uy
+        half = 0.45 * head
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        for x0, y0, x1, y1, colour in self._arrows:
-            p0 = transform.map(QPointF(x0, y0))
-            p1 = transform.map(QPointF(x1, y1))
-            dx, dy = p1.x() - p0.x(), p1.y() - p0.y()
-            length = math.hypot(dx, dy)
-            if length < 1.0:
+        for pen, brush, rows in self._groups:
+            rows = rows[shown[rows]]
+            if not rows.size:
                 continue
-            ux, uy = dx / length, dy / length
-            head = min(self.head_px, 0.6 * length)
-            base = QPointF(p1.x() - head * ux, p1.y() - head * uy)
-            painter.setPen(_pen(colour, self._width))
-            painter.drawLine(p0, base)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QBrush(colour))
-            half = 0.45 * head
-            painter.drawPolygon(
-                QPolygonF(
-                    [
-                        p1,
-                        QPointF(base.x() - half * uy, base.y() + half * ux),
-                        QPointF(base.x() + half * uy, base.y() - half * ux),
-                    ]
-                )
+            shafts = pg.arrayToQPath(
+                np.column_stack((px[rows, 0], base_x[rows])).ravel(),
+                np.column_stack((py[rows, 0], base_y[rows])).ravel(),
+                connect="pairs",
+                finiteCheck=False,
             )
+            bx, by, h = base_x[rows], base_y[rows], half[rows]
+            wx, wy = h * uy[rows], h * ux[rows]
+            heads = pg.arrayToQPath(
+                np.column_stack((px[rows, 1], bx - wx, bx + wx)).ravel(),
+                np.column_stack((py[rows, 1], by + wy, by - wy)).ravel(),
+                connect=np.tile(np.array([1, 1, 0], dtype=np.int32), rows.size),
+                finiteCheck=False,
+            )
+            heads.setFillRule(Qt.FillRule.WindingFill)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(shafts)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(brush)
+            painter.drawPath(heads)
         painter.restore()
 
 
@@ -398,6 +432,60 @@ class FlashField(_PixelOverlay):
         painter.restore()
 
 
+class TrailField(pg.PlotCurveItem):
+    """The recent centre positions of any number of bodies, drawn as one curve.
+
+    ``start(n, length)`` makes room for ``n`` bodies, ``append`` adds one
+    position per body (a frame), keeping the last ``length``. The curve is
+    re-built once per frame from a ring buffer (one ``setData`` with a
+    ``connect`` array that breaks it between bodies); positions equal to the
+    previous one are left out of the drawing, so bodies at rest cost nothing.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(pen=_pen(TRAIL_COLOUR, 2.0))
+        self._buffer = np.empty((0, 0, 2))
+        self._first = self._end = 0
+        self._length = 0
+
+    def start(self, count: int, length: int) -> None:
+        """Empty trails for ``count`` bodies, each keeping its last ``length`` positions."""
+        self._length = max(int(length), 1)
+        self._buffer = np.empty((2 * self._length, count, 2))
+        self.clear_trails()
+
+    def clear_trails(self) -> None:
+        """Drop every position (the bodies and the length stay)."""
+        self._first = self._end = 0
+        self.setData([], [])
+
+    def append(self, positions: np.ndarray) -> None:
+        """Add one position per body, shape (n, 2), m, and redraw."""
+        if self._end == len(self._buffer):
+            keep = self._length - 1
+            self._buffer[:keep] = self._buffer[self._end - keep : self._end]
+            self._first, self._end = 0, keep
+        self._buffer[self._end] = positions
+        self._end += 1
+        self._first = max(self._first, self._end - self._length)
+        self._redraw()
+
+    def trail(self, index: int) -> np.ndarray:
+        """The trail of body number ``index``, oldest first, shape (m, 2), m."""
+        return self._buffer[self._first : self._end, index].copy()
+
+    def _redraw(self) -> None:
+        recent = self._buffer[self._first : self._end].transpose(1, 0, 2)
+        count, length = recent.shape[:2]
+        keep = np.ones((count, length), dtype=bool)
+        keep[:, 1:] = np.any(recent[:, 1:] != recent[:, :-1], axis=2)
+        points = recent[keep]
+        body = np.broadcast_to(np.arange(count)[:, None], (count, length))[keep]
+        connect = np.zeros(len(body), dtype=np.int32)
+        connect[:-1] = body[1:] == body[:-1]
+        self.setData(points[:, 0], points[:, 1], connect=connect)
+
+
 # ------------------------------------------------------------ scene drawing
 
 
@@ -406,7 +494,9 @@ class SceneLayer:
 
     ``boundaries`` draw as thick lines with their ids; ``bodies`` maps each
     body id to its DiskItem / CartItem; ``springs`` holds one curve per
-    spring, re-shaped with ``update_springs``.
+    spring, re-shaped with ``update_springs``. Beads on the same rail share
+    one rail line. The id labels can be hidden (``set_labels_visible``);
+    hidden labels are not moved.
     """
 
     def __init__(self, view: pg.ViewBox) -> None:
@@ -417,6 +507,8 @@ class SceneLayer:
         self.springs: list[pg.PlotCurveItem] = []
         self._spring_ends: list[tuple[str, str | None, tuple[float, float] | None]] = []
         self._radii: dict[str, float] = {}
+        self._rails: set[float] = set()
+        self._labels_visible = True
 
     def clear(self) -> None:
         """Remove every item of the scene from the view."""
@@ -428,6 +520,8 @@ class SceneLayer:
         self.springs.clear()
         self._spring_ends.clear()
         self._radii.clear()
+        self._rails.clear()
+        self._labels_visible = True
 
     def _add(self, item: QGraphicsItem, z: float) -> None:
         item.setZValue(z)
@@ -491,12 +585,13 @@ class SceneLayer:
             elif kind == "bead":
                 item = DiskItem(body["radius"], BEAD_COLOUR, spoke=False)
                 item.setPos(body["x"], body["rail_y"])
-                rail = pg.InfiniteLine(
-                    pos=float(body["rail_y"]),
-                    angle=0,
-                    pen=_pen(RAIL_COLOUR, 1.0, Qt.PenStyle.DashLine),
-                )
-                self._add(rail, 1)
+                rail_y = float(body["rail_y"])
+                if rail_y not in self._rails:
+                    rail = pg.InfiniteLine(
+                        pos=rail_y, angle=0, pen=_pen(RAIL_COLOUR, 1.0, Qt.PenStyle.DashLine)
+                    )
+                    self._add(rail, 1)
+                    self._rails.add(rail_y)
                 self._radii[body_id] = float(body["radius"])
             else:
                 item = DiskItem(body["radius"], WHEEL_COLOUR, spoke=True)
@@ -523,10 +618,21 @@ class SceneLayer:
         item.setPos(x, y)
         if angle is not None:
             item.setRotation(math.degrees(angle))
+        if not self._labels_visible:
+            return
         top = y + self._radii[body_id]
         if isinstance(item, CartItem):
             top = item.mapRectToParent(item.boundingRect()).bottom()
         self._labels[body_id].setPos(x, top)
+
+    def set_labels_visible(self, visible: bool) -> None:
+        """Show or hide the bodies' id labels (shown again: placed at their bodies)."""
+        self._labels_visible = bool(visible)
+        for body_id, label in self._labels.items():
+            label.setVisible(self._labels_visible)
+            if self._labels_visible:
+                item = self.bodies[body_id]
+                self.place(body_id, item.pos().x(), item.pos().y())
 
     def centres(self) -> dict[str, tuple[float, float]]:
         """Current centre of every body item, m."""

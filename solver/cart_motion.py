@@ -22,6 +22,7 @@ every frame, never drift. Impulses are applied exactly at their times with
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -171,6 +172,7 @@ class CartStepper:
         self.status = "running"
         self.t = 0.0
         self.message = ""
+        self.system: Any = None
 
     def _add_cart(self, index: int, cart: AxleCart, q0: ArrayLike, v0: ArrayLike) -> None:
         if not isinstance(cart, AxleCart):
@@ -221,6 +223,32 @@ class CartStepper:
                 checked.append((time, cart_index, point, vector))
         checked.sort(key=lambda item: item[0])
         return checked
+
+    @classmethod
+    def from_system(cls, system: Any, t_end: float, dt_out: float) -> CartStepper:
+        """A stepper for the axle carts of a compiled top-view scene.
+
+        Parameters
+        ----------
+        system : solver.system.System
+            Compiled from a scene whose bodies are axle carts; its ``q0``/``v0``
+            hold each cart's pose and rolling velocity, its scene the impulses.
+        t_end, dt_out : float
+            End time and output spacing (s).
+        """
+        from solver.system import axle_cart_model
+
+        carts = []
+        for body in system.scene.bodies:
+            part = system.body_slices[body.id]
+            carts.append((axle_cart_model(body), system.q0[part], system.v0[part]))
+        impulses = [
+            {"time": i.time, "body": i.body, "point": tuple(i.point), "vector": tuple(i.vector)}
+            for i in system.scene.impulses
+        ]
+        stepper = cls(carts, impulses, t_end, dt_out, [b.id for b in system.scene.bodies])
+        stepper.system = system
+        return stepper
 
     def add_impulse(
         self, body: str, point: float | ArrayLike, vector: ArrayLike, time: float | None = None

@@ -276,3 +276,27 @@ def test_impulse_added_during_a_run_acts_at_the_current_time():
     with pytest.raises(InputError, match="body"):
         live_again = CartStepper([(cart, q0, v0)], [], 0.5, 0.1, ["c"])
         live_again.add_impulse("nope", 0.0, (1.0, 0.0))
+
+
+def test_bundled_cart_scene_runs_from_its_system_and_matches_the_maggi_jump():
+    from solver.nonholonomic import impulsive_response
+    from solver.scene import load_scene
+    from solver.simulation import simulate
+
+    trajectory = simulate(load_scene("resources/scenes/axle_cart.json"))
+    assert trajectory.status == "finished"
+    (event,) = [e for e in trajectory.events if e.type == "impulse"]
+    pre = next(f for f in trajectory.frames if f.kind == "pre")
+    body = trajectory.system.scene.bodies[0]
+    cart = AxleCart(body.axle_mass, body.half_length, body.wheel_mass, body.wheel_radius)
+    impulse = trajectory.system.scene.impulses[0]
+    along = (np.asarray(impulse.point) - pre.q[:2]) @ np.array([np.cos(pre.q[2]), np.sin(pre.q[2])])
+    expected = impulsive_response(
+        cart.mass_matrix(pre.q),
+        cart.constraint_matrix(pre.q),
+        cart.generalized_impulse(pre.q, along, impulse.vector),
+        pre.v,
+    )
+    np.testing.assert_allclose(event.v_plus, expected, atol=1e-12)
+    for frame in trajectory.frames[-5:]:
+        assert np.max(np.abs(cart.constraint_matrix(frame.q) @ frame.v)) < 1e-10

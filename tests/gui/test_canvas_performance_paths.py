@@ -1,0 +1,156 @@
+"""The batched drawing paths of the canvas and the frame-skipping playback clock.
+
+Behaviour only: speed is measured by ``bench/gui.py``, never asserted here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QColor
+
+from impactgui.canvas import LABELLED_BODIES_MAX, TRAIL_POINT_BUDGET, SceneCanvas
+from impactgui.document import SceneDocument
+from impactgui.playback import PlaybackClock
+from impactgui.scene_items import ArrowField, TrailField
+from solver.frames import EnergyBudget, Event, Frame, StepOutput
+from solver.record import Trajectory
+from solver.system import System
+
+N_BEADS = 60
+
+
+def bead_chain(n: int) -> dict:
+    """``n`` touching-distance beads on one rail between two walls."""
+    pitch = 0.025
+    beads = [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.01, "x": k * pitch}
+        for k in range(n)
+    ]
+    walls = [
+        {"id": "left", "type": "segment", "a": [-pitch, -0.1], "b": [-pitch, 0.1]},
+        {"id": "right", "type": "segment", "a": [n * pitch, -0.1], "b": [n * pitch, 0.1]},
+    ]
+    return {
+        "format": "impactgui-scene",
+        "version": 1,
+        "gravity": [0.0, 0.0],
+        "boundaries": walls,
+        "bodies": beads,
+    }
+
+
+@pytest.fixture
+def canvas(qtbot) -> Iterator[SceneCanvas]:
+    """A shown canvas on a chain of ``N_BEADS`` beads."""
+    doc = SceneDocument()
+    doc.set_data(bead_chain(N_BEADS))
+    widget = SceneCanvas(doc)
+    qtbot.addWidget(widget)
+    widget.resize(800, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.fit_view()
+    yield widget
+    widget.clear_animation()
+
+
+def _frame(system: System, t: float, shift: float) -> Frame:
+    q = system.q0 + shift * np.arange(system.N)
+    return Frame(t, "sample", q, system.v0, (), EnergyBudget(0, 0, 0, 0, 0))
+
+
+def _item_count(canvas: SceneCanvas) -> int:
+    return len(canvas.view.childGroup.childItems())
+
+
+def test_frames_move_the_bodies_without_creating_items(canvas: SceneCanvas) -> None:
+    system = System(canvas.document.scene())
+    canvas.show_frame(_frame(system, 0.0, 0.0), system)
+    items = _item_count(canvas)
+    for k in range(1, 30):
+        canvas.show_frame(_frame(system, 1e-3 * k, 1e-4 * k), system)
+    assert _item_count(canvas) == items
+    last = canvas.layer.bodies[f"b{N_BEADS - 1}"]
+    assert last.pos().x() == pytest.approx(system.q0[-1] + 29e-4 * (N_BEADS - 1))
+    assert canvas.trail("b1")[-1] == pytest.approx([system.q0[1] + 29e-4, 0.0])
+    trails = [item for item in canvas.view.childGroup.childItems() if isinstance(item, TrailField)]
+    assert len(trails) == 1, "one trail item for all bodies"
+
+
+def test_many_bodies_share_the_trail_budget_and_run_without_labels(
+    canvas: SceneCanvas,
+) -> None:
+    system = System(canvas.document.scene())
+    length = TRAIL_POINT_BUDGET // N_BEADS
+    for k in range(length + 20):
+        canvas.show_frame(_frame(system, 1e-3 * k, 1e-5 * k), system)
+    assert len(canvas.trail("b0")) == length
+    assert N_BEADS > LABELLED_BODIES_MAX
+    assert not any(label.isVisible() for label in canvas.layer._labels.values())
+    canvas.clear_animation()
+    assert all(label.isVisible() for label in canvas.layer._labels.values())
+
+
+def test_trail_drawing_leaves_out_bodies_at_rest(qtbot) -> None:
+    trails = TrailField()
+    trails.start(3, 10)
+    for k in range(5):
+        trails.append(np.array([[0.0, 0.0], [0.1 * k, 0.0], [1.0, 0.2 * k]]))
+    xs, _ = trails.getData()
+    assert len(xs) == 1 + 5 + 5, "the resting body is one point, the others five each"
+    assert len(trails.trail(0)) == 5
+    trails.clear_trails()
+    assert len(trails.trail(2)) == 0
+
+
+def test_beads_on_one_rail_share_one_rail_line(canvas: SceneCanvas) -> None:
+    rails = [i for i in canvas.view.childGroup.childItems() if isinstance(i, pg.InfiniteLine)]
+    assert len(rails) == 1
+
+
+def test_arrow_field_draws_many_arrows_in_every_colour(qtbot) -> None:
+    red, blue = QColor("#ff0000"), QColor("#0000ff")
+    widget = pg.PlotWidget(background="w")
+    qtbot.addWidget(widget)
+    field = ArrowField()
+    widget.getViewBox().addItem(field)
+    widget.getViewBox().setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
+    arrows = [(0.5 + 0.2 * k, 1.0, 0.5 + 0.2 * k, 4.0, red if k % 2 else blue) for k in range(40)]
+    field.set_arrows([*arrows, (5.0, 5.0, 5.0, 5.0, red)])
+    assert field.arrows[:40] == arrows
+    widget.resize(400, 400)
+    widget.show()
+    qtbot.waitExposed(widget)
+    image = widget.grab().toImage()
+    colours = {image.pixelColor(x, y).name() for x in range(0, 400, 2) for y in range(0, 400, 2)}
+    assert {"#ff0000", "#0000ff"} <= colours
+
+
+def test_the_clock_draws_only_the_newest_frame_due(qtbot) -> None:
+    trajectory = Trajectory()
+    frames = [
+        Frame(
+            1e-3 * k, "sample", np.array([1e-3 * k]), np.zeros(1), (), EnergyBudget(0, 0, 0, 0, 0)
+        )
+        for k in range(1000)
+    ]
+    impacts = [Event(0.1 * k, "impact", "b0", "wall") for k in range(1, 5)]
+    trajectory.append(StepOutput(frames=frames, events=impacts))
+    clock = PlaybackClock()
+    shown: list[tuple[Frame, tuple[Event, ...]]] = []
+    clock.frame_shown.connect(lambda frame, events: shown.append((frame, events)))
+    clock.set_trajectory(trajectory)
+    clock.play()
+    clock.pause()
+    clock._playing = True  # tick by hand, as the timer would after a 0.45 s stall
+    clock._last_tick = time.monotonic() - 0.45
+    clock._on_tick()
+    assert len(shown) == 2, "the first frame, then one frame for the whole stall"
+    frame, events = shown[-1]
+    assert 0.45 <= frame.t < 0.6
+    assert [event.t for event in events] == pytest.approx([0.1, 0.2, 0.3, 0.4])
