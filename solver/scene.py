@@ -84,6 +84,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from solver.broadphase import disk_pairs
 from solver.errors import InputError
 
 FORMAT = "impactgui-scene"
@@ -520,16 +521,21 @@ def _overlap_problems(scene: Scene) -> Iterator[tuple[Loc, str]]:
                     ("bodies", i),
                     f"overlaps boundary {boundary.id!r} at t = 0 (penetration {penetration:.3g} m)",
                 )
-    for n, (_, body) in enumerate(disks):
-        for j, other in disks[n + 1 :]:
-            ci, cj = disk_centre(body), disk_centre(other)
-            penetration = body.radius + other.radius - math.dist(ci, cj)
-            scale = max(_length_scale(ci, body.radius), _length_scale(cj, other.radius))
-            if penetration > TOUCH_TOLERANCE * scale:
-                yield (
-                    ("bodies", j),
-                    f"overlaps body {body.id!r} at t = 0 (penetration {penetration:.3g} m)",
-                )
+    if len(disks) < 2:
+        return
+    centres = [disk_centre(body) for _, body in disks]
+    radii = [body.radius for _, body in disks]
+    # Only pairs the grid broadphase finds within touching distance can overlap.
+    for n, m in disk_pairs(centres, radii, 0.0).pairs:
+        (_, body), (j, other) = disks[n], disks[m]
+        ci, cj = centres[n], centres[m]
+        penetration = body.radius + other.radius - math.dist(ci, cj)
+        scale = max(_length_scale(ci, body.radius), _length_scale(cj, other.radius))
+        if penetration > TOUCH_TOLERANCE * scale:
+            yield (
+                ("bodies", j),
+                f"overlaps body {body.id!r} at t = 0 (penetration {penetration:.3g} m)",
+            )
 
 
 def _length_scale(centre: tuple[float, float], radius: float) -> float:
