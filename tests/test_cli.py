@@ -52,12 +52,12 @@ class TerminalStream(io.StringIO):
 
 
 class FailingAfter:
-    """A stepper that delegates to a real one and fails mid-run after ``n_steps`` steps."""
+    """A stepper that delegates to a real one and fails mid-run once past ``fail_at`` (s)."""
 
-    def __init__(self, inner, n_steps: int) -> None:
+    def __init__(self, inner, fail_at: float) -> None:
         self.inner = inner
         self.system = inner.system
-        self.n_steps = n_steps
+        self.fail_at = fail_at
         self.status = "running"
         self.message = ""
         self.frames_delivered = 0
@@ -67,11 +67,10 @@ class FailingAfter:
         return self.inner.t
 
     def step(self) -> StepOutput:
-        if self.n_steps == 0:
+        if self.t >= self.fail_at:
             self.status = "failed"
             self.message = f"no consistent contact mode for ball–ground at t = {self.t}"
             return StepOutput(events=[Event(t=self.t, type="error", message=self.message)])
-        self.n_steps -= 1
         out = self.inner.step()
         self.frames_delivered += len(out.frames)
         return out
@@ -212,7 +211,7 @@ def test_a_run_that_fails_exits_3_and_keeps_everything_up_to_the_failure(tmp_pat
     steppers: list[FailingAfter] = []
 
     def failing_stepper(*args, **kwargs) -> FailingAfter:
-        steppers.append(FailingAfter(real_make_stepper(*args, **kwargs), 30))
+        steppers.append(FailingAfter(real_make_stepper(*args, **kwargs), 1.2))
         return steppers[-1]
 
     real_make_stepper = cli.make_stepper
