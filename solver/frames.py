@@ -15,7 +15,7 @@ EVENT_TYPES = ("impact", "liftoff", "stick", "slip", "zeno", "inadmissible", "im
 CONTACT_MODES = ("stick", "slip+", "slip-")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EnergyBudget:
     """Energy bookkeeping at one instant (SPEC §6), all in J.
 
@@ -40,7 +40,7 @@ class EnergyBudget:
         return self.total + self.dissipated - self.input
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContactState:
     """One active (persistent) contact at one instant.
 
@@ -66,7 +66,7 @@ class ContactState:
     friction: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Frame:
     """The state at time ``t`` (s).
 
@@ -84,7 +84,7 @@ class Frame:
     energy: EnergyBudget
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """Something discrete that happened at time ``t`` (s).
 
