@@ -1,10 +1,13 @@
-"""The event log: one table row per solver event (impacts, lift-offs, stick/slip, errors).
+"""The event log: one table row per solver event (impacts, impulses, lift-offs, stick/slip, errors).
 
 Columns: time, type, contacts (body – obstacle), the body's velocities
-before and after (``v⁻``, ``v⁺``), normal and tangential impulse, number of
-stages of the impact law, energy change, and the message (why an event is
-inadmissible, why the run failed). Clicking a row asks to move the playback
-time there (``time_selected``).
+before and after (``v⁻``, ``v⁺``; an axle cart's five rates ``vxC, vyC,
+omega, omegaA, omegaB``, named in the tooltip), normal and tangential
+impulse (for an ``impulse`` applied to a cart: its size ``|S|``), number of
+stages of the impact law, energy change (for an applied impulse: the work
+it put in), and the message (why an event is inadmissible, why the run
+failed). Clicking a row asks to move the playback time there
+(``time_selected``).
 """
 
 from __future__ import annotations
@@ -41,12 +44,29 @@ COLUMNS = (
 )
 
 _ALERT_TYPES = ("error", "inadmissible", "zeno")
+VELOCITY_WIDTH = 170
+"""Width of a ``v⁻`` / ``v⁺`` column, px, for bodies of up to three rates."""
+VELOCITY_WIDTH_PER_RATE = 64
+"""Width of a ``v⁻`` / ``v⁺`` column per rate, px, for bodies with more (axle carts)."""
+
+ROUNDING_NOISE = 1e-12
+"""Velocities smaller than this times the largest one are shown as 0 (not ``-2e-15``)."""
+
+_JUMP_TYPES = ("impact", "impulse")
+"""Events that carry an impulse and an energy change."""
 
 Index = QModelIndex | QPersistentModelIndex
 
 
 def _vector(values: np.ndarray) -> str:
-    return "(" + ", ".join(f"{x:.4g}" for x in values) + ")"
+    return "(" + ", ".join(f"{x:.4g}" for x in _without_noise(values)) + ")"
+
+
+def _without_noise(values: np.ndarray) -> np.ndarray:
+    """``values`` with rounding noise (relative to the largest) set to 0, for display."""
+    values = np.asarray(values, dtype=float)
+    scale = float(np.max(np.abs(values), initial=0.0))
+    return np.where(np.abs(values) <= ROUNDING_NOISE * scale, 0.0, values)
 
 
 class EventTableModel(QAbstractTableModel):
@@ -102,6 +122,9 @@ class EventTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._cell(event, index.column())
         if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() in (3, 4):
+                v = event.v_minus if index.column() == 3 else event.v_plus
+                return self._body_velocity(event, v, named=True) or None
             return self._cell(event, index.column()) or event.message or None
         if role == Qt.ItemDataRole.ForegroundRole and event.type in _ALERT_TYPES:
             return QBrush(QColor("#b00020"))
@@ -120,25 +143,36 @@ class EventTableModel(QAbstractTableModel):
             case 4:
                 return self._body_velocity(event, event.v_plus)
             case 5:
+                if event.type == "impulse":
+                    return f"|S| = {event.normal_impulse:.4g}"
                 if event.type != "impact":
                     return ""
                 return f"{event.normal_impulse:.4g} / {event.tangent_impulse:.4g}"
             case 6:
                 return str(event.stages) if event.stages else ""
             case 7:
-                return f"{event.energy_change:.4g}" if event.type == "impact" else ""
+                return f"{event.energy_change:.4g}" if event.type in _JUMP_TYPES else ""
             case _:
                 return event.message
 
-    def _body_velocity(self, event: Event, v: np.ndarray | None) -> str:
-        """The velocities of the bodies the event names, ``id (vx, vy, ω)``."""
+    def _body_velocity(self, event: Event, v: np.ndarray | None, named: bool = False) -> str:
+        """The velocities of the bodies the event names, ``id (vx, vy, ω)``.
+
+        With ``named``, each value is labelled with its rate's name
+        (``vxC = 0.1``), for the tooltip.
+        """
         if v is None:
             return ""
         parts = []
         for body_id in (event.body, event.other):
             if body_id in self._rates:
-                rates, _names = self._rates[body_id]
-                parts.append(f"{body_id} {_vector(np.asarray(v)[rates])}")
+                rates, names = self._rates[body_id]
+                values = _without_noise(np.asarray(v)[rates])
+                if named:
+                    text = ", ".join(f"{n} = {x:.6g}" for n, x in zip(names, values, strict=True))
+                    parts.append(f"{body_id}: {text}")
+                else:
+                    parts.append(f"{body_id} {_vector(values)}")
         return "; ".join(parts) if parts else _vector(np.asarray(v))
 
 
@@ -167,13 +201,18 @@ class EventLog(QTableView):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for column, width in enumerate((80, 70, 120, 170, 170, 120, 50, 80)):
+        widths = (80, 70, 120, VELOCITY_WIDTH, VELOCITY_WIDTH, 120, 50, 80)
+        for column, width in enumerate(widths):
             self.setColumnWidth(column, width)
         self.clicked.connect(self._on_clicked)
 
     def set_system(self, system: System | None) -> None:
-        """Start a new run's log."""
+        """Start a new run's log; the velocity columns fit the body with the most rates."""
         self.table_model.set_system(system)
+        rates = max((len(labels[2]) for labels in system.dof_labels), default=0) if system else 0
+        width = VELOCITY_WIDTH if rates <= 3 else VELOCITY_WIDTH_PER_RATE * rates
+        for column in (3, 4):
+            self.setColumnWidth(column, width)
 
     def append(self, events: list[Event]) -> None:
         """Add the run's newest events; keeps the view at the bottom if it was there."""

@@ -7,13 +7,24 @@ the event log). Menus: File, Edit, Run, Presets, View. Unsaved changes are
 never lost silently: every way of dropping the scene (close, new, open, a
 preset) goes through ``maybe_discard_changes``, which asks ``confirm_discard``
 — a replaceable hook, so tests answer without a dialog.
+
+The nonholonomic cart lab: during a run of a top-view scene the canvas's
+impulse tool asks for an impulse (``impulse_requested``). The window reads
+the point of application off the cart as it is on screen (a distance along
+the axle), refuses points off the axle with a status-bar message, and hands
+the impulse to the worker thread, which applies it with the stepper's
+``add_impulse`` at the solver's time. Such runs are kept just ahead of the
+playback (``IMPULSE_LEAD_S``), so the impulse acts close to the time shown.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -42,11 +53,16 @@ from solver.frames import Event, Frame, StepOutput
 from solver.record import write_csv
 from solver.scene import SceneError
 from solver.simulation import make_stepper
+from solver.system import System, axle_cart_model
 
 RECENT_FILES_KEY = "recent_files"
 RECENT_FILES_LIMIT = 8
 SCENE_FILTER = "impactgui scenes (*.json);;All files (*)"
 PNG_FILTER = "PNG images (*.png)"
+IMPULSE_LEAD_S = 0.2
+"""In a run that takes impulses, the solver computes at most this many wall-clock
+seconds of playback ahead of the time on screen (unless the speed is "as fast as
+possible"), s."""
 
 Answer = QMessageBox.StandardButton
 
@@ -265,12 +281,48 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 5000)
 
     @Slot(str, object, object)
-    def _on_impulse_requested(self, body_id: str, _point: object, _vector: object) -> None:
+    def _on_impulse_requested(self, body_id: str, point: object, vector: object) -> None:
+        self.give_impulse(body_id, point, vector)
+
+    def give_impulse(self, body_id: str, point: Any, vector: Any) -> bool:
+        """Strike an axle cart during the run: the impulse tool's request.
+
+        ``point`` (m, world) is read off the cart as shown on the canvas and
+        becomes a distance along its axle; ``vector`` is the impulse S (N·s,
+        world axes). The impulse acts at the solver's time when the worker
+        takes it. Returns False, with a status-bar message, when there is no
+        live run that takes impulses or the input is bad (a point off the axle).
+        """
+        runner = self.runner
+        if runner is None or not runner.is_running:
+            self.statusBar().showMessage(
+                "No run is live: press Reset, then drag the impulse to schedule it "
+                "at the time shown.",
+                8000,
+            )
+            return False
+        if not runner.accepts_impulses or runner.system is None:
+            self.statusBar().showMessage("This run's solver takes no impulses.", 8000)
+            return False
+        try:
+            shown = self.clock.index
+            q = runner.trajectory.frame(shown).q if shown >= 0 else runner.system.q0
+            along = axle_coordinate(runner.system, q, body_id, point)
+            impulse = _impulse_vector(vector)
+        except InputError as error:
+            self.statusBar().showMessage(f"Impulse refused: {error}", 8000)
+            return False
+        runner.add_impulse(body_id, along, impulse)
         self.statusBar().showMessage(
-            f"An impulse on {body_id} during a run is not supported by the solver yet: "
-            "reset, then drag the impulse to schedule it at the time shown.",
+            f"impulse S = {float(np.hypot(*impulse)):.3g} N·s on {body_id}, "
+            f"{along:+.3g} m along the axle: handed to the solver",
             8000,
         )
+        return True
+
+    @Slot(str)
+    def _on_impulse_refused(self, message: str) -> None:
+        self.statusBar().showMessage(message, 8000)
 
     def _ask_discard(self) -> QMessageBox.StandardButton:
         return QMessageBox.question(
@@ -466,6 +518,7 @@ class MainWindow(QMainWindow):
         runner = SimulationRunner(stepper, self)
         runner.frames_added.connect(self._on_frames_added)
         runner.ended.connect(self._on_run_ended)
+        runner.impulse_refused.connect(self._on_impulse_refused)
         self.runner = runner
         self.canvas.set_editing_enabled(False)
         self.properties.setEnabled(False)
@@ -473,6 +526,7 @@ class MainWindow(QMainWindow):
         self.event_log.set_system(runner.system)
         self.frames_drawn = 0
         self.clock.set_trajectory(runner.trajectory)
+        self._update_horizon()
         self.clock.play()
         runner.start()
         self._set_run_state("running")
@@ -554,6 +608,13 @@ class MainWindow(QMainWindow):
         assert self.runner is not None
         self.plots.add_output(batch)
         self.event_log.append(batch.events)
+        for event in batch.events:
+            if event.type == "impulse":
+                self.statusBar().showMessage(
+                    f"impulse on {event.body} at t = {event.t:.4f} s: |S| = "
+                    f"{event.normal_impulse:.4g} N·s, ΔT = {event.energy_change:+.4g} J",
+                    8000,
+                )
         if self._step_pending and self.clock.step_frame():
             self._step_pending = False
         self.run_label.setText(self._run_text())
@@ -585,6 +646,15 @@ class MainWindow(QMainWindow):
     @Slot(float)
     def _on_time_changed(self, t: float) -> None:
         self.plots.set_cursor(t)
+        self._update_horizon()
+
+    def _update_horizon(self) -> None:
+        """Keep a run that takes impulses ``IMPULSE_LEAD_S`` of playback ahead of the screen."""
+        if self.runner is None or not self.runner.accepts_impulses:
+            return
+        speed = self.clock.speed
+        lead = None if math.isinf(speed) else self.clock.time + IMPULSE_LEAD_S * speed
+        self.runner.set_horizon(lead)
 
     @Slot(float)
     def _on_event_time_selected(self, t: float) -> None:
@@ -677,3 +747,56 @@ class MainWindow(QMainWindow):
             return
         self.shutdown()
         super().closeEvent(event)
+
+
+def axle_coordinate(system: System, q: np.ndarray, body_id: str, point: Any) -> float:
+    """Signed distance (m) along the axle of cart ``body_id`` from C towards wheel B of ``point``.
+
+    ``point`` (m, world) is projected onto the axle at the configuration
+    ``q`` (the system's layout).
+
+    Raises
+    ------
+    InputError
+        When ``body_id`` is no axle cart of the system, ``point`` is not two
+        finite numbers, or it projects beyond the axle's ends.
+    """
+    start = 0
+    for label_id, coords, _rates in system.dof_labels:
+        if label_id == body_id:
+            break
+        start += len(coords)
+    else:
+        raise InputError(f"there is no body {body_id!r} in this run")
+    body = next(item for item in system.scene.bodies if item.id == body_id)
+    if body.type != "axle_cart":
+        raise InputError(f"impulses act on axle carts only, {body_id!r} is a {body.type}")
+    xy = _finite_pair(point, "the point")
+    centre, phi = np.asarray(q[start : start + 2], dtype=float), float(q[start + 2])
+    along = float((xy - centre) @ np.array([math.cos(phi), math.sin(phi)]))
+    half_length = axle_cart_model(body).half_length
+    if abs(along) > half_length * (1.0 + 1e-9):
+        raise InputError(
+            f"the point must lie on the axle of {body_id}: it is {along:+.3g} m from the "
+            f"centre along the axle, beyond the half-length {half_length:g} m"
+        )
+    return float(np.clip(along, -half_length, half_length))
+
+
+def _finite_pair(value: Any, name: str) -> np.ndarray:
+    """``value`` as two finite floats, or an InputError naming ``name``."""
+    try:
+        pair = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{name} must be two numbers, got {value!r}") from error
+    if pair.shape != (2,) or not np.all(np.isfinite(pair)):
+        raise InputError(f"{name} must be two finite numbers, got {value!r}")
+    return pair
+
+
+def _impulse_vector(vector: Any) -> np.ndarray:
+    """The impulse S (N·s); an InputError when it is not two finite numbers or is zero."""
+    impulse = _finite_pair(vector, "the impulse S")
+    if not np.any(impulse):
+        raise InputError("the impulse S is zero: drag away from the point to give it a size")
+    return impulse

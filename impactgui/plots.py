@@ -9,9 +9,16 @@ units and a vertical cursor at the playback time:
 * energy budget, J: kinetic, potential, spring, dissipated so far, input so
   far, total, and the balance ``total + dissipated − input`` (flat for a
   correct run, SPEC §6);
-* velocity jumps Δv per body at impact times, m/s, as stems: a bead's signed
-  Δvx, a wheel's or cart's |Δ| of its centre velocity;
-* impulses per impact event, N·s, as stems (normal and tangential).
+* velocity jumps Δv per body at impact and impulse times, as stems: a bead's
+  signed Δvx and a wheel's |Δ| of its centre velocity (m/s); an axle cart's
+  jump in each of its five rates ``vxC, vyC`` (m/s), ``omega, omegaA,
+  omegaB`` (rad/s), signed;
+* impulses per event, N·s, as stems (normal and tangential at impacts, the
+  size ``|S|`` of an impulse applied to a cart).
+
+A top-view (axle cart) run has no contacts: its λ and τ plots are hidden,
+leaving the room to the others; the energy plot's ``input`` curve is the
+work done by the impulses.
 
 Curves downsample automatically and clip to the visible range, and are
 redrawn at most every ``REDRAW_INTERVAL_MS``, so 1e5 points stay responsive.
@@ -26,6 +33,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Slot
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
+from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
 from solver.frames import Event, StepOutput
 from solver.record import Trajectory
 
@@ -51,6 +59,23 @@ ENERGY_TERMS: tuple[tuple[str, str], ...] = (
     ("balance", "#7f7f7f"),
 )
 """Energy curves and their colours; ``balance`` is total + dissipated − input."""
+
+JUMP_TYPES = ("impact", "impulse")
+"""Events with a velocity jump and an impulse."""
+
+TITLES = {
+    "side": {
+        "jump": "velocity jumps at impacts",
+        "jump_unit": "Δv (m/s)",
+        "impulse": "impulses at impacts",
+    },
+    "top": {
+        "jump": "velocity jumps at impulses, per rate",
+        "jump_unit": "Δv (m/s, rad/s)",
+        "impulse": "applied impulses |S|",
+    },
+}
+"""Titles of the jump and impulse plots and the jump plot's unit, side or top view."""
 
 
 class GrowingSeries:
@@ -93,6 +118,19 @@ class _ContactSeries:
         self.lam.append(t, lam)
         self.tau.append(t, tau)
         self.last_sample = sample
+
+
+def _jump_values(delta: np.ndarray, names: tuple[str, ...]) -> list[tuple[str, float]]:
+    """What the jump plot shows of one body's velocity jump ``delta``: ``(suffix, value)``.
+
+    A bead: its signed Δvx; a wheel: |Δ| of its centre velocity; an axle
+    cart: each of its five rates, signed (suffix ``" ΔvxC"`` and so on).
+    """
+    if names == ("vx",):
+        return [("", float(delta[0]))]
+    if names == CART_RATE_NAMES:
+        return [(f" Δ{name}", float(value)) for name, value in zip(names, delta, strict=True)]
+    return [("", float(np.hypot(delta[0], delta[1])))]
 
 
 def _stems(series: GrowingSeries) -> tuple[np.ndarray, np.ndarray]:
@@ -155,11 +193,12 @@ class PlotPanel(QWidget):
         self.energy_plot = self.graphics.addPlot(row=2, col=0)
         self.jump_plot = self.graphics.addPlot(row=3, col=0)
         self.impulse_plot = self.graphics.addPlot(row=4, col=0)
+        titles = TITLES["side"]
         _style(self.lambda_plot, "contact force λ per contact", "λ (N)")
         _style(self.tau_plot, "friction multiplier τ per contact", "τ")
         _style(self.energy_plot, "energy budget", "E (J)")
-        _style(self.jump_plot, "velocity jumps at impacts", "Δv (m/s)")
-        _style(self.impulse_plot, "impulses at impacts", "impulse (N·s)")
+        _style(self.jump_plot, titles["jump"], titles["jump_unit"])
+        _style(self.impulse_plot, titles["impulse"], "impulse (N·s)")
         self.impulse_plot.setLabel("bottom", "t (s)", color="k")
         self.plots = (
             self.lambda_plot,
@@ -193,10 +232,10 @@ class PlotPanel(QWidget):
         self._jump_items: dict[str, tuple[pg.PlotDataItem, pg.ScatterPlotItem]] = {}
         self._impulse_items: dict[str, tuple[pg.PlotDataItem, pg.ScatterPlotItem]] = {}
         self._trajectory: Trajectory | None = None
-        self._rate_slices: list[tuple[str, slice, bool]] = []
+        self._rate_slices: list[tuple[str, slice, tuple[str, ...]]] = []
         self._contacts: dict[tuple[str, str], _ContactSeries] = {}
         self._jumps: dict[str, GrowingSeries] = {}
-        self._impulses = {"normal": GrowingSeries(), "tangent": GrowingSeries()}
+        self._impulses: dict[str, GrowingSeries] = {}
         self._samples = 0
         self._dirty = False
         self._cursor_time: float | None = None
@@ -213,8 +252,10 @@ class PlotPanel(QWidget):
             self.energy_curves[name] = self.energy_plot.plot(name=name, pen=style)
 
     def clear(self) -> None:
-        """Forget the run: empty every plot."""
+        """Forget the run: empty every plot (all five shown again)."""
         self._redraw_timer.stop()
+        for plot in (self.lambda_plot, self.tau_plot):
+            plot.setVisible(True)
         for plot in (self.lambda_plot, self.tau_plot, self.jump_plot, self.impulse_plot):
             for item in list(plot.listDataItems()):
                 plot.removeItem(item)
@@ -227,7 +268,7 @@ class PlotPanel(QWidget):
         self._impulse_items.clear()
         self._contacts.clear()
         self._jumps.clear()
-        self._impulses = {"normal": GrowingSeries(), "tangent": GrowingSeries()}
+        self._impulses = {}
         self._samples = 0
         self._trajectory = None
         self._dirty = False
@@ -240,9 +281,16 @@ class PlotPanel(QWidget):
         if system is not None:
             start = 0
             for body_id, _coords, rates in system.dof_labels:
-                signed = tuple(rates) == ("vx",)
-                self._rate_slices.append((body_id, slice(start, start + len(rates)), signed))
+                self._rate_slices.append((body_id, slice(start, start + len(rates)), tuple(rates)))
                 start += len(rates)
+        view = "top" if system is not None and system.scene.view == "top" else "side"
+        titles = TITLES[view]
+        self.jump_plot.setTitle(titles["jump"], size="9pt", color="k")
+        self.jump_plot.setLabel("left", titles["jump_unit"], color="k")
+        self.impulse_plot.setTitle(titles["impulse"], size="9pt", color="k")
+        self._legends[3].setColumnCount(3 if view == "top" else 1)
+        for plot in (self.lambda_plot, self.tau_plot):
+            plot.setVisible(view == "side")
         self._redraw_timer.start()
 
     @Slot(object)
@@ -263,19 +311,29 @@ class PlotPanel(QWidget):
         self._dirty = True
 
     def _add_event(self, event: Event) -> None:
-        if event.type != "impact":
+        if event.type not in JUMP_TYPES:
             return
-        self._impulses["normal"].append(event.t, event.normal_impulse)
-        if event.tangent_impulse != 0.0:
-            self._impulses["tangent"].append(event.t, event.tangent_impulse)
+        if event.type == "impulse":
+            self._series(self._impulses, "applied |S|").append(event.t, event.normal_impulse)
+        else:
+            self._series(self._impulses, "normal").append(event.t, event.normal_impulse)
+            if event.tangent_impulse != 0.0:
+                self._series(self._impulses, "tangent").append(event.t, event.tangent_impulse)
         if event.v_minus is None or event.v_plus is None:
             return
         jump = np.asarray(event.v_plus) - np.asarray(event.v_minus)
-        for body_id, rates, signed in self._rate_slices:
-            delta = jump[rates]
-            value = float(delta[0]) if signed else float(np.hypot(delta[0], delta[1]))
-            if abs(value) > 1e-12:
-                self._jumps.setdefault(body_id, GrowingSeries()).append(event.t, value)
+        for body_id, rates, names in self._rate_slices:
+            for name, value in _jump_values(jump[rates], names):
+                if abs(value) > 1e-12:
+                    self._series(self._jumps, f"{body_id}{name}").append(event.t, value)
+
+    @staticmethod
+    def _series(table: dict[str, GrowingSeries], name: str) -> GrowingSeries:
+        """The series ``name`` of ``table``, created empty the first time."""
+        series = table.get(name)
+        if series is None:
+            series = table[name] = GrowingSeries()
+        return series
 
     @Slot()
     def _on_redraw_timer(self) -> None:
@@ -309,8 +367,7 @@ class PlotPanel(QWidget):
         for index, (body_id, series) in enumerate(self._jumps.items()):
             self._set_stems(self.jump_plot, self._jump_items, body_id, index, series)
         for index, (kind, series) in enumerate(self._impulses.items()):
-            if len(series):
-                self._set_stems(self.impulse_plot, self._impulse_items, kind, index, series)
+            self._set_stems(self.impulse_plot, self._impulse_items, kind, index, series)
 
     def _make_contact_curves(
         self, key: tuple[str, str], index: int
@@ -363,6 +420,14 @@ class PlotPanel(QWidget):
         for cursor in self._cursors:
             cursor.setValue(self._cursor_time)
         self._cursor_time = None
+
+    def jump_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The velocity-jump stems so far, ``name → (times, Δv)``; names as in the legend."""
+        return {name: series.data() for name, series in self._jumps.items()}
+
+    def impulse_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The impulse stems so far, ``"normal"`` / ``"tangent"`` / ``"applied |S|"`` → (t, N·s)."""
+        return {name: series.data() for name, series in self._impulses.items()}
 
     def point_count(self) -> int:
         """Points gathered so far over every curve (for tests and the status bar)."""

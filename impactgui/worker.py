@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, Signal, Slot
 
-from solver.errors import SolverError
+from solver.errors import InputError, SolverError
 from solver.frames import StepOutput
 from solver.record import Trajectory
 
@@ -32,6 +32,9 @@ REST_S = 0.002
 
 _PAUSE_POLL_S = 0.05
 
+ImpulseRequest = tuple[str, Any, Any]
+"""``(body id, point, vector)`` as ``CartStepper.add_impulse`` takes them."""
+
 
 class SimulationWorker(QObject):
     """Steps one stepper to its end in a worker thread.
@@ -45,8 +48,9 @@ class SimulationWorker(QObject):
     never lets one escape. Nothing is added to the output, so what was
     computed stays exactly what the command line would write.
 
-    Control methods (``pause``, ``resume``, ``step_once``, ``stop``) are
-    thread-safe and are meant to be called from the GUI thread.
+    Control methods (``pause``, ``resume``, ``step_once``, ``stop``,
+    ``set_horizon``, ``add_impulse``) are thread-safe and are meant to be
+    called from the GUI thread.
 
     Parameters
     ----------
@@ -61,6 +65,8 @@ class SimulationWorker(QObject):
     """A ``StepOutput`` holding every frame and event since the last batch."""
     run_ended = Signal(str, str)
     """``(status, message)`` once stepping is over: finished, failed or stopped."""
+    impulse_refused = Signal(str)
+    """Why an impulse handed over with ``add_impulse`` was not applied."""
 
     def __init__(self, stepper: Any, batch_interval: float = BATCH_INTERVAL_S) -> None:
         super().__init__()
@@ -70,6 +76,8 @@ class SimulationWorker(QObject):
         self._paused = False
         self._pending_steps = 0
         self._stop_requested = False
+        self._horizon: float | None = None
+        self._impulses: list[ImpulseRequest] = []
 
     def pause(self) -> None:
         """Stop stepping after the current step until ``resume`` or ``step_once``."""
@@ -94,22 +102,77 @@ class SimulationWorker(QObject):
             self._stop_requested = True
             self._control.notify_all()
 
-    def _next_step_allowed(self, thread: QThread) -> tuple[bool, bool]:
-        """Block while paused; return ``(go on, this is a single step)``."""
+    def set_horizon(self, t: float | None) -> None:
+        """Take no step once the stepper's time has reached ``t`` (s); ``None``: no limit.
+
+        Keeps an interactive run just ahead of the playback, so that an
+        impulse given on the canvas acts close to the time on screen.
+        """
+        with self._control:
+            self._horizon = t
+            self._control.notify_all()
+
+    def add_impulse(self, body: str, point: Any, vector: Any) -> None:
+        """Hand an impulse to the stepper's ``add_impulse`` before its next step.
+
+        It acts at the stepper's time then. While paused, the worker takes
+        one step at once to apply it, so the jump shows without resuming.
+        An impulse the stepper refuses, or one left when the run ends, is
+        reported by ``impulse_refused``.
+        """
+        with self._control:
+            self._impulses.append((body, point, vector))
+            self._control.notify_all()
+
+    def _would_wait(self, t: float) -> bool:
+        """True when ``_next_step_allowed`` would block now (lock held by the caller)."""
+        if self._stop_requested or self._impulses:
+            return False
+        if self._paused:
+            return not self._pending_steps
+        return self._horizon is not None and t >= self._horizon
+
+    def _must_hand_over(self, t: float) -> bool:
+        """True when the worker is about to block (paused, or at the horizon)."""
+        with self._control:
+            return self._would_wait(t)
+
+    def _next_step_allowed(
+        self, thread: QThread, t: float
+    ) -> tuple[bool, bool, list[ImpulseRequest]]:
+        """Block while paused or at the horizon.
+
+        Returns ``(go on, this is a single step, impulses to apply first)``.
+        """
         with self._control:
             while True:
                 if self._stop_requested or thread.isInterruptionRequested():
-                    return False, False
-                if not self._paused:
-                    return True, False
-                if self._pending_steps:
-                    self._pending_steps -= 1
-                    return True, True
+                    return False, False, []
+                if self._impulses:
+                    impulses, self._impulses = self._impulses, []
+                    return True, self._paused, impulses
+                if not self._would_wait(t):
+                    single = self._paused
+                    if single:
+                        self._pending_steps -= 1
+                    return True, single, []
                 self._control.wait(_PAUSE_POLL_S)
 
-    def _is_paused(self) -> bool:
+    def _apply_impulses(self, stepper: Any, impulses: list[ImpulseRequest]) -> None:
+        """Schedule impulses at the stepper's current time (worker thread)."""
+        for body, point, vector in impulses:
+            try:
+                stepper.add_impulse(body, point, vector)
+            except InputError as exc:
+                self.impulse_refused.emit(f"impulse on {body} refused: {exc}")
+
+    def _refuse_leftover_impulses(self, status: str) -> None:
         with self._control:
-            return self._paused
+            impulses, self._impulses = self._impulses, []
+        if status == "stopped":
+            return
+        for body, _point, _vector in impulses:
+            self.impulse_refused.emit(f"the run {status} before the impulse on {body} could act")
 
     @Slot()
     def run(self) -> None:
@@ -121,12 +184,13 @@ class SimulationWorker(QObject):
         status, message = "stopped", "stopped by the user"
         try:
             while True:
-                if self._is_paused() and (batch.frames or batch.events):
+                if (batch.frames or batch.events) and self._must_hand_over(stepper.t):
                     self.batch_ready.emit(batch)
                     batch = StepOutput()
-                go_on, single = self._next_step_allowed(thread)
+                go_on, single, impulses = self._next_step_allowed(thread, stepper.t)
                 if not go_on:
                     break
+                self._apply_impulses(stepper, impulses)
                 output = stepper.step()
                 batch.frames.extend(output.frames)
                 batch.events.extend(output.events)
@@ -147,6 +211,7 @@ class SimulationWorker(QObject):
             status, message = "failed", f"{type(exc).__name__}: {exc}"
         if batch.frames or batch.events:
             self.batch_ready.emit(batch)
+        self._refuse_leftover_impulses(status)
         self.run_ended.emit(status, message)
 
 
@@ -164,16 +229,25 @@ class SimulationRunner(QObject):
         trajectory's columns.
     parent : QObject, optional
         Qt parent (GUI thread).
+
+    Attributes
+    ----------
+    accepts_impulses : bool
+        True when the stepper takes impulses during the run (axle carts,
+        ``add_impulse``).
     """
 
     frames_added = Signal(object)
     """The ``StepOutput`` batch just appended to ``trajectory`` (GUI thread)."""
     ended = Signal(str, str)
     """``(status, message)``: ``"finished"``, ``"failed"`` or ``"stopped"`` (GUI thread)."""
+    impulse_refused = Signal(str)
+    """Why an impulse given with ``add_impulse`` did not act (GUI thread)."""
 
     def __init__(self, stepper: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.system: System | None = getattr(stepper, "system", None)
+        self.accepts_impulses = callable(getattr(stepper, "add_impulse", None))
         self.trajectory = Trajectory(self.system)
         self.status = "running"
         self.message = ""
@@ -185,6 +259,7 @@ class SimulationRunner(QObject):
         self._thread.started.connect(self._worker.run)
         self._worker.batch_ready.connect(self._on_batch)
         self._worker.run_ended.connect(self._on_run_ended)
+        self._worker.impulse_refused.connect(self._on_impulse_refused)
 
     def start(self) -> None:
         """Start stepping in the worker thread."""
@@ -225,6 +300,24 @@ class SimulationRunner(QObject):
         self.pause()
         self._worker.step_once()
 
+    def set_horizon(self, t: float | None) -> None:
+        """Let the solver compute up to time ``t`` (s) only; ``None`` lifts the limit."""
+        if self._worker is not None:
+            self._worker.set_horizon(t)
+
+    def add_impulse(self, body: str, point: Any, vector: Any) -> bool:
+        """Hand an impulse to the running stepper (``CartStepper.add_impulse`` arguments).
+
+        It acts at the solver's time when the worker picks it up, before its
+        next step. Returns False, doing nothing, when the run has ended or its
+        stepper takes no impulses; a refusal by the stepper arrives later as
+        ``impulse_refused``.
+        """
+        if self._worker is None or not self.is_running or not self.accepts_impulses:
+            return False
+        self._worker.add_impulse(body, point, vector)
+        return True
+
     def stop(self, timeout_ms: int = 10000) -> None:
         """End the run and join the worker thread; idempotent.
 
@@ -251,6 +344,10 @@ class SimulationRunner(QObject):
     def _on_batch(self, batch: StepOutput) -> None:
         self.trajectory.append(batch)
         self.frames_added.emit(batch)
+
+    @Slot(str)
+    def _on_impulse_refused(self, message: str) -> None:
+        self.impulse_refused.emit(message)
 
     @Slot(str, str)
     def _on_run_ended(self, status: str, message: str) -> None:
