@@ -179,10 +179,20 @@ class CompareDialog(QDialog):
         for panel in self.panels[1:]:
             panel.plot.setXLink(self.panels[0].plot)
             panel.plot.setYLink(self.panels[0].plot)
+        for law, box in self.checkboxes.items():
+            box.setChecked(law in laws)
         for panel in self.panels:
+            panel.runner.ended.connect(self._on_run_ended)
             panel.runner.start()
         self.message.setText(f"Running {', '.join(laws)} in parallel…")
         return True
+
+    @Slot(str, str)
+    def _on_run_ended(self, _status: str, _message: str) -> None:
+        if self.is_running():
+            return
+        outcome = ", ".join(f"{p.law} {p.runner.status}" for p in self.panels)
+        self.message.setText(f"Done: {outcome}. Below each plot: the velocities at the end.")
 
     def is_running(self) -> bool:
         """True while any law's run is still stepping."""

@@ -198,4 +198,5 @@ def test_compare_runs_the_cradle_under_two_laws_side_by_side(qtbot, window) -> N
     assert finals["staged"]["ball3.vx"] == pytest.approx(2 / 3)
     assert finals["sequential"]["ball1.vx"] == pytest.approx(0.0, abs=1e-12)
     assert finals["sequential"]["ball3.vx"] == pytest.approx(1.0)
+    assert dialog.message.text().startswith("Done: staged finished, sequential finished")
     dialog.close()
