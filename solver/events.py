@@ -2,10 +2,14 @@
 
 Motion is split into smooth phases with a fixed set of active contacts and
 fixed friction modes. A phase is integrated with DOP853 (dense output) using
-the accelerations of :func:`solver.contact.solve_with_modes`; where there is
-no active contact and the applied force is constant (gravity only), the
-phase is the exact parabola instead. A phase ends at the first event, found
-by a root search on the dense output:
+the accelerations of :func:`solver.contact.solve_with_modes`; where the
+applied force is constant (gravity only) and every active contact is a disk
+on a straight segment (constant ``G``, ``H``, no curvature terms), the contact
+forces are constant and the phase is an exact parabola instead, its gaps to
+segments and to disks with the same acceleration closing at the roots of
+quadratics computed in closed form, its output frames built in one
+vectorised pass. A phase ends at the first event, found by a root search on
+the dense output (or those closed forms):
 
 * ``gap`` — an inactive contact's gap reaching 0 (impact or grazing);
 * ``liftoff`` — an active contact's λ reaching 0;
@@ -22,9 +26,12 @@ take part in one impact (:func:`solver.impact.resolve_impact`), then the
 contact LCP (:func:`solver.contact.solve_contact_problem`) decides which
 closed contacts carry force and how they slide, and positions and
 velocities are projected back onto the active constraints (M-metric
-Gauss–Newton) so nothing drifts. A bouncing contact whose impacts form a
-geometric sequence is brought to rest at the accumulation time
-(:mod:`solver.zeno`).
+Gauss–Newton) so nothing drifts. An impact of one frictionless contact is
+Newton's law in closed form (every law reduces to it), exact for an elastic
+bounce. A bouncing contact whose impacts form a geometric sequence is
+brought to rest at the accumulation time; bounces shared among several
+contacts are captured plastically once they would rise less than
+``ZENO_HEIGHT`` (:mod:`solver.zeno`).
 """
 
 from __future__ import annotations
@@ -54,8 +61,8 @@ from solver.geometry import (
     disk_contact_from_nearest,
     disk_disk_contact,
 )
-from solver.impact import resolve_impact
-from solver.zeno import ZenoWatch, accumulation_time
+from solver.impact import ImpactResult, ImpactStage, resolve_impact
+from solver.zeno import ImpactCluster, ZenoWatch, accumulation_time
 
 GAP_TOL = 1e-10
 """Gap (m) within which a contact counts as closed."""
@@ -191,8 +198,16 @@ class _Kinematics:
         )
         self.pairs: dict[Hashable, _Pair] = {}
 
-    def _jacobian(self, k: int, n: np.ndarray, t: np.ndarray, sign: float,
-                  dofs: list[int], G: list[float], H: list[float]) -> None:
+    def _jacobian(
+        self,
+        k: int,
+        n: np.ndarray,
+        t: np.ndarray,
+        sign: float,
+        dofs: list[int],
+        G: list[float],
+        H: list[float],
+    ) -> None:
         ix, iy, iphi = self.dofs[k]
         dofs.append(ix)
         G.append(sign * n[0])
@@ -232,12 +247,24 @@ class _Kinematics:
             found = sorted(found)
         for i, j in found:
             bi, bj = system.disk_body_id(i), system.disk_body_id(j)
-            pairs.append(self._pair((bi, bj), bi, bj, i, j, None,
-                                    system.disk_restitution, system.disk_friction))
+            pairs.append(
+                self._pair(
+                    (bi, bj), bi, bj, i, j, None, system.disk_restitution, system.disk_friction
+                )
+            )
         return pairs
 
-    def _pair(self, key: Hashable, body: str, other: str, i: int, j: int, feature: Any,
-              restitution: float, friction: float) -> _Pair:
+    def _pair(
+        self,
+        key: Hashable,
+        body: str,
+        other: str,
+        i: int,
+        j: int,
+        feature: Any,
+        restitution: float,
+        friction: float,
+    ) -> _Pair:
         found = self.pairs.get(key)
         if found is None:
             found = _Pair(key, body, other, i, j, feature, float(restitution), float(friction))
@@ -272,9 +299,24 @@ class _Kinematics:
         if j >= 0:
             self._jacobian(j, dc.n, dc.t, -1.0, dofs, G, H)
         return ContactEval(
-            pair.key, pair.body, pair.other, dc.g, dc.n, dc.t, dc.point,
-            np.asarray(dofs), np.asarray(G), np.asarray(H), self.N,
-            dc.u_n, dc.u_t, dc.gamma_n, dc.gamma_t, pair.restitution, pair.friction, inside,
+            pair.key,
+            pair.body,
+            pair.other,
+            dc.g,
+            dc.n,
+            dc.t,
+            dc.point,
+            np.asarray(dofs),
+            np.asarray(G),
+            np.asarray(H),
+            self.N,
+            dc.u_n,
+            dc.u_t,
+            dc.gamma_n,
+            dc.gamma_t,
+            pair.restitution,
+            pair.friction,
+            inside,
         )
 
 
@@ -292,20 +334,122 @@ class _GapSet:
         self.rsum = kin.radii[self.I] + kin.radii[self.J]
         # segments and vertices vectorised, arcs one by one
         self.segment_rows = np.array(
-            [n for n, p in enumerate(pairs) if isinstance(p.feature, Segment)], dtype=int)
+            [n for n, p in enumerate(pairs) if isinstance(p.feature, Segment)], dtype=int
+        )
         self.vertex_rows = np.array(
-            [n for n, p in enumerate(pairs) if isinstance(p.feature, Vertex)], dtype=int)
+            [n for n, p in enumerate(pairs) if isinstance(p.feature, Vertex)], dtype=int
+        )
         self.arc_rows = [n for n, p in enumerate(pairs) if isinstance(p.feature, Arc)]
-        ends = np.array([(*pairs[n].feature.a, *pairs[n].feature.b) for n in self.segment_rows],
-                        dtype=float).reshape(-1, 4)
+        ends = np.array(
+            [(*pairs[n].feature.a, *pairs[n].feature.b) for n in self.segment_rows], dtype=float
+        ).reshape(-1, 4)
         self.seg_a = ends[:, :2]
         self.seg_e = ends[:, 2:] - ends[:, :2]
         self.seg_len2 = np.sum(self.seg_e * self.seg_e, axis=1)
-        self.vertex_p = np.array([pairs[n].feature.p for n in self.vertex_rows],
-                                 dtype=float).reshape(-1, 2)
+        self.vertex_p = np.array(
+            [pairs[n].feature.p for n in self.vertex_rows], dtype=float
+        ).reshape(-1, 2)
+        length = np.sqrt(self.seg_len2)
+        self.seg_normal = (
+            np.column_stack((-self.seg_e[:, 1], self.seg_e[:, 0]))
+            / np.where(length > 0.0, length, 1.0)[:, None]
+        )
 
     def __len__(self) -> int:
         return len(self.pairs)
+
+    def closing_times(
+        self, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Exact closing times of the pairs along the flight ``q + v τ + ½ a τ²``.
+
+        Parameters
+        ----------
+        q, v, a : numpy.ndarray
+            Positions, velocities and the constant accelerations (N,) of a
+            free flight.
+        duration : float
+            Length of the flight (s).
+
+        Returns
+        -------
+        tau : numpy.ndarray
+            Per pair the time (s) after the start at which its gap closes
+            (see :func:`_first_closing`), ``inf`` if it does not close.
+        unresolved : numpy.ndarray of bool
+            Pairs whose gap is not a quadratic in τ (an arc; a vertex or a
+            disk pair under relative acceleration) and which can come within
+            reach during the flight: their closing must be searched on samples.
+        """
+        system = self.kin.system
+        radii = self.kin.radii
+        c = system.centres(q)
+        cd = system.centre_velocities(v)
+        ca = system.centre_velocities(a)
+        T = duration
+        tau = np.full(len(self.pairs), np.inf)
+        unresolved = np.zeros(len(self.pairs), dtype=bool)
+        if len(self.disk_rows):
+            d, dv = c[self.I] - c[self.J], cd[self.I] - cd[self.J]
+            uniform = np.all(ca[self.I] == ca[self.J], axis=1)
+            rows = self.disk_rows[uniform]
+            d, dv, rsum = d[uniform], dv[uniform], self.rsum[uniform]
+            tol = (rsum - GAP_EVENT_TOL) ** 2 - rsum * rsum
+            tau[rows] = _first_closing(
+                np.sum(d * d, axis=1) - rsum * rsum,
+                2.0 * np.sum(d * dv, axis=1),
+                np.sum(dv * dv, axis=1),
+                T,
+                tol,
+            )
+            unresolved[self.disk_rows[~uniform]] = True
+        if len(self.segment_rows):
+            k = self.first[self.segment_rows]
+            nrm = self.seg_normal
+            w = c[k] - self.seg_a
+            side = np.sign(np.sum(w * nrm, axis=1))
+            h = _first_closing(
+                side * np.sum(w * nrm, axis=1) - radii[k],
+                side * np.sum(cd[k] * nrm, axis=1),
+                0.5 * side * np.sum(ca[k] * nrm, axis=1),
+                T,
+                np.full(len(k), -GAP_EVENT_TOL),
+            )
+            hit = np.isfinite(h)
+            if np.any(hit):
+                th = np.where(hit, h, 0.0)[:, None]
+                at = w + th * (cd[k] + 0.5 * th * ca[k])
+                s = np.sum(at * self.seg_e, axis=1) / self.seg_len2
+                h = np.where((s > 0.0) & (s < 1.0), h, np.inf)
+            tau[self.segment_rows] = h
+            unresolved[self.segment_rows[side == 0.0]] = True
+        if len(self.vertex_rows):
+            k = self.first[self.vertex_rows]
+            still = np.all(ca[k] == 0.0, axis=1)
+            w = c[k] - self.vertex_p
+            r = radii[k]
+            tau[self.vertex_rows] = np.where(
+                still,
+                _first_closing(
+                    np.sum(w * w, axis=1) - r * r,
+                    2.0 * np.sum(w * cd[k], axis=1),
+                    np.sum(cd[k] * cd[k], axis=1),
+                    T,
+                    (r - GAP_EVENT_TOL) ** 2 - r * r,
+                ),
+                np.inf,
+            )
+            unresolved[self.vertex_rows[~still]] = True
+        unresolved[self.arc_rows] = True
+        if np.any(unresolved):
+            # within reach: the gap can shrink at most by both disks' travel
+            speed = np.hypot(cd[:, 0], cd[:, 1])
+            accel = np.hypot(ca[:, 0], ca[:, 1])
+            travel = np.append(speed * T + 0.5 * accel * T * T, 0.0)
+            g, _ = self.values(q, v)
+            reach = travel[self.first] + travel[self.second]
+            unresolved &= ~(g - reach > GAP_TOL)
+        return tau, unresolved
 
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""
@@ -349,6 +493,36 @@ class _GapSet:
         return g, u_n
 
 
+def _first_closing(
+    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, duration: float, floor: np.ndarray
+) -> np.ndarray:
+    """When the quadratics ``p(τ) = c0 + c1 τ + c2 τ²`` close, for ``τ ∈ [0, duration]`` (s).
+
+    ``p`` stands for a gap (or a function with the gap's sign) along a
+    parabolic flight. A row closes when ``p`` falls below ``floor`` somewhere
+    in the interval; its closing time is then the root of ``p`` where ``p``
+    decreases (0 if ``p`` is already negative and not rising back above 0
+    first). Rows that do not close get ``inf``.
+    """
+    T = duration
+    t_min = np.where(c2 > 0.0, np.clip(-c1 / np.where(c2 > 0.0, 2.0 * c2, 1.0), 0.0, T), 0.0)
+    lowest = np.minimum(np.minimum(c0, c0 + T * (c1 + T * c2)), c0 + t_min * (c1 + t_min * c2))
+    closes = lowest < floor
+    tau = np.full(c0.shape, np.inf)
+    if not np.any(closes):
+        return tau
+    a, b, c = c2[closes], c1[closes], c0[closes]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disc = b * b - 4.0 * a * c
+        half = -0.5 * (b + np.copysign(np.sqrt(np.maximum(disc, 0.0)), b))
+        r1, r2 = half / a, c / half
+        down = np.where(a > 0.0, np.fmin(r1, r2), np.fmax(r1, r2))
+        down = np.where(a == 0.0, np.where(b < 0.0, -c / b, 0.0), down)
+    down = np.where((disc < 0.0) | np.isnan(down), 0.0, down)
+    tau[closes] = np.clip(down, 0.0, T)
+    return tau
+
+
 # ----------------------------------------------------------------- the stepper
 
 
@@ -359,6 +533,8 @@ class _Piece:
     ta: float
     tb: float
     state: Callable[[float], np.ndarray]
+    states: Callable[[np.ndarray], np.ndarray] | None = None
+    """Vectorised ``state`` (rows for an array of times), where the motion has one."""
 
 
 @dataclass(frozen=True)
@@ -402,8 +578,9 @@ class EventDrivenStepper:
         As given.
     """
 
-    def __init__(self, system: Any, t_end: float, dt_out: float,
-                 rtol: float = 1e-10, atol: float = 1e-12) -> None:
+    def __init__(
+        self, system: Any, t_end: float, dt_out: float, rtol: float = 1e-10, atol: float = 1e-12
+    ) -> None:
         self.system = system
         self.t_end = _positive(t_end, "t_end")
         self.dt_out = _positive(dt_out, "dt_out")
@@ -422,6 +599,8 @@ class EventDrivenStepper:
         self._active: dict[Hashable, tuple[_Pair, str]] = {}
         self._law = system.scene.contact.impact_law
         self._flight = not system.has_springs and not system.has_forcing
+        # constant gravity force (N, N·m) of such scenes; their potential energy is −f·q
+        self._gravity = system.applied_force(0.0, self._q, self._v) if self._flight else None
         radii = self._kin.radii
         self._margin = self._choose_margin()
         self._r_min = float(radii.min()) if len(radii) else 1.0
@@ -432,6 +611,9 @@ class EventDrivenStepper:
         self._started = False
         self._stalled = 0
         self._zeno = ZenoWatch()
+        self._cluster = ImpactCluster()
+        self._phase_forces: ContactForces | None = None  # constant for a whole phase
+        self._no_gaps = _GapSet(self._kin, [])
 
     # ------------------------------------------------------------ public
 
@@ -489,39 +671,105 @@ class EventDrivenStepper:
         self, t: float, q: np.ndarray, v: np.ndarray
     ) -> tuple[list[ContactEval], ContactForces]:
         evals = self._active_evals(q, v)
+        if self._phase_forces is not None:
+            return evals, self._phase_forces
         modes = [mode for _, mode in self._active.values()]
         f = self.system.applied_force(t, q, v)
         return evals, solve_with_modes(evals, modes, self._M_inv, f)
 
+    def _contact_states(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[ContactState, ...]:
+        if not self._active:
+            return ()
+        evals, forces = self._active_forces(t, q, v)
+        return tuple(
+            ContactState(
+                body=e.body,
+                other=e.other,
+                lam=float(forces.lam[k]),
+                tau=float(forces.tau[k]),
+                u_n=e.u_n,
+                u_t=e.u_t,
+                mode=forces.modes[k],
+                point=(float(e.point[0]), float(e.point[1])),
+                normal=(float(e.n[0]), float(e.n[1])),
+                friction=e.friction,
+            )
+            for k, e in enumerate(evals)
+        )
+
     def _frame(self, t: float, kind: str, y: np.ndarray) -> Frame:
         N = self._N
         q, v, work = y[:N], y[N : 2 * N], y[2 * N :]
-        states: tuple[ContactState, ...] = ()
-        if self._active:
-            evals, forces = self._active_forces(t, q, v)
-            states = tuple(
-                ContactState(
-                    body=e.body, other=e.other, lam=float(forces.lam[k]),
-                    tau=float(forces.tau[k]), u_n=e.u_n, u_t=e.u_t, mode=forces.modes[k],
-                    point=(float(e.point[0]), float(e.point[1])),
-                    normal=(float(e.n[0]), float(e.n[1])), friction=e.friction,
-                )
-                for k, e in enumerate(evals)
-            )
-        return Frame(t=t, kind=kind, q=np.array(q), v=np.array(v), contacts=states,
-                     energy=self._energy(q, v, work))
+        return Frame(
+            t=t,
+            kind=kind,
+            q=np.array(q),
+            v=np.array(v),
+            contacts=self._contact_states(t, q, v),
+            energy=self._energy(q, v, work),
+        )
 
-    def _emit_samples(self, out: StepOutput, state: Callable[[float], np.ndarray],
-                      limit: float, inclusive: bool) -> None:
-        """Sample frames on the output grid up to ``limit`` (s)."""
-        while True:
-            t_k = self._next_sample * self.dt_out
-            if t_k > self.t_end * (1 + 1e-12):
-                break
-            if t_k > limit or (t_k == limit and not inclusive):
-                break
-            out.frames.append(self._frame(t_k, "sample", state(t_k)))
-            self._next_sample += 1
+    def _constant_force_frames(self, ts: np.ndarray, Y: np.ndarray) -> list[Frame]:
+        """Sample frames at times ``ts`` (s) with states ``Y`` (rows), energies vectorised.
+
+        Only for phases without springs or forcing: the applied force ``f`` is
+        then constant gravity and the gravitational energy is ``−f·q`` (J).
+        """
+        N = self._N
+        # fresh copies: every frame owns its rows, no frame shares memory with the stepper
+        Q, V, W = Y[:, :N].copy(), Y[:, N : 2 * N].copy(), Y[:, 2 * N :]
+        kinetic = (0.5 * ((V * V) @ self.system.M_diag)).tolist()
+        potential = (-(Q @ self._gravity)).tolist()
+        dissipated = (self._impact_loss + W[:, 0] + W[:, 1]).tolist()
+        work_in = W[:, 2].tolist()
+        frames = []
+        for k, t in enumerate(ts.tolist()):
+            energy = EnergyBudget(
+                kinetic=kinetic[k],
+                potential=potential[k],
+                spring=0.0,
+                dissipated=dissipated[k],
+                input=work_in[k],
+            )
+            frames.append(
+                Frame(
+                    t=t,
+                    kind="sample",
+                    q=Q[k],
+                    v=V[k],
+                    contacts=self._contact_states(t, Q[k], V[k]),
+                    energy=energy,
+                )
+            )
+        return frames
+
+    def _emit_samples(
+        self,
+        out: StepOutput,
+        state: Callable[[float], np.ndarray],
+        limit: float,
+        inclusive: bool,
+        states: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
+        """Sample frames on the output grid up to ``limit`` (s).
+
+        ``states`` maps an array of times to the rows of their states; given
+        (a constant-force phase), the frames are built in one vectorised pass.
+        """
+        last = min(limit, self.t_end * (1 + 1e-12))
+        ks = np.arange(self._next_sample, math.floor(last / self.dt_out) + 2)
+        ts = ks * self.dt_out
+        keep = (ts <= self.t_end * (1 + 1e-12)) & ((ts < limit) | ((ts == limit) & inclusive))
+        # the grid is increasing: the samples due are a leading run of ``keep``
+        count = int(np.argmin(keep)) if not keep.all() else len(ks)
+        if not count:
+            return
+        ts = ts[:count]
+        if states is not None:
+            out.frames += self._constant_force_frames(ts, states(ts))
+        else:
+            out.frames += [self._frame(float(t), "sample", state(float(t))) for t in ts]
+        self._next_sample += count
 
     # ------------------------------------------------------------ phases
 
@@ -541,13 +789,15 @@ class EventDrivenStepper:
             box = bounding_box(feature)
             lo = np.minimum(lo, box[:2])
             hi = np.maximum(hi, box[2:])
-        margin = max(2.0 * float(radii.max()), float(np.hypot(*(hi - lo))))
+        widest = float(np.hypot(*(hi - lo)))
+        margin = 2.0 * float(radii.max())
         everything = np.arange(len(radii))
-        while margin > 2.0 * float(radii.max()):
-            pairs = self._kin.candidates(self._q, margin, everything)
-            if len(pairs) <= 4 * len(radii) + 16:
+        # grow from the narrowest margin: counting pairs costs as many pairs as are found
+        while margin < widest:
+            wider = min(2.0 * margin, widest)
+            if len(self._kin.candidates(self._q, wider, everything)) > 4 * len(radii) + 16:
                 break
-            margin = max(0.5 * margin, 2.0 * float(radii.max()))
+            margin = wider
         return margin
 
     def _displacements(self) -> np.ndarray:
@@ -607,44 +857,87 @@ class EventDrivenStepper:
             return half / speed
         return math.inf
 
+    def _constant_motion(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Constant accelerations (N,) and friction power terms (W, W/s) of this phase, if any.
+
+        Without springs or forcing the applied force is constant; when every
+        active contact is a disk on a straight segment, ``G``, ``H`` are
+        constant and the curvature terms vanish, so the contact forces of the
+        phase (fixed modes) are constant too and the motion is a parabola.
+        The contact forces are then kept for the whole phase
+        (``_phase_forces``). Returns ``None`` when the motion is not of this
+        kind. The friction power is ``P0 + P1 τ`` (``τ`` from the start).
+        """
+        if not self._flight or not all(
+            pair.j < 0 and isinstance(pair.feature, Segment) for pair, _ in self._active.values()
+        ):
+            return None
+        if not self._active:
+            a = self.system.applied_force(self.t, self._q, self._v) * self._M_inv
+            return a, np.zeros(2)
+        evals, forces = self._active_forces(self.t, self._q, self._v)
+        self._phase_forces = forces
+        H = np.column_stack([e.H for e in evals])
+        ff = forces.friction_force
+        return forces.qdd, np.array([-(ff @ (H.T @ self._v)), -(ff @ (H.T @ forces.qdd))])
+
     def _phase(self, out: StepOutput) -> None:
         """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
         t0 = self.t
         y0 = self._y()
         gaps = self._candidates()
         budget = 0.25 * self._margin - self._moved()
-        if self._flight and not self._active:
-            a = self.system.applied_force(t0, self._q, self._v) * self._M_inv
+        constant = self._constant_motion()
+        if constant is not None:
+            a, power = constant
             tb = min(self.t_end, t0 + self._horizon(a, budget))
             q0, v0, work = self._q.copy(), self._v.copy(), self._work.copy()
 
-            def parabola(t: float) -> np.ndarray:
-                dt = t - t0
-                return np.concatenate((q0 + dt * (v0 + 0.5 * dt * a), v0 + dt * a, work))
+            def parabolas(ts: np.ndarray) -> np.ndarray:
+                dt = (ts - t0)[:, None]
+                friction = dt * (power[0] + 0.5 * dt * power[1])
+                lost = np.hstack((friction, np.zeros((len(ts), 2))))
+                return np.hstack((q0 + dt * (v0 + 0.5 * dt * a), v0 + dt * a, work + lost))
 
-            pieces = iter([_Piece(t0, tb, parabola)])
-            # sub-points no farther apart than half the smallest radius of travel
-            travel = float(np.max(np.abs(parabola(tb) - y0)[: self._N], initial=0.0))
-            n_sub = int(np.clip(math.ceil(2.0 * travel / self._r_min), SUBPOINTS_FLIGHT, 1024))
+            def parabola(t: float) -> np.ndarray:
+                return parabolas(np.array([t]))[0]
+
+            pieces = iter([_Piece(t0, tb, parabola, parabolas)])
             reach = 0.0
         else:
             pieces = self._ode_pieces(t0, y0, budget)
-            n_sub = SUBPOINTS_ODE
             reach = budget
         c0 = self.system.centres(self._q)
         for piece in pieces:
-            found = self._scan(piece, gaps, n_sub)
+            if constant is None:
+                found = self._scan(piece, gaps, SUBPOINTS_ODE)
+            else:
+                found = self._flight_scan(piece, gaps, a)
+                if self._active:
+                    # slip → stick and leaving a segment; λ and friction are constant
+                    end = found.t if found is not None else piece.tb
+                    other = self._scan(
+                        _Piece(t0, end, piece.state), self._no_gaps, SUBPOINTS_FLIGHT
+                    )
+                    found = other or found
             limit = found.t if found else piece.tb
-            self._emit_samples(out, piece.state, limit, inclusive=found is None
-                               and piece.tb >= self.t_end)
+            self._emit_samples(
+                out,
+                piece.state,
+                limit,
+                inclusive=found is None and piece.tb >= self.t_end,
+                states=piece.states,
+            )
             if found is not None:
                 self._set_y(piece.state(found.t))
                 self._advance_clock(found.t)
                 self._handle(out, found)
                 return
             moved = self.system.centres(piece.state(piece.tb)[: self._N]) - c0
-            if piece.tb >= self.t_end or np.max(np.hypot(moved[:, 0], moved[:, 1]),
-                                                initial=0.0) >= reach:
+            if (
+                piece.tb >= self.t_end
+                or np.max(np.hypot(moved[:, 0], moved[:, 1]), initial=0.0) >= reach
+            ):
                 self._set_y(piece.state(piece.tb))
                 self._advance_clock(piece.tb)
                 self._project()
@@ -693,8 +986,9 @@ class EventDrivenStepper:
         max_step = min(self._horizon(a0, budget), self.t_end - t0)
         if max_step <= 0.0:
             max_step = self.t_end - t0
-        solver = DOP853(self._rhs, t0, y0, self.t_end, rtol=self.rtol, atol=self.atol,
-                        max_step=max_step)
+        solver = DOP853(
+            self._rhs, t0, y0, self.t_end, rtol=self.rtol, atol=self.atol, max_step=max_step
+        )
         while solver.status == "running":
             ta = solver.t
             message = solver.step()
@@ -704,8 +998,9 @@ class EventDrivenStepper:
 
     # ------------------------------------------------------------ event search
 
-    def _event_values(self, t: float, y: np.ndarray, gaps: _GapSet
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _event_values(
+        self, t: float, y: np.ndarray, gaps: _GapSet
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Gap values, their normal speeds, and the active contacts' event functions."""
         N = self._N
         q, v = y[:N], y[N : 2 * N]
@@ -726,8 +1021,11 @@ class EventDrivenStepper:
             values.append(forces.lam[k] + scale)
             if e.friction > 0.0:
                 if mode == "stick":
-                    values.append(e.friction * forces.lam[k] - abs(forces.friction_force[k])
-                                  + e.friction * scale)
+                    values.append(
+                        e.friction * forces.lam[k]
+                        - abs(forces.friction_force[k])
+                        + e.friction * scale
+                    )
                 else:
                     values.append((1.0 if mode == "slip+" else -1.0) * e.u_t + 1e-12)
             else:
@@ -752,8 +1050,9 @@ class EventDrivenStepper:
                     best = _Found(t_hit, "gap", gaps.pairs[n].key)
             dips = np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0]
             for n in dips:
-                t_min = brentq(lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb,
-                               xtol=TIME_TOL)
+                t_min = brentq(
+                    lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL
+                )
                 if self._gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
                     t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
                     if best is None or t_hit < best.t:
@@ -768,13 +1067,45 @@ class EventDrivenStepper:
                 elif kind == "region":
                     t_hit = self._bisect_region(piece, gaps, col, ta, tb)
                 else:
-                    t_hit = brentq(lambda t, c=col: self._active_value(piece, gaps, c, t),
-                                   ta, tb, xtol=TIME_TOL)
+                    t_hit = brentq(
+                        lambda t, c=col: self._active_value(piece, gaps, c, t),
+                        ta,
+                        tb,
+                        xtol=TIME_TOL,
+                    )
                 if best is None or t_hit < best.t:
                     best = _Found(t_hit, kind, key)
             if best is not None:
                 return best
         return None
+
+    def _flight_scan(self, piece: _Piece, gaps: _GapSet, a: np.ndarray) -> _Found | None:
+        """Earliest gap closing in a free flight with constant accelerations ``a``.
+
+        Gaps that are quadratics in time (segments, disk pairs with equal
+        accelerations, vertices met by an unaccelerated disk) close at the
+        root of that quadratic, computed in closed form; the few others
+        within reach are searched on sub-points no farther apart than half
+        the smallest radius of travel.
+        """
+        if not len(gaps):
+            return None
+        y0 = piece.state(piece.ta)
+        q0, v0 = y0[: self._N], y0[self._N : 2 * self._N]
+        tau, unresolved = gaps.closing_times(q0, v0, a, piece.tb - piece.ta)
+        best: _Found | None = None
+        n = int(np.argmin(tau))
+        if math.isfinite(tau[n]):
+            best = _Found(piece.ta + float(tau[n]), "gap", gaps.pairs[n].key)
+        if np.any(unresolved):
+            rest = _GapSet(self._kin, [gaps.pairs[k] for k in np.nonzero(unresolved)[0]])
+            end = best.t if best is not None else piece.tb
+            travel = float(np.max(np.abs(piece.state(end) - y0)[: self._N], initial=0.0))
+            n_sub = int(np.clip(math.ceil(2.0 * travel / self._r_min), SUBPOINTS_FLIGHT, 1024))
+            other = self._scan(_Piece(piece.ta, end, piece.state), rest, n_sub)
+            if other is not None and (best is None or other.t < best.t):
+                best = other
+        return best
 
     def _gap(self, piece: _Piece, gaps: _GapSet, n: int, t: float) -> float:
         y = piece.state(t)
@@ -786,8 +1117,9 @@ class EventDrivenStepper:
         pair = gaps.pairs[n]
         return self._kin.evaluate(pair, y[: self._N], y[self._N : 2 * self._N]).u_n
 
-    def _gap_root(self, piece: _Piece, gaps: _GapSet, n: int, ta: float, tb: float,
-                  g_a: float) -> float:
+    def _gap_root(
+        self, piece: _Piece, gaps: _GapSet, n: int, ta: float, tb: float, g_a: float
+    ) -> float:
         """First time in ``[ta, tb]`` where gap ``n`` closes, given ``g(tb) < 0``.
 
         A contact that starts closed but separating (just after an impact)
@@ -806,8 +1138,7 @@ class EventDrivenStepper:
         y = piece.state(t)
         return float(self._active_values(t, y[: self._N], y[self._N : 2 * self._N])[col])
 
-    def _bisect_region(self, piece: _Piece, gaps: _GapSet, col: int, ta: float,
-                       tb: float) -> float:
+    def _bisect_region(self, piece: _Piece, gaps: _GapSet, col: int, ta: float, tb: float) -> float:
         for _ in range(200):
             if tb - ta <= TIME_TOL:
                 return tb
@@ -831,32 +1162,41 @@ class EventDrivenStepper:
             hints[found.key] = "slip+" if forces.friction_force[k] < 0.0 else "slip-"
         self._settle(out, previous, hints)
 
-    def _closed(self) -> list[ContactEval]:
-        """Every contact with ``|g| ≤ GAP_TOL`` and a nonzero normal Jacobian."""
+    def _closed_pairs(self) -> list[_Pair]:
+        """Every pair with ``|g| ≤ GAP_TOL`` at the current positions, in scene order."""
         every = self._all_candidates()
         if not len(every):
             return []
         g, _ = every.values(self._q, self._v)
-        evals = []
         touching = np.nonzero(np.abs(g) <= GAP_TOL)[0]
         # scene order (by disk, then feature or second disk): deterministic columns
         touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
-        for n in touching:
-            e = self._kin.evaluate(every.pairs[n], self._q, self._v)
+        return [every.pairs[n] for n in touching]
+
+    def _closed(self, pairs: list[_Pair]) -> list[ContactEval]:
+        """The closed ``pairs`` at the current velocities, those with a nonzero normal Jacobian."""
+        evals = []
+        for pair in pairs:
+            e = self._kin.evaluate(pair, self._q, self._v)
             if e.inside and np.any(e.G_local != 0.0):
                 evals.append(e)
         return evals
 
-    def _settle(self, out: StepOutput, previous: dict[Hashable, tuple[_Pair, str]],
-                hints: dict[Hashable, str] | None = None) -> None:
+    def _settle(
+        self,
+        out: StepOutput,
+        previous: dict[Hashable, tuple[_Pair, str]],
+        hints: dict[Hashable, str] | None = None,
+    ) -> None:
         """Resolve impacts at the current instant, then choose the active contacts.
 
         ``hints`` imposes a friction mode on some contacts (a contact whose
         sticking friction has just reached the cone slides).
         """
         impacted = False
+        pairs = self._closed_pairs()  # impacts change velocities only
         for _ in range(MAX_IMPACT_ROUNDS):
-            closed = self._closed()
+            closed = self._closed(pairs)
             speeds = np.array([e.u_n for e in closed])
             if not np.any(speeds < -REST_SPEED_TOL):
                 break
@@ -870,8 +1210,9 @@ class EventDrivenStepper:
             raise SolverError(
                 f"impacts did not end after {MAX_IMPACT_ROUNDS} rounds at one instant"
             )
-        closed = [e for e in self._closed() if abs(e.u_n) <= max(IMPACT_SPEED_TOL, REST_SPEED_TOL)]
+        closed = [e for e in closed if abs(e.u_n) <= max(IMPACT_SPEED_TOL, REST_SPEED_TOL)]
         self._active = {}
+        self._phase_forces = None
         if closed:
             f = self.system.applied_force(self.t, self._q, self._v)
             hints = hints or {}
@@ -886,20 +1227,29 @@ class EventDrivenStepper:
         if impacted:
             self._check_zeno(out)
 
-    def _report_changes(self, out: StepOutput, previous: dict[Hashable, tuple[_Pair, str]],
-                        impacted: bool) -> None:
+    def _report_changes(
+        self, out: StepOutput, previous: dict[Hashable, tuple[_Pair, str]], impacted: bool
+    ) -> None:
         new_bodies = {pair.body for pair, _ in self._active.values()}
         for key, (pair, mode) in previous.items():
             if key not in self._active:
                 if not impacted and pair.body not in new_bodies:
-                    out.events.append(Event(t=self.t, type="liftoff", body=pair.body,
-                                            other=pair.other))
+                    out.events.append(
+                        Event(t=self.t, type="liftoff", body=pair.body, other=pair.other)
+                    )
                 continue
             new_mode = self._active[key][1]
             if new_mode != mode:
                 kind = "stick" if new_mode == "stick" else "slip"
-                out.events.append(Event(t=self.t, type=kind, body=pair.body, other=pair.other,
-                                        message=f"{mode} -> {new_mode}"))
+                out.events.append(
+                    Event(
+                        t=self.t,
+                        type=kind,
+                        body=pair.body,
+                        other=pair.other,
+                        message=f"{mode} -> {new_mode}",
+                    )
+                )
 
     def _absorb(self, closed: list[ContactEval]) -> None:
         """Stop approach speeds below ``IMPACT_SPEED_TOL`` with a silent plastic impact.
@@ -909,8 +1259,11 @@ class EventDrivenStepper:
         contact that closes with rounding-level speed; the kinetic energy
         removed (of order ``m · IMPACT_SPEED_TOL²``) is booked as dissipated.
         """
-        G = self._columns(closed, "G_local")
-        result = resolve_impact(self.system.M_diag, G, self._v, 0.0, law="staged")
+        if len(closed) == 1:
+            result = self._newton_single(closed[0], 0.0)
+        else:
+            G = self._columns(closed, "G_local")
+            result = resolve_impact(self.system.M_diag, G, self._v, 0.0, law="staged")
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
 
@@ -918,14 +1271,16 @@ class EventDrivenStepper:
         """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
         system = self.system
         G = self._columns(closed, "G_local")
-        H = self._columns(closed, "H_local")
         restitution = np.array([e.restitution for e in closed])
         friction = np.array([e.friction for e in closed])
         v_minus = self._v.copy()
-        kwargs: dict[str, Any] = {}
-        if np.any(friction > 0.0):
-            kwargs = {"H": H, "friction": friction}
-        result = resolve_impact(system.M_diag, G, v_minus, restitution, law=self._law, **kwargs)
+        if len(closed) == 1 and friction[0] == 0.0:
+            result = self._newton_single(closed[0], float(restitution[0]))
+        else:
+            kwargs: dict[str, Any] = {}
+            if np.any(friction > 0.0):
+                kwargs = {"H": self._columns(closed, "H_local"), "friction": friction}
+            result = resolve_impact(system.M_diag, G, v_minus, restitution, law=self._law, **kwargs)
         out.frames.append(self._frame(self.t, "pre", self._y()))
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
@@ -937,23 +1292,86 @@ class EventDrivenStepper:
         for k, e in enumerate(closed):
             if impulse[k] <= 0.0 and e.u_n >= -IMPACT_SPEED_TOL:
                 continue
-            out.events.append(Event(
-                t=self.t, type="impact", body=e.body, other=e.other,
-                normal_impulse=float(impulse[k]), tangent_impulse=float(tangent[k]),
-                stages=len(result.stages),
-                energy_change=float(result.energy_change) if k == loudest else 0.0,
-                v_minus=v_minus, v_plus=self._v.copy(),
-            ))
+            out.events.append(
+                Event(
+                    t=self.t,
+                    type="impact",
+                    body=e.body,
+                    other=e.other,
+                    normal_impulse=float(impulse[k]),
+                    tangent_impulse=float(tangent[k]),
+                    stages=len(result.stages),
+                    energy_change=float(result.energy_change) if k == loudest else 0.0,
+                    v_minus=v_minus,
+                    v_plus=self._v.copy(),
+                )
+            )
         if not result.admissible:
             u_plus = np.asarray(G.T @ self._v).ravel()
             worst = int(np.argmin(u_plus))
-            out.events.append(Event(
-                t=self.t, type="inadmissible", body=closed[worst].body,
-                other=closed[worst].other, v_minus=v_minus, v_plus=self._v.copy(),
-                message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
-            ))
+            out.events.append(
+                Event(
+                    t=self.t,
+                    type="inadmissible",
+                    body=closed[worst].body,
+                    other=closed[worst].other,
+                    v_minus=v_minus,
+                    v_plus=self._v.copy(),
+                    message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
+                )
+            )
         hit = frozenset(e.key for k, e in enumerate(closed) if impulse[k] > 0.0)
         self._zeno.record(self.t, hit)
+        self._cluster.record(self.t, hit)
+
+    def _newton_single(self, contact: ContactEval, restitution: float) -> ImpactResult:
+        """Impact of one frictionless contact in closed form (Newton's law).
+
+        With a single frictionless constraint every law of SPEC §3 reduces to
+        ``u_n⁺ = −e u_n⁻`` with the effective mass ``1/(GᵀM⁻¹G)``. The velocity
+        jump is formed from the direction ``M⁻¹G/(GᵀM⁻¹G)`` (exactly ``±1``
+        per coordinate for a bead against a wall, so an elastic bounce is an
+        exact reversal), the impulse from the momentum balance
+        ``Λ = Gᵀ M Δv / GᵀG`` (N·s) and the energy change from
+        ``ΔT = −(1 − e²)/2 · u_n⁻²/(GᵀM⁻¹G)`` (J), which is exactly zero for
+        ``e = 1``: no rounding error accumulates over many bounces.
+
+        Parameters
+        ----------
+        contact : ContactEval
+            The closed, approaching contact.
+        restitution : float
+            ``e`` in [0, 1].
+
+        Returns
+        -------
+        ImpactResult
+            One stage; the plastic multiplier is ``Λ/(1 + e)``.
+        """
+        dofs, G = contact.dofs, contact.G_local
+        w = G * self._M_inv[dofs]
+        k = float(G @ w)
+        u = float(G @ self._v[dofs])
+        dv = np.zeros(self._N)
+        np.add.at(dv, dofs, (-(1.0 + restitution) * u) * (w / k))
+        v_plus = self._v + dv
+        impulse = float(G @ (self.system.M_diag[dofs] * dv[dofs])) / float(G @ G)
+        lam = np.array([impulse / (1.0 + restitution)])
+        stage = ImpactStage(
+            y=self._v.copy(),
+            w=self._v + dv / (1.0 + restitution),
+            lam=lam,
+            tangent_impulse=np.zeros(1),
+        )
+        return ImpactResult(
+            v_plus=v_plus,
+            impulse=np.array([impulse]),
+            stages=[stage],
+            energy_change=-0.5 * (1.0 - restitution * restitution) * u * u / k,
+            admissible=True,
+            tangent_impulse=np.zeros(1),
+            law=self._law,
+        )
 
     def _columns(self, evals: list[ContactEval], field: str) -> Any:
         """The contacts' G (or H) as columns: dense for small systems, sparse (CSC) for large."""
@@ -965,8 +1383,13 @@ class EventDrivenStepper:
         return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(self._N, len(evals)))
 
     def _check_zeno(self, out: StepOutput) -> None:
-        """End a geometric bounce sequence at its accumulation time (SPEC §4)."""
+        """End a geometric bounce sequence at its accumulation time (SPEC §4).
+
+        Bounces shared among several contacts are ended by :meth:`_capture`.
+        """
         if not self._zeno.geometric:
+            if self._cluster.shrinking:
+                self._capture(out)
             return
         key = self._zeno.key
         pair = self._kin.pairs[key]
@@ -985,10 +1408,60 @@ class EventDrivenStepper:
         previous = dict(self._active)
         self._settle(out, previous)
         self._zeno.reset()
-        out.events.append(Event(
-            t=t_inf, type="zeno", body=pair.body, other=pair.other,
-            message=f"geometric bouncing accumulates at t = {t_inf:.15g} s; resting contact",
-        ))
+        self._cluster.reset()
+        out.events.append(
+            Event(
+                t=t_inf,
+                type="zeno",
+                body=pair.body,
+                other=pair.other,
+                message=f"geometric bouncing accumulates at t = {t_inf:.15g} s; resting contact",
+            )
+        )
+
+    def _capture(self, out: StepOutput) -> None:
+        """Plastic capture of bounces shared among several contacts (never an endless run).
+
+        Rule: after a shrinking run of impacts (:class:`solver.zeno.ImpactCluster`),
+        take the closed contacts that separate (``u_n > 0``) although the
+        applied force presses them (free normal acceleration ``a_n < 0``). If
+        every contact that took an impulse in the latest impact is one of them
+        and none of them would rise more than ``ZENO_HEIGHT`` (``u_n²/(2|a_n|)``),
+        their separation speeds are set to zero together (M-orthogonal
+        projection; the kinetic energy removed is booked as dissipated), the
+        contact problem decides which of them carry force, and a ``zeno``
+        event at the current time says so. The bounces given up would have
+        risen less than ``ZENO_HEIGHT``.
+        """
+        f = self.system.applied_force(self.t, self._q, self._v) * self._M_inv
+        chosen = []
+        for e in self._closed(self._closed_pairs()):
+            a_n = float(e.G @ f) + e.gamma_n
+            if e.u_n > 0.0 and a_n < 0.0:
+                if e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
+                    return
+                chosen.append(e)
+        if not chosen or not self._cluster.last <= {e.key for e in chosen}:
+            return
+        C = np.column_stack([e.G for e in chosen])
+        W = self._M_inv[:, None] * C
+        kinetic_before = self.system.energy(self._q, self._v)[0]
+        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
+        self._impact_loss += kinetic_before - self.system.energy(self._q, self._v)[0]
+        self._settle(out, dict(self._active))
+        self._zeno.reset()
+        self._cluster.reset()
+        names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
+        out.events.append(
+            Event(
+                t=self.t,
+                type="zeno",
+                body=chosen[0].body,
+                other=chosen[0].other,
+                message=f"bouncing on several contacts ({names}) would rise less than "
+                f"{ZENO_HEIGHT:g} m: captured plastically into resting contact",
+            )
+        )
 
     # ------------------------------------------------------------ projection
 
@@ -1017,8 +1490,11 @@ class EventDrivenStepper:
             )
         evals = self._active_evals(self._q, self._v)
         columns = [e.G for e in evals]
-        columns += [e.H for e, (_, mode) in zip(evals, self._active.values(), strict=True)
-                    if mode == "stick" and e.friction > 0.0]
+        columns += [
+            e.H
+            for e, (_, mode) in zip(evals, self._active.values(), strict=True)
+            if mode == "stick" and e.friction > 0.0
+        ]
         C = np.column_stack(columns)
         W = M_inv * C
         kinetic_before = self.system.energy(self._q, self._v)[0]

@@ -10,6 +10,13 @@ infinitely many impacts happen before the accumulation time
 (the bouncing ball of SPEC §7: ``t∞ = √(2h/g)(1 + e)/(1 − e)``). The
 watcher below only *recognises* such a sequence from the impact times of
 one contact; the stepper decides when to jump.
+
+With several contacts (a ball settling into a concave corner, two touching
+balls bouncing together on the floor) the impacts move between contacts and
+need not form one geometric sequence. :class:`ImpactCluster` recognises a
+*shrinking run*: the last ``CLUSTER_IMPACTS`` impacts with intervals that
+got shorter (the last interval below the first of the run). The stepper then
+applies its plastic-capture rule (``EventDrivenStepper._capture``).
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ RATIO_TOL = 1e-3
 """Relative agreement of successive interval ratios that counts as geometric."""
 MIN_IMPACTS = 4
 """Impacts of one contact in a row needed before a sequence counts as geometric."""
+CLUSTER_IMPACTS = 8
+"""Impacts (of any contacts) in a shrinking run before a multi-contact capture is considered."""
 
 
 def accumulation_time(t_k: float, u_n_plus: float, restitution: float, a_n: float) -> float:
@@ -87,3 +96,37 @@ class ZenoWatch:
         if max(ratios) >= 1.0:
             return False
         return all(abs(r - ratios[-1]) <= RATIO_TOL * ratios[-1] for r in ratios)
+
+
+@dataclass
+class ImpactCluster:
+    """Times of the latest impacts of any contacts, to spot a shrinking run of bounces.
+
+    Call :meth:`record` after every impact; :attr:`last` holds the keys of
+    the contacts that took an impulse in the latest one.
+    """
+
+    times: list[float] = field(default_factory=list)
+    last: frozenset[Hashable] = frozenset()
+
+    def record(self, t: float, keys: frozenset[Hashable]) -> None:
+        """Note an impact at ``t`` (s) involving the contacts ``keys``."""
+        self.times.append(t)
+        del self.times[:-CLUSTER_IMPACTS]
+        self.last = keys
+
+    def reset(self) -> None:
+        """Forget the run (after a capture or a Zeno jump)."""
+        self.times, self.last = [], frozenset()
+
+    @property
+    def shrinking(self) -> bool:
+        """True when the last ``CLUSTER_IMPACTS`` impacts came ever closer in time.
+
+        Measured end to end: the latest interval is shorter than the first of
+        the run, and no interval is longer than that first one.
+        """
+        if len(self.times) < CLUSTER_IMPACTS:
+            return False
+        gaps = [b - a for a, b in itertools.pairwise(self.times)]
+        return gaps[-1] < gaps[0] and max(gaps) <= gaps[0]

@@ -18,18 +18,29 @@ from solver.system import System
 G_ACC = 9.81
 
 
-def scene(bodies, boundaries=(), springs=(), restitution=0.5, friction=0.0, law="staged",
-          t_end=1.0, dt_out=0.01, gravity=(0.0, -G_ACC)):
-    return parse_scene({
-        "format": "impactgui-scene",
-        "version": 1,
-        "gravity": list(gravity),
-        "contact": {"restitution": restitution, "friction": friction, "impact_law": law},
-        "boundaries": list(boundaries),
-        "bodies": list(bodies),
-        "springs": list(springs),
-        "solver": {"t_end": t_end, "dt_out": dt_out},
-    })
+def scene(
+    bodies,
+    boundaries=(),
+    springs=(),
+    restitution=0.5,
+    friction=0.0,
+    law="staged",
+    t_end=1.0,
+    dt_out=0.01,
+    gravity=(0.0, -G_ACC),
+):
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 1,
+            "gravity": list(gravity),
+            "contact": {"restitution": restitution, "friction": friction, "impact_law": law},
+            "boundaries": list(boundaries),
+            "bodies": list(bodies),
+            "springs": list(springs),
+            "solver": {"t_end": t_end, "dt_out": dt_out},
+        }
+    )
 
 
 def impacts(trajectory):
@@ -47,10 +58,20 @@ def balance_spread(trajectory):
 def bouncing_ball(e=0.5, t_end=3.0, friction=0.0):
     r = 0.1
     return scene(
-        [{"id": "ball", "type": "wheel", "mass": 2.0, "inertia": 0.01, "radius": r,
-          "position": [0.0, 1.0 + r]}],
+        [
+            {
+                "id": "ball",
+                "type": "wheel",
+                "mass": 2.0,
+                "inertia": 0.01,
+                "radius": r,
+                "position": [0.0, 1.0 + r],
+            }
+        ],
         [{"id": "ground", "type": "segment", "a": [-5, 0], "b": [5, 0]}],
-        restitution=e, friction=friction, t_end=t_end,
+        restitution=e,
+        friction=friction,
+        t_end=t_end,
     )
 
 
@@ -105,16 +126,32 @@ def paper_002_scene(e, t_end=1.0):
     k = 8000.0
     return scene(
         [
-            {"id": "m1", "type": "bead", "rail_y": 0.0, "mass": 200.0, "radius": rho,
-             "x": -0.3 - rho, "vx": -1.0},
-            {"id": "m2", "type": "bead", "rail_y": 0.0, "mass": 100.0, "radius": rho,
-             "x": 0.3 + rho, "vx": 1.0},
+            {
+                "id": "m1",
+                "type": "bead",
+                "rail_y": 0.0,
+                "mass": 200.0,
+                "radius": rho,
+                "x": -0.3 - rho,
+                "vx": -1.0,
+            },
+            {
+                "id": "m2",
+                "type": "bead",
+                "rail_y": 0.0,
+                "mass": 100.0,
+                "radius": rho,
+                "x": 0.3 + rho,
+                "vx": 1.0,
+            },
         ],
         springs=[
             {"a": "m1", "anchor": [-rho, 0.0], "stiffness": k, "rest_length": 0.0},
             {"a": "m2", "anchor": [rho, 0.0], "stiffness": k, "rest_length": 0.0},
         ],
-        restitution=e, t_end=t_end, dt_out=0.001,
+        restitution=e,
+        t_end=t_end,
+        dt_out=0.001,
     )
 
 
@@ -166,8 +203,12 @@ def next_meeting(t0, x1, v1, x2, v2):
     values = np.array([gap(t) for t in ts])
     k = int(np.nonzero(values < 0)[0][0])
     t_hit = brentq(gap, ts[k - 1], ts[k], xtol=1e-15)
-    return (t_hit, free_oscillation(x1, v1, w1, t_hit - t0), free_velocity(x1, v1, w1, t_hit - t0),
-            free_velocity(x2, v2, w2, t_hit - t0))
+    return (
+        t_hit,
+        free_oscillation(x1, v1, w1, t_hit - t0),
+        free_velocity(x1, v1, w1, t_hit - t0),
+        free_velocity(x2, v2, w2, t_hit - t0),
+    )
 
 
 def test_paper_002_plastic_impacts_separate_or_move_together_as_the_contact_force_says():
@@ -190,8 +231,9 @@ def test_paper_002_plastic_impacts_separate_or_move_together_as_the_contact_forc
         x1, v1, x2, v2 = x_hit, v_common, x_hit, v_common
     found = [(ev.type, ev.t) for ev in trajectory.events if ev.type in ("impact", "liftoff")]
     assert [kind for kind, _ in found[: len(expected)]] == [kind for kind, _ in expected]
-    np.testing.assert_allclose([t for _, t in found[: len(expected)]],
-                               [t for _, t in expected], atol=1e-8)
+    np.testing.assert_allclose(
+        [t for _, t in found[: len(expected)]], [t for _, t in expected], atol=1e-8
+    )
     assert balance_spread(trajectory) < 1e-8
 
 
@@ -208,37 +250,46 @@ def test_paper_002_elastic_run_conserves_energy():
 def two_stops(V=1.0, gap=0.1, t_end=1.0, dt_out=0.1):
     r = 0.02
     return scene(
-        [{"id": "m", "type": "bead", "rail_y": 0.0, "mass": 1.5, "radius": r, "x": r,
-          "vx": V}],
-        [{"id": "left", "type": "segment", "a": [0, -1], "b": [0, 1]},
-         {"id": "right", "type": "segment", "a": [gap + 2 * r, -1], "b": [gap + 2 * r, 1]}],
-        restitution=1.0, t_end=t_end, dt_out=dt_out,
+        [{"id": "m", "type": "bead", "rail_y": 0.0, "mass": 1.5, "radius": r, "x": r, "vx": V}],
+        [
+            {"id": "left", "type": "segment", "a": [0, -1], "b": [0, 1]},
+            {"id": "right", "type": "segment", "a": [gap + 2 * r, -1], "b": [gap + 2 * r, 1]},
+        ],
+        restitution=1.0,
+        t_end=t_end,
+        dt_out=dt_out,
     )
 
 
 def test_mass_between_two_stops_is_a_sawtooth_conserving_energy_over_ten_thousand_impacts():
-    V, gap = 1.0, 0.1
+    V, gap, m = 1.0, 0.1, 1.5
     n = 10_000
-    trajectory = simulate(two_stops(V, gap, t_end=n * gap / V - 0.5 * gap / V, dt_out=1.0))
+    # one output frame per 100 s: only the impacts cost
+    trajectory = simulate(two_stops(V, gap, t_end=n * gap / V - 0.5 * gap / V, dt_out=100.0))
     hits = impacts(trajectory)
     assert len(hits) == n - 1
     times = np.array([h.t for h in hits])
     np.testing.assert_allclose(np.diff(times), gap / V, rtol=0, atol=1e-9)
     np.testing.assert_allclose(times, gap / V * np.arange(1, n), rtol=1e-11)
-    speeds = np.array([abs(h.v_plus[0]) for h in hits])
-    np.testing.assert_allclose(speeds, V, rtol=1e-11)
-    assert trajectory.frames[-1].energy.total == pytest.approx(0.5 * 1.5 * V * V, rel=1e-11)
+    # every bounce reverses the speed, impulse 2 m V, no energy change
+    np.testing.assert_allclose([abs(h.v_plus[0]) for h in hits], V, rtol=1e-13)
+    np.testing.assert_allclose([h.normal_impulse for h in hits], 2.0 * m * V, rtol=1e-13)
+    assert max(abs(h.energy_change) for h in hits) <= 1e-13 * 0.5 * m * V * V
+    for frame in trajectory.frames:
+        assert frame.energy.total == pytest.approx(0.5 * m * V * V, rel=1e-13)
+        assert frame.energy.dissipated == pytest.approx(0.0, abs=1e-13)
 
 
 def spring_stop(x1, V, restitution=1.0, t_end=2.0):
     """Bead on a spring (rest at x = 0), stop at x = x1 on its right, leaving it at speed −V."""
     r, m, k = 0.02, 0.5, 200.0
     return scene(
-        [{"id": "m", "type": "bead", "rail_y": 0.0, "mass": m, "radius": r, "x": x1,
-          "vx": -V}],
+        [{"id": "m", "type": "bead", "rail_y": 0.0, "mass": m, "radius": r, "x": x1, "vx": -V}],
         [{"id": "stop", "type": "segment", "a": [x1 + r, -1], "b": [x1 + r, 1]}],
         springs=[{"a": "m", "anchor": [0.0, 0.0], "stiffness": k, "rest_length": 0.0}],
-        restitution=restitution, t_end=t_end, dt_out=0.01,
+        restitution=restitution,
+        t_end=t_end,
+        dt_out=0.01,
     ), math.sqrt(k / m)
 
 
@@ -279,6 +330,135 @@ def test_mass_spring_stop_loses_the_newton_share_of_energy_per_impact():
         assert hit.v_plus[0] == pytest.approx(-R * v, rel=1e-12)
 
 
+# ------------------------------------------------------------------ sliding and rolling
+
+
+def test_wheel_launched_sliding_on_the_floor_starts_rolling_when_its_slip_stops():
+    m, J, r, mu, v0 = 2.0, 0.01, 0.1, 0.3, 2.0
+    model = scene(
+        [
+            {
+                "id": "wheel",
+                "type": "wheel",
+                "mass": m,
+                "inertia": J,
+                "radius": r,
+                "position": [0.0, r],
+                "velocity": [v0, 0.0],
+            }
+        ],
+        [{"id": "ground", "type": "segment", "a": [-5, 0], "b": [5, 0]}],
+        restitution=0.0,
+        friction=mu,
+        t_end=0.5,
+        dt_out=0.01,
+    )
+    trajectory = simulate(model)
+    assert trajectory.status == "finished", trajectory.message
+    # sliding: m ẍ = −μ m g, J ω̇ = −μ m g r; slip u_t = ẋ + r ω reaches 0 at t*
+    t_stick = v0 / (mu * G_ACC * (1.0 + m * r * r / J))
+    (stick,) = [ev for ev in trajectory.events if ev.type == "stick"]
+    assert stick.t == pytest.approx(t_stick, abs=1e-12)
+    v_roll = v0 - mu * G_ACC * t_stick
+    for frame in trajectory.frames:
+        t = min(frame.t, t_stick)
+        x = v0 * t - 0.5 * mu * G_ACC * t * t + v_roll * (frame.t - t)
+        assert frame.q[0] == pytest.approx(x, abs=1e-12)
+        assert frame.v[0] == pytest.approx(v0 - mu * G_ACC * t, abs=1e-12)
+        assert frame.q[1] == pytest.approx(r, abs=1e-14)
+    # the kinetic energy lost while sliding is exactly the friction work μ m g ∫|u_t| dt
+    u0 = v0
+    slip_work = mu * m * G_ACC * 0.5 * u0 * t_stick
+    final = trajectory.frames[-1]
+    assert final.energy.dissipated == pytest.approx(slip_work, rel=1e-12)
+    assert final.energy.kinetic == pytest.approx(0.5 * (m + J / r**2) * v_roll**2, rel=1e-12)
+
+
+# ------------------------------------------------------------------ Zeno with several contacts
+
+
+def two_balls_on_the_floor(e, h=0.4, t_end=1.5):
+    r, m = 0.1, 1.0
+    return scene(
+        [
+            {
+                "id": "a",
+                "type": "wheel",
+                "mass": m,
+                "inertia": 0.005,
+                "radius": r,
+                "position": [0.0, h + r],
+            },
+            {
+                "id": "b",
+                "type": "wheel",
+                "mass": m,
+                "inertia": 0.005,
+                "radius": r,
+                "position": [2 * r, h + r],
+            },
+        ],
+        [{"id": "ground", "type": "segment", "a": [-2, 0], "b": [2, 0]}],
+        restitution=e,
+        t_end=t_end,
+    )
+
+
+def test_two_touching_balls_bouncing_together_are_captured_into_resting_contact():
+    e, h, r, m = 0.5, 0.4, 0.1, 1.0
+    trajectory = simulate(two_balls_on_the_floor(e, h))
+    assert trajectory.status == "finished", trajectory.message
+    # both floor contacts close together, so the bounce sequence is not one contact's
+    assert any(ev.type == "impact" and ev.other == "ground" for ev in trajectory.events)
+    (zeno,) = [ev for ev in trajectory.events if ev.type == "zeno"]
+    assert "several contacts" in zeno.message
+    assert len(impacts(trajectory)) < 100
+    # captured before the accumulation time t∞ = √(2h/g)(1+e)/(1−e), and no earlier than
+    # the flights left once a hop rises less than ZENO_HEIGHT: 2u/((1−e)g), u = √(2 g Z)
+    t_inf = math.sqrt(2.0 * h / G_ACC) * (1.0 + e) / (1.0 - e)
+    tail = 2.0 * math.sqrt(2.0 * G_ACC * events_module.ZENO_HEIGHT) / ((1.0 - e) * G_ACC)
+    assert t_inf - tail <= zeno.t <= t_inf
+    for frame in (f for f in trajectory.frames if f.t > t_inf):
+        np.testing.assert_allclose(frame.q[[1, 4]], r, atol=1e-12)
+        np.testing.assert_allclose(frame.v, 0.0, atol=1e-12)
+        floor = [c.lam for c in frame.contacts if c.other == "ground"]
+        np.testing.assert_allclose(floor, m * G_ACC, rtol=1e-12)
+    balance = np.array([f.energy.balance for f in trajectory.frames])
+    assert np.ptp(balance) <= 1e-8 * np.max(np.abs(balance))
+
+
+def test_ball_settling_into_a_concave_corner_comes_to_rest_in_it():
+    r, e = 0.1, 0.5
+    model = scene(
+        [
+            {
+                "id": "ball",
+                "type": "wheel",
+                "mass": 1.0,
+                "inertia": 0.005,
+                "radius": r,
+                "position": [0.05, 0.6],
+            }
+        ],
+        [
+            {"id": "left", "type": "segment", "a": [-1, 1], "b": [0, 0]},
+            {"id": "right", "type": "segment", "a": [0, 0], "b": [1, 1]},
+        ],
+        restitution=e,
+        t_end=2.0,
+    )
+    trajectory = simulate(model)
+    assert trajectory.status == "finished", trajectory.message
+    assert any(ev.type == "zeno" for ev in trajectory.events)
+    assert len(impacts(trajectory)) < 200
+    # at rest touching both 45° walls: the centre sits r√2 above the corner
+    final = trajectory.frames[-1]
+    np.testing.assert_allclose(final.q[:2], [0.0, r * math.sqrt(2.0)], atol=1e-12)
+    np.testing.assert_allclose(final.v, 0.0, atol=1e-12)
+    # each wall carries m g / √2 (the two normals are at ±45°)
+    np.testing.assert_allclose([c.lam for c in final.contacts], G_ACC / math.sqrt(2.0), rtol=1e-12)
+
+
 # ------------------------------------------------------------------ the stepper
 
 
@@ -299,7 +479,8 @@ def test_solver_failure_ends_the_run_with_an_error_event_and_keeps_the_frames(mo
         raise SolverError("no impulse for this test")
 
     monkeypatch.setattr(events_module, "resolve_impact", refuse)
-    stepper = EventDrivenStepper(System(bouncing_ball()), t_end=1.0, dt_out=0.01)
+    # with friction the impact goes through the impact law (not the frictionless closed form)
+    stepper = EventDrivenStepper(System(bouncing_ball(friction=0.3)), t_end=1.0, dt_out=0.01)
     frames, events = [], []
     while stepper.status == "running":
         out = stepper.step()
