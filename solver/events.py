@@ -56,7 +56,6 @@ from solver.geometry import (
     Nearest,
     Segment,
     Vertex,
-    boundary_features,
     bounding_box,
     disk_contact_from_nearest,
     disk_disk_contact,
@@ -180,19 +179,8 @@ class _Kinematics:
         self.N = system.N
         k = system.n_disks
         self.radii = np.asarray(system.radii, dtype=float) if k else np.zeros(0)
-        self.dofs: list[tuple[int, int, int]] = []
-        for d in range(k):
-            body = system.disk_body_id(d)
-            start = system.body_slices[body].start
-            if system.scene.body(body).type == "wheel":
-                self.dofs.append((start, start + 1, start + 2))
-            else:
-                self.dofs.append((start, -1, -1))
-        self.feature_list: list[tuple[str, Any, float, float]] = []
-        for boundary in system.scene.boundaries:
-            e, mu = system.scene.contact_params(boundary)
-            for suffix, feature in boundary_features(boundary):
-                self.feature_list.append((boundary.id + suffix, feature, e, mu))
+        self.dofs = system.disk_dofs
+        self.feature_list = system.features
         self.index = (
             StaticIndex([f for _, f, _, _ in self.feature_list]) if self.feature_list else None
         )

@@ -201,6 +201,18 @@ class System:
         """Number of disk bodies (wheels and beads)."""
         return len(self._disks)
 
+    @property
+    def disk_dofs(self) -> list[tuple[int, int, int]]:
+        """``(ix, iy, iphi)`` of each disk in ``q``; ``-1`` where a bead has no y / phi."""
+        return [
+            (int(a), int(b), int(c)) for a, b, c in zip(self._ix, self._iy, self._iphi, strict=True)
+        ]
+
+    @property
+    def features(self) -> list[tuple[str, Any, float, float]]:
+        """Boundary features ``(contact id, feature, restitution, friction)`` in scene order."""
+        return list(self._features)
+
     def disk_body_id(self, k: int) -> str:
         """Scene id of disk ``k``."""
         return self._disks[k].body_id
