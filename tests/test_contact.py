@@ -140,8 +140,14 @@ def test_painleve_inconsistency_raises_and_names_the_contact():
     # Sliding contact whose friction pulls it harder into the constraint than λ pushes out:
     # Gᵀ M⁻¹ (G − μ H) < 0 and a pressing free acceleration: the LCP has no solution.
     contact = SimpleNamespace(
-        body="rod", other="floor", G=np.array([1.0, 0.0]), H=np.array([1.0, 1.0]),
-        u_t=1.0, gamma_n=0.0, gamma_t=0.0, friction=2.0,
+        body="rod",
+        other="floor",
+        G=np.array([1.0, 0.0]),
+        H=np.array([1.0, 1.0]),
+        u_t=1.0,
+        gamma_n=0.0,
+        gamma_t=0.0,
+        friction=2.0,
     )
     with pytest.raises(SolverError, match="'rod' with 'floor'"):
         solve_contact_problem([contact], np.eye(2), np.array([-1.0, 0.0]))
@@ -153,8 +159,14 @@ def random_problem(seed, n_dof, n_contacts):
     M = A @ A.T + n_dof * np.eye(n_dof)
     contacts = [
         SimpleNamespace(
-            body=f"b{k}", other="wall", G=rng.normal(size=n_dof), H=np.zeros(n_dof),
-            u_t=0.0, gamma_n=float(rng.normal()), gamma_t=0.0, friction=0.0,
+            body=f"b{k}",
+            other="wall",
+            G=rng.normal(size=n_dof),
+            H=np.zeros(n_dof),
+            u_t=0.0,
+            gamma_n=float(rng.normal()),
+            gamma_t=0.0,
+            friction=0.0,
         )
         for k in range(n_contacts)
     ]
