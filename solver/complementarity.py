@@ -94,8 +94,9 @@ def _complementarity_residual(z: np.ndarray, w: np.ndarray) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _lexicographic_min_row(tableau: np.ndarray, column: np.ndarray, rows: np.ndarray,
-                           n: int, scale: float) -> int:
+def _lexicographic_min_row(
+    tableau: np.ndarray, column: np.ndarray, rows: np.ndarray, n: int, scale: float
+) -> int:
     """Row of ``rows`` minimising ``(rhs_i, B⁻¹_i) / column_i`` lexicographically.
 
     ``tableau[:, -1]`` is the basic solution and ``tableau[:, :n]`` the basis
@@ -225,8 +226,11 @@ def _polish(M: np.ndarray, q: np.ndarray, z: np.ndarray, free: np.ndarray) -> np
         refined = np.zeros_like(z)
         refined[free], *_ = np.linalg.lstsq(M[np.ix_(free, free)], -q[free], rcond=None)
         candidates.append(np.maximum(refined, 0.0))
-    scale = max(1.0, float(np.max(np.abs(q))),
-                float(np.max(np.abs(M))) * float(np.max(np.abs(z), initial=0.0)))
+    scale = max(
+        1.0,
+        float(np.max(np.abs(q))),
+        float(np.max(np.abs(M))) * float(np.max(np.abs(z), initial=0.0)),
+    )
     residuals = [_complementarity_residual(c, M @ c + q) for c in candidates]
     best = int(np.argmin(residuals))
     if residuals[best] > _RELATIVE_TOL * scale:
@@ -365,9 +369,11 @@ def least_distance(
     if solved is None:
         raise SolverError("the constraints `Gᵀz >= lower` are inconsistent (no feasible z)")
     x, lam = solved
-    scale = max(float(np.max(np.abs(f), initial=0.0)),
-                float(np.max(np.linalg.norm(E, axis=1), initial=0.0)) * float(np.linalg.norm(x)),
-                np.finfo(float).tiny)
+    scale = max(
+        float(np.max(np.abs(f), initial=0.0)),
+        float(np.max(np.linalg.norm(E, axis=1), initial=0.0)) * float(np.linalg.norm(x)),
+        np.finfo(float).tiny,
+    )
     tol = 1e-9 * scale
     active = (E @ x - f <= tol) | (lam > 0.0)
     if np.any(active):
@@ -379,12 +385,23 @@ def least_distance(
                 lam_A = minimum_norm_nonnegative(E_A.T, x_polished)
             except SolverError:
                 lam_A = None
-            if lam_A is not None and np.allclose(E_A.T @ lam_A, x_polished, rtol=1e-9,
-                                                 atol=1e-12 * scale):
+            if lam_A is not None and np.allclose(
+                E_A.T @ lam_A, x_polished, rtol=1e-9, atol=1e-12 * scale
+            ):
                 x = x_polished
                 lam = np.zeros(n)
                 lam[active] = lam_A
     z = y + solve_triangular(L.T, x, lower=False)
+    # z comes out of a cancellation when the impulses are large (an ill-conditioned
+    # M): Gᵀz = lower then holds on the pushing constraints only to ~eps cond(M) |y|,
+    # and an elastic stage gains or loses 2 λᵀ(Gᵀz − lower). One step of iterative
+    # refinement removes that residual; its correction is M⁻¹G_P c, so
+    # M(z − y) = Gλ keeps holding to round-off.
+    pushing = lam > 0.0
+    if np.any(pushing):
+        residual = (G[:, pushing].T @ z - lower[pushing]) / row_norms[pushing]
+        dx, *_ = np.linalg.lstsq(E[pushing], -residual, rcond=None)
+        z = z + solve_triangular(L.T, dx, lower=False)
     return z, lam / row_norms
 
 
@@ -462,8 +479,10 @@ def banded_lcp(
     max_iter : int, optional
         Bound on the number of block pivots, default ``max(50, 2 n)``.
     initial_free : (n,) bool array_like, optional
-        Starting guess of ``z > 0``; default ``q <= 0`` (for an impact: every
-        contact that is not separating takes part).
+        Starting guess of ``z > 0``; default ``q <= 1e-12 max|q|`` (for an
+        impact: every contact that is not separating takes part, and a resting
+        contact whose speed is round-off counts as resting — otherwise the
+        pivots would add such contacts one at a time, ``O(n)`` pivots).
 
     Returns
     -------
@@ -483,9 +502,9 @@ def banded_lcp(
     q = _vector(q, n, "q")
     if max_iter is None:
         max_iter = max(50, 2 * n)
-    free = (q <= 0.0) if initial_free is None else np.asarray(initial_free, dtype=bool).copy()
     scale = max(float(np.max(np.abs(q), initial=0.0)), np.finfo(float).tiny)
     tol = 1e-12 * scale
+    free = (q <= tol) if initial_free is None else np.asarray(initial_free, dtype=bool).copy()
     best_count, tries_left = n + 1, 3
     z = np.zeros(n)
     w = q.copy()
@@ -503,8 +522,9 @@ def banded_lcp(
         w[free] = 0.0
         infeasible = np.flatnonzero((free & (z < -tol)) | (~free & (w < -tol)))
         if infeasible.size == 0:
-            return LCPResult(z=np.maximum(z, 0.0), w=np.maximum(w, 0.0), status="solved",
-                             iterations=iteration)
+            return LCPResult(
+                z=np.maximum(z, 0.0), w=np.maximum(w, 0.0), status="solved", iterations=iteration
+            )
         if infeasible.size < best_count:
             best_count, tries_left = infeasible.size, 3
             free[infeasible] = ~free[infeasible]

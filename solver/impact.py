@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from solver.complementarity import (
     banded_lcp,
@@ -197,6 +198,34 @@ def _bandwidth(W) -> int:
     return int(np.max(np.abs(rows - cols), initial=0))
 
 
+def _band_form(W) -> tuple[np.ndarray, np.ndarray] | None:
+    """A constraint order in which ``W`` is a band matrix, and ``W`` in that band storage.
+
+    The constraints may come in any order (a wall listed after the bead gaps
+    it closes off), so the order is the given one or the reverse
+    Cuthill-McKee one, whichever has the smaller bandwidth. Returns
+    ``(order, band)`` with ``band`` as :func:`banded_lcp` takes it for
+    ``W[order][:, order]``, or ``None`` when even that is wider than an
+    eighth of the constraints (the dense route is then cheaper).
+    """
+    W = sp.csr_array(W)
+    n = W.shape[0]
+    order = np.arange(n)
+    b = _bandwidth(W)
+    if b > 1:
+        rcm = reverse_cuthill_mckee(W, symmetric_mode=True).astype(np.intp)
+        permuted = W[rcm][:, rcm]
+        b_rcm = _bandwidth(permuted)
+        if b_rcm < b:
+            order, b, W = rcm, b_rcm, permuted
+    if b > max(1, n // 8):
+        return None
+    band = np.zeros((b + 1, n))
+    for k in range(b + 1):
+        band[b - k, k:] = W.diagonal(k)
+    return order, band
+
+
 # ---------------------------------------------------------------------------
 # The mechanics of one impact problem
 # ---------------------------------------------------------------------------
@@ -215,6 +244,7 @@ class _ImpactProblem:
     MinvG: object = field(init=False)
     W: object = field(init=False)
     band: np.ndarray | None = field(init=False, default=None)
+    band_order: np.ndarray | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         if sp.issparse(self.G) and self.inertia.diagonal is None:
@@ -228,15 +258,12 @@ class _ImpactProblem:
             raise InputError(f"`G` column {zero} is zero: it constrains nothing")
         n = diagonal.size
         if n >= _BANDED_MIN_SIZE and not self.has_friction:
-            b = _bandwidth(self.W)
-            if b <= max(1, n // 8):
-                self.band = np.zeros((b + 1, n))
-                for k in range(b + 1):
-                    self.band[b - k, k:] = self.W.diagonal(k)
+            band_form = _band_form(self.W)
+            if band_form is not None:
+                self.band_order, self.band = band_form
         if self.has_friction:
             self.G_dense = self.G.toarray() if sp.issparse(self.G) else self.G
-            self.MinvG_dense = (self.MinvG.toarray() if sp.issparse(self.MinvG)
-                                else self.MinvG)
+            self.MinvG_dense = self.MinvG.toarray() if sp.issparse(self.MinvG) else self.MinvG
             self.MinvH = np.asarray(self.inertia.solve(self.H))
             self.W_dense = self.G_dense.T @ self.MinvG_dense
             self.Wnt = self.G_dense.T @ self.MinvH
@@ -261,20 +288,31 @@ class _ImpactProblem:
     def plastic(self, y: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Plastic phase ``min ½(z − y)ᵀM(z − y)``, ``Gᵀz + offset >= 0`` (paper 000 (8)).
 
-        Returns ``(w, λ)``, ``λ`` the minimum-norm multipliers. Band Delassus
-        matrices (chains) go through :func:`banded_lcp`; if that route fails
-        (a singular ``W``, e.g. a chain squeezed between two walls), the dense
+        Returns ``(w, λ)``, ``λ`` the minimum-norm multipliers. Delassus
+        matrices that are banded in some constraint order (chains) go through
+        :func:`banded_lcp` in that order; if that route fails (a singular
+        ``W``, e.g. a chain squeezed between two walls), the dense
         least-distance route answers.
         """
         if self.band is not None:
+            order = self.band_order
             try:
-                result = banded_lcp(self.band, self.speeds(y) + offset)
+                result = banded_lcp(self.band, (self.speeds(y) + offset)[order])
             except SolverError:
                 result = None
             if result is not None and result.status == "solved":
-                return y + self.kick(result.z), result.z
+                lam = np.zeros(order.size)
+                lam[order] = result.z
+                return y + self.kick(lam), lam
         G = self.G.toarray() if sp.issparse(self.G) else self.G
-        return least_distance(self.inertia.dense(), G, y, lower=-offset)
+        w, lam = least_distance(self.inertia.dense(), G, y, lower=-offset)
+        if lam.size == 1 and lam[0] > 0.0:
+            # One constraint: read the impulse off the velocity jump, λ = gᵀM(w − y)/gᵀg,
+            # so both agree to the last bit (a bead of mass m bouncing elastically off a
+            # wall reports 2 m |v⁻| exactly, impact after impact).
+            g = G[:, 0]
+            lam = np.array([g @ self.inertia.times(w - y) / (g @ g)])
+        return w, lam
 
     def plastic_on(
         self, y: np.ndarray, offset: np.ndarray, cols: np.ndarray
@@ -290,8 +328,10 @@ class _ImpactProblem:
     def _solve_lcp(self, A: np.ndarray, q: np.ndarray, phase: str) -> np.ndarray:
         result = lemke(A, q)
         if result.status != "solved":
-            raise SolverError(f"{phase} phase with friction: Lemke's method ended with "
-                              f"{result.status}; no consistent impulse found")
+            raise SolverError(
+                f"{phase} phase with friction: Lemke's method ended with "
+                f"{result.status}; no consistent impulse found"
+            )
         return result.z
 
     def plastic_with_friction(
@@ -303,16 +343,18 @@ class _ImpactProblem:
         Wnt = self.Wnt[np.ix_(cols, cols)]
         Wtt = self.Wtt[np.ix_(cols, cols)]
         eye, zero = np.eye(k), np.zeros((k, k))
-        A = np.block([
-            [Wnn, Wnt, -Wnt, zero],
-            [Wnt.T, Wtt, -Wtt, eye],
-            [-Wnt.T, -Wtt, Wtt, eye],
-            [np.diag(self.mu[cols]), -eye, -eye, zero],
-        ])
+        A = np.block(
+            [
+                [Wnn, Wnt, -Wnt, zero],
+                [Wnt.T, Wtt, -Wtt, eye],
+                [-Wnt.T, -Wtt, Wtt, eye],
+                [np.diag(self.mu[cols]), -eye, -eye, zero],
+            ]
+        )
         u_t = self.H[:, cols].T @ y
         q = np.concatenate([self.G_dense[:, cols].T @ y + offset[cols], u_t, -u_t, np.zeros(k)])
         x = self._solve_lcp(A, q, "plastic")
-        lam, p_t = x[:k], x[k:2 * k] - x[2 * k:3 * k]
+        lam, p_t = x[:k], x[k : 2 * k] - x[2 * k : 3 * k]
         w = y + self.MinvG_dense[:, cols] @ lam + self.MinvH[:, cols] @ p_t
         return w, lam, p_t
 
@@ -333,11 +375,10 @@ class _ImpactProblem:
         Wtt_S = self.Wtt[np.ix_(sub, sub)] @ S
         k = sub.size
         eye = np.eye(k)
-        A = np.block([[Wtt_S, -Wtt_S, eye], [-Wtt_S, Wtt_S, eye],
-                      [-eye, -eye, np.zeros((k, k))]])
+        A = np.block([[Wtt_S, -Wtt_S, eye], [-Wtt_S, Wtt_S, eye], [-eye, -eye, np.zeros((k, k))]])
         u_t = self.H[:, sub].T @ v_c
         x = self._solve_lcp(A, np.concatenate([u_t, -u_t, np.ones(k)]), "restitution")
-        p_t[slipping] = bound[slipping] * (x[:k] - x[k:2 * k])
+        p_t[slipping] = bound[slipping] * (x[:k] - x[k : 2 * k])
         return v_c + self.MinvH[:, cols] @ p_t, p_t
 
     def poisson_stage(self, y: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, ImpactStage]:
@@ -347,18 +388,30 @@ class _ImpactProblem:
         tangent = np.zeros(n)
         if self.has_friction:
             w, lam_c, p_plastic = self.plastic_with_friction(y, np.zeros(n), cols)
-            y_next, p_restitution = self.restitution_with_friction(
-                w, self.e[cols] * lam_c, cols)
+            y_next, p_restitution = self.restitution_with_friction(w, self.e[cols] * lam_c, cols)
             lam[cols] = lam_c
             tangent[cols] = p_plastic + p_restitution
         elif cols.size == n:
             w, lam = self.plastic(y, np.zeros(n))
-            y_next = w + self.kick(self.e * lam)
+            y_next = self.release(y, w, lam)
         else:
             w, lam_c = self.plastic_single(y, int(cols[0]))
             lam[cols] = lam_c
             y_next = w + self.kick(self.e * lam)
         return y_next, ImpactStage(y=y, w=w, lam=lam, tangent_impulse=tangent)
+
+    def release(self, y: np.ndarray, w: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """Restitution phase without friction: ``w + M⁻¹G(eλ)`` (m/s).
+
+        When the constraints that took an impulse share one ``e``, this is
+        ``w + e(w − y)`` (``M(w − y) = Gλ``): no second solve with ``M``, so no
+        round-off of order ``cond(M)``, and for ``e = 1`` the stage is an exact
+        reflection about ``w`` (a bead bouncing off a wall leaves with ``−v⁻``).
+        """
+        e_active = self.e[lam > 0.0]
+        if e_active.size and np.ptp(e_active) == 0.0:
+            return w + e_active[0] * (w - y)
+        return w + self.kick(self.e * lam)
 
     def plastic_single(self, y: np.ndarray, i: int) -> tuple[np.ndarray, float]:
         """Plastic collision on constraint ``i`` alone: effective mass ``1/(G_iᵀM⁻¹G_i)``."""
@@ -374,8 +427,9 @@ class _ImpactProblem:
 # ---------------------------------------------------------------------------
 
 
-def _staged(problem: _ImpactProblem, v_minus: np.ndarray, max_stages: int,
-            single_stage: bool) -> tuple[np.ndarray, list[ImpactStage], np.ndarray]:
+def _staged(
+    problem: _ImpactProblem, v_minus: np.ndarray, max_stages: int, single_stage: bool
+) -> tuple[np.ndarray, list[ImpactStage], np.ndarray]:
     """Stages of paper 000 (9)-(14) until no constraint approaches.
 
     Theorem 2 of paper 000 assumes ``rank G = n``. With dependent columns (a
@@ -399,18 +453,24 @@ def _staged(problem: _ImpactProblem, v_minus: np.ndarray, max_stages: int,
         if single_stage and stages:
             break
         if len(stages) >= max_stages:
-            raise SolverError(f"staged impact did not end within max_stages={max_stages} "
-                              f"stages (largest approach speed {-problem.speeds(y).min():.3g} m/s)")
+            raise SolverError(
+                f"staged impact did not end within max_stages={max_stages} "
+                f"stages (largest approach speed {-problem.speeds(y).min():.3g} m/s)"
+            )
         y_next, stage = problem.poisson_stage(y, all_cols)
         previous = stages[-1] if stages else None
         stages.append(stage)
-        if previous is not None and not problem.has_friction and _self_similar(
-                problem, previous, stage):
+        if (
+            previous is not None
+            and not problem.has_friction
+            and _self_similar(problem, previous, stage)
+        ):
             if np.all(problem.e[previous.lam > 0.0] >= 1.0):
                 raise SolverError(
                     "staged impact with restitution 1 on dependent constraints does not "
                     "converge: the velocity oscillates between stages (paper 000, Theorem 2 "
-                    "needs rank G = n)")
+                    "needs rank G = n)"
+                )
             W = problem.W.toarray() if sp.issparse(problem.W) else problem.W
             impulse = minimum_norm_nonnegative(W, problem.speeds(stage.w - v_minus))
             return stage.w, stages, impulse
@@ -483,8 +543,9 @@ class _Collisions(Sequence[ImpactStage]):
         self._steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self._cursor = (0, v_minus)
 
-    def append(self, cols: np.ndarray, lam: np.ndarray, total: np.ndarray,
-               tangent: np.ndarray) -> None:
+    def append(
+        self, cols: np.ndarray, lam: np.ndarray, total: np.ndarray, tangent: np.ndarray
+    ) -> None:
         self._steps.append((cols, lam, total, tangent))
 
     def __len__(self) -> int:
@@ -542,8 +603,9 @@ def _column_combination(matrix, cols: np.ndarray, weights: np.ndarray) -> np.nda
     return matrix[:, cols] @ weights
 
 
-def _sequential(problem: _ImpactProblem, v_minus: np.ndarray,
-                max_stages: int) -> tuple[np.ndarray, _Collisions]:
+def _sequential(
+    problem: _ImpactProblem, v_minus: np.ndarray, max_stages: int
+) -> tuple[np.ndarray, _Collisions]:
     """One constraint at a time, most negative approach speed first.
 
     Ties (speeds within :data:`TIE_TOLERANCE`) go to the lowest index. Without
@@ -577,15 +639,18 @@ def _sequential(problem: _ImpactProblem, v_minus: np.ndarray,
             if u_min >= -problem.tol:
                 break
         if len(collisions) >= max_stages:
-            raise SolverError(f"sequential impact did not end within max_stages={max_stages} "
-                              f"collisions (largest approach speed {-u_min:.3g} m/s)")
+            raise SolverError(
+                f"sequential impact did not end within max_stages={max_stages} "
+                f"collisions (largest approach speed {-u_min:.3g} m/s)"
+            )
         i = int(np.argmax(u <= u_min + TIE_TOLERANCE))
         cols = np.array([i])
         if problem.has_friction:
             y_next, stage = problem.poisson_stage(v, cols)
             lam_c = stage.lam[cols]
-            collisions.append(cols, lam_c, (1.0 + problem.e[cols]) * lam_c,
-                              stage.tangent_impulse[cols])
+            collisions.append(
+                cols, lam_c, (1.0 + problem.e[cols]) * lam_c, stage.tangent_impulse[cols]
+            )
             v = y_next
             u = problem.speeds(v)
         else:
@@ -603,10 +668,15 @@ def _sequential(problem: _ImpactProblem, v_minus: np.ndarray,
     return v, collisions
 
 
-def _sum_infinite_tail(problem: _ImpactProblem, v: np.ndarray, u: np.ndarray,
-                       history: list[int], collisions: _Collisions):
+def _sum_infinite_tail(
+    problem: _ImpactProblem,
+    v: np.ndarray,
+    u: np.ndarray,
+    history: list[int],
+    collisions: _Collisions,
+):
     """Jump to the limit of an infinite converging tail, if the recent history is one."""
-    recent = np.asarray(history[len(history) // 2:])
+    recent = np.asarray(history[len(history) // 2 :])
     S, counts = np.unique(recent, return_counts=True)
     if np.any(counts < 2) or np.any(problem.e[S] >= 1.0):
         return None

@@ -121,8 +121,11 @@ def test_banded_lcp_agrees_with_lemke_on_tridiagonal_problems(seed):
     n = int(rng.integers(1, 40))
     masses = rng.uniform(0.1, 10.0, n + 1)
     # Delassus matrix of a bead chain: 1/m_i + 1/m_{i+1} on the diagonal, -1/m_{i+1} beside it.
-    W = np.diag(1 / masses[:-1] + 1 / masses[1:]) - np.diag(1 / masses[1:-1], 1) - np.diag(
-        1 / masses[1:-1], -1)
+    W = (
+        np.diag(1 / masses[:-1] + 1 / masses[1:])
+        - np.diag(1 / masses[1:-1], 1)
+        - np.diag(1 / masses[1:-1], -1)
+    )
     q = rng.normal(size=n)
     result = banded_lcp(band_of(W, 1), q)
     _assert_solves(W, q, result)
@@ -142,8 +145,14 @@ def test_projected_fixed_point_agrees_with_lemke_on_frictional_impacts(seed):
     W = GH.T @ np.linalg.solve(M, GH)
     eye, zero = np.eye(n), np.zeros((n, n))
     Wnn, Wnt, Wtt = W[:n, :n], W[:n, n:], W[n:, n:]
-    A = np.block([[Wnn, Wnt, -Wnt, zero], [Wnt.T, Wtt, -Wtt, eye], [-Wnt.T, -Wtt, Wtt, eye],
-                  [np.diag(mu), -eye, -eye, zero]])
+    A = np.block(
+        [
+            [Wnn, Wnt, -Wnt, zero],
+            [Wnt.T, Wtt, -Wtt, eye],
+            [-Wnt.T, -Wtt, Wtt, eye],
+            [np.diag(mu), -eye, -eye, zero],
+        ]
+    )
     u_t = H.T @ y
     exact = lemke(A, np.concatenate([G.T @ y, u_t, -u_t, np.zeros(n)]))
     _assert_solves(A, np.concatenate([G.T @ y, u_t, -u_t, np.zeros(n)]), exact)
@@ -152,4 +161,20 @@ def test_projected_fixed_point_agrees_with_lemke_on_frictional_impacts(seed):
         pytest.skip("the projected fixed point does not converge on this problem")
     np.testing.assert_allclose(check.lam, exact.z[:n], atol=1e-9)
     friction = -mu * check.lam * check.tau
-    np.testing.assert_allclose(friction, exact.z[n:2 * n] - exact.z[2 * n:3 * n], atol=1e-9)
+    np.testing.assert_allclose(friction, exact.z[n : 2 * n] - exact.z[2 * n : 3 * n], atol=1e-9)
+
+
+@pytest.mark.parametrize("struck", [0, 7, 38])
+def test_banded_lcp_takes_round_off_resting_contacts_in_one_pivot(struck):
+    # A touching chain of unit beads: W = tridiag(-1, 2, -1), one gap closing at 1 m/s, the
+    # others resting with speeds of round-off size. Everything moves together:
+    # z = W⁻¹ e_p, (W⁻¹)_ij = min(i, j)(n + 1 − max(i, j))/(n + 1) with 1-based indices.
+    n = 39
+    W = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    q = np.where(np.arange(n) % 2 == 0, 1e-17, -1e-17)
+    q[struck] = -1.0
+    result = banded_lcp(band_of(W, 1), q)
+    i, p = np.arange(1, n + 1), struck + 1
+    expected = np.minimum(i, p) * (n + 1 - np.maximum(i, p)) / (n + 1)
+    assert result.iterations == 1
+    np.testing.assert_allclose(result.z, expected, atol=1e-14)

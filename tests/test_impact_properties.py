@@ -12,8 +12,9 @@ from solver.impact import resolve_impact
 
 
 @st.composite
-def impact_problems(draw, full_rank: bool = False, friction: bool = False,
-                    max_log_condition: float = 6.0):
+def impact_problems(
+    draw, full_rank: bool = False, friction: bool = False, max_log_condition: float = 6.0
+):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     N = draw(st.integers(2 if friction else 1, 6))
     n = draw(st.integers(1, N if full_rank else 5))
@@ -88,8 +89,9 @@ def test_staged_equals_poisson_whenever_poisson_is_admissible(problem):
     if not poisson.admissible:
         return
     staged = resolve_impact(M, G, v, e, "staged")
-    np.testing.assert_allclose(staged.v_plus, poisson.v_plus, atol=1e-12 * max(
-        1.0, np.max(np.abs(v))))
+    np.testing.assert_allclose(
+        staged.v_plus, poisson.v_plus, atol=1e-12 * max(1.0, np.max(np.abs(v)))
+    )
     assert len(staged.stages) <= 1
 
 
@@ -145,8 +147,9 @@ def test_frictional_impact_respects_the_coulomb_cone_and_balances_momentum(probl
             assert law == "sequential" and "max_stages" in str(err)
             continue
         scale = max(1.0, np.max(np.abs(M @ v)))
-        np.testing.assert_allclose(M @ (r.v_plus - v), G @ r.impulse + H @ r.tangent_impulse,
-                                   atol=1e-8 * scale)
+        np.testing.assert_allclose(
+            M @ (r.v_plus - v), G @ r.impulse + H @ r.tangent_impulse, atol=1e-8 * scale
+        )
         assert np.all(r.impulse >= 0.0)
         assert np.all(np.abs(r.tangent_impulse) <= mu * r.impulse + 1e-9 * scale)
         if law != "poisson":
