@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -61,6 +60,7 @@ from solver.geometry import (
     disk_disk_contact,
 )
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
+from solver.system import Contact
 from solver.zeno import ImpactCluster, ZenoWatch, accumulation_time
 
 GAP_TOL = 1e-10
@@ -116,48 +116,6 @@ def _continued_nearest(feature: Any, c: np.ndarray) -> Nearest:
 
 
 @dataclass(frozen=True, eq=False)
-class ContactEval:
-    """One contact pair evaluated at one state, in generalized form (see system.Contact).
-
-    ``G`` and ``H`` are stored sparsely (``dofs`` with ``G_local``,
-    ``H_local``) and expanded to length ``N`` on first use.
-    """
-
-    key: Hashable
-    body: str
-    other: str
-    g: float
-    n: np.ndarray
-    t: np.ndarray
-    point: np.ndarray
-    dofs: np.ndarray
-    G_local: np.ndarray
-    H_local: np.ndarray
-    N: int
-    u_n: float
-    u_t: float
-    gamma_n: float
-    gamma_t: float
-    restitution: float
-    friction: float
-    inside: bool
-
-    @cached_property
-    def G(self) -> np.ndarray:
-        """Normal Jacobian (N,): ``u_n = G·v`` (m/s)."""
-        out = np.zeros(self.N)
-        np.add.at(out, self.dofs, self.G_local)
-        return out
-
-    @cached_property
-    def H(self) -> np.ndarray:
-        """Tangential Jacobian (N,): ``u_t = H·v`` (m/s), rolling included."""
-        out = np.zeros(self.N)
-        np.add.at(out, self.dofs, self.H_local)
-        return out
-
-
-@dataclass(frozen=True, eq=False)
 class _Pair:
     """A disk–feature (``j < 0``) or disk–disk pair, evaluable at any state."""
 
@@ -179,31 +137,11 @@ class _Kinematics:
         self.N = system.N
         k = system.n_disks
         self.radii = np.asarray(system.radii, dtype=float) if k else np.zeros(0)
-        self.dofs = system.disk_dofs
         self.feature_list = system.features
         self.index = (
             StaticIndex([f for _, f, _, _ in self.feature_list]) if self.feature_list else None
         )
         self.pairs: dict[Hashable, _Pair] = {}
-
-    def _jacobian(
-        self,
-        k: int,
-        n: np.ndarray,
-        t: np.ndarray,
-        sign: float,
-        dofs: list[int],
-        G: list[float],
-        H: list[float],
-    ) -> None:
-        ix, iy, iphi = self.dofs[k]
-        dofs.append(ix)
-        G.append(sign * n[0])
-        H.append(sign * t[0])
-        if iy >= 0:
-            dofs += (iy, iphi)
-            G += (sign * n[1], 0.0)
-            H += (sign * t[1], self.radii[k])
 
     def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> list[_Pair]:
         """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.
@@ -259,7 +197,7 @@ class _Kinematics:
             self.pairs[key] = found
         return found
 
-    def evaluate(self, pair: _Pair, q: np.ndarray, v: np.ndarray) -> ContactEval:
+    def evaluate(self, pair: _Pair, q: np.ndarray, v: np.ndarray) -> Contact:
         """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed."""
         system = self.system
         c = system.centres(q)
@@ -280,28 +218,13 @@ class _Kinematics:
             if found is None:
                 raise SolverError(f"the centres of {pair.body!r} and {pair.other!r} coincide")
             dc = found
-        dofs: list[int] = []
-        G: list[float] = []
-        H: list[float] = []
-        self._jacobian(i, dc.n, dc.t, 1.0, dofs, G, H)
-        if j >= 0:
-            self._jacobian(j, dc.n, dc.t, -1.0, dofs, G, H)
-        return ContactEval(
+        return system.generalize(
             pair.key,
             pair.body,
             pair.other,
-            dc.g,
-            dc.n,
-            dc.t,
-            dc.point,
-            np.asarray(dofs),
-            np.asarray(G),
-            np.asarray(H),
-            self.N,
-            dc.u_n,
-            dc.u_t,
-            dc.gamma_n,
-            dc.gamma_t,
+            dc,
+            i,
+            None if j < 0 else j,
             pair.restitution,
             pair.friction,
             inside,
@@ -652,12 +575,12 @@ class EventDrivenStepper:
             input=float(work[2]),
         )
 
-    def _active_evals(self, q: np.ndarray, v: np.ndarray) -> list[ContactEval]:
+    def _active_evals(self, q: np.ndarray, v: np.ndarray) -> list[Contact]:
         return [self._kin.evaluate(pair, q, v) for pair, _ in self._active.values()]
 
     def _active_forces(
         self, t: float, q: np.ndarray, v: np.ndarray
-    ) -> tuple[list[ContactEval], ContactForces]:
+    ) -> tuple[list[Contact], ContactForces]:
         evals = self._active_evals(q, v)
         if self._phase_forces is not None:
             return evals, self._phase_forces
@@ -1161,7 +1084,7 @@ class EventDrivenStepper:
         touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
         return [every.pairs[n] for n in touching]
 
-    def _closed(self, pairs: list[_Pair]) -> list[ContactEval]:
+    def _closed(self, pairs: list[_Pair]) -> list[Contact]:
         """The closed ``pairs`` at the current velocities, those with a nonzero normal Jacobian."""
         evals = []
         for pair in pairs:
@@ -1239,7 +1162,7 @@ class EventDrivenStepper:
                     )
                 )
 
-    def _absorb(self, closed: list[ContactEval]) -> None:
+    def _absorb(self, closed: list[Contact]) -> None:
         """Stop approach speeds below ``IMPACT_SPEED_TOL`` with a silent plastic impact.
 
         This ends the geometric ladder of ever smaller rebounds of jammed
@@ -1255,7 +1178,7 @@ class EventDrivenStepper:
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
 
-    def _impact(self, out: StepOutput, closed: list[ContactEval]) -> None:
+    def _impact(self, out: StepOutput, closed: list[Contact]) -> None:
         """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
         system = self.system
         G = self._columns(closed, "G_local")
@@ -1312,7 +1235,7 @@ class EventDrivenStepper:
         self._zeno.record(self.t, hit)
         self._cluster.record(self.t, hit)
 
-    def _newton_single(self, contact: ContactEval, restitution: float) -> ImpactResult:
+    def _newton_single(self, contact: Contact, restitution: float) -> ImpactResult:
         """Impact of one frictionless contact in closed form (Newton's law).
 
         With a single frictionless constraint every law of SPEC §3 reduces to
@@ -1326,7 +1249,7 @@ class EventDrivenStepper:
 
         Parameters
         ----------
-        contact : ContactEval
+        contact : Contact
             The closed, approaching contact.
         restitution : float
             ``e`` in [0, 1].
@@ -1361,7 +1284,7 @@ class EventDrivenStepper:
             law=self._law,
         )
 
-    def _columns(self, evals: list[ContactEval], field: str) -> Any:
+    def _columns(self, evals: list[Contact], field: str) -> Any:
         """The contacts' G (or H) as columns: dense for small systems, sparse (CSC) for large."""
         if self._N <= SPARSE_ABOVE:
             return np.column_stack([e.G if field == "G_local" else e.H for e in evals])

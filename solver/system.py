@@ -46,8 +46,11 @@ class Contact:
 
     ``G`` and ``H`` (shape (N,)) give ``u_n = G·v`` and ``u_t = H·v`` (m/s), so
     that ``a_n = G·q̈ + gamma_n`` and ``a_t = H·q̈ + gamma_t`` (m/s²). They are
-    stored sparsely: ``dofs`` are the generalized coordinates the pair
-    touches and ``G_local`` / ``H_local`` the entries there.
+    stored sparsely: ``dofs`` (int array) are the generalized coordinates
+    the pair touches and ``G_local`` / ``H_local`` the entries there.
+    ``inside`` is False when the disk's centre has left the feature's Voronoi
+    region and the kinematics are those of the feature continued past its end
+    (the event-driven stepper uses this to find a disk leaving a segment).
     """
 
     key: tuple[Any, ...]
@@ -57,7 +60,7 @@ class Contact:
     n: np.ndarray
     t: np.ndarray
     point: np.ndarray
-    dofs: tuple[int, ...]
+    dofs: np.ndarray
     G_local: np.ndarray
     H_local: np.ndarray
     u_n: float
@@ -67,19 +70,20 @@ class Contact:
     restitution: float
     friction: float
     N: int
+    inside: bool = True
 
     @cached_property
     def G(self) -> np.ndarray:
         """Normal Jacobian, shape (N,): ``u_n = G·v`` (m/s)."""
         out = np.zeros(self.N)
-        np.add.at(out, list(self.dofs), self.G_local)
+        np.add.at(out, self.dofs, self.G_local)
         return out
 
     @cached_property
     def H(self) -> np.ndarray:
         """Tangential Jacobian, shape (N,): ``u_t = H·v`` (m/s), rolling included."""
         out = np.zeros(self.N)
-        np.add.at(out, list(self.dofs), self.H_local)
+        np.add.at(out, self.dofs, self.H_local)
         return out
 
 
@@ -200,13 +204,6 @@ class System:
     def n_disks(self) -> int:
         """Number of disk bodies (wheels and beads)."""
         return len(self._disks)
-
-    @property
-    def disk_dofs(self) -> list[tuple[int, int, int]]:
-        """``(ix, iy, iphi)`` of each disk in ``q``; ``-1`` where a bead has no y / phi."""
-        return [
-            (int(a), int(b), int(c)) for a, b, c in zip(self._ix, self._iy, self._iphi, strict=True)
-        ]
 
     @property
     def features(self) -> list[tuple[str, Any, float, float]]:
@@ -378,32 +375,37 @@ class System:
 
     # ------------------------------------------------------------ contacts
 
-    def _generalize(
+    def generalize(
         self,
         key: tuple[Any, ...],
         body: str,
         other: str,
         dc: DiskContact,
-        parts: list[tuple[int, float, float]],
+        i: int,
+        j: int | None,
         restitution: float,
         friction: float,
+        inside: bool = True,
     ) -> Contact:
-        """Build a Contact from disk kinematics and its disk parts (disk, sign, radius)."""
+        """The generalized form of disk ``i``'s contact kinematics ``dc``.
+
+        ``j`` is the other disk of a disk–disk contact (it takes the opposite
+        sign), ``None`` against a boundary feature.
+        """
         dofs: list[int] = []
         g_local: list[float] = []
         h_local: list[float] = []
-        for k, sign, radius in parts:
-            rows, jac = self._centre_jacobian_rows(k)
-            gn = sign * (dc.n @ jac)
-            ht = sign * (dc.t @ jac)
-            dofs += rows
-            g_local += list(gn)
-            h_local += list(ht)
-            iphi = self._disks[k].iphi
-            if iphi is not None:
-                dofs.append(iphi)
-                g_local.append(0.0)
-                h_local.append(radius)
+        for k, sign in ((i, 1.0), (j, -1.0)):
+            if k is None:
+                continue
+            d = self._disks[k]
+            dofs.append(d.ix)
+            g_local.append(sign * dc.n[0])
+            h_local.append(sign * dc.t[0])
+            if d.iy is not None:
+                dofs += (d.iy, d.iphi)
+                g_local += (sign * dc.n[1], 0.0)
+                h_local += (sign * dc.t[1], d.radius)
         return Contact(
             key=key,
             body=body,
@@ -412,7 +414,7 @@ class System:
             n=dc.n,
             t=dc.t,
             point=dc.point,
-            dofs=tuple(dofs),
+            dofs=np.asarray(dofs, dtype=int),
             G_local=np.asarray(g_local),
             H_local=np.asarray(h_local),
             u_n=dc.u_n,
@@ -422,6 +424,7 @@ class System:
             restitution=restitution,
             friction=friction,
             N=self.N,
+            inside=inside,
         )
 
     def contacts(self, q: np.ndarray, v: np.ndarray, margin: float = 0.0) -> list[Contact]:
@@ -453,9 +456,7 @@ class System:
                 if dc is None or dc.g > margin:
                     continue
                 body = self._disks[k].body_id
-                out.append(
-                    self._generalize((body, fid), body, fid, dc, [(k, 1.0, self.radii[k])], e, mu)
-                )
+                out.append(self.generalize((body, fid), body, fid, dc, int(k), None, e, mu))
         for i, j in self.disk_pairs(c, margin):
             dc = disk_disk_contact(
                 c[i], cd[i], self.radii[i], om[i], c[j], cd[j], self.radii[j], om[j]
@@ -464,14 +465,8 @@ class System:
                 continue
             bi, bj = self._disks[i].body_id, self._disks[j].body_id
             out.append(
-                self._generalize(
-                    (bi, bj),
-                    bi,
-                    bj,
-                    dc,
-                    [(i, 1.0, self.radii[i]), (j, -1.0, self.radii[j])],
-                    self.disk_restitution,
-                    self.disk_friction,
+                self.generalize(
+                    (bi, bj), bi, bj, dc, i, j, self.disk_restitution, self.disk_friction
                 )
             )
         return out
