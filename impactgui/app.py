@@ -22,8 +22,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from solver.cli import OneLineParser, UsageError
 from solver.scene import SceneError, load_scene
 
 if TYPE_CHECKING:
@@ -41,18 +42,9 @@ HEADLESS_PNG = "impactgui.png"
 _HEADLESS_PLATFORMS = ("offscreen", "minimal")
 
 
-class UsageError(Exception):
-    """The command line is malformed."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``impactgui`` argument parser."""
-    parser = _Parser(
+    parser = OneLineParser(
         prog="impactgui",
         description=(
             "A desktop laboratory for nonsmooth mechanics: draw walls, curbs and arcs, place "

@@ -34,8 +34,12 @@ class UsageError(Exception):
     """The command line itself is malformed (unknown option, missing argument)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` that reports usage errors as one line instead of exiting."""
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that raises :class:`UsageError` instead of printing and exiting.
+
+    The caller reports the error as one line (exit status 2); the GUI's
+    command line uses it too.
+    """
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -43,11 +47,11 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m solver`` argument parser (``run`` is the one command)."""
-    parser = _Parser(
+    parser = OneLineParser(
         prog="python -m solver",
         description="impactgui's mechanics without the GUI: run a scene, write CSV files.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     run = commands.add_parser(
         "run",
         help="simulate a scene file and write trajectory.csv, contacts.csv, events.csv",
