@@ -17,6 +17,13 @@ Cases
 ``chain``
     A touching chain of 1000 unit beads (radius 0.5 m) on a rail, the first
     struck with vx = 1 m/s, 1 s simulated, ``sequential`` and ``staged``.
+``linear``
+    The linear bead scenes (paper 002 two masses, paper 003 mass–spring–stop,
+    the forced chain) with their own ``t_end`` and ``dt_out``, smooth phases
+    in closed form and by DOP853 (``closed_form=False``, default tolerances):
+    wall time per simulated second of each, best of ``REPEATS``, the ratio
+    DOP853 / closed form, and the largest difference of their sample
+    positions (m).
 
 ``--profile CASE`` runs one case under cProfile and prints the 30 most
 expensive functions (cumulative time).
@@ -32,9 +39,13 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
+from solver.events import EventDrivenStepper
 from solver.record import Trajectory
 from solver.scene import load_scene, parse_scene
 from solver.simulation import make_stepper
+from solver.system import System
 
 SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
 G_ACC = 9.81
@@ -148,7 +159,50 @@ def chain() -> None:
         )
 
 
-CASES = {"sawtooth": sawtooth, "ball": ball, "chain": chain}
+LINEAR_SCENES = (
+    "two_masses_elastic.json",
+    "two_masses_plastic.json",
+    "mass_spring_stop_at_rest.json",
+    "mass_spring_stop_offset.json",
+    "chain_forced.json",
+)
+
+
+def run_linear(scene, closed_form: bool) -> tuple[np.ndarray, float]:
+    """Sample positions (m) of an event-driven run of ``scene`` and its wall time (s)."""
+    start = time.perf_counter()
+    stepper = EventDrivenStepper(
+        System(scene), scene.solver.t_end, scene.solver.dt_out, closed_form=closed_form
+    )
+    frames = []
+    while stepper.status == "running":
+        frames += stepper.step().frames
+    wall = time.perf_counter() - start
+    if stepper.status != "finished":
+        raise RuntimeError(f"{scene.title}: {stepper.message}")
+    return np.array([f.q for f in frames if f.kind == "sample"]), wall
+
+
+def linear() -> None:
+    print(f"linear bead scenes, wall time per simulated second, best of {REPEATS}:")
+    print(f"  {'scene':32} {'closed form':>12} {'DOP853':>12} {'ratio':>7} {'max |dq|':>9}")
+    for name in LINEAR_SCENES:
+        scene = load_scene(SCENES / name)
+        runs = {
+            closed_form: min(
+                (run_linear(scene, closed_form) for _ in range(REPEATS)), key=lambda r: r[1]
+            )
+            for closed_form in (True, False)
+        }
+        exact, ode = runs[True], runs[False]
+        per_second = [r[1] / scene.solver.t_end for r in (exact, ode)]
+        print(
+            f"  {name:32} {per_second[0] * 1e3:9.1f} ms {per_second[1] * 1e3:9.1f} ms "
+            f"{ode[1] / exact[1]:7.2f} {float(np.max(np.abs(exact[0] - ode[0]))):9.1e}"
+        )
+
+
+CASES = {"sawtooth": sawtooth, "ball": ball, "chain": chain, "linear": linear}
 
 
 def main() -> int:

@@ -8,8 +8,19 @@ on a straight segment (constant ``G``, ``H``, no curvature terms), the contact
 forces are constant and the phase is an exact parabola instead, its gaps to
 segments and to disks with the same acceleration closing at the roots of
 quadratics computed in closed form, its output frames built in one
-vectorised pass. A phase ends at the first event, found by a root search on
-the dense output (or those closed forms):
+vectorised pass. Bead scenes with springs or forcing are linear
+(:func:`solver.linear_flow.linear_bead_model`); while every active contact
+has a constant ``G`` (its normal along the rail: two beads on one rail, a
+bead against a vertical wall) a phase is the exact motion of a
+:class:`solver.linear_flow.LinearFlow` with ``A`` the active ``G`` rows,
+compiled once per active set and spring orientation. Its damping loss
+``∫ vᵀCv dt`` and input work ``∫ F(t)·v dt`` are Gauss–Legendre integrals of
+the exact state (``WORK_NODES`` nodes over at most ``2 / max_rate``, exact to
+rounding), its events are searched on sub-points ``1 / max_rate`` apart and
+its frames are built in one vectorised pass. Friction does nothing there: a
+bead's ``H`` is ``t_x``, which is 0 for a normal along the rail. A phase
+ends at the first event, found by a root search on the dense output (or
+those closed forms):
 
 * ``gap`` — an inactive contact's gap reaching 0 (impact or grazing);
 * ``liftoff`` — an active contact's λ reaching 0;
@@ -17,6 +28,9 @@ the dense output (or those closed forms):
 * ``slip`` — a sticking contact's friction reaching μλ;
 * ``region`` — an active contact leaving its feature (a wheel rolling off a
   segment onto the corner vertex that ends it).
+* ``spring`` — (closed-form phases only) a rest-length spring's ends
+  meeting, which changes the sign in its linear force; the next phase is
+  integrated by DOP853 across the change.
 
 Event functions are sampled at sub-points of every step and, for gaps, the
 minima between sub-points (where ``u_n`` turns from negative to positive)
@@ -60,6 +74,7 @@ from solver.geometry import (
     disk_disk_contact,
 )
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
+from solver.linear_flow import LinearBeadModel, LinearFlow, LinearPhase, linear_bead_model
 from solver.system import Contact
 from solver.zeno import ImpactCluster, ZenoWatch, accumulation_time
 
@@ -87,6 +102,11 @@ SPARSE_ABOVE = 64
 """Systems with more coordinates than this pass sparse Jacobians to the impact law."""
 SUBPOINTS_ODE = 4
 SUBPOINTS_FLIGHT = 8
+SUBPOINTS_LINEAR = 2
+"""Sub-points per closed-form linear piece; a piece lasts ``SUBPOINTS_LINEAR / max_rate``."""
+WORK_NODES = 24
+"""Gauss–Legendre nodes integrating damping and input power over a closed-form piece."""
+_GAUSS_LEGENDRE = {n: np.polynomial.legendre.leggauss(n) for n in range(6, WORK_NODES + 1)}
 
 
 # ----------------------------------------------------------------- contact pairs
@@ -446,6 +466,8 @@ class _Piece:
     state: Callable[[float], np.ndarray]
     states: Callable[[np.ndarray], np.ndarray] | None = None
     """Vectorised ``state`` (rows for an array of times), where the motion has one."""
+    motion: LinearPhase | None = None
+    """The exact ``(q, v)`` of a closed-form linear piece (without the work terms)."""
 
 
 @dataclass(frozen=True)
@@ -476,6 +498,9 @@ class EventDrivenStepper:
     rtol, atol : float
         DOP853 tolerances of the smooth phases (relative; absolute in SI
         units): tighter is more accurate and slower.
+    closed_form : bool
+        Integrate the phases of linear bead scenes in closed form (default).
+        False sends them to DOP853 (for comparisons in tests and benchmarks).
 
     Attributes
     ----------
@@ -490,7 +515,13 @@ class EventDrivenStepper:
     """
 
     def __init__(
-        self, system: Any, t_end: float, dt_out: float, rtol: float = 1e-10, atol: float = 1e-12
+        self,
+        system: Any,
+        t_end: float,
+        dt_out: float,
+        rtol: float = 1e-10,
+        atol: float = 1e-12,
+        closed_form: bool = True,
     ) -> None:
         self.system = system
         self.t_end = _positive(t_end, "t_end")
@@ -525,6 +556,9 @@ class EventDrivenStepper:
         self._cluster = ImpactCluster()
         self._phase_forces: ContactForces | None = None  # constant for a whole phase
         self._no_gaps = _GapSet(self._kin, [])
+        self._closed_form = bool(closed_form) and not self._flight
+        self._flows: dict[Hashable, LinearFlow] = {}  # per active set and spring orientation
+        self._across_spring = False  # the next phase crosses a spring's sign change
 
     # ------------------------------------------------------------ public
 
@@ -620,17 +654,42 @@ class EventDrivenStepper:
             energy=self._energy(q, v, work),
         )
 
-    def _constant_force_frames(self, ts: np.ndarray, Y: np.ndarray) -> list[Frame]:
+    def _bead_energies(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gravitational and spring energy (J) of a bead-only scene, one per row of ``Q``.
+
+        The same terms as :meth:`solver.system.System.energy`: a bead's
+        gravitational energy is ``−m g_x x`` (its rail's reaction does no
+        work), a spring's ``½ k (length − rest length)²``.
+        """
+        system = self.system
+        disks = system._disks
+        potential = -(Q @ (system.M_diag * system.gravity[0]))
+        spring = np.zeros(len(Q))
+        for s in system._springs:
+            a = disks[s.i]
+            if s.j is None:
+                bx, by = s.anchor
+            else:
+                bx, by = Q[:, disks[s.j].ix], disks[s.j].rail_y
+            length = np.hypot(Q[:, a.ix] - bx, a.rail_y - by)
+            spring = spring + 0.5 * s.stiffness * (length - s.rest_length) ** 2
+        return potential, spring
+
+    def _sample_frames(self, ts: np.ndarray, Y: np.ndarray) -> list[Frame]:
         """Sample frames at times ``ts`` (s) with states ``Y`` (rows), energies vectorised.
 
-        Only for phases without springs or forcing: the applied force ``f`` is
-        then constant gravity and the gravitational energy is ``−f·q`` (J).
+        For phases without springs or forcing (the applied force ``f`` is then
+        constant gravity and the gravitational energy is ``−f·q``, J) and for
+        closed-form phases of bead scenes (:meth:`_bead_energies`).
         """
         N = self._N
         # fresh copies: every frame owns its rows, no frame shares memory with the stepper
         Q, V, W = Y[:, :N].copy(), Y[:, N : 2 * N].copy(), Y[:, 2 * N :]
         kinetic = (0.5 * ((V * V) @ self.system.M_diag)).tolist()
-        potential = (-(Q @ self._gravity)).tolist()
+        if self._flight:
+            potential, spring = (-(Q @ self._gravity)).tolist(), [0.0] * len(ts)
+        else:
+            potential, spring = (x.tolist() for x in self._bead_energies(Q))
         dissipated = (self._impact_loss + W[:, 0] + W[:, 1]).tolist()
         work_in = W[:, 2].tolist()
         frames = []
@@ -638,7 +697,7 @@ class EventDrivenStepper:
             energy = EnergyBudget(
                 kinetic=kinetic[k],
                 potential=potential[k],
-                spring=0.0,
+                spring=spring[k],
                 dissipated=dissipated[k],
                 input=work_in[k],
             )
@@ -665,7 +724,8 @@ class EventDrivenStepper:
         """Sample frames on the output grid up to ``limit`` (s).
 
         ``states`` maps an array of times to the rows of their states; given
-        (a constant-force phase), the frames are built in one vectorised pass.
+        (a constant-force or closed-form linear phase), the frames are built
+        in one vectorised pass.
         """
         last = min(limit, self.t_end * (1 + 1e-12))
         ks = np.arange(self._next_sample, math.floor(last / self.dt_out) + 2)
@@ -677,7 +737,7 @@ class EventDrivenStepper:
             return
         ts = ts[:count]
         if states is not None:
-            out.frames += self._constant_force_frames(ts, states(ts))
+            out.frames += self._sample_frames(ts, states(ts))
         else:
             out.frames += [self._frame(float(t), "sample", state(float(t))) for t in ts]
         self._next_sample += count
@@ -792,6 +852,131 @@ class EventDrivenStepper:
         ff = forces.friction_force
         return forces.qdd, np.array([-(ff @ (H.T @ self._v)), -(ff @ (H.T @ forces.qdd))])
 
+    def _linear_motion(self) -> tuple[LinearPhase, LinearBeadModel] | None:
+        """The closed-form motion of this phase of a linear bead scene, if it is one.
+
+        The scene must be linear near ``q`` (:func:`solver.linear_flow.linear_bead_model`,
+        every rest-length spring's ends apart) and every active contact's
+        normal must lie along the rail (``n_y = 0``: two beads on one rail, a
+        bead against a vertical wall), so that its ``G`` is constant and its
+        ``H = t_x = n_y`` vanishes: friction does nothing. The flow, with
+        ``A`` the active contacts' ``G`` rows and ``b = A q``, is compiled once
+        per active set and spring orientation. Returns ``None`` otherwise,
+        and once after a ``spring`` event, so that DOP853 crosses it.
+        """
+        if not self._closed_form or self._across_spring:
+            self._across_spring = False
+            return None
+        model = linear_bead_model(self.system, self._q)
+        if model is None or np.any(model.separations(self._q) <= 0.0):
+            return None
+        evals = self._active_evals(self._q, self._v)
+        if any(e.n[1] != 0.0 for e in evals):
+            return None
+        key = (tuple(self._active), model.separation_rows.tobytes())
+        flow = self._flows.get(key)
+        if flow is None:
+            A = np.array([e.G for e in evals]).reshape(-1, self._N)
+            flow = model.flow(A, A @ self._q)
+            self._flows[key] = flow
+        return flow.start(self.t, self._q, self._v), model
+
+    def _linear_pieces(self, motion: LinearPhase, model: LinearBeadModel) -> Iterator[_Piece]:
+        """Pieces of ``SUBPOINTS_LINEAR / max_rate`` (s) of a closed-form phase, up to ``t_end``.
+
+        A piece's state holds the exact ``(q, v)`` and the work terms: the
+        friction work is unchanged (beads on rails do not rub), the damping
+        loss ``∫ vᵀCv dt`` and the input work ``∫ F(t)·v dt`` (J) are
+        Gauss–Legendre integrals from the piece's start, summed over the
+        stretches between the requested times. The integrands oscillate at
+        most at ``2 max_rate``: ``WORK_NODES`` nodes over a whole piece, and
+        proportionally fewer (at least 6) over shorter stretches, keep the
+        quadrature exact to rounding.
+        """
+        rate = motion.flow.max_rate
+        length = SUBPOINTS_LINEAR / rate if rate > 0.0 else math.inf
+        N = self._N
+        ta, work = motion.t0, self._work.copy()
+
+        def states(ts: np.ndarray, ta: float, work: np.ndarray) -> np.ndarray:
+            # the work at sorted times: a sum of integrals between consecutive times,
+            # each with as many nodes as its length needs (WORK_NODES for a whole piece)
+            ts = np.asarray(ts, dtype=float)
+            order = np.argsort(ts)
+            ends = ts[order]
+            half = 0.5 * np.diff(ends, prepend=ta)
+            widest = 2.0 * float(np.max(np.abs(half)))
+            n = int(
+                np.clip(math.ceil(WORK_NODES * widest * rate / SUBPOINTS_LINEAR), 6, WORK_NODES)
+            )
+            nodes, weights = _GAUSS_LEGENDRE[n]
+            tn = (ends[:, None] - half[:, None] * (1.0 - nodes)).ravel()
+            _, vn = motion.state(tn)
+            power = np.zeros((len(tn), 3))
+            power[:, 1] = np.sum((vn @ model.C) * vn, axis=1)
+            for h in model.harmonics:
+                power[:, 2] += np.sin(h.omega * tn + h.phase) * (vn @ h.amplitude)
+            gained = np.einsum("knj,n->kj", power.reshape(len(ts), n, 3), weights)
+            rows = np.empty((len(ts), 3))
+            rows[order] = work + np.cumsum(half[:, None] * gained, axis=0)
+            q, v = motion.state(ts)
+            return np.hstack((q, v, rows))
+
+        while True:
+            tb = min(self.t_end, ta + length)
+
+            def piece_states(ts: np.ndarray, ta: float = ta, work: np.ndarray = work) -> np.ndarray:
+                return states(ts, ta, work)
+
+            def piece_state(t: float, ta: float = ta, work: np.ndarray = work) -> np.ndarray:
+                return states(np.array([t]), ta, work)[0]
+
+            yield _Piece(ta, tb, piece_state, piece_states, motion)
+            ta, work = tb, piece_state(tb)[2 * N :]
+
+    def _linear_scan(self, piece: _Piece, gaps: _GapSet, model: LinearBeadModel) -> _Found | None:
+        """Earliest event of a closed-form piece: :meth:`_scan`, then spring sign changes.
+
+        Gaps, lift-off and the contacts' other tests are scanned on the exact
+        ``(q, v)`` at ``SUBPOINTS_LINEAR`` sub-points. A rest-length spring
+        whose ends meet before that event (its separation reaching 0, also
+        at a minimum between sub-points) ends the piece with a ``spring``
+        event.
+        """
+        motion = piece.motion
+        found = self._scan(_Piece(piece.ta, piece.tb, motion), gaps, SUBPOINTS_LINEAR)
+        if not len(model.separation_rows):
+            return found
+        end = found.t if found is not None else piece.tb
+        ts = np.linspace(piece.ta, end, SUBPOINTS_LINEAR + 1)
+        Q, V = motion.state(ts)
+        sep = model.separations(Q)
+        rate = V @ model.separation_rows.T
+
+        def separation(t: float, k: int) -> float:
+            return float(model.separations(motion.state(t)[0])[k])
+
+        def closing(t: float, k: int) -> float:
+            return float(model.separation_rows[k] @ motion.state(t)[1])
+
+        for j in range(1, len(ts)):
+            ta, tb = ts[j - 1], ts[j]
+            best: float | None = None
+            for k in range(sep.shape[1]):
+                if not sep[j, k] > 0.0:
+                    t_hit = brentq(separation, ta, tb, args=(k,), xtol=TIME_TOL)
+                elif rate[j - 1, k] < 0.0 < rate[j, k]:
+                    t_min = brentq(closing, ta, tb, args=(k,), xtol=TIME_TOL)
+                    if separation(t_min, k) > 0.0:
+                        continue
+                    t_hit = brentq(separation, ta, t_min, args=(k,), xtol=TIME_TOL)
+                else:
+                    continue
+                best = t_hit if best is None else min(best, t_hit)
+            if best is not None:
+                return _Found(best, "spring", None)
+        return found
+
     def _phase(self, out: StepOutput) -> None:
         """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
         t0 = self.t
@@ -799,7 +984,11 @@ class EventDrivenStepper:
         gaps = self._candidates()
         budget = 0.25 * self._margin - self._moved()
         constant = self._constant_motion()
-        if constant is not None:
+        linear = None if constant is not None else self._linear_motion()
+        if linear is not None:
+            pieces = self._linear_pieces(*linear)
+            reach = budget
+        elif constant is not None:
             a, power = constant
             tb = min(self.t_end, t0 + self._horizon(a, budget))
             q0, v0, work = self._q.copy(), self._v.copy(), self._work.copy()
@@ -820,7 +1009,9 @@ class EventDrivenStepper:
             reach = budget
         c0 = self.system.centres(self._q)
         for piece in pieces:
-            if constant is None:
+            if linear is not None:
+                found = self._linear_scan(piece, gaps, linear[1])
+            elif constant is None:
                 found = self._scan(piece, gaps, SUBPOINTS_ODE)
             else:
                 found = self._flight_scan(piece, gaps, a)
@@ -842,7 +1033,11 @@ class EventDrivenStepper:
             if found is not None:
                 self._set_y(piece.state(found.t))
                 self._advance_clock(found.t)
-                self._handle(out, found)
+                if found.kind == "spring":
+                    self._across_spring = True
+                    self._project()
+                else:
+                    self._handle(out, found)
                 return
             moved = self.system.centres(piece.state(piece.tb)[: self._N]) - c0
             if (

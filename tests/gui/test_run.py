@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import impactgui.mainwindow as mainwindow_module
+from impactgui.commands import SetProperty
 from impactgui.playback import AS_FAST_AS_POSSIBLE
 from solver.errors import SolverError
 from solver.frames import Event, StepOutput
@@ -98,9 +99,13 @@ def test_pause_holds_the_solver_and_step_advances_one_frame(qtbot, window) -> No
 
 def test_reset_stops_the_run_and_returns_to_editing(qtbot, window) -> None:
     assert window.open_file(scene_path("chain_forced"))
+    # a long run, so that it is still computing when Reset is pressed
+    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 1e4))
+    window.doc.undo_stack.setClean()
     assert window.start_run()
     qtbot.waitUntil(lambda: window.frames_drawn >= 2, timeout=10000)
     runner = window.runner
+    assert runner.status == "running"
     window.reset_run()
     assert runner.status == "stopped"
     assert window.runner is None
