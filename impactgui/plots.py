@@ -20,18 +20,35 @@ A top-view (axle cart) run has no contacts: its λ and τ plots are hidden,
 leaving the room to the others; the energy plot's ``input`` curve is the
 work done by the impulses.
 
-Curves downsample automatically and clip to the visible range, and are
-redrawn at most every ``REDRAW_INTERVAL_MS``, so 1e5 points stay responsive.
+Cost while a run streams in (the canvas needs the GUI thread for 60 frames
+per second):
+
+* data reach the curves at most every ``REDRAW_INTERVAL_MS``, and only the
+  curves whose data grew are set again;
+* curves downsample (peak) to the plot's width and clip to the visible range,
+  so 1e5 points stay responsive;
+* pyqtgraph's auto-range is off: the panel keeps running bounds of the data
+  (widened with each new slice only, never a re-scan) and sets the ranges
+  itself, in steps (time: 1, 2, 5 × 10^k s up to the run's end; values: a
+  tenth of the span of margin). Axes, titles and legends are cached as
+  pixmaps, so they are re-rendered only on those rare range steps. Zooming
+  or panning a plot by hand stops this for that axis until its "A" button;
+* the stems of a series are one curve (``connect="pairs"``) and one scatter
+  of tips; series beyond the legend share the items of their colour;
+* the time cursors are plain hairlines (no Python in their painting) that
+  move only when the playback time reaches another pixel column.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Slot
-from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QVBoxLayout, QWidget
 
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
 from solver.frames import Event, StepOutput
@@ -41,10 +58,7 @@ if TYPE_CHECKING:
     from solver.system import System
 
 REDRAW_INTERVAL_MS = 250
-"""Curves (and the cursors) are re-drawn at most this often while frames stream in, ms.
-
-A repaint of the five plots costs tens of ms of software rendering, which
-the canvas needs for its 60 frames per second."""
+"""New data reach the curves at most this often while frames stream in, ms."""
 
 LEGEND_LIMIT = 8
 """At most this many per-contact / per-body curves get a legend entry."""
@@ -77,9 +91,24 @@ TITLES = {
 }
 """Titles of the jump and impulse plots and the jump plot's unit, side or top view."""
 
+CURSOR_COLOUR = "#e377c2"
+"""Colour of the playback-time cursors."""
+
+STEM_HUES = 9
+"""Colours of the stem series (the ``hues`` of ``pg.intColor``)."""
+
+RANGE_MARGIN = 0.1
+"""Margin around the data when a value range is widened, as a fraction of the data's span."""
+
+AXIS_WIDTH = 56
+"""Starting width of the value axes, px; it grows (for every plot at once) to fit wider ticks."""
+
+_CACHED = QGraphicsItem.CacheMode.DeviceCoordinateCache
+"""Axes, titles, legends and curves are drawn from pixmaps while they do not change."""
+
 
 class GrowingSeries:
-    """``(x, y)`` points appended one at a time into amortised-doubling arrays."""
+    """``(x, y)`` points appended into amortised-doubling arrays."""
 
     def __init__(self) -> None:
         self._x = np.empty(64)
@@ -89,27 +118,59 @@ class GrowingSeries:
     def __len__(self) -> int:
         return self._n
 
+    def _reserve(self, needed: int) -> None:
+        if needed > len(self._x):
+            capacity = max(2 * len(self._x), needed)
+            for name in ("_x", "_y"):
+                grown = np.empty(capacity)
+                grown[: self._n] = getattr(self, name)[: self._n]
+                setattr(self, name, grown)
+
     def append(self, x: float, y: float) -> None:
         """Add one point (``y = nan`` breaks a line there)."""
-        if self._n == len(self._x):
-            self._x = np.concatenate((self._x, np.empty(len(self._x))))
-            self._y = np.concatenate((self._y, np.empty(len(self._y))))
+        self._reserve(self._n + 1)
         self._x[self._n] = x
         self._y[self._n] = y
         self._n += 1
+
+    def extend(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Add the points ``(x[i], y[i])``."""
+        end = self._n + len(x)
+        self._reserve(end)
+        self._x[self._n : end] = x
+        self._y[self._n : end] = y
+        self._n = end
 
     def data(self) -> tuple[np.ndarray, np.ndarray]:
         """The points so far (views)."""
         return self._x[: self._n], self._y[: self._n]
 
 
+class _Bounds:
+    """Running ``[low, high]`` of the finite values a plot shows, widened slice by slice."""
+
+    def __init__(self) -> None:
+        self.low = math.inf
+        self.high = -math.inf
+
+    def include(self, values: np.ndarray) -> None:
+        """Widen to the finite entries of ``values`` (only the new ones: O(len(values)))."""
+        finite = values[np.isfinite(values)]
+        if finite.size:
+            self.low = min(self.low, float(finite.min()))
+            self.high = max(self.high, float(finite.max()))
+
+
 class _ContactSeries:
-    """λ and τ of one contact over the sample frames where it is active."""
+    """λ and τ of one contact over the sample frames where it is active, and its curves."""
 
     def __init__(self) -> None:
         self.lam = GrowingSeries()
         self.tau = GrowingSeries()
         self.last_sample = -2
+        self.curves: tuple[pg.PlotDataItem, pg.PlotDataItem] | None = None
+        self.shown = 0
+        """Points already handed to the curves."""
 
     def add(self, sample: int, t: float, lam: float, tau: float) -> None:
         if self.last_sample != sample - 1 and len(self.lam):
@@ -118,6 +179,80 @@ class _ContactSeries:
         self.lam.append(t, lam)
         self.tau.append(t, tau)
         self.last_sample = sample
+
+
+class _StemGroup:
+    """Stems drawn by one pair of items: a ``connect="pairs"`` curve and a scatter of tips."""
+
+    def __init__(self, colour: QColor, name: str | None) -> None:
+        self.colour = colour
+        self.name = name
+        self.points = GrowingSeries()
+        self.items: tuple[pg.PlotCurveItem, pg.ScatterPlotItem] | None = None
+        self.shown = 0
+        """Points already handed to the items."""
+
+
+class _StemPlot:
+    """The stem series of one plot (velocity jumps or impulses), drawn with few items.
+
+    Each of the first ``LEGEND_LIMIT`` series has its own items and legend
+    entry. The later ones have no legend entry and are told apart by colour
+    only (``STEM_HUES`` of them), so the series of one colour share their
+    items: a 200-bead chain draws its jumps with at most 17 stem curves.
+    Stems are drawn in full, not downsampled (a peak or subsample would
+    break the pairs of ``connect="pairs"``); new tips are appended.
+    """
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        self.plot = plot
+        self.series: dict[str, GrowingSeries] = {}
+        self._groups: dict[str | int, _StemGroup] = {}
+        self._group_of: dict[str, _StemGroup] = {}
+
+    def append(self, name: str, t: float, value: float) -> None:
+        """Add the stem ``value`` at time ``t`` to the series ``name`` (created the first time)."""
+        series = self.series.get(name)
+        if series is None:
+            index = len(self.series)
+            series = self.series[name] = GrowingSeries()
+            key = name if index < LEGEND_LIMIT else index % STEM_HUES
+            group = self._groups.get(key)
+            if group is None:
+                colour = pg.intColor(index, hues=STEM_HUES, minValue=120)
+                label = name if index < LEGEND_LIMIT else None
+                group = self._groups[key] = _StemGroup(colour, label)
+            self._group_of[name] = group
+        series.append(t, value)
+        self._group_of[name].points.append(t, value)
+
+    def draw(self, bounds: _Bounds) -> None:
+        """Hand the new stems to the items (created the first time) and widen ``bounds``."""
+        for group in self._groups.values():
+            count = len(group.points)
+            if count == group.shown:
+                continue
+            if group.items is None:
+                stem = pg.PlotCurveItem(
+                    pen=pg.mkPen(group.colour, width=1.5), connect="pairs", name=group.name
+                )
+                tips = pg.ScatterPlotItem(size=6, brush=pg.mkBrush(group.colour), pen=None)
+                for item in (stem, tips):
+                    item.setCacheMode(_CACHED)
+                    self.plot.addItem(item)
+                group.items = (stem, tips)
+            x, y = group.points.data()
+            new = slice(group.shown, count)
+            bounds.include(np.append(y[new], 0.0))  # the stems stand on 0
+            group.items[0].setData(*_stems(group.points))
+            group.items[1].addPoints(x=x[new], y=y[new])
+            group.shown = count
+
+    def clear(self) -> None:
+        """Forget every series (the panel removes the items from the plot)."""
+        self.series.clear()
+        self._groups.clear()
+        self._group_of.clear()
 
 
 def _jump_values(delta: np.ndarray, names: tuple[str, ...]) -> list[tuple[str, float]]:
@@ -139,11 +274,46 @@ def _stems(series: GrowingSeries) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(x, 2), np.column_stack((np.zeros_like(y), y)).ravel()
 
 
-_CACHED = QGraphicsItem.CacheMode.DeviceCoordinateCache
+def nice_ceil(value: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k that is ≥ ``value`` (> 0)."""
+    scale = 10.0 ** math.floor(math.log10(value))
+    for mantissa in (1.0, 2.0, 5.0):
+        if mantissa * scale >= value * (1 - 1e-12):
+            return mantissa * scale
+    return 10.0 * scale
+
+
+def _grown_range(
+    current: tuple[float, float] | None, bounds: _Bounds
+) -> tuple[float, float] | None:
+    """A value range that shows ``bounds``: ``current`` while it does, else a wider one.
+
+    The new range has ``RANGE_MARGIN`` of the data's span on each side, so
+    slowly growing data step the range (and re-render the cached axis) a few
+    times, not at every update. None when there is no data yet.
+    """
+    low, high = bounds.low, bounds.high
+    if low > high:
+        return None
+    if current is not None and current[0] <= low and high <= current[1]:
+        return current
+    margin = RANGE_MARGIN * (high - low) or RANGE_MARGIN * abs(high) or 1.0
+    return low - margin, high + margin
+
+
+_LINE_OPTIONS = {"connect": "finite", "skipFiniteCheck": True}
+"""Curve options: ``connect="finite"`` finds NaN gaps itself in the downsampled data, so
+pyqtgraph's own finite check over the whole series is skipped safely."""
+
+
+def _cached(item: pg.PlotDataItem) -> pg.PlotDataItem:
+    """``item`` with its curve cached as a pixmap: a cursor passing over it costs a blit."""
+    item.curve.setCacheMode(_CACHED)
+    return item
 
 
 def _style(plot: pg.PlotItem, title: str, unit_label: str) -> None:
-    """Title, unit, grid, downsampling; axes and title cached as pixmaps.
+    """Title, unit, grid, downsampling, no auto-range; axes and title cached as pixmaps.
 
     Text is the costly part of a software-rendered repaint; a cached axis
     is re-rendered only when its range changes.
@@ -153,6 +323,7 @@ def _style(plot: pg.PlotItem, title: str, unit_label: str) -> None:
     plot.showGrid(x=True, y=True, alpha=0.2)
     plot.setDownsampling(auto=True, mode="peak")
     plot.setClipToView(True)
+    plot.vb.disableAutoRange()
     plot.titleLabel.setCacheMode(_CACHED)
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
@@ -216,40 +387,62 @@ class PlotPanel(QWidget):
         for legend in self._legends:
             legend.setCacheMode(_CACHED)
         self._legends[2].setColumnCount(2)
+        cursor_pen = QPen(QColor(CURSOR_COLOUR), 0)  # a cosmetic 1-pixel hairline
+        self._cursors: dict[pg.ViewBox, QGraphicsLineItem] = {}
         for plot in self.plots:
             if plot is not self.energy_plot:
-                plot.enableAutoRange(axis="x", enable=False)
                 plot.setXLink(self.energy_plot)
             if plot is not self.impulse_plot:
                 plot.getAxis("bottom").setStyle(showValues=False)
-        self._cursors = []
-        for plot in self.plots:
-            cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#e377c2", width=1))
+            cursor = QGraphicsLineItem()
+            cursor.setPen(cursor_pen)
             plot.addItem(cursor, ignoreBounds=True)
-            self._cursors.append(cursor)
+            self._cursors[plot.vb] = cursor
+            self._on_y_range_changed(plot.vb, plot.vb.viewRange()[1])
+            plot.vb.sigYRangeChanged.connect(self._on_y_range_changed)
+            plot.vb.sigRangeChangedManually.connect(self._on_range_changed_manually)
         self.energy_curves: dict[str, pg.PlotDataItem] = {}
         self.contact_curves: dict[tuple[str, str], tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
-        self._jump_items: dict[str, tuple[pg.PlotDataItem, pg.ScatterPlotItem]] = {}
-        self._impulse_items: dict[str, tuple[pg.PlotDataItem, pg.ScatterPlotItem]] = {}
         self._trajectory: Trajectory | None = None
+        self._t_end: float | None = None
         self._rate_slices: list[tuple[str, slice, tuple[str, ...]]] = []
         self._contacts: dict[tuple[str, str], _ContactSeries] = {}
-        self._jumps: dict[str, GrowingSeries] = {}
-        self._impulses: dict[str, GrowingSeries] = {}
+        self._jumps = _StemPlot(self.jump_plot)
+        self._impulses = _StemPlot(self.impulse_plot)
+        self._balance = GrowingSeries()
+        self._energy_shown = 0
+        self._bounds: dict[pg.PlotItem, _Bounds] = {}
+        self._y_ranges: dict[pg.PlotItem, tuple[float, float] | None] = {}
+        self._x_range: tuple[float, float] | None = None
+        self._follow_x = True
+        self._follow_y: dict[pg.PlotItem, bool] = {}
         self._samples = 0
         self._dirty = False
-        self._cursor_time: float | None = None
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setInterval(REDRAW_INTERVAL_MS)
         self._redraw_timer.timeout.connect(self._on_redraw_timer)
+        self._axis_width = AXIS_WIDTH
+        for plot in self.plots:
+            plot.getAxis("left").setWidth(AXIS_WIDTH)
         self._make_energy_curves()
+        self._forget_ranges()
 
     def _make_energy_curves(self) -> None:
         for name, colour in ENERGY_TERMS:
             style = pg.mkPen(colour, width=2 if name in ("total", "balance") else 1)
             if name == "balance":
                 style.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
-            self.energy_curves[name] = self.energy_plot.plot(name=name, pen=style)
+            self.energy_curves[name] = _cached(
+                self.energy_plot.plot(name=name, pen=style, **_LINE_OPTIONS)
+            )
+
+    def _forget_ranges(self) -> None:
+        """Follow the data on every axis afresh (the next redraw sets every range)."""
+        self._bounds = {plot: _Bounds() for plot in self.plots}
+        self._y_ranges = dict.fromkeys(self.plots)
+        self._follow_y = dict.fromkeys(self.plots, True)
+        self._x_range = None
+        self._follow_x = True
 
     def clear(self) -> None:
         """Forget the run: empty every plot (all five shown again)."""
@@ -264,14 +457,16 @@ class PlotPanel(QWidget):
         for curve in self.energy_curves.values():
             curve.setData([], [])
         self.contact_curves.clear()
-        self._jump_items.clear()
-        self._impulse_items.clear()
         self._contacts.clear()
         self._jumps.clear()
-        self._impulses = {}
+        self._impulses.clear()
+        self._balance = GrowingSeries()
+        self._energy_shown = 0
         self._samples = 0
         self._trajectory = None
+        self._t_end = None
         self._dirty = False
+        self._forget_ranges()
 
     def set_run(self, trajectory: Trajectory, system: System | None) -> None:
         """Start plotting a new run (``trajectory`` grows; feed its batches to ``add_output``)."""
@@ -279,6 +474,7 @@ class PlotPanel(QWidget):
         self._trajectory = trajectory
         self._rate_slices = []
         if system is not None:
+            self._t_end = system.scene.solver.t_end
             start = 0
             for body_id, _coords, rates in system.dof_labels:
                 self._rate_slices.append((body_id, slice(start, start + len(rates)), tuple(rates)))
@@ -314,126 +510,192 @@ class PlotPanel(QWidget):
         if event.type not in JUMP_TYPES:
             return
         if event.type == "impulse":
-            self._series(self._impulses, "applied |S|").append(event.t, event.normal_impulse)
+            self._impulses.append("applied |S|", event.t, event.normal_impulse)
         else:
-            self._series(self._impulses, "normal").append(event.t, event.normal_impulse)
+            self._impulses.append("normal", event.t, event.normal_impulse)
             if event.tangent_impulse != 0.0:
-                self._series(self._impulses, "tangent").append(event.t, event.tangent_impulse)
+                self._impulses.append("tangent", event.t, event.tangent_impulse)
         if event.v_minus is None or event.v_plus is None:
             return
         jump = np.asarray(event.v_plus) - np.asarray(event.v_minus)
         for body_id, rates, names in self._rate_slices:
             for name, value in _jump_values(jump[rates], names):
                 if abs(value) > 1e-12:
-                    self._series(self._jumps, f"{body_id}{name}").append(event.t, value)
-
-    @staticmethod
-    def _series(table: dict[str, GrowingSeries], name: str) -> GrowingSeries:
-        """The series ``name`` of ``table``, created empty the first time."""
-        series = table.get(name)
-        if series is None:
-            series = table[name] = GrowingSeries()
-        return series
+                    self._jumps.append(f"{body_id}{name}", event.t, value)
 
     @Slot()
     def _on_redraw_timer(self) -> None:
         if self._dirty:
             self.redraw()
-        self._move_cursors()
 
     def redraw(self) -> None:
-        """Push the data gathered so far into the curves."""
+        """Push the data gathered since the last redraw into the curves and fit the ranges."""
         self._dirty = False
-        if self._trajectory is not None and len(self._trajectory):
-            t = self._trajectory.times()
-            e = self._trajectory.energies()
-            kinetic, potential, spring, total, dissipated, work_in = e.T
-            for name, values in (
-                ("kinetic", kinetic),
-                ("potential", potential),
-                ("spring", spring),
-                ("dissipated", dissipated),
-                ("input", work_in),
-                ("total", total),
-                ("balance", total + dissipated - work_in),
-            ):
-                self.energy_curves[name].setData(t, values)
+        self._resume_auto_ranged_views()
+        self._draw_energy()
         for index, (key, series) in enumerate(self._contacts.items()):
-            curves = self.contact_curves.get(key)
-            if curves is None:
-                curves = self._make_contact_curves(key, index)
-            curves[0].setData(*series.lam.data(), connect="finite")
-            curves[1].setData(*series.tau.data(), connect="finite")
-        for index, (body_id, series) in enumerate(self._jumps.items()):
-            self._set_stems(self.jump_plot, self._jump_items, body_id, index, series)
-        for index, (kind, series) in enumerate(self._impulses.items()):
-            self._set_stems(self.impulse_plot, self._impulse_items, kind, index, series)
+            self._draw_contact(key, index, series)
+        for stems in (self._jumps, self._impulses):
+            stems.draw(self._bounds[stems.plot])
+        self._fit_ranges()
+        self._fit_axis_width()
 
-    def _make_contact_curves(
-        self, key: tuple[str, str], index: int
-    ) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
-        name = f"{key[0]}–{key[1]}" if index < LEGEND_LIMIT else None
-        pen = pg.mkPen(pg.intColor(index, hues=9, minValue=120), width=1.5)
-        curves = (self.lambda_plot.plot(name=name, pen=pen), self.tau_plot.plot(name=name, pen=pen))
-        self.contact_curves[key] = curves
-        return curves
+    def _draw_energy(self) -> None:
+        if self._trajectory is None:
+            return
+        count, start = len(self._trajectory), self._energy_shown
+        if count == start:
+            return
+        t = self._trajectory.times()
+        energies = self._trajectory.energies()
+        kinetic, potential, spring, total, dissipated, work_in = energies.T
+        new = slice(start, count)
+        self._balance.extend(t[new], total[new] + dissipated[new] - work_in[new])
+        balance = self._balance.data()[1]
+        bounds = self._bounds[self.energy_plot]
+        bounds.include(energies[new])
+        bounds.include(balance[new])
+        for name, values in (
+            ("kinetic", kinetic),
+            ("potential", potential),
+            ("spring", spring),
+            ("dissipated", dissipated),
+            ("input", work_in),
+            ("total", total),
+            ("balance", balance),
+        ):
+            self.energy_curves[name].setData(t, values)
+        self._energy_shown = count
 
-    @staticmethod
-    def _set_stems(
-        plot: pg.PlotItem,
-        items: dict[str, tuple[pg.PlotDataItem, pg.ScatterPlotItem]],
-        name: str,
-        index: int,
-        series: GrowingSeries,
-    ) -> None:
-        pair = items.get(name)
-        if pair is None:
-            colour = pg.intColor(index, hues=9, minValue=120)
-            stem = pg.PlotDataItem(pen=pg.mkPen(colour, width=1.5), connect="pairs")
-            legend_name = name if index < LEGEND_LIMIT else None
-            tips = pg.ScatterPlotItem(size=6, brush=pg.mkBrush(colour), pen=None, name=legend_name)
-            plot.addItem(stem)
-            plot.addItem(tips)
-            pair = items[name] = (stem, tips)
-        x, y = series.data()
-        pair[0].setData(*_stems(series), connect="pairs")
-        pair[1].setData(x, y)
+    def _draw_contact(self, key: tuple[str, str], index: int, series: _ContactSeries) -> None:
+        count = len(series.lam)
+        if count == series.shown:
+            return
+        if series.curves is None:
+            name = f"{key[0]}–{key[1]}" if index < LEGEND_LIMIT else None
+            pen = pg.mkPen(pg.intColor(index, hues=9, minValue=120), width=1.5)
+            series.curves = self.contact_curves[key] = (
+                _cached(self.lambda_plot.plot(name=name, pen=pen, **_LINE_OPTIONS)),
+                _cached(self.tau_plot.plot(name=name, pen=pen, **_LINE_OPTIONS)),
+            )
+        for curve, points, plot in (
+            (series.curves[0], series.lam, self.lambda_plot),
+            (series.curves[1], series.tau, self.tau_plot),
+        ):
+            x, y = points.data()
+            self._bounds[plot].include(y[series.shown :])
+            curve.setData(x, y)
+        series.shown = count
+
+    # ---------------------------------------------------------------- ranges
+
+    def _resume_auto_ranged_views(self) -> None:
+        """A plot's "A" button turned pyqtgraph's auto-range on: follow the data there again."""
+        for plot in self.plots:
+            auto_x, auto_y = plot.vb.autoRangeEnabled()
+            if not (auto_x or auto_y):
+                continue
+            plot.vb.disableAutoRange()
+            if auto_x:
+                self._follow_x, self._x_range = True, None
+            if auto_y:
+                self._follow_y[plot], self._y_ranges[plot] = True, None
+
+    @Slot(object)
+    def _on_range_changed_manually(self, mask: list[bool]) -> None:
+        """Zoomed or panned by hand: stop following the data on those axes of that plot."""
+        view = self.sender()
+        if mask[0]:
+            self._follow_x = False
+        if mask[1]:
+            for plot in self.plots:
+                if plot.vb is view:
+                    self._follow_y[plot] = False
+
+    def _fit_ranges(self) -> None:
+        """Set the ranges that no longer show all the data (from running bounds: no scans)."""
+        if self._follow_x and self._trajectory is not None and len(self._trajectory) > 1:
+            times = self._trajectory.times()
+            x_range = (float(times[0]), self._time_axis_end(float(times[0]), float(times[-1])))
+            if x_range != self._x_range and x_range[1] > x_range[0]:
+                self.energy_plot.setXRange(*x_range, padding=0)
+                self._x_range = x_range
+        for plot in self.plots:
+            if not self._follow_y[plot]:
+                continue
+            y_range = _grown_range(self._y_ranges[plot], self._bounds[plot])
+            if y_range is not None and y_range != self._y_ranges[plot]:
+                plot.setYRange(*y_range, padding=0)
+                self._y_ranges[plot] = y_range
+
+    def _fit_axis_width(self) -> None:
+        """One width for every value axis, widened when a tick text no longer fits.
+
+        A fixed width keeps the layout (and every cached axis and curve) still
+        when tick texts change, and lines the plots up under one time axis.
+        """
+        needed = max(
+            axis.textWidth
+            + axis.style["tickTextOffset"][0]
+            + max(0, axis.style["tickLength"])
+            + 0.8 * axis.label.boundingRect().height()
+            for axis in (plot.getAxis("left") for plot in self.plots)
+        )
+        if needed > self._axis_width:
+            self._axis_width = math.ceil(needed) + 6
+            for plot in self.plots:
+                plot.getAxis("left").setWidth(self._axis_width)
+
+    def _time_axis_end(self, start: float, last: float) -> float:
+        """End of the time axis: a round 1, 2, 5 × 10^k s past ``start``, at most the run's end."""
+        if last <= start:
+            return last
+        end = start + nice_ceil(last - start)
+        if self._t_end is not None and last <= self._t_end:
+            end = min(end, self._t_end)
+        return end
+
+    # ---------------------------------------------------------------- cursor
+
+    @Slot(object, object)
+    def _on_y_range_changed(self, view: pg.ViewBox, y_range: tuple[float, float]) -> None:
+        """Keep the cursor of ``view`` from the bottom to the top of its value range."""
+        self._cursors[view].setLine(0.0, y_range[0], 0.0, y_range[1])
 
     def set_cursor(self, t: float) -> None:
         """Move the playback-time cursor to ``t`` (s) on every plot.
 
-        While a run streams in, the cursors move with the next redraw (at most
-        every ``REDRAW_INTERVAL_MS``): repainting five plots at display rate
-        would starve the canvas.
+        Called at display rate: the cursors move only when ``t`` falls in
+        another pixel column of the plots than where they are drawn.
         """
-        self._cursor_time = t
-        if not self._redraw_timer.isActive():
-            self._move_cursors()
+        view = self.energy_plot.vb
+        (x0, x1), width = view.viewRange()[0], view.width()
+        if x1 > x0 and width > 0:
+            scale = width / (x1 - x0)
+            if round((t - x0) * scale) == round((self.cursor_time() - x0) * scale):
+                return
+        for cursor in self._cursors.values():
+            cursor.setPos(t, 0.0)
 
     def cursor_time(self) -> float:
         """Where the cursors are drawn, s."""
-        return self._cursors[0].value()
+        return next(iter(self._cursors.values())).x()
 
-    def _move_cursors(self) -> None:
-        if self._cursor_time is None:
-            return
-        for cursor in self._cursors:
-            cursor.setValue(self._cursor_time)
-        self._cursor_time = None
+    # ---------------------------------------------------------------- queries
 
     def jump_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """The velocity-jump stems so far, ``name → (times, Δv)``; names as in the legend."""
-        return {name: series.data() for name, series in self._jumps.items()}
+        return {name: series.data() for name, series in self._jumps.series.items()}
 
     def impulse_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """The impulse stems so far, ``"normal"`` / ``"tangent"`` / ``"applied |S|"`` → (t, N·s)."""
-        return {name: series.data() for name, series in self._impulses.items()}
+        return {name: series.data() for name, series in self._impulses.series.items()}
 
     def point_count(self) -> int:
         """Points gathered so far over every curve (for tests and the status bar)."""
         energy = len(self._trajectory) * len(ENERGY_TERMS) if self._trajectory is not None else 0
         contacts = sum(len(series.lam) for series in self._contacts.values())
-        return energy + contacts + sum(len(series) for series in self._jumps.values())
+        return energy + contacts + sum(len(series) for series in self._jumps.series.values())
 
     def export_png(self, path: str) -> bool:
         """Save the plots as a PNG image; True on success."""

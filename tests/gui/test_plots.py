@@ -1,0 +1,289 @@
+"""The live plots panel: it shows exactly the run's data, cheaply, at any length.
+
+Behaviour pinned here (no timings): the curves of a finished run hold the
+trajectory's data; a 1e5-frame run is downsampled (and clipped when zoomed);
+the energy balance of a correct run is a flat line; the cursor follows the
+playback time; unchanged curves are not set again; many bodies share few
+stem items; a zoom by hand survives new data until the "A" button.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from impactgui.playback import AS_FAST_AS_POSSIBLE
+from impactgui.plots import ENERGY_TERMS, LEGEND_LIMIT, STEM_HUES, PlotPanel, nice_ceil
+from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
+from solver.record import Trajectory
+from solver.scene import parse_scene
+from solver.system import System
+from tests.gui.conftest import run_to_end, scene_path
+
+DT = 1e-3
+"""Output step of the synthetic runs, s."""
+
+
+def _synthetic_batch(start: int, stop: int, events: list[Event] | None = None) -> StepOutput:
+    """Frames ``start`` to ``stop - 1`` of a made-up run: energy swapping between kinetic and
+    potential (total 1 J), one contact active on every other block of 500 frames."""
+    state = np.zeros(3)
+    frames = []
+    for i in range(start, stop):
+        t = i * DT
+        kinetic = 0.5 + 0.4 * np.sin(t)
+        contacts = ()
+        if (i // 500) % 2:
+            contacts = (ContactState("wheel", "curb", 9.81 + np.sin(3 * t), 0.1, 0, 0, "stick"),)
+        energy = EnergyBudget(kinetic, 1.0 - kinetic, 0.0, 0.0, 0.0)
+        frames.append(Frame(t, "sample", state, state, contacts, energy))
+    return StepOutput(frames, events or [])
+
+
+@pytest.fixture
+def panel(qtbot) -> Iterator[PlotPanel]:
+    """A shown plots panel on its own, the size of the window's dock."""
+    widget = PlotPanel()
+    qtbot.addWidget(widget)
+    widget.resize(520, 650)
+    widget.show()
+    qtbot.waitExposed(widget)
+    yield widget
+    widget.clear()
+
+
+def _feed(panel: PlotPanel, trajectory: Trajectory, frames: int, block: int = 1000) -> None:
+    """Stream ``frames`` synthetic frames in batches, redrawing now and then as the timer would."""
+    for start in range(0, frames, block):
+        batch = _synthetic_batch(start, min(start + block, frames))
+        trajectory.append(batch)
+        panel.add_output(batch)
+        if start // block % 10 == 0:
+            panel.redraw()
+    panel.redraw()
+
+
+def _pixels_per_unit(plot: pg.PlotItem) -> tuple[float, float]:
+    """Screen pixels per data unit of ``plot``, along x and y."""
+    (x0, x1), (y0, y1) = plot.vb.viewRange()
+    return plot.vb.width() / (x1 - x0), plot.vb.height() / (y1 - y0)
+
+
+def _contact_series(trajectory: Trajectory) -> dict[tuple[str, str], np.ndarray]:
+    """``(body, other)`` → rows ``(t, λ, τ)`` of the sample frames where it is active."""
+    rows: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    for frame in trajectory.frames:
+        if frame.kind == "sample":
+            for contact in frame.contacts:
+                rows.setdefault((contact.body, contact.other), []).append(
+                    (frame.t, contact.lam, contact.tau)
+                )
+    return {key: np.array(value) for key, value in rows.items()}
+
+
+def test_a_finished_run_shows_exactly_the_trajectory_data(qtbot, window) -> None:
+    assert window.open_file(scene_path("wheel_curb_e03"))
+    run_to_end(qtbot, window)
+    plots, trajectory = window.plots, window.runner.trajectory
+    times, energies = trajectory.times(), trajectory.energies()
+    kinetic, potential, spring, total, dissipated, work_in = energies.T
+    expected = {
+        "kinetic": kinetic,
+        "potential": potential,
+        "spring": spring,
+        "dissipated": dissipated,
+        "input": work_in,
+        "total": total,
+        "balance": total + dissipated - work_in,
+    }
+    assert set(plots.energy_curves) == {name for name, _ in ENERGY_TERMS}
+    for name, values in expected.items():
+        x, y = plots.energy_curves[name].getOriginalDataset()
+        np.testing.assert_array_equal(x, times)
+        np.testing.assert_allclose(y, values, rtol=0, atol=1e-15)
+
+    contacts = _contact_series(trajectory)
+    assert contacts and set(plots.contact_curves) == set(contacts)
+    for key, rows in contacts.items():
+        for curve, column in zip(plots.contact_curves[key], (1, 2), strict=True):
+            x, y = curve.getOriginalDataset()
+            shown = np.isfinite(y)  # NaN breaks the line where the contact is not active
+            np.testing.assert_array_equal(x[shown], rows[:, 0])
+            np.testing.assert_array_equal(y[shown], rows[:, column])
+
+    impacts = [event for event in trajectory.events if event.type == "impact"]
+    assert impacts
+    t, normal = plots.impulse_data()["normal"]
+    np.testing.assert_array_equal(t, [event.t for event in impacts])
+    np.testing.assert_array_equal(normal, [event.normal_impulse for event in impacts])
+    stems = {item.name(): item for item in plots.impulse_plot.listDataItems() if item.name()}
+    x, y = stems["normal"].getData()
+    np.testing.assert_array_equal(x, np.repeat(t, 2))
+    np.testing.assert_array_equal(y[1::2], normal)
+    assert not y[0::2].any()
+    jumps = plots.jump_data()
+    assert list(jumps) == ["wheel"]
+    assert len(jumps["wheel"][0]) == len(impacts)
+
+    # every point is in view, the time axis ends at the run's end, legends name every curve
+    for plot in plots.plots:
+        (x0, x1), (y0, y1) = plot.vb.viewRange()
+        assert x0 == pytest.approx(0.0, abs=1e-9)
+        assert x1 == pytest.approx(times[-1], rel=1e-3)
+        for item in plot.listDataItems():
+            data = item.getData()[1]
+            finite = data[np.isfinite(data)]
+            assert y0 <= finite.min() and finite.max() <= y1
+    energy_legend = [label.text for _, label in plots.energy_plot.legend.items]
+    assert energy_legend == [name for name, _ in ENERGY_TERMS]
+    assert {label.text for _, label in plots.lambda_plot.legend.items} == {
+        f"{body}–{other}" for body, other in contacts
+    }
+
+
+def test_a_1e5_frame_run_is_downsampled_and_clipped_to_the_view(panel) -> None:
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    _feed(panel, trajectory, 100_000)
+    assert len(trajectory) == 100_000
+    kinetic = panel.energy_curves["kinetic"]
+    x_all, y_all = kinetic.getOriginalDataset()
+    assert len(x_all) == 100_000
+    x_shown, y_shown = kinetic.getData()
+    assert 0 < len(x_shown) < 20_000  # a few points per pixel column, not 1e5
+    assert y_shown.max() == pytest.approx(y_all.max(), abs=1e-6)  # peaks survive
+    assert y_shown.min() == pytest.approx(y_all.min(), abs=1e-6)
+    assert x_shown[0] <= 0.01 * x_all[-1] and x_shown[-1] >= 0.99 * x_all[-1]  # all of it
+    lam = panel.contact_curves[("wheel", "curb")][0]
+    assert len(lam.getData()[0]) < np.isfinite(lam.getOriginalDataset()[1]).sum()
+    (x0, x1), _ = panel.energy_plot.vb.viewRange()
+    assert (x0, x1) == (0.0, nice_ceil(x_all[-1]))
+
+    # zoomed in: only the visible stretch is drawn, at full resolution
+    panel.energy_plot.setXRange(10.0, 10.2, padding=0)
+    x_zoom, y_zoom = kinetic.getData()
+    assert x_zoom[0] <= 10.0 and x_zoom[-1] >= 10.2 and len(x_zoom) < 1000
+    inside = (x_all >= x_zoom[0]) & (x_all <= x_zoom[-1])
+    np.testing.assert_array_equal(y_zoom, y_all[inside])
+
+
+def test_the_balance_line_of_a_correct_run_is_flat(qtbot, window) -> None:
+    assert window.open_file(scene_path("wheel_curb_e03"))
+    run_to_end(qtbot, window)
+    plots = window.plots
+    _, total = plots.energy_curves["total"].getOriginalDataset()
+    _, dissipated = plots.energy_curves["dissipated"].getOriginalDataset()
+    _, balance = plots.energy_curves["balance"].getOriginalDataset()
+    assert np.ptp(dissipated) > 0  # energy was lost at the impact ...
+    assert np.ptp(total) > 0
+    scale = max(1.0, float(np.abs(total).max()))
+    assert np.ptp(balance) <= 1e-8 * scale  # ... and all of it is accounted for
+    _, per_joule = _pixels_per_unit(plots.energy_plot)
+    assert np.ptp(balance) * per_joule < 0.5  # drawn flat: within half a pixel row
+
+
+def test_the_cursor_follows_the_playback_time(qtbot, window) -> None:
+    assert window.open_file(scene_path("bouncing_ball"))
+    run_to_end(qtbot, window)
+    plots = window.plots
+    per_second, _ = _pixels_per_unit(plots.energy_plot)
+    window.pause_run()
+    end = window.clock.end_time()
+    for fraction in (0.25, 0.5, 0.75, 0.0, 1.0):
+        window.clock.seek(fraction * end)
+        assert abs(plots.cursor_time() - window.clock.time) * per_second < 1.0
+        # one cursor per plot, all at the same time
+        assert {cursor.x() for cursor in plots._cursors.values()} == {plots.cursor_time()}
+    window.clock.seek(0.0)
+    window.playback_bar.set_speed(AS_FAST_AS_POSSIBLE)
+    window.clock.play()
+    qtbot.waitUntil(lambda: window.clock.time == end, timeout=2000)
+    assert abs(plots.cursor_time() - end) * per_second < 1.0
+    # each cursor spans its plot's value range
+    for plot in plots.plots:
+        line = plots._cursors[plot.vb].line()
+        assert (line.y1(), line.y2()) == pytest.approx(tuple(plot.vb.viewRange()[1]))
+
+
+def test_curves_without_new_data_are_not_set_again(panel) -> None:
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    _feed(panel, trajectory, 2000)
+    changes = []
+    for curve in panel.energy_curves.values():
+        curve.sigPlotChanged.connect(changes.append)
+    panel.redraw()
+    assert changes == []
+    batch = _synthetic_batch(2000, 2100)
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.redraw()
+    assert len(changes) == len(ENERGY_TERMS)
+    assert len(panel.energy_curves["total"].getOriginalDataset()[0]) == 2100
+
+
+def _bead_row(n: int) -> System:
+    """The compiled system of ``n`` beads side by side on one rail."""
+    beads = [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.01, "x": 0.03 * k}
+        for k in range(n)
+    ]
+    return System(parse_scene({"format": "impactgui-scene", "version": 1, "bodies": beads}))
+
+
+def test_many_bodies_share_few_stem_items_and_keep_their_own_data(panel) -> None:
+    bodies = 40
+    system = _bead_row(bodies)
+    trajectory = Trajectory(system)
+    panel.set_run(trajectory, system)
+    events = []
+    for k in range(3 * bodies):
+        v_minus = np.zeros(bodies)
+        v_plus = v_minus.copy()
+        v_plus[k % bodies] = 1.0 + k  # bead k % bodies jumps by 1 + k m/s
+        events.append(Event(0.01 * k, "impact", normal_impulse=0.5, v_minus=v_minus, v_plus=v_plus))
+    panel.add_output(StepOutput([], events))
+    panel.redraw()
+    jumps = panel.jump_data()
+    assert len(jumps) == bodies
+    np.testing.assert_array_equal(jumps["b3"][0], [events[k].t for k in (3, 43, 83)])
+    np.testing.assert_array_equal(jumps["b3"][1], [4.0, 44.0, 84.0])
+    stems = [item for item in panel.jump_plot.listDataItems() if isinstance(item, pg.PlotCurveItem)]
+    assert len(stems) == LEGEND_LIMIT + STEM_HUES
+    assert sum(len(item.getData()[0]) for item in stems) == 2 * len(events)
+    assert [label.text for _, label in panel.jump_plot.legend.items] == [
+        f"b{k}" for k in range(LEGEND_LIMIT)
+    ]
+    _, (y0, y1) = panel.jump_plot.vb.viewRange()
+    assert y0 <= 0.0 and y1 >= len(events)  # every stem, from 0 to its tip, in view
+
+
+def test_a_hand_zoom_survives_new_data_until_the_auto_button(panel) -> None:
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    _feed(panel, trajectory, 3000)
+    view = panel.energy_plot.vb
+    view.setRange(xRange=(1.0, 1.5), yRange=(0.2, 0.3), padding=0)
+    view.sigRangeChangedManually.emit([True, True])  # what a mouse zoom emits
+    batch = _synthetic_batch(3000, 9000)
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.redraw()
+    (x0, x1), (y0, y1) = view.viewRange()
+    assert (x0, x1, y0, y1) == pytest.approx((1.0, 1.5, 0.2, 0.3))
+    panel.energy_plot.enableAutoRange()  # the "A" button
+    panel.redraw()
+    assert not any(view.autoRangeEnabled())
+    (x0, x1), (y0, y1) = view.viewRange()
+    assert (x0, x1) == (0.0, nice_ceil(trajectory.times()[-1]))
+    assert y0 <= 0.0 and y1 >= 1.0
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [(0.003, 0.005), (1.0, 1.0), (1.2, 2.0), (37.0, 50.0), (99.0, 100.0)]
+)
+def test_the_time_axis_steps_through_round_values(value: float, expected: float) -> None:
+    assert nice_ceil(value) == pytest.approx(expected)
