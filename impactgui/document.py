@@ -3,7 +3,7 @@
 ``SceneDocument`` is the model the editor widgets observe. ``doc.data`` is the
 scene object exactly as it is saved (DESIGN.md, "Scene file"); it is replaced
 only by the undoable commands of :mod:`impactgui.commands` (``doc.push``) or
-wholesale by ``new`` / ``load`` / ``set_data``. Validation is the solver's:
+wholesale by ``new`` / ``load`` / ``set_data`` / ``restore``. Validation is the solver's:
 ``doc.problems()`` lists what ``solver.scene.parse_scene`` refuses, as
 ``"json.path: message"`` lines, and ``doc.scene()`` gives the validated
 ``Scene`` for a run.
@@ -56,7 +56,7 @@ class SceneDocument(QObject):
         The scene object (JSON-shaped). Read it freely; change it only through
         ``push(command)``.
     undo_stack : QUndoStack
-        Every edit since the last ``new`` / ``load`` / ``set_data``.
+        Every edit since the last ``new`` / ``load`` / ``set_data`` / ``restore``.
     path : pathlib.Path or None
         The file the scene was loaded from or last saved to.
     selection : tuple[str, int] or None
@@ -73,7 +73,7 @@ class SceneDocument(QObject):
     path_changed(object)
         ``path`` changed (a ``Path`` or ``None``).
     reset()
-        A different scene was installed (``new``, ``load``, ``set_data``):
+        A different scene was installed (``new``, ``load``, ``set_data``, ``restore``):
         views re-fit and drop what they were drawing.
     """
 
@@ -175,6 +175,18 @@ class SceneDocument(QObject):
         except SceneError:
             installed = copy.deepcopy(dict(data))
         self._reset(installed, Path(path) if path is not None else None)
+
+    def restore(self, data: Mapping[str, Any], path: str | Path | None = None) -> None:
+        """Install a scene recovered after a crash, exactly as it was, with unsaved changes.
+
+        Unlike ``set_data`` nothing is filled in: ``data`` (valid or not, then
+        ``problems()`` lists why) becomes ``self.data`` as given. ``path`` is
+        the file the scene came from, so Save writes it back there. The
+        document stays dirty until it is saved, even when every later edit is
+        undone; there is no undo history before the restore.
+        """
+        self._reset(copy.deepcopy(dict(data)), Path(path) if path is not None else None)
+        self.undo_stack.resetClean()
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write the scene to ``path`` (default: ``self.path``) atomically and mark it clean.

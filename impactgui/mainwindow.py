@@ -8,6 +8,15 @@ never lost silently: every way of dropping the scene (close, new, open, a
 preset) goes through ``maybe_discard_changes``, which asks ``confirm_discard``
 — a replaceable hook, so tests answer without a dialog.
 
+Crash recovery (given a ``RecoveryStore``): while the scene has unsaved
+changes it is autosaved ``AUTOSAVE_DELAY_MS`` after the last edit and at each
+run start, valid or not; the file goes when the scene becomes clean (saved,
+or dropped after the prompt) and when the changes are discarded at close.
+``offer_recovery`` (at start-up) lists what crashed sessions left and asks
+``confirm_restore`` — a hook like ``confirm_discard`` — whether to restore,
+discard or keep each one. A restored scene opens unsaved, under its original
+file name.
+
 The nonholonomic cart lab: during a run of a top-view scene the canvas's
 impulse tool asks for an impulse (``impulse_requested``). The window reads
 the point of application off the cart as it is on screen (a distance along
@@ -25,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -47,6 +56,7 @@ from impactgui.playback import PlaybackBar, PlaybackClock
 from impactgui.plots import PlotPanel
 from impactgui.presets import PresetsMenu
 from impactgui.properties import PropertyPanel
+from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.worker import SimulationRunner
 from solver.errors import InputError
 from solver.frames import Event, Frame, StepOutput
@@ -59,6 +69,8 @@ RECENT_FILES_KEY = "recent_files"
 RECENT_FILES_LIMIT = 8
 SCENE_FILTER = "impactgui scenes (*.json);;All files (*)"
 PNG_FILTER = "PNG images (*.png)"
+AUTOSAVE_DELAY_MS = 2000
+"""Quiet time after the last edit before the unsaved scene is autosaved, ms."""
 IMPULSE_LEAD_S = 0.2
 """In a run that takes impulses, the solver computes at most this many wall-clock
 seconds of playback ahead of the time on screen (unless the speed is "as fast as
@@ -77,6 +89,9 @@ class MainWindow(QMainWindow):
     settings : QSettings, optional
         Where recent files are remembered (the user's impactgui settings by
         default; tests pass a temporary file).
+    recovery : RecoveryStore, optional
+        Where unsaved scenes are autosaved for crash recovery; without one,
+        nothing is autosaved.
 
     Attributes
     ----------
@@ -84,6 +99,12 @@ class MainWindow(QMainWindow):
         ``() -> QMessageBox.StandardButton``: asked before unsaved changes
         would be dropped; ``Save``, ``Discard`` or ``Cancel``. Replace it to
         answer without a dialog.
+    confirm_restore : callable
+        ``(RecoveredScene) -> RecoveryAnswer``: asked by ``offer_recovery``
+        for each scene a crashed session left. Replace it to answer without
+        a dialog.
+    autosave_timer : QTimer
+        Single-shot, restarted by every edit; its timeout autosaves.
     runner : SimulationRunner or None
         The current (or last) run; ``None`` before the first Run and after
         Reset.
@@ -97,12 +118,23 @@ class MainWindow(QMainWindow):
     """``"idle"``, ``"running"``, ``"paused"``, ``"finished"``, ``"failed"`` or ``"stopped"``."""
 
     def __init__(
-        self, document: SceneDocument | None = None, settings: QSettings | None = None
+        self,
+        document: SceneDocument | None = None,
+        settings: QSettings | None = None,
+        recovery: RecoveryStore | None = None,
     ) -> None:
         super().__init__()
         self.doc = document if document is not None else SceneDocument(self)
         self.settings = settings if settings is not None else QSettings("impactgui", "impactgui")
         self.confirm_discard: Callable[[], QMessageBox.StandardButton] = self._ask_discard
+        self.confirm_restore: Callable[[RecoveredScene], RecoveryAnswer] = self._ask_restore
+        self.recovery = recovery
+        self._session: RecoverySession | None = (
+            recovery.open_session() if recovery is not None else None
+        )
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setSingleShot(True)
+        self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
         self.runner: SimulationRunner | None = None
         self.frames_drawn = 0
         self.run_state = "idle"
@@ -255,6 +287,7 @@ class MainWindow(QMainWindow):
         self.doc.changed.connect(self._on_document_changed)
         self.doc.dirty_changed.connect(self._on_dirty_changed)
         self.doc.path_changed.connect(self._on_path_changed)
+        self.autosave_timer.timeout.connect(self._on_autosave_timeout)
         self.canvas.status_message.connect(self._on_status_message)
         self.canvas.impulse_requested.connect(self._on_impulse_requested)
         self.presets_menu.preset_chosen.connect(self._on_preset_chosen)
@@ -467,6 +500,95 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"image written to {path}", 5000)
         return True
 
+    # --------------------------------------------------------- crash recovery
+
+    def autosave(self) -> bool:
+        """Write the unsaved scene (valid or not) to the recovery file now.
+
+        Returns True when written; False when there is nothing to write (no
+        recovery store, or no unsaved changes) or writing failed (said in the
+        status bar).
+        """
+        self.autosave_timer.stop()
+        if self._session is None or not self.doc.is_dirty:
+            return False
+        try:
+            self._session.write(self.doc.data, self.doc.path)
+        except (OSError, TypeError, ValueError) as error:
+            self.statusBar().showMessage(f"autosave failed: {error}", 10000)
+            return False
+        return True
+
+    def offer_recovery(self) -> bool:
+        """At start-up: offer each scene a crashed session left, newest first.
+
+        ``confirm_restore`` answers for each: restore it (and stop asking),
+        discard it, or keep it for later. Returns True when a scene was restored.
+        """
+        if self.recovery is None:
+            return False
+        for recovered in self.recovery.pending():
+            answer = self.confirm_restore(recovered)
+            if answer == RecoveryAnswer.RESTORE:
+                return self.restore(recovered)
+            if answer == RecoveryAnswer.DISCARD:
+                recovered.discard()
+        return False
+
+    def restore(self, recovered: RecoveredScene) -> bool:
+        """Open a recovered scene, unsaved, under its original file; False when cancelled.
+
+        An invalid scene opens as it was, its problems listed in the property
+        panel. The crashed session's files are deleted once this window's
+        own autosave holds the scene.
+        """
+        if not self.maybe_discard_changes():
+            return False
+        self.reset_run()
+        self.doc.restore(recovered.data, recovered.original_path)
+        if self._session is None or self.autosave():
+            recovered.discard()
+        where = recovered.original_path.name if recovered.original_path else "an unsaved scene"
+        self.statusBar().showMessage(f"restored the unsaved changes to {where}", 10000)
+        return True
+
+    def _ask_restore(self, recovered: RecoveredScene) -> RecoveryAnswer:
+        where = recovered.original_path or "a scene that was never saved"
+        saved = recovered.saved_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Recover unsaved changes",
+            f"impactgui did not shut down cleanly. Unsaved changes to "
+            f"“{recovered.title or 'Untitled'}” were kept.",
+            parent=self,
+        )
+        box.setInformativeText(f"From: {where}\nAutosaved: {saved}")
+        restore = box.addButton("Restore", QMessageBox.ButtonRole.AcceptRole)
+        discard = box.addButton(Answer.Discard)
+        later = box.addButton("Not now", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(restore)
+        box.setEscapeButton(later)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is restore:
+            return RecoveryAnswer.RESTORE
+        if clicked is discard:
+            return RecoveryAnswer.DISCARD
+        return RecoveryAnswer.LATER
+
+    @Slot()
+    def _on_autosave_timeout(self) -> None:
+        self.autosave()
+
+    def _end_recovery(self, *, remove: bool) -> None:
+        """Stop autosaving; delete the recovery file when its changes were saved or discarded."""
+        self.autosave_timer.stop()
+        if self._session is not None:
+            if remove:
+                self._session.remove()
+            self._session.close()
+            self._session = None
+
     # ----------------------------------------------------------- recent files
 
     def recent_files(self) -> list[str]:
@@ -502,6 +624,7 @@ class MainWindow(QMainWindow):
             self.clock.play()
             self._set_run_state("running" if self.runner.is_running else self.runner.status)
             return True
+        self.autosave()
         try:
             scene = self.doc.scene()
             stepper = make_stepper(scene)
@@ -668,10 +791,18 @@ class MainWindow(QMainWindow):
         if self.runner is not None:
             self.reset_run()
             self.statusBar().showMessage("the scene changed: run reset", 5000)
+        if self._session is not None and self.doc.is_dirty:
+            self.autosave_timer.start()
         self._update_title()
 
     @Slot(bool)
-    def _on_dirty_changed(self, _dirty: bool) -> None:
+    def _on_dirty_changed(self, dirty: bool) -> None:
+        if self._session is not None:
+            if dirty:
+                self.autosave_timer.start()
+            else:
+                self.autosave_timer.stop()
+                self._session.remove()
         self._update_title()
 
     @Slot(object)
@@ -733,7 +864,14 @@ class MainWindow(QMainWindow):
     # --------------------------------------------------------------- shutdown
 
     def shutdown(self) -> None:
-        """Stop playback and join every worker thread; idempotent."""
+        """Stop playback and join every worker thread; idempotent.
+
+        Unsaved changes are autosaved and their recovery file is kept (only
+        ``close`` after the unsaved-changes prompt deletes it): it is offered
+        at the next start-up.
+        """
+        self.autosave()
+        self._end_recovery(remove=False)
         self.clock.pause()
         self._stop_runner()
         for dialog in self._compare_dialogs:
@@ -742,9 +880,11 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask about unsaved changes, then stop the run and close."""
-        if not self._shut_down and not self.maybe_discard_changes():
-            event.ignore()
-            return
+        if not self._shut_down:
+            if not self.maybe_discard_changes():
+                event.ignore()
+                return
+            self._end_recovery(remove=True)
         self.shutdown()
         super().closeEvent(event)
 
