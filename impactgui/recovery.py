@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QLockFile, QStandardPaths
+
+from solver.atomic_file import atomic_write
 
 RECOVERY_DIR_ENV = "IMPACTGUI_RECOVERY_DIR"
 """Environment variable naming the recovery directory (tests point it at a temporary one)."""
@@ -138,8 +139,8 @@ class RecoverySession:
             if not lock.tryLock(0):
                 raise OSError(f"cannot lock {lock.fileName()} ({lock.error().name})")
             self._lock = lock
-        _write_atomically(self.scene_file, scene_text)
-        _write_atomically(_meta_file(self.scene_file), json.dumps(meta, indent=1) + "\n")
+        _write_text(self.scene_file, scene_text)
+        _write_text(_meta_file(self.scene_file), json.dumps(meta, indent=1) + "\n")
 
     def remove(self) -> None:
         """Delete this session's autosaved scene (there is nothing left to recover)."""
@@ -240,18 +241,9 @@ def _read(scene_file: Path) -> RecoveredScene:
     )
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as tmp:
-            tmp.write(text)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+def _write_text(path: Path, text: str) -> None:
+    with atomic_write(path) as stream:
+        stream.write(text)
 
 
 def _remove_files(scene_file: Path) -> None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import csv
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from solver.atomic_file import atomic_write
 from solver.frames import Event, Frame, StepOutput
 
 if TYPE_CHECKING:
@@ -265,19 +265,10 @@ def write_csv_atomic(path: Path, header: Sequence[str], rows: Iterable[Sequence[
     renamed over ``path`` (``os.replace``); on any error the temporary file
     is removed and ``path`` is untouched.
     """
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(temp_name, 0o644)
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as stream:
-            writer = csv.writer(stream, lineterminator="\n")
-            writer.writerow(header)
-            writer.writerows(rows)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    with atomic_write(path, newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
 
 
 def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[str, Path]:

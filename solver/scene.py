@@ -68,7 +68,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -84,6 +83,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from solver.atomic_file import atomic_write
 from solver.broadphase import disk_pairs
 from solver.errors import InputError
 
@@ -783,13 +783,5 @@ def save_scene(scene: Scene, path: str | os.PathLike[str]) -> None:
     """
     path = Path(path)
     text = _format_json(scene_to_dict(scene)) + "\n"
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as tmp:
-            tmp.write(text)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with atomic_write(path) as stream:
+        stream.write(text)
