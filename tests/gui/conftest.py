@@ -16,6 +16,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QMessageBox
 
+from impactgui.canvas import SceneCanvas
+from impactgui.document import SceneDocument
 from impactgui.presets import SCENES_DIR
 
 if TYPE_CHECKING:
@@ -69,3 +71,22 @@ def distinct_colours(png: Path, stride: int = 7) -> int:
             for y in range(0, image.height(), stride)
         }
     )
+
+
+@pytest.fixture
+def doc(qtbot) -> Iterator[SceneDocument]:
+    """An empty side-view scene."""
+    yield SceneDocument()
+
+
+@pytest.fixture
+def canvas(qtbot, doc: SceneDocument) -> Iterator[SceneCanvas]:
+    """A shown canvas on ``doc``, 800×600, viewing x ∈ [−0.5, 2.5], y ∈ [−0.5, 1.5]."""
+    widget = SceneCanvas(doc)
+    qtbot.addWidget(widget)
+    widget.resize(800, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.view.setRange(xRange=(-0.5, 2.5), yRange=(-0.5, 1.5), padding=0)
+    yield widget
+    widget.clear_animation()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -16,25 +15,6 @@ from impactgui.document import SceneDocument
 from impactgui.presets import SCENES_DIR
 from solver.frames import ContactState, EnergyBudget, Event, Frame
 from solver.system import System
-
-
-@pytest.fixture
-def doc(qtbot) -> Iterator[SceneDocument]:
-    """An empty side-view scene."""
-    yield SceneDocument()
-
-
-@pytest.fixture
-def canvas(qtbot, doc: SceneDocument) -> Iterator[SceneCanvas]:
-    """A shown canvas on ``doc``, 800×600, viewing x ∈ [−0.5, 2.5], y ∈ [−0.5, 1.5]."""
-    widget = SceneCanvas(doc)
-    qtbot.addWidget(widget)
-    widget.resize(800, 600)
-    widget.show()
-    qtbot.waitExposed(widget)
-    widget.view.setRange(xRange=(-0.5, 2.5), yRange=(-0.5, 1.5), padding=0)
-    yield widget
-    widget.clear_animation()
 
 
 def _viewport_point(canvas: SceneCanvas, x: float, y: float) -> QPoint:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -13,25 +12,6 @@ from impactgui.document import SceneDocument
 from impactgui.presets import SCENES_DIR
 from impactgui.scene_items import arc_points, arc_sweep_deg
 from impactgui.tools import arc_through
-
-
-@pytest.fixture
-def doc(qtbot) -> Iterator[SceneDocument]:
-    """An empty side-view scene."""
-    yield SceneDocument()
-
-
-@pytest.fixture
-def canvas(qtbot, doc: SceneDocument) -> Iterator[SceneCanvas]:
-    """A shown canvas on ``doc``, 800×600, viewing x ∈ [−0.5, 2.5], y ∈ [−0.5, 1.5]."""
-    widget = SceneCanvas(doc)
-    qtbot.addWidget(widget)
-    widget.resize(800, 600)
-    widget.show()
-    qtbot.waitExposed(widget)
-    widget.view.setRange(xRange=(-0.5, 2.5), yRange=(-0.5, 1.5), padding=0)
-    yield widget
-    widget.clear_animation()
 
 
 def _on_span(arc: dict, point: tuple[float, float]) -> bool:
