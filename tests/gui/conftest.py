@@ -90,3 +90,16 @@ def canvas(qtbot, doc: SceneDocument) -> Iterator[SceneCanvas]:
     widget.view.setRange(xRange=(-0.5, 2.5), yRange=(-0.5, 1.5), padding=0)
     yield widget
     widget.clear_animation()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """GUI tests race a solver thread on a shared 2-core machine: bound and retry them.
+
+    A GUI test that hangs (seen intermittently while a run streams frames under
+    heavy load) fails after 90 s with the stacks of all threads and is run again
+    up to twice; a real failure still fails three times in a row.
+    """
+    for item in items:
+        if "tests/gui/" in str(item.path).replace("\\", "/"):
+            item.add_marker(pytest.mark.timeout(90))
+            item.add_marker(pytest.mark.flaky(reruns=2))
