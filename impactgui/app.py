@@ -137,15 +137,21 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     from PySide6.QtWidgets import QApplication
 
     from impactgui.mainwindow import MainWindow
+    from impactgui.recovery import RecoveryStore
 
     app = QApplication.instance() or QApplication(["impactgui"])
     app.setApplicationName("impactgui")
     app.setOrganizationName("impactgui")
-    window = MainWindow()
+    # Crash recovery only in an interactive session: a headless or --screenshot run
+    # must never stop at the "restore unsaved scene?" question.
+    interactive = not headless and not args.screenshot
+    window = MainWindow(recovery=RecoveryStore() if interactive else None)
     if not window.open_file(path):
         window.shutdown()
         return EXIT_INVALID_INPUT
     window.show()
+    if interactive:
+        window.offer_recovery()
     try:
         if headless:
             out_dir = Path(args.out) if args.out else DEFAULT_OUT
