@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, Signal, Slot
 
+from impactgui.collector import gui_thread_collector
 from solver.errors import InputError, SolverError
 from solver.frames import StepOutput
 from solver.record import Trajectory
@@ -260,11 +261,26 @@ class SimulationRunner(QObject):
         self._worker.batch_ready.connect(self._on_batch)
         self._worker.run_ended.connect(self._on_run_ended)
         self._worker.impulse_refused.connect(self._on_impulse_refused)
+        self._thread.finished.connect(self._release_collector)
+        self._holds_collector = False
 
     def start(self) -> None:
-        """Start stepping in the worker thread."""
+        """Start stepping in the worker thread.
+
+        From now until the thread has finished, Python's cyclic garbage
+        collection runs only in the GUI thread (``impactgui.collector``).
+        """
         if self._thread is not None and not self._thread.isRunning():
+            if not self._holds_collector:
+                gui_thread_collector().hold()
+                self._holds_collector = True
             self._thread.start()
+
+    @Slot()
+    def _release_collector(self) -> None:
+        if self._holds_collector:
+            self._holds_collector = False
+            gui_thread_collector().release()
 
     @property
     def is_running(self) -> bool:
@@ -335,6 +351,7 @@ class SimulationRunner(QObject):
         QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
         self._thread = None
         self._worker = None
+        self._release_collector()
         if self.status == "running":
             self.status, self.message = "stopped", "stopped by the user"
             self.trajectory.status, self.trajectory.message = self.status, self.message

@@ -74,6 +74,9 @@ def test_playback_at_real_time_lags_a_fast_solver(qtbot, window) -> None:
 
 def test_pause_holds_the_solver_and_step_advances_one_frame(qtbot, window) -> None:
     assert window.open_file(scene_path("chain_forced"))
+    # a long run: the solver must still be computing when the test pauses it
+    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 1e4))
+    window.doc.undo_stack.setClean()
     window.playback_bar.set_speed(0.01)
     assert window.start_run()
     qtbot.waitUntil(lambda: window.clock.index >= 1, timeout=10000)

@@ -1,0 +1,123 @@
+"""Cyclic garbage is collected in the GUI thread while a simulation worker runs.
+
+Regression: a pyqtgraph item freed by a collection that the worker thread
+triggered deadlocked the whole application (``~QObject`` in the worker
+waiting for the GIL, the GUI thread waiting for Qt's connection lock).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from typing import ClassVar
+
+from impactgui.collector import GuiThreadCollector, gui_thread_collector
+from impactgui.worker import SimulationRunner
+from solver.scene import load_scene
+from solver.simulation import make_stepper
+from tests.gui.conftest import scene_path
+
+
+class _Cycle:
+    """A self-referencing object that records the thread that finally frees it."""
+
+    freed_in: ClassVar[list[str]] = []
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        _Cycle.freed_in.append(threading.current_thread().name)
+
+
+class _AllocatingStepper:
+    """A stepper that only allocates: the worker crosses gc thresholds all the time."""
+
+    status = "running"
+    message = ""
+    system = None
+
+    def __init__(self, steps: int) -> None:
+        self.t = 0.0
+        self._left = steps
+
+    def step(self):
+        from solver.frames import StepOutput
+
+        junk = [[i, [i]] for i in range(2000)]  # tracked containers: count0 grows by thousands
+        del junk
+        self._left -= 1
+        self.t += 1.0
+        if self._left == 0:
+            self.status = "finished"
+        return StepOutput()
+
+
+def test_garbage_made_during_a_run_is_freed_in_the_gui_thread(qtbot) -> None:
+    _Cycle.freed_in.clear()
+    runner = SimulationRunner(_AllocatingStepper(steps=400))
+    runner.start()
+    made = 0
+    try:
+        while runner.is_running:
+            for _ in range(50):
+                _Cycle()
+            made += 50
+            qtbot.wait(5)
+    finally:
+        runner.stop()
+    gc.collect()
+    assert len(_Cycle.freed_in) == made > 0
+    assert set(_Cycle.freed_in) == {threading.main_thread().name}
+    assert gc.isenabled()
+
+
+def test_holds_nest_and_the_last_release_restores_the_collector(qtbot) -> None:
+    collector = GuiThreadCollector()
+    assert gc.isenabled()
+    collector.hold()
+    collector.hold()
+    assert not gc.isenabled() and collector.holders == 2
+    collector.release()
+    assert not gc.isenabled()
+    collector.release()
+    assert gc.isenabled() and collector.holders == 0
+    collector.release()  # one release too many changes nothing
+    assert gc.isenabled()
+
+
+def test_a_collector_that_was_off_stays_off(qtbot) -> None:
+    collector = GuiThreadCollector()
+    gc.disable()
+    try:
+        collector.hold()
+        collector.release()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_timer_collects_young_garbage_while_held(qtbot) -> None:
+    collector = GuiThreadCollector()
+    collector.hold()
+    try:
+        _Cycle.freed_in.clear()
+        for _ in range(gc.get_threshold()[0] + 10):
+            _Cycle()
+        qtbot.waitUntil(lambda: len(_Cycle.freed_in) > 0, timeout=2000)
+        assert gc.get_count()[0] < gc.get_threshold()[0]
+    finally:
+        collector.release()
+
+
+def test_a_real_run_holds_the_collector_until_its_thread_ends(qtbot) -> None:
+    stepper = make_stepper(load_scene(scene_path("bouncing_ball")))
+    runner = SimulationRunner(stepper)
+    before = gui_thread_collector().holders
+    runner.start()
+    assert gui_thread_collector().holders == before + 1
+    qtbot.waitUntil(lambda: not runner.is_running, timeout=30000)
+    qtbot.waitUntil(lambda: gui_thread_collector().holders == before, timeout=5000)
+    runner.stop()
+    assert gui_thread_collector().holders == before
+    assert gc.isenabled()
