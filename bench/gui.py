@@ -31,7 +31,7 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from PySide6.QtCore import QObject, QSettings, Slot
+from PySide6.QtCore import QEventLoop, QObject, QSettings, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
 from impactgui.mainwindow import MainWindow
@@ -98,11 +98,10 @@ class TickRecorder(QObject):
 
 
 def wait(app: QApplication, seconds: float) -> None:
-    """Run the event loop for ``seconds`` of wall-clock time."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        app.processEvents()
-        time.sleep(0.001)
+    """Run a real event loop (it blocks when idle, as ``app.exec`` does) for ``seconds``."""
+    loop = QEventLoop()
+    QTimer.singleShot(round(seconds * 1000), loop.quit)
+    loop.exec()
 
 
 def resident_mb() -> float:

@@ -75,6 +75,9 @@ IMPULSE_LEAD_S = 0.2
 """In a run that takes impulses, the solver computes at most this many wall-clock
 seconds of playback ahead of the time on screen (unless the speed is "as fast as
 possible"), s."""
+SOLVER_AHEAD_S = 1.0
+"""Seconds of playback (wall clock) the solver may be ahead of the screen before it
+computes in the background, leaving the GIL to the drawing."""
 
 Answer = QMessageBox.StandardButton
 
@@ -770,6 +773,10 @@ class MainWindow(QMainWindow):
     def _on_time_changed(self, t: float) -> None:
         self.plots.set_cursor(t)
         self._update_horizon()
+        if self.runner is not None and self.runner.is_running:
+            speed = self.clock.speed
+            lead = self.clock.end_time() - t
+            self.runner.set_ahead(not math.isinf(speed) and lead > SOLVER_AHEAD_S * speed)
 
     def _update_horizon(self) -> None:
         """Keep a run that takes impulses ``IMPULSE_LEAD_S`` of playback ahead of the screen."""

@@ -58,7 +58,14 @@ if TYPE_CHECKING:
     from solver.system import System
 
 REDRAW_INTERVAL_MS = 250
-"""New data reach the curves at most this often while frames stream in, ms."""
+"""New data reach the curves at most this often while frames stream in, ms.
+
+The work is spread over the interval: the energy curves, the contact curves
+and the stems are set on three successive timer ticks, so no single display
+frame pays for a whole redraw and its repaint."""
+TIME_AXIS_MIN_SPAN_S = 1.0
+"""The time axis spans at least this much (or the whole run, if shorter), s: a run's
+first second does not re-scale (and re-render) every plot at each 1, 2, 5 step."""
 
 LEGEND_LIMIT = 8
 """At most this many per-contact / per-body curves get a legend entry."""
@@ -97,7 +104,7 @@ CURSOR_COLOUR = "#e377c2"
 STEM_HUES = 9
 """Colours of the stem series (the ``hues`` of ``pg.intColor``)."""
 
-RANGE_MARGIN = 0.1
+RANGE_MARGIN = 0.2
 """Margin around the data when a value range is widened, as a fraction of the data's span."""
 
 AXIS_WIDTH = 56
@@ -418,8 +425,12 @@ class PlotPanel(QWidget):
         self._follow_y: dict[pg.PlotItem, bool] = {}
         self._samples = 0
         self._dirty = False
+        self._batches = 0
+        self._cycle_batches = 0
+        self._parts = (self._draw_energy, self._draw_contacts, self._draw_stems)
+        self._next_part = 0
         self._redraw_timer = QTimer(self)
-        self._redraw_timer.setInterval(REDRAW_INTERVAL_MS)
+        self._redraw_timer.setInterval(REDRAW_INTERVAL_MS // len(self._parts))
         self._redraw_timer.timeout.connect(self._on_redraw_timer)
         self._axis_width = AXIS_WIDTH
         for plot in self.plots:
@@ -466,6 +477,7 @@ class PlotPanel(QWidget):
         self._trajectory = None
         self._t_end = None
         self._dirty = False
+        self._next_part = 0
         self._forget_ranges()
 
     def set_run(self, trajectory: Trajectory, system: System | None) -> None:
@@ -505,6 +517,7 @@ class PlotPanel(QWidget):
         for event in batch.events:
             self._add_event(event)
         self._dirty = True
+        self._batches += 1
 
     def _add_event(self, event: Event) -> None:
         if event.type not in JUMP_TYPES:
@@ -525,20 +538,36 @@ class PlotPanel(QWidget):
 
     @Slot()
     def _on_redraw_timer(self) -> None:
-        if self._dirty:
-            self.redraw()
-
-    def redraw(self) -> None:
-        """Push the data gathered since the last redraw into the curves and fit the ranges."""
-        self._dirty = False
+        """One part of a redraw per tick; clean after a whole cycle without new batches."""
+        if not self._dirty:
+            return
+        if self._next_part == 0:
+            self._cycle_batches = self._batches
         self._resume_auto_ranged_views()
-        self._draw_energy()
-        for index, (key, series) in enumerate(self._contacts.items()):
-            self._draw_contact(key, index, series)
-        for stems in (self._jumps, self._impulses):
-            stems.draw(self._bounds[stems.plot])
+        self._parts[self._next_part]()
         self._fit_ranges()
         self._fit_axis_width()
+        self._next_part = (self._next_part + 1) % len(self._parts)
+        if self._next_part == 0 and self._batches == self._cycle_batches:
+            self._dirty = False
+
+    def redraw(self) -> None:
+        """Push all the data gathered so far into the curves and fit the ranges, now."""
+        self._dirty = False
+        self._next_part = 0
+        self._resume_auto_ranged_views()
+        for part in self._parts:
+            part()
+        self._fit_ranges()
+        self._fit_axis_width()
+
+    def _draw_contacts(self) -> None:
+        for index, (key, series) in enumerate(self._contacts.items()):
+            self._draw_contact(key, index, series)
+
+    def _draw_stems(self) -> None:
+        for stems in (self._jumps, self._impulses):
+            stems.draw(self._bounds[stems.plot])
 
     def _draw_energy(self) -> None:
         if self._trajectory is None:
@@ -647,10 +676,11 @@ class PlotPanel(QWidget):
                 plot.getAxis("left").setWidth(self._axis_width)
 
     def _time_axis_end(self, start: float, last: float) -> float:
-        """End of the time axis: a round 1, 2, 5 × 10^k s past ``start``, at most the run's end."""
+        """End of the time axis: a round 1, 2, 5 × 10^k s past ``start`` (at least
+        ``TIME_AXIS_MIN_SPAN_S``), at most the run's end."""
         if last <= start:
             return last
-        end = start + nice_ceil(last - start)
+        end = start + max(nice_ceil(last - start), TIME_AXIS_MIN_SPAN_S)
         if self._t_end is not None and last <= self._t_end:
             end = min(end, self._t_end)
         return end

@@ -12,6 +12,7 @@ drawn with a few painter calls: all arrows (``ArrowField``), all trails
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -43,6 +44,11 @@ BOUNDARY_WIDTH = 4.0
 """Line width of boundaries, px."""
 FLASH_DURATION = 0.3
 """How long an impact flash lasts, s (wall clock)."""
+FLASHES_MAX = 8
+"""At most this many flashes are alive at once (the newest); a chain of beads
+colliding everywhere would otherwise draw hundreds of rings every frame."""
+FLASH_SHADES = 16
+"""Fading steps of a flash (pens made once, not per ring and frame)."""
 ARC_SAMPLES_PER_TURN = 180
 
 
@@ -146,6 +152,10 @@ class DiskItem(QGraphicsItem):
         self._centre = QBrush(colour)
         self._outline = _pen(colour, 2.0)
         self._selected_outline = _pen(SELECTION_COLOUR, 3.5)
+        if not spoke:
+            # A bead only moves: Qt re-blits its cached pixels instead of calling
+            # ``paint`` (Python) for every frame. Wheels turn, which would redo the cache.
+            self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def spoke_end(self) -> QPointF:
         """The spoke's rim end in the parent's (scene) coordinates, m."""
@@ -371,6 +381,17 @@ class ArrowField(_PixelOverlay):
         painter.restore()
 
 
+@functools.cache
+def _flash_pens() -> tuple[QPen, ...]:
+    """Pens of a flash ring from new (opaque) to old (nearly transparent)."""
+    pens = []
+    for shade in range(FLASH_SHADES):
+        colour = QColor(FLASH_COLOUR)
+        colour.setAlphaF(1.0 - (shade + 0.5) / FLASH_SHADES)
+        pens.append(_pen(colour, 3.0))
+    return tuple(pens)
+
+
 class FlashField(_PixelOverlay):
     """Impact flashes: circles that expand and fade over ``FLASH_DURATION`` seconds."""
 
@@ -388,6 +409,7 @@ class FlashField(_PixelOverlay):
     def add(self, x: float, y: float) -> None:
         """Start a flash at ``(x, y)`` (m)."""
         self._flashes.append((x, y, time.monotonic()))
+        del self._flashes[:-FLASHES_MAX]
         self._refresh_bounds()
 
     def clear(self) -> None:
@@ -422,11 +444,10 @@ class FlashField(_PixelOverlay):
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(Qt.BrushStyle.NoBrush)
+        pens = _flash_pens()
         for x, y, start in self._flashes:
             age = min(max((now - start) / FLASH_DURATION, 0.0), 1.0)
-            colour = QColor(FLASH_COLOUR)
-            colour.setAlphaF(1.0 - age)
-            painter.setPen(_pen(colour, 3.0))
+            painter.setPen(pens[min(int(age * FLASH_SHADES), FLASH_SHADES - 1)])
             radius = 6.0 + 34.0 * age
             painter.drawEllipse(transform.map(QPointF(x, y)), radius, radius)
         painter.restore()

@@ -23,13 +23,17 @@ from solver.record import Trajectory
 if TYPE_CHECKING:
     from solver.system import System
 
-BATCH_INTERVAL_S = 0.03
-"""How long the worker gathers stepper output before handing it over, s."""
+BATCH_INTERVAL_S = 0.016
+"""How long the worker gathers stepper output before handing it over, s (one display frame)."""
 
 WORK_SLICE_S = 0.004
 """The worker computes for at most this long before it rests, s."""
 REST_S = 0.002
 """How long the worker rests after a work slice, s: the GUI thread then has the GIL to itself."""
+AHEAD_WORK_SLICE_S = 0.002
+"""Work slice while the solver is far ahead of what is on screen (``set_ahead``), s."""
+AHEAD_REST_S = 0.006
+"""Rest after such a slice, s: the GUI thread, which has frames to show, comes first."""
 
 _PAUSE_POLL_S = 0.05
 
@@ -69,7 +73,11 @@ class SimulationWorker(QObject):
     impulse_refused = Signal(str)
     """Why an impulse handed over with ``add_impulse`` was not applied."""
 
-    def __init__(self, stepper: Any, batch_interval: float = BATCH_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        stepper: Any,
+        batch_interval: float = BATCH_INTERVAL_S,
+    ) -> None:
         super().__init__()
         self._stepper = stepper
         self._batch_interval = batch_interval
@@ -79,6 +87,7 @@ class SimulationWorker(QObject):
         self._stop_requested = False
         self._horizon: float | None = None
         self._impulses: list[ImpulseRequest] = []
+        self._duty = (WORK_SLICE_S, REST_S)
 
     def pause(self) -> None:
         """Stop stepping after the current step until ``resume`` or ``step_once``."""
@@ -112,6 +121,14 @@ class SimulationWorker(QObject):
         with self._control:
             self._horizon = t
             self._control.notify_all()
+
+    def set_ahead(self, ahead: bool) -> None:
+        """Compute in the background (short slices, long rests) while ``ahead`` is True.
+
+        Both threads need the GIL; when the solver is far ahead of the
+        playback, every repaint would otherwise wait for its turn on it.
+        """
+        self._duty = (AHEAD_WORK_SLICE_S, AHEAD_REST_S) if ahead else (WORK_SLICE_S, REST_S)
 
     def add_impulse(self, body: str, point: Any, vector: Any) -> None:
         """Hand an impulse to the stepper's ``add_impulse`` before its next step.
@@ -203,8 +220,9 @@ class SimulationWorker(QObject):
                     self.batch_ready.emit(batch)
                     batch = StepOutput()
                     last_handover = now
-                if now - rest_due >= WORK_SLICE_S:
-                    time.sleep(REST_S)
+                work_slice, rest = self._duty
+                if now - rest_due >= work_slice:
+                    time.sleep(rest)
                     rest_due = time.monotonic()
         except SolverError as exc:
             status, message = "failed", str(exc)
@@ -236,6 +254,8 @@ class SimulationRunner(QObject):
     accepts_impulses : bool
         True when the stepper takes impulses during the run (axle carts,
         ``add_impulse``).
+    ahead : bool
+        As last given to ``set_ahead``: the worker computes in the background.
     """
 
     frames_added = Signal(object)
@@ -252,6 +272,7 @@ class SimulationRunner(QObject):
         self.trajectory = Trajectory(self.system)
         self.status = "running"
         self.message = ""
+        self.ahead = False
         self._paused = False
         self._thread: QThread | None = QThread()
         self._thread.setObjectName("simulation")
@@ -320,6 +341,12 @@ class SimulationRunner(QObject):
         """Let the solver compute up to time ``t`` (s) only; ``None`` lifts the limit."""
         if self._worker is not None:
             self._worker.set_horizon(t)
+
+    def set_ahead(self, ahead: bool) -> None:
+        """Tell the worker whether it is far ahead of the screen (it then yields more)."""
+        self.ahead = bool(ahead)
+        if self._worker is not None:
+            self._worker.set_ahead(ahead)
 
     def add_impulse(self, body: str, point: Any, vector: Any) -> bool:
         """Hand an impulse to the running stepper (``CartStepper.add_impulse`` arguments).

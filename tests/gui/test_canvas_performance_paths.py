@@ -12,11 +12,12 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 from impactgui.canvas import LABELLED_BODIES_MAX, TRAIL_POINT_BUDGET, SceneCanvas
 from impactgui.document import SceneDocument
 from impactgui.playback import PlaybackClock
-from impactgui.scene_items import ArrowField, TrailField
+from impactgui.scene_items import FLASHES_MAX, ArrowField, DiskItem, FlashField, TrailField
 from solver.frames import EnergyBudget, Event, Frame, StepOutput
 from solver.record import Trajectory
 from solver.system import System
@@ -154,3 +155,18 @@ def test_the_clock_draws_only_the_newest_frame_due(qtbot) -> None:
     frame, events = shown[-1]
     assert 0.45 <= frame.t < 0.6
     assert [event.t for event in events] == pytest.approx([0.1, 0.2, 0.3, 0.4])
+
+
+def test_only_the_newest_flashes_are_kept(qtbot) -> None:
+    flashes = FlashField()
+    for k in range(3 * FLASHES_MAX):
+        flashes.add(0.01 * k, 0.0)
+    assert len(flashes._flashes) == FLASHES_MAX
+    assert flashes._flashes[0][0] == pytest.approx(0.01 * 2 * FLASHES_MAX)  # the oldest kept
+
+
+def test_beads_are_blitted_from_a_cache_and_wheels_repainted(canvas: SceneCanvas) -> None:
+    bead = canvas.layer.bodies["b0"]
+    assert bead.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
+    wheel = DiskItem(0.1, QColor("#000000"), spoke=True)  # it turns: a cache would be redone
+    assert wheel.cacheMode() == QGraphicsItem.CacheMode.NoCache

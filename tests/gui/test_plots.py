@@ -16,7 +16,14 @@ import pyqtgraph as pg
 import pytest
 
 from impactgui.playback import AS_FAST_AS_POSSIBLE
-from impactgui.plots import ENERGY_TERMS, LEGEND_LIMIT, STEM_HUES, PlotPanel, nice_ceil
+from impactgui.plots import (
+    ENERGY_TERMS,
+    LEGEND_LIMIT,
+    STEM_HUES,
+    TIME_AXIS_MIN_SPAN_S,
+    PlotPanel,
+    nice_ceil,
+)
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
 from solver.record import Trajectory
 from solver.scene import parse_scene
@@ -287,3 +294,37 @@ def test_a_hand_zoom_survives_new_data_until_the_auto_button(panel) -> None:
 )
 def test_the_time_axis_steps_through_round_values(value: float, expected: float) -> None:
     assert nice_ceil(value) == pytest.approx(expected)
+
+
+def test_a_streaming_redraw_is_spread_over_successive_timer_ticks(panel) -> None:
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    events = [Event(0.5, "impact", "wheel", "curb", normal_impulse=2.0)]
+    batch = _synthetic_batch(0, 1500, events)
+    trajectory.append(batch)
+    panel.add_output(batch)
+    kinetic = panel.energy_curves["kinetic"]
+    stems = panel.impulse_plot.listDataItems
+    panel._on_redraw_timer()  # first tick: the energy curves only
+    assert len(kinetic.getOriginalDataset()[0]) == 1500
+    assert panel.contact_curves == {} and stems() == []
+    panel._on_redraw_timer()  # second tick: the contact curves
+    assert set(panel.contact_curves) == {("wheel", "curb")}
+    assert stems() == []
+    panel._on_redraw_timer()  # third tick: the stems
+    assert len(stems()) == 2  # stem lines and tips
+    assert not panel._dirty  # nothing new arrived during the cycle
+
+
+def test_the_time_axis_spans_a_second_from_the_start_or_the_whole_short_run(panel) -> None:
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    batch = _synthetic_batch(0, 3)  # 3 ms of data
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.redraw()
+    assert panel.energy_plot.vb.viewRange()[0] == pytest.approx([0.0, TIME_AXIS_MIN_SPAN_S])
+    panel._t_end = 0.01  # a run of 10 ms: its whole length
+    panel._x_range = None
+    panel.redraw()
+    assert panel.energy_plot.vb.viewRange()[0] == pytest.approx([0.0, 0.01])

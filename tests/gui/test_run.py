@@ -208,3 +208,17 @@ def test_compare_runs_the_cradle_under_two_laws_side_by_side(qtbot, window) -> N
     assert finals["sequential"]["ball3.vx"] == pytest.approx(1.0)
     assert dialog.message.text().startswith("Done: staged finished, sequential finished")
     dialog.close()
+
+
+def test_a_solver_far_ahead_of_the_screen_computes_in_the_background(qtbot, window) -> None:
+    assert window.open_file(scene_path("wheel_curb_e03"))
+    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 100.0))
+    window.doc.undo_stack.setClean()
+    assert window.start_run()  # real-time playback: the solver runs ahead
+    runner = window.runner
+    assert not runner.ahead
+    qtbot.waitUntil(lambda: runner.ahead, timeout=10000)
+    assert window.clock.end_time() - window.clock.time > 1.0
+    window.playback_bar.set_speed(AS_FAST_AS_POSSIBLE)  # the screen follows the solver
+    qtbot.waitUntil(lambda: not runner.ahead, timeout=5000)
+    window.reset_run()
