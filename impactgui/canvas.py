@@ -580,22 +580,36 @@ class SceneCanvas(QWidget):
         return self.body_centre(body)
 
     def _safe_handles(self, boundary: Mapping[str, Any]) -> list[tuple[str, int | None, Point]]:
+        """The boundary's handles, or none when a position is not a pair of finite numbers."""
         try:
-            return self.boundary_handles(boundary)
-        except (KeyError, TypeError, ValueError):
+            handles = [
+                (field, index, (float(p[0]), float(p[1])))
+                for field, index, p in self.boundary_handles(boundary)
+            ]
+        except (KeyError, TypeError, ValueError, IndexError):
             return []
+        if not all(math.isfinite(x) and math.isfinite(y) for _, _, (x, y) in handles):
+            return []
+        return handles
 
     def _drawable(self, body: Mapping[str, Any]) -> bool:
+        """True when the body has a finite centre and a finite positive extent (m)."""
         try:
-            self.body_centre(body)
-            self.body_extent(body)
+            cx, cy = self.body_centre(body)
+            extent = self.body_extent(body)
         except (KeyError, TypeError, ValueError, IndexError):
             return False
-        return True
+        return math.isfinite(cx) and math.isfinite(cy) and 0.0 < extent < math.inf
 
     def _velocity_head(self, body: Mapping[str, Any]) -> Point:
+        """Head of the body's velocity arrow (m); its centre when the velocity is unreadable."""
         cx, cy = self.body_centre(body)
-        vx, vy = self.body_velocity(body)
+        try:
+            vx, vy = self.body_velocity(body)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return (cx, cy)
+        if not (math.isfinite(vx) and math.isfinite(vy)):
+            return (cx, cy)
         return (cx + VELOCITY_SCALE * vx, cy + VELOCITY_SCALE * vy)
 
     # ------------------------------------------------------ editing drawing
@@ -674,7 +688,7 @@ class SceneCanvas(QWidget):
                 self.set_tool("select")
 
     def fit_view(self) -> None:
-        """Zoom to show the whole scene with a margin."""
+        """Zoom to show the whole scene with a margin (unreadable or non-finite parts left out)."""
         xs: list[float] = []
         ys: list[float] = []
         data = self.document.data
@@ -691,10 +705,16 @@ class SceneCanvas(QWidget):
                 xs += [cx - r, cx + r]
                 ys += [cy - r, cy + r]
         for spring in data.get("springs", []):
-            if "anchor" in spring:
-                xs.append(spring["anchor"][0])
-                ys.append(spring["anchor"][1])
-        if not xs:
+            try:
+                x, y = float(spring["anchor"][0]), float(spring["anchor"][1])
+            except (KeyError, TypeError, ValueError, IndexError):
+                continue
+            xs.append(x)
+            ys.append(y)
+        finite = [(x, y) for x, y in zip(xs, ys, strict=True) if math.isfinite(x + y)]
+        if finite:
+            xs, ys = [x for x, _ in finite], [y for _, y in finite]
+        else:
             xs, ys = [-0.5, 1.5], [-0.5, 1.0]
         self.view.setRange(
             xRange=(min(xs), max(xs) + 1e-3), yRange=(min(ys), max(ys) + 1e-3), padding=0.12

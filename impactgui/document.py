@@ -12,6 +12,7 @@ wholesale by ``new`` / ``load`` / ``set_data`` / ``restore``. Validation is the 
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,6 +46,48 @@ def scene_problems(data: Mapping[str, Any]) -> list[str]:
     except SceneError as error:
         return list(error.problems)
     return []
+
+
+OBJECT_SECTIONS = ("contact", "solver")
+"""Scene keys that hold one object."""
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a problem message quotes it: JSON, cut short."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def structure_problems(data: Any) -> list[str]:
+    """The problems of ``data``'s shape that no view can draw around.
+
+    The scene must be an object, each of ``COLLECTIONS`` (when present) a
+    list of objects and each of ``OBJECT_SECTIONS`` an object. Wrong values
+    inside the objects are not this function's business: the document
+    holds such a scene and ``problems()`` lists them.
+    """
+    if not isinstance(data, Mapping):
+        return [f"(scene): must be a JSON object, got {_shown(data)}"]
+    problems = []
+    for key in COLLECTIONS:
+        if key not in data:
+            continue
+        items = data[key]
+        if not isinstance(items, list):
+            problems.append(f"{key}: must be a list, got {_shown(items)}")
+            continue
+        problems += [
+            f"{key}[{index}]: must be an object, got {_shown(item)}"
+            for index, item in enumerate(items)
+            if not isinstance(item, Mapping)
+        ]
+    for key in OBJECT_SECTIONS:
+        if key in data and not isinstance(data[key], Mapping):
+            problems.append(f"{key}: must be an object, got {_shown(data[key])}")
+    return problems
 
 
 class SceneDocument(QObject):
@@ -169,7 +212,14 @@ class SceneDocument(QObject):
         A valid ``data`` is stored with every default filled in (as it would
         be saved); an invalid one is kept as given, and ``problems()`` says
         what is wrong with it.
+
+        Raises
+        ------
+        SceneError
+            When ``data`` is not shaped like a scene (``structure_problems``);
+            the document is left as it was.
         """
+        _check_structure(data)
         try:
             installed = scene_to_dict(parse_scene(copy.deepcopy(dict(data))))
         except SceneError:
@@ -184,7 +234,14 @@ class SceneDocument(QObject):
         the file the scene came from, so Save writes it back there. The
         document stays dirty until it is saved, even when every later edit is
         undone; there is no undo history before the restore.
+
+        Raises
+        ------
+        SceneError
+            When ``data`` is not shaped like a scene (``structure_problems``);
+            the document is left as it was.
         """
+        _check_structure(data)
         self._reset(copy.deepcopy(dict(data)), Path(path) if path is not None else None)
         self.undo_stack.resetClean()
 
@@ -274,3 +331,9 @@ def problem_path(problem: str) -> tuple[str, str]:
     if match is None:
         return "", problem
     return match["path"], match["message"]
+
+
+def _check_structure(data: Any) -> None:
+    problems = structure_problems(data)
+    if problems:
+        raise SceneError(problems)

@@ -542,13 +542,24 @@ class MainWindow(QMainWindow):
         """Open a recovered scene, unsaved, under its original file; False when cancelled.
 
         An invalid scene opens as it was, its problems listed in the property
-        panel. The crashed session's files are deleted once this window's
-        own autosave holds the scene.
+        panel; one not even shaped like a scene (a body that is not an
+        object, say) is refused with the reason, and its file is kept. The
+        crashed session's files are deleted once this window's own autosave
+        holds the scene.
         """
         if not self.maybe_discard_changes():
             return False
         self.reset_run()
-        self.doc.restore(recovered.data, recovered.original_path)
+        try:
+            self.doc.restore(recovered.data, recovered.original_path)
+        except SceneError as error:
+            # kept on disk: the user may mend the file by hand and restore it then
+            self.warn(
+                "Cannot restore",
+                f"The autosaved scene {recovered.scene_file} is damaged:",
+                error.problems,
+            )
+            return False
         if self._session is None or self.autosave():
             recovered.discard()
         where = recovered.original_path.name if recovered.original_path else "an unsaved scene"

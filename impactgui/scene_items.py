@@ -113,6 +113,15 @@ def distance_to_polyline(p: Sequence[float], points: np.ndarray) -> float:
     return float(np.min(np.hypot(*(nearest - np.asarray(p)).T)))
 
 
+def _finite_point(value: Any) -> tuple[float, float] | None:
+    """``value`` as a point ``(x, y)`` (m), or None when it is not a pair of finite numbers."""
+    try:
+        x, y = (float(c) for c in value)
+    except (TypeError, ValueError):
+        return None
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+
+
 def zigzag(p0: Sequence[float], p1: Sequence[float], width: float, coils: int = 8) -> np.ndarray:
     """Points of a zig-zag spring from ``p0`` to ``p1`` (m), ``width`` across (m)."""
     p0, p1 = np.asarray(p0, dtype=float), np.asarray(p1, dtype=float)
@@ -561,11 +570,10 @@ class SceneLayer:
             curve = pg.PlotCurveItem(pen=_pen(SELECTION_COLOUR if selected else SPRING_COLOUR, 2.0))
             self._add(curve, 5)
             self.springs.append(curve)
-            anchor = spring.get("anchor")
-            self._spring_ends.append(
-                (spring.get("a", ""), spring.get("b"), tuple(anchor) if anchor else None)
-            )
-        anchors = [s["anchor"] for s in data.get("springs", []) if "anchor" in s]
+            ends = (spring.get("a", ""), spring.get("b"))
+            a, b = (end if end is None or isinstance(end, str) else "" for end in ends)
+            self._spring_ends.append((a or "", b, _finite_point(spring.get("anchor"))))
+        anchors = [end[2] for end in self._spring_ends if end[2] is not None]
         if anchors:
             pins = pg.ScatterPlotItem(
                 pos=np.array(anchors, dtype=float).reshape(-1, 2),
@@ -620,6 +628,11 @@ class SceneLayer:
                 item.setRotation(math.degrees(body.get("angle", 0.0)))
                 self._radii[body_id] = float(body["radius"])
         except (KeyError, TypeError, ValueError):
+            return
+        extent = self._radii[body_id]
+        centre = (item.pos().x(), item.pos().y())
+        if not (0.0 < extent < math.inf and all(map(math.isfinite, centre))):
+            del self._radii[body_id]  # nothing sensible to draw: the panel lists the problem
             return
         item.set_selected(selected)
         self._add(item, 10)

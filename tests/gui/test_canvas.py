@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -323,3 +324,28 @@ def test_export_png_writes_the_picture(
     assert image.width() == 800
     colours = {image.pixel(x, y) for x in range(0, 800, 9) for y in range(0, 600, 9)}
     assert len(colours) > 10
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d["bodies"][0].__setitem__("velocity", "fast"),
+        lambda d: d["bodies"][0].__setitem__("radius", -1e308),
+        lambda d: d["boundaries"][0].__setitem__("a", [float("nan"), 0.0]),
+        lambda d: d["boundaries"].append(
+            {"id": "p", "type": "polyline", "points": [[0, "a"], [1, 1]]}
+        ),
+        lambda d: d["springs"].append({"a": "ball", "anchor": ["x", None], "stiffness": 1}),
+    ],
+)
+def test_unreadable_values_are_drawn_around_and_the_view_still_fits(
+    qtbot, canvas: SceneCanvas, doc: SceneDocument, edit
+) -> None:
+    data = json.loads((SCENES_DIR / "bouncing_ball.json").read_text())
+    edit(data)
+    doc.restore(data)  # as a recovered scene: kept exactly, its problems listed
+    assert doc.problems()
+    canvas.fit_view()
+    (x0, x1), (y0, y1) = canvas.view.viewRange()
+    assert all(math.isfinite(v) for v in (x0, x1, y0, y1))
+    canvas.clear_animation()  # redraws the editable scene

@@ -17,8 +17,9 @@ from impactgui.commands import (
     SetInitialVelocity,
     SetProperty,
 )
-from impactgui.document import SceneDocument
+from impactgui.document import SceneDocument, structure_problems
 from solver.scene import SceneError
+from tests.gui.conftest import scene_path
 
 WHEEL = {
     "id": "wheel1",
@@ -201,3 +202,33 @@ def test_saving_an_invalid_scene_writes_nothing(doc: SceneDocument, tmp_path: Pa
         doc.save(target)
     assert not target.exists()
     assert doc.is_dirty
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda d: d["bodies"].append(1), "bodies[1]: must be an object, got 1"),
+        (lambda d: d["boundaries"].append([0, 1]), "boundaries[1]: must be an object, got [0, 1]"),
+        (lambda d: d["springs"].append(None), "springs[0]: must be an object, got null"),
+        (lambda d: d.__setitem__("bodies", {"a": 1}), 'bodies: must be a list, got {"a": 1}'),
+        (lambda d: d.__setitem__("solver", 5), "solver: must be an object, got 5"),
+    ],
+)
+def test_data_not_shaped_like_a_scene_is_refused_and_the_document_kept(
+    doc: SceneDocument, edit, problem: str
+) -> None:
+    data = json.loads(scene_path("bouncing_ball").read_text())
+    doc.set_data(data)
+    kept = copy.deepcopy(doc.data)
+    damaged = copy.deepcopy(data)
+    edit(damaged)
+    assert structure_problems(damaged) == [problem]
+    for install in (doc.set_data, doc.restore):
+        with pytest.raises(SceneError) as raised:
+            install(damaged)
+        assert raised.value.problems == [problem]
+        assert doc.data == kept
+    assert structure_problems(data) == []
+    (whole,) = structure_problems([data])  # the value is quoted, cut short
+    assert whole.startswith('(scene): must be a JSON object, got [{"format": ')
+    assert whole.endswith("...") and len(whole) < 100

@@ -355,3 +355,26 @@ def test_the_recovery_dialog_names_the_scene_and_maps_its_buttons(
     QTimer.singleShot(0, click)
     assert win._ask_restore(recovered) == answer
     assert "Lost ball" in seen[0] and str(scene_file) in seen[0]
+
+
+def test_a_damaged_autosave_is_refused_with_the_reason_and_kept(
+    qtbot, make_window, recovery_dir: Path, scene_file: Path
+) -> None:
+    crashed = make_window()
+    assert crashed.open_file(scene_file)
+    _edited(qtbot, crashed, recovery_dir)
+    crashed.shutdown()
+    (raw,) = _recovery_files(recovery_dir)
+    damaged = json.loads(raw.read_text())
+    damaged["bodies"].append(7)  # a hand edit of the autosave: a body that is not an object
+    raw.write_text(json.dumps(damaged))
+
+    win = make_window()
+    before = copy.deepcopy(win.doc.data)
+    win.confirm_restore = RestorePrompt(RecoveryAnswer.RESTORE)
+    assert not win.offer_recovery()
+    assert win.doc.data == before  # the window's scene is untouched
+    assert "bodies[1]: must be an object, got 7" in win.statusBar().currentMessage()
+    assert _recovery_files(recovery_dir) == [raw]  # kept, to be mended by hand
+    for box in win.findChildren(QMessageBox):
+        box.close()
