@@ -768,6 +768,11 @@ class SceneCanvas(QWidget):
 
     def clear_animation(self) -> None:
         """Leave the animation: back to the editable scene of the document."""
+        self._leave_animation()
+        self._redraw()
+
+    def _leave_animation(self) -> None:
+        """Forget the run's drawing state (the layer is left for the caller to rebuild)."""
         self._animating = False
         self._system = None
         self._layout = _FrameLayout.empty()
@@ -781,7 +786,6 @@ class SceneCanvas(QWidget):
         self.legend.hide()
         for item in (self._velocity_arrows, self._velocity_handles, self._impulse_arrows):
             item.show()
-        self._redraw()
 
     @property
     def animating(self) -> bool:
@@ -789,12 +793,12 @@ class SceneCanvas(QWidget):
         return self._animating
 
     def _start_animation(self, system: Any) -> None:
-        self.clear_animation()
+        self._leave_animation()  # the layer is built once, below, for the run
         self._tool.cancel()
         self._animating = True
         self._system = system
         data = scene_to_dict(system.scene)
-        self.layer.build(data)
+        self.layer.build(data, labels=len(data["bodies"]) <= LABELLED_BODIES_MAX)
         for item in (
             self._velocity_arrows,
             self._velocity_handles,

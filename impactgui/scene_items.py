@@ -558,13 +558,23 @@ class SceneLayer:
         self._view.addItem(item)
         self._items.append(item)
 
-    def build(self, data: Mapping[str, Any], selection: tuple[str, int] | None = None) -> None:
-        """Draw ``data`` from scratch (after an edit), highlighting ``selection``."""
+    def build(
+        self,
+        data: Mapping[str, Any],
+        selection: tuple[str, int] | None = None,
+        labels: bool = True,
+    ) -> None:
+        """Draw ``data`` from scratch (after an edit), highlighting ``selection``.
+
+        ``labels=False`` draws the bodies without their id labels (a crowded
+        animation: a label costs more to make than its body).
+        """
         self.clear()
         for index, boundary in enumerate(data.get("boundaries", [])):
             self._build_boundary(boundary, selection == ("boundaries", index))
         for index, body in enumerate(data.get("bodies", [])):
-            self._build_body(body, selection == ("bodies", index))
+            self._build_body(body, selection == ("bodies", index), labels)
+        self._labels_visible = labels
         for index, spring in enumerate(data.get("springs", [])):
             selected = selection == ("springs", index)
             curve = pg.PlotCurveItem(pen=_pen(SELECTION_COLOUR if selected else SPRING_COLOUR, 2.0))
@@ -601,7 +611,7 @@ class SceneLayer:
         label.setPos(float(middle[0]), float(middle[1]))
         self._add(label, 3)
 
-    def _build_body(self, body: Mapping[str, Any], selected: bool) -> None:
+    def _build_body(self, body: Mapping[str, Any], selected: bool, labelled: bool = True) -> None:
         body_id = str(body.get("id", ""))
         kind = body.get("type")
         try:
@@ -637,10 +647,11 @@ class SceneLayer:
         item.set_selected(selected)
         self._add(item, 10)
         self.bodies[body_id] = item
-        label = pg.TextItem(body_id, color=QColor("#263238"), anchor=(0.5, 1.0))
-        self._add(label, 11)
-        self._labels[body_id] = label
-        self.place(body_id, item.pos().x(), item.pos().y())
+        if labelled:
+            label = pg.TextItem(body_id, color=QColor("#263238"), anchor=(0.5, 1.0))
+            self._add(label, 11)
+            self._labels[body_id] = label
+            self.place(body_id, item.pos().x(), item.pos().y())
 
     def place(self, body_id: str, x: float, y: float, angle: float | None = None) -> None:
         """Move a body's drawing to ``(x, y)`` (m), turned to ``angle`` (rad).
@@ -652,7 +663,7 @@ class SceneLayer:
         item.setPos(x, y)
         if angle is not None:
             item.setRotation(math.degrees(angle))
-        if not self._labels_visible:
+        if not self._labels_visible or body_id not in self._labels:
             return
         top = y + self._radii[body_id]
         if isinstance(item, CartItem):
