@@ -121,3 +121,30 @@ def test_a_real_run_holds_the_collector_until_its_thread_ends(qtbot) -> None:
     runner.stop()
     assert gui_thread_collector().holders == before
     assert gc.isenabled()
+
+
+def test_survivors_are_frozen_during_a_run_and_collected_at_the_next_start(qtbot) -> None:
+    collector = GuiThreadCollector()
+    collector.hold()
+    try:
+        assert gc.get_freeze_count() == 0
+        _Cycle.freed_in.clear()
+        kept = _Cycle()
+        threshold0, threshold1, _ = gc.get_threshold()
+        survivors = []
+        # threshold1 + 1 young collections make one of generation 1 due at the next check
+        for _ in range(threshold1 + 2):
+            survivors.append([[k] for k in range(threshold0 + 1)])
+            collector.collect_due()
+        assert gc.get_freeze_count() > 0  # the survivors left the collector's sight
+        del survivors, kept  # the cycle is garbage now, but frozen: it waits
+        collector.collect_due()
+        assert _Cycle.freed_in == []
+    finally:
+        collector.release()
+    gc.collect()
+    assert _Cycle.freed_in == []  # frozen objects are not collected after the run either
+    collector.hold()  # the next run starts: everything is unfrozen and collected once
+    collector.release()
+    assert gc.get_freeze_count() == 0
+    assert _Cycle.freed_in == [threading.main_thread().name]
