@@ -76,12 +76,15 @@ class EventTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.events: list[Event] = []
         self._rates: dict[str, tuple[slice, tuple[str, ...]]] = {}
+        self._texts: dict[tuple[int, int], str] = {}
+        """Cell texts already formatted (events never change): repaints only look them up."""
 
     def set_system(self, system: System | None) -> None:
         """Forget every row; ``system`` says which velocities belong to which body."""
         self.beginResetModel()
         self.events = []
         self._rates = {}
+        self._texts = {}
         if system is not None:
             start = 0
             for body_id, _coords, rates in system.dof_labels:
@@ -120,7 +123,11 @@ class EventTableModel(QAbstractTableModel):
             return None
         event = self.events[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._cell(event, index.column())
+            key = (index.row(), index.column())
+            text = self._texts.get(key)
+            if text is None:
+                text = self._texts[key] = self._cell(event, index.column())
+            return text
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() in (3, 4):
                 v = event.v_minus if index.column() == 3 else event.v_plus

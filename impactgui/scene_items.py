@@ -161,6 +161,8 @@ class DiskItem(QGraphicsItem):
         self._centre = QBrush(colour)
         self._outline = _pen(colour, 2.0)
         self._selected_outline = _pen(SELECTION_COLOUR, 3.5)
+        r = self.radius * 1.05
+        self._bounds = QRectF(-r, -r, 2 * r, 2 * r)
         if not spoke:
             # A bead only moves: Qt re-blits its cached pixels instead of calling
             # ``paint`` (Python) for every frame. Wheels turn, which would redo the cache.
@@ -177,9 +179,8 @@ class DiskItem(QGraphicsItem):
             self.update()
 
     def boundingRect(self) -> QRectF:
-        """Local bounds: the disk."""
-        r = self.radius * 1.05
-        return QRectF(-r, -r, 2 * r, 2 * r)
+        """Local bounds: the disk (made once: Qt asks several times per frame)."""
+        return self._bounds
 
     def paint(
         self,
