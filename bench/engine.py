@@ -1,9 +1,17 @@
-"""Engine benchmark: cost of every bundled scene, and accuracy against cost on paper 004.
+"""Engine benchmark: targets, cost of every bundled scene, accuracy against cost on paper 004.
 
-Run with ``python bench/engine.py``. Prints two tables and asserts nothing
+Run with ``python bench/engine.py``. Prints three tables and asserts nothing
 (DESIGN.md: benchmarks print ratios against a baseline measured in the same
 run, never timed assertions).
 
+0. Targets: median wall time of the stepping (stepper built beforehand, the
+   frames appended to a Trajectory) against a fixed budget, as a ratio
+   (below 1 meets it): the bouncing ball run to rest — just past its Zeno
+   accumulation time ``t∞ = t₀(1 + e)/(1 − e)``, ``t₀ = √(2h/g)`` — at the
+   scene's ``dt_out``, 10 ms; the paper-004 wheel against the curb, 1 s
+   simulated, 0.5 s; a touching chain of 1000 beads struck at one end
+   (``bench/event_driven_profile.py``), 1 s simulated with the
+   ``sequential`` and the ``staged`` law, 1 s each.
 1. Every scene in ``resources/scenes`` with its own solver settings: wall
    time per simulated second (up to the end or the failure), number of
    events and events per simulated second, and the wall time as a
@@ -25,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from event_driven_profile import chain_scene
 
 from solver.record import Trajectory
 from solver.scene import Scene, load_scene
@@ -40,6 +49,12 @@ ACCURACY_DT_OUT = 0.01
 """Output spacing (s) of the accuracy runs: sparse, so the table times the stepping."""
 TIME_LIMIT = 120.0
 """Wall time (s) above which a time-stepping run of the accuracy table is skipped."""
+TARGET_REPEATS = 7
+"""Runs per target; the median wall time is compared with the target."""
+REST_MARGIN = 1e-3
+"""Simulated time (s) past the Zeno accumulation time in the bouncing-ball target."""
+CHAIN_BEADS = 1000
+"""Beads in the touching chain of the targets."""
 
 
 def run_to_end(stepper) -> tuple[Trajectory, float]:
@@ -51,6 +66,53 @@ def run_to_end(stepper) -> tuple[Trajectory, float]:
     elapsed = time.perf_counter() - start
     trajectory.status, trajectory.message = stepper.status, stepper.message
     return trajectory, elapsed
+
+
+def rest_time(scene: Scene) -> float:
+    """End (s) of the bouncing-ball target: ``REST_MARGIN`` past the Zeno accumulation time.
+
+    ``t∞ = t₀(1 + e)/(1 − e)`` with ``t₀ = √(2h/g)``: ``h`` is the drop
+    height of the ball's centre above its resting height on the
+    (horizontal) ground, ``e`` the restitution, ``g`` the magnitude of
+    gravity.
+    """
+    (ball,) = scene.bodies
+    (ground,) = scene.boundaries
+    h = ball.position[1] - ball.radius - ground.a[1]
+    g = math.hypot(*scene.gravity)
+    e = scene.contact.restitution
+    return math.sqrt(2.0 * h / g) * (1.0 + e) / (1.0 - e) + REST_MARGIN
+
+
+def median_wall(scene: Scene, t_end: float, repeats: int) -> float:
+    """Median wall time (s) of ``repeats`` event-driven runs of ``scene`` to ``t_end`` (s)."""
+    walls = [run_to_end(make_stepper(scene, t_end=t_end))[1] for _ in range(repeats)]
+    return float(np.median(walls))
+
+
+def targets() -> None:
+    """Table 0: each target's median wall time and its ratio to the time allowed."""
+    ball = load_scene(SCENES / BASELINE_SCENE)
+    wheel = load_scene(SCENES / ACCURACY_SCENE)
+    chain = {law: chain_scene(CHAIN_BEADS, law) for law in ("sequential", "staged")}
+    cases = [
+        # (what, scene, simulated time in s, wall time allowed in s)
+        (f"bouncing ball to rest, dt_out = {ball.solver.dt_out:g} s", ball, rest_time(ball), 0.01),
+        ("paper-004 wheel against the curb", wheel, 1.0, 0.5),
+        (f"{CHAIN_BEADS}-bead chain struck at one end, sequential", chain["sequential"], 1.0, 1.0),
+        (f"{CHAIN_BEADS}-bead chain struck at one end, staged", chain["staged"], 1.0, 1.0),
+    ]
+    print(f"Targets: median wall time of {TARGET_REPEATS} runs (stepping, frames recorded)")
+    header = f"{'case':52} {'sim/s':>7} {'wall/ms':>9} {'target/ms':>9} {'x target':>8}"
+    print(header)
+    print("-" * len(header))
+    for label, scene, simulated, allowed in cases:
+        wall = median_wall(scene, simulated, TARGET_REPEATS)
+        print(
+            f"{label:52} {simulated:7.4f} {wall * 1e3:9.2f} {allowed * 1e3:9.0f} "
+            f"{wall / allowed:8.2f}"
+        )
+    print()
 
 
 def scene_costs() -> None:
@@ -123,8 +185,9 @@ def accuracy_against_cost() -> None:
 
 
 def main() -> int:
-    """Print both tables."""
+    """Print the three tables."""
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}")
+    targets()
     scene_costs()
     accuracy_against_cost()
     return 0

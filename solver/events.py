@@ -7,8 +7,10 @@ applied force is constant (gravity only) and every active contact is a disk
 on a straight segment (constant ``G``, ``H``, no curvature terms), the contact
 forces are constant and the phase is an exact parabola instead, its gaps to
 segments and to disks with the same acceleration closing at the roots of
-quadratics computed in closed form, its output frames built in one
-vectorised pass. Bead scenes with springs or forcing are linear
+quadratics computed in closed form, its output frames — the active contacts'
+states included (:func:`solver.geometry.disk_segment_contacts`), one object
+shared by equal rows — and its event functions built in one vectorised pass.
+Bead scenes with springs or forcing are linear
 (:func:`solver.linear_flow.linear_bead_model`); while every active contact
 has a constant ``G`` (its normal along the rail: two beads on one rail, a
 bead against a vertical wall) a phase is the exact motion of a
@@ -53,7 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse
@@ -72,6 +74,7 @@ from solver.geometry import (
     bounding_box,
     disk_contact_from_nearest,
     disk_disk_contact,
+    disk_segment_contacts,
 )
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
 from solver.linear_flow import LinearBeadModel, LinearFlow, LinearPhase, linear_bead_model
@@ -106,6 +109,7 @@ SUBPOINTS_LINEAR = 2
 """Sub-points per closed-form linear piece; a piece lasts ``SUBPOINTS_LINEAR / max_rate``."""
 WORK_NODES = 24
 """Gauss–Legendre nodes integrating damping and input power over a closed-form piece."""
+_T = TypeVar("_T")
 _GAUSS_LEGENDRE = {n: np.polynomial.legendre.leggauss(n) for n in range(6, WORK_NODES + 1)}
 
 
@@ -220,21 +224,18 @@ class _Kinematics:
     def evaluate(self, pair: _Pair, q: np.ndarray, v: np.ndarray) -> Contact:
         """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed."""
         system = self.system
-        c = system.centres(q)
-        cd = system.centre_velocities(v)
-        om = system.angular_velocities(v)
         i, j = pair.i, pair.j
+        ci, cdi, omi = system.disk_motion(q, v, i)
         inside = True
         if j < 0:
-            near = pair.feature.nearest(c[i])
+            near = pair.feature.nearest(ci)
             if near is None:
                 inside = False
-                near = _continued_nearest(pair.feature, c[i])
-            dc = disk_contact_from_nearest(near, cd[i], self.radii[i], om[i])
+                near = _continued_nearest(pair.feature, ci)
+            dc = disk_contact_from_nearest(near, cdi, self.radii[i], omi)
         else:
-            found = disk_disk_contact(
-                c[i], cd[i], self.radii[i], om[i], c[j], cd[j], self.radii[j], om[j]
-            )
+            cj, cdj, omj = system.disk_motion(q, v, j)
+            found = disk_disk_contact(ci, cdi, self.radii[i], omi, cj, cdj, self.radii[j], omj)
             if found is None:
                 raise SolverError(f"the centres of {pair.body!r} and {pair.other!r} coincide")
             dc = found
@@ -271,12 +272,17 @@ class _GapSet:
             [n for n, p in enumerate(pairs) if isinstance(p.feature, Vertex)], dtype=int
         )
         self.arc_rows = [n for n, p in enumerate(pairs) if isinstance(p.feature, Arc)]
+        self._never = np.full(len(pairs), np.inf)
+        self.seg_disks = self.first[self.segment_rows]
+        self.seg_radii = kin.radii[self.seg_disks]
+        self.vertex_disks = self.first[self.vertex_rows]
+        self.vertex_radii = kin.radii[self.vertex_disks]
         ends = np.array(
             [(*pairs[n].feature.a, *pairs[n].feature.b) for n in self.segment_rows], dtype=float
         ).reshape(-1, 4)
         self.seg_a = ends[:, :2]
         self.seg_e = ends[:, 2:] - ends[:, :2]
-        self.seg_len2 = np.sum(self.seg_e * self.seg_e, axis=1)
+        self.seg_len2 = _row_dots(self.seg_e, self.seg_e)
         self.vertex_p = np.array(
             [pairs[n].feature.p for n in self.vertex_rows], dtype=float
         ).reshape(-1, 2)
@@ -313,71 +319,84 @@ class _GapSet:
             reach during the flight: their closing must be searched on samples.
         """
         system = self.kin.system
-        radii = self.kin.radii
         c = system.centres(q)
         cd = system.centre_velocities(v)
         ca = system.centre_velocities(a)
         T = duration
-        tau = np.full(len(self.pairs), np.inf)
+        tau = self._never.copy()
         unresolved = np.zeros(len(self.pairs), dtype=bool)
+        doubtful = []  # the kinds of pair with unresolved rows, by their gap functions
         if len(self.disk_rows):
             d, dv = c[self.I] - c[self.J], cd[self.I] - cd[self.J]
-            uniform = np.all(ca[self.I] == ca[self.J], axis=1)
+            uniform = (ca[self.I] == ca[self.J]).all(axis=1)
             rows = self.disk_rows[uniform]
             d, dv, rsum = d[uniform], dv[uniform], self.rsum[uniform]
             tol = (rsum - GAP_EVENT_TOL) ** 2 - rsum * rsum
             tau[rows] = _first_closing(
-                np.sum(d * d, axis=1) - rsum * rsum,
-                2.0 * np.sum(d * dv, axis=1),
-                np.sum(dv * dv, axis=1),
+                _row_dots(d, d) - rsum * rsum,
+                2.0 * _row_dots(d, dv),
+                _row_dots(dv, dv),
                 T,
                 tol,
             )
-            unresolved[self.disk_rows[~uniform]] = True
+            if not uniform.all():
+                unresolved[self.disk_rows[~uniform]] = True
+                doubtful.append(self._disk_values)
         if len(self.segment_rows):
-            k = self.first[self.segment_rows]
+            k = self.seg_disks
             nrm = self.seg_normal
-            w = c[k] - self.seg_a
-            side = np.sign(np.sum(w * nrm, axis=1))
+            w, wd, wa = c[k] - self.seg_a, cd[k], ca[k]
+            height = _row_dots(w, nrm)
+            side = np.sign(height)
             h = _first_closing(
-                side * np.sum(w * nrm, axis=1) - radii[k],
-                side * np.sum(cd[k] * nrm, axis=1),
-                0.5 * side * np.sum(ca[k] * nrm, axis=1),
+                side * height - self.seg_radii,
+                side * _row_dots(wd, nrm),
+                0.5 * side * _row_dots(wa, nrm),
                 T,
-                np.full(len(k), -GAP_EVENT_TOL),
+                -GAP_EVENT_TOL,
             )
             hit = np.isfinite(h)
-            if np.any(hit):
+            if hit.any():
                 th = np.where(hit, h, 0.0)[:, None]
-                at = w + th * (cd[k] + 0.5 * th * ca[k])
-                s = np.sum(at * self.seg_e, axis=1) / self.seg_len2
+                at = w + th * (wd + 0.5 * th * wa)
+                s = _row_dots(at, self.seg_e) / self.seg_len2
                 h = np.where((s > 0.0) & (s < 1.0), h, np.inf)
             tau[self.segment_rows] = h
-            unresolved[self.segment_rows[side == 0.0]] = True
+            on_line = side == 0.0
+            if on_line.any():
+                unresolved[self.segment_rows[on_line]] = True
+                doubtful.append(self._segment_values)
         if len(self.vertex_rows):
-            k = self.first[self.vertex_rows]
-            still = np.all(ca[k] == 0.0, axis=1)
-            w = c[k] - self.vertex_p
-            r = radii[k]
-            tau[self.vertex_rows] = np.where(
-                still,
-                _first_closing(
-                    np.sum(w * w, axis=1) - r * r,
-                    2.0 * np.sum(w * cd[k], axis=1),
-                    np.sum(cd[k] * cd[k], axis=1),
-                    T,
-                    (r - GAP_EVENT_TOL) ** 2 - r * r,
-                ),
-                np.inf,
-            )
-            unresolved[self.vertex_rows[~still]] = True
-        unresolved[self.arc_rows] = True
-        if np.any(unresolved):
+            k = self.vertex_disks
+            still = (ca[k] == 0.0).all(axis=1)
+            if still.any():
+                w = c[k] - self.vertex_p
+                r = self.vertex_radii
+                tau[self.vertex_rows] = np.where(
+                    still,
+                    _first_closing(
+                        _row_dots(w, w) - r * r,
+                        2.0 * _row_dots(w, cd[k]),
+                        _row_dots(cd[k], cd[k]),
+                        T,
+                        (r - GAP_EVENT_TOL) ** 2 - r * r,
+                    ),
+                    np.inf,
+                )
+            if not still.all():
+                unresolved[self.vertex_rows[~still]] = True
+                doubtful.append(self._vertex_values)
+        if self.arc_rows:
+            unresolved[self.arc_rows] = True
+            doubtful.append(self._arc_values)
+        if doubtful:
             # within reach: the gap can shrink at most by both disks' travel
             speed = np.hypot(cd[:, 0], cd[:, 1])
             accel = np.hypot(ca[:, 0], ca[:, 1])
             travel = np.append(speed * T + 0.5 * accel * T * T, 0.0)
-            g, _ = self.values(q, v)
+            g = self._never.copy()  # the other kinds are resolved
+            for fill in doubtful:
+                fill(c, None, g, None)
             reach = travel[self.first] + travel[self.second]
             unresolved &= ~(g - reach > GAP_TOL)
         return tau, unresolved
@@ -385,62 +404,110 @@ class _GapSet:
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""
         system = self.kin.system
-        c = system.centres(q)
-        cd = system.centre_velocities(v)
+        g, u_n = np.empty(len(self.pairs)), np.empty(len(self.pairs))
+        c, cd = system.centres(q), system.centre_velocities(v)
+        for fill in (self._disk_values, self._segment_values, self._vertex_values):
+            fill(c, cd, g, u_n)
+        self._arc_values(c, cd, g, u_n)
+        return g, u_n
+
+    def gaps(self, q: np.ndarray) -> np.ndarray:
+        """``g`` per pair (m), as :meth:`values` without the speeds."""
         g = np.empty(len(self.pairs))
-        u_n = np.empty(len(self.pairs))
-        if len(self.disk_rows):
-            d = c[self.I] - c[self.J]
-            dist = np.hypot(d[:, 0], d[:, 1])
-            g[self.disk_rows] = dist - self.rsum
+        c = self.kin.system.centres(q)
+        for fill in (self._disk_values, self._segment_values, self._vertex_values):
+            fill(c, None, g, None)
+        self._arc_values(c, None, g, None)
+        return g
+
+    # Each of the following fills the rows of one kind of pair: the gaps ``g``
+    # (m) from the disk centres ``c`` (K, 2) and, given their velocities
+    # ``cd``, the normal speeds ``u_n`` (m/s).
+
+    def _disk_values(
+        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+    ) -> None:
+        if not len(self.disk_rows):
+            return
+        d = c[self.I] - c[self.J]
+        dist = np.hypot(d[:, 0], d[:, 1])
+        g[self.disk_rows] = dist - self.rsum
+        if cd is not None:
             rel = cd[self.I] - cd[self.J]
             with np.errstate(invalid="ignore", divide="ignore"):
                 u_n[self.disk_rows] = (d[:, 0] * rel[:, 0] + d[:, 1] * rel[:, 1]) / dist
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if len(self.segment_rows):
-                k = self.first[self.segment_rows]
-                w = c[k] - self.seg_a
-                s = np.sum(w * self.seg_e, axis=1) / self.seg_len2
-                w -= s[:, None] * self.seg_e
-                d = np.hypot(w[:, 0], w[:, 1])
-                inside = (s > 0.0) & (s < 1.0)
-                g[self.segment_rows] = np.where(inside, d - self.kin.radii[k], np.inf)
-                speed = np.sum(w * cd[k], axis=1) / d
-                u_n[self.segment_rows] = np.where(inside, speed, np.nan)
-            if len(self.vertex_rows):
-                k = self.first[self.vertex_rows]
-                w = c[k] - self.vertex_p
-                d = np.hypot(w[:, 0], w[:, 1])
-                g[self.vertex_rows] = d - self.kin.radii[k]
-                u_n[self.vertex_rows] = np.sum(w * cd[k], axis=1) / d
+
+    def _segment_values(
+        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+    ) -> None:
+        if not len(self.segment_rows):
+            return
+        k = self.seg_disks
+        w = c[k] - self.seg_a
+        s = _row_dots(w, self.seg_e) / self.seg_len2
+        w -= s[:, None] * self.seg_e
+        d = np.hypot(w[:, 0], w[:, 1])
+        inside = (s > 0.0) & (s < 1.0)
+        g[self.segment_rows] = np.where(inside, d - self.seg_radii, np.inf)
+        if cd is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                u_n[self.segment_rows] = np.where(inside, _row_dots(w, cd[k]) / d, np.nan)
+
+    def _vertex_values(
+        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+    ) -> None:
+        if not len(self.vertex_rows):
+            return
+        k = self.vertex_disks
+        w = c[k] - self.vertex_p
+        d = np.hypot(w[:, 0], w[:, 1])
+        g[self.vertex_rows] = d - self.vertex_radii
+        if cd is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                u_n[self.vertex_rows] = _row_dots(w, cd[k]) / d
+
+    def _arc_values(
+        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+    ) -> None:
         for n in self.arc_rows:
             pair = self.pairs[n]
             near = pair.feature.nearest(c[pair.i])
             if near is None:
-                g[n], u_n[n] = np.inf, np.nan
+                g[n] = np.inf
+                if cd is not None:
+                    u_n[n] = np.nan
             else:
                 g[n] = near.d - self.kin.radii[pair.i]
-                u_n[n] = float(near.n @ cd[pair.i])
-        return g, u_n
+                if cd is not None:
+                    u_n[n] = float(near.n @ cd[pair.i])
+
+
+def _row_dots(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Dot products of the rows of two (K, 2) arrays: ``x₀y₀ + x₁y₁``, one per row."""
+    return np.add.reduce(x * y, axis=1)
 
 
 def _first_closing(
-    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, duration: float, floor: np.ndarray
+    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, duration: float, floor: np.ndarray | float
 ) -> np.ndarray:
     """When the quadratics ``p(τ) = c0 + c1 τ + c2 τ²`` close, for ``τ ∈ [0, duration]`` (s).
 
     ``p`` stands for a gap (or a function with the gap's sign) along a
-    parabolic flight. A row closes when ``p`` falls below ``floor`` somewhere
-    in the interval; its closing time is then the root of ``p`` where ``p``
-    decreases (0 if ``p`` is already negative and not rising back above 0
-    first). Rows that do not close get ``inf``.
+    parabolic flight. A row closes when ``p`` falls below ``floor`` (one
+    value or one per row) somewhere in the interval; its closing time is
+    then the root of ``p`` where ``p`` decreases (0 if ``p`` is already
+    negative and not rising back above 0 first). Rows that do not close get
+    ``inf``.
     """
     T = duration
-    t_min = np.where(c2 > 0.0, np.clip(-c1 / np.where(c2 > 0.0, 2.0 * c2, 1.0), 0.0, T), 0.0)
-    lowest = np.minimum(np.minimum(c0, c0 + T * (c1 + T * c2)), c0 + t_min * (c1 + t_min * c2))
+    lowest = np.minimum(c0, c0 + T * (c1 + T * c2))
+    rising = c2 > 0.0
+    if rising.any():  # the minimum inside the interval, where p' = 0
+        t_min = np.where(rising, (-c1 / np.where(rising, 2.0 * c2, 1.0)).clip(0.0, T), 0.0)
+        lowest = np.minimum(lowest, c0 + t_min * (c1 + t_min * c2))
     closes = lowest < floor
     tau = np.full(c0.shape, np.inf)
-    if not np.any(closes):
+    if not closes.any():
         return tau
     a, b, c = c2[closes], c1[closes], c0[closes]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -448,10 +515,30 @@ def _first_closing(
         half = -0.5 * (b + np.copysign(np.sqrt(np.maximum(disc, 0.0)), b))
         r1, r2 = half / a, c / half
         down = np.where(a > 0.0, np.fmin(r1, r2), np.fmax(r1, r2))
-        down = np.where(a == 0.0, np.where(b < 0.0, -c / b, 0.0), down)
+        linear = a == 0.0
+        if linear.any():
+            down = np.where(linear, np.where(b < 0.0, -c / b, 0.0), down)
     down = np.where((disc < 0.0) | np.isnan(down), 0.0, down)
-    tau[closes] = np.clip(down, 0.0, T)
+    tau[closes] = down.clip(0.0, T)
     return tau
+
+
+def _shared_rows(rows: np.ndarray, make: Callable[..., _T]) -> list[_T]:
+    """``make(*row)`` for every row of ``rows`` (2-D), one object for a run of equal rows.
+
+    Rows equal bit for bit (``-0.0`` differs from ``0.0``) share the object
+    made for the first of them: a contact at rest gives the same state in
+    every frame. The objects must be immutable.
+    """
+    values = rows.tolist()
+    bits = np.ascontiguousarray(rows).view(np.int64)
+    repeats = (bits[1:] == bits[:-1]).all(axis=1)
+    if not repeats.any():
+        return [make(*row) for row in values]
+    made = [make(*values[0])]
+    for row, repeat in zip(values[1:], repeats.tolist(), strict=True):
+        made.append(made[-1] if repeat else make(*row))
+    return made
 
 
 # ----------------------------------------------------------------- the stepper
@@ -468,6 +555,48 @@ class _Piece:
     """Vectorised ``state`` (rows for an array of times), where the motion has one."""
     motion: LinearPhase | None = None
     """The exact ``(q, v)`` of a closed-form linear piece (without the work terms)."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Parabola:
+    """Motion under constant accelerations from ``t0`` (s), as rows ``(q, v, work)``.
+
+    ``q0``, ``v0`` and ``a`` are the positions, velocities and accelerations
+    (N,) at ``t0``, ``work`` the friction, damping and input work (J) so
+    far; the friction work grows with the power ``power[0] + power[1] τ``
+    (W, W/s), ``τ`` the time since ``t0``.
+    """
+
+    t0: float
+    q0: np.ndarray
+    v0: np.ndarray
+    a: np.ndarray
+    work: np.ndarray
+    power: np.ndarray
+
+    def state(self, t: float) -> np.ndarray:
+        """The row ``(q, v, work)`` at time ``t`` (s)."""
+        dt = t - self.t0
+        friction = dt * (self.power[0] + 0.5 * dt * self.power[1])
+        return np.concatenate(
+            (
+                self.q0 + dt * (self.v0 + 0.5 * dt * self.a),
+                self.v0 + dt * self.a,
+                self.work + np.array((friction, 0.0, 0.0)),
+            )
+        )
+
+    def states(self, ts: np.ndarray) -> np.ndarray:
+        """:meth:`state` at every time of ``ts`` (s), one row each."""
+        N = len(self.q0)
+        dt = (ts - self.t0)[:, None]
+        rows = np.empty((len(ts), 2 * N + 3))
+        rows[:, :N] = self.q0 + dt * (self.v0 + 0.5 * dt * self.a)
+        rows[:, N : 2 * N] = self.v0 + dt * self.a
+        rows[:, 2 * N :] = self.work
+        # the damping and input work stay as they are: no springs, no forcing
+        rows[:, 2 * N] += dt[:, 0] * (self.power[0] + 0.5 * dt[:, 0] * self.power[1])
+        return rows
 
 
 @dataclass(frozen=True)
@@ -554,7 +683,8 @@ class EventDrivenStepper:
         self._stalled = 0
         self._zeno = ZenoWatch()
         self._cluster = ImpactCluster()
-        self._phase_forces: ContactForces | None = None  # constant for a whole phase
+        # constant for a whole phase, set only while every active contact is a disk on a segment
+        self._phase_forces: ContactForces | None = None
         self._no_gaps = _GapSet(self._kin, [])
         self._closed_form = bool(closed_form) and not self._flight
         self._flows: dict[Hashable, LinearFlow] = {}  # per active set and spring orientation
@@ -685,33 +815,76 @@ class EventDrivenStepper:
         N = self._N
         # fresh copies: every frame owns its rows, no frame shares memory with the stepper
         Q, V, W = Y[:, :N].copy(), Y[:, N : 2 * N].copy(), Y[:, 2 * N :]
-        kinetic = (0.5 * ((V * V) @ self.system.M_diag)).tolist()
+        kinetic = 0.5 * ((V * V) @ self.system.M_diag)
         if self._flight:
-            potential, spring = (-(Q @ self._gravity)).tolist(), [0.0] * len(ts)
+            potential, spring = -(Q @ self._gravity), np.zeros(len(ts))
         else:
-            potential, spring = (x.tolist() for x in self._bead_energies(Q))
-        dissipated = (self._impact_loss + W[:, 0] + W[:, 1]).tolist()
-        work_in = W[:, 2].tolist()
-        frames = []
-        for k, t in enumerate(ts.tolist()):
-            energy = EnergyBudget(
-                kinetic=kinetic[k],
-                potential=potential[k],
-                spring=spring[k],
-                dissipated=dissipated[k],
-                input=work_in[k],
+            potential, spring = self._bead_energies(Q)
+        dissipated = self._impact_loss + W[:, 0] + W[:, 1]
+        energies = _shared_rows(
+            np.column_stack((kinetic, potential, spring, dissipated, W[:, 2])), EnergyBudget
+        )
+        times = ts.tolist()
+        contacts = self._sample_contacts(times, Q, V)
+        return [
+            Frame(t, "sample", q, v, c, energy)
+            for t, q, v, c, energy in zip(times, Q, V, contacts, energies, strict=True)
+        ]
+
+    def _sample_contacts(
+        self, ts: list[float], Q: np.ndarray, V: np.ndarray
+    ) -> list[tuple[ContactState, ...]]:
+        """The active contacts' states at times ``ts`` (s), positions ``Q`` and velocities ``V``.
+
+        While the contact forces are constant (``_phase_forces``: disks on
+        straight segments) the kinematics are computed for all rows at once
+        (:func:`solver.geometry.disk_segment_contacts`), and a row equal to
+        the one before it, bit for bit, shares its ContactState objects.
+        """
+        if not self._active:
+            return [()] * len(ts)
+        forces = self._phase_forces
+        if forces is not None:
+            columns = []
+            for k, (pair, _) in enumerate(self._active.values()):
+                column = self._segment_contact_states(pair, forces, k, Q, V)
+                if column is None:  # a row beyond the segment's end: evaluated one by one
+                    break
+                columns.append(column)
+            else:
+                return list(zip(*columns, strict=True))
+        return [self._contact_states(t, q, v) for t, q, v in zip(ts, Q, V, strict=True)]
+
+    def _segment_contact_states(
+        self, pair: _Pair, forces: ContactForces, k: int, Q: np.ndarray, V: np.ndarray
+    ) -> list[ContactState] | None:
+        """States of active contact ``k`` (a disk on a segment) per row of ``Q``, ``V``.
+
+        ``None`` when a row lies beyond the segment's ends.
+        """
+        C, Cdot, omega = self.system.disk_motions(Q, V, pair.i)
+        kin = disk_segment_contacts(pair.feature, C, Cdot, self._kin.radii[pair.i], omega)
+        if not kin.inside.all():
+            return None
+        lam, tau, mode = float(forces.lam[k]), float(forces.tau[k]), forces.modes[k]
+
+        def state(
+            u_n: float, u_t: float, px: float, py: float, nx: float, ny: float
+        ) -> ContactState:
+            return ContactState(
+                body=pair.body,
+                other=pair.other,
+                lam=lam,
+                tau=tau,
+                u_n=u_n,
+                u_t=u_t,
+                mode=mode,
+                point=(px, py),
+                normal=(nx, ny),
+                friction=pair.friction,
             )
-            frames.append(
-                Frame(
-                    t=t,
-                    kind="sample",
-                    q=Q[k],
-                    v=V[k],
-                    contacts=self._contact_states(t, Q[k], V[k]),
-                    energy=energy,
-                )
-            )
-        return frames
+
+        return _shared_rows(np.column_stack((kin.u_n, kin.u_t, kin.point, kin.n)), state)
 
     def _emit_samples(
         self,
@@ -728,11 +901,13 @@ class EventDrivenStepper:
         in one vectorised pass.
         """
         last = min(limit, self.t_end * (1 + 1e-12))
+        if self._next_sample * self.dt_out > last:
+            return
         ks = np.arange(self._next_sample, math.floor(last / self.dt_out) + 2)
         ts = ks * self.dt_out
         keep = (ts <= self.t_end * (1 + 1e-12)) & ((ts < limit) | ((ts == limit) & inclusive))
         # the grid is increasing: the samples due are a leading run of ``keep``
-        count = int(np.argmin(keep)) if not keep.all() else len(ks)
+        count = int(keep.argmin()) if not keep.all() else len(ks)
         if not count:
             return
         ts = ts[:count]
@@ -778,7 +953,7 @@ class EventDrivenStepper:
 
     def _moved(self) -> float:
         """Largest displacement (m) of a disk centre since its pairs were searched."""
-        return float(np.max(self._displacements(), initial=0.0))
+        return float(self._displacements().max(initial=0.0))
 
     def _all_candidates(self) -> _GapSet:
         """Every pair that can touch while no disk moves ``margin/4`` (m) from its search point.
@@ -801,7 +976,8 @@ class EventDrivenStepper:
             keep = ~(moved[old.first] | moved[old.second])
             pairs = [p for p, k in zip(old.pairs, keep, strict=True) if k]
             pairs += self._kin.candidates(self._q, self._margin, disks)
-            self._pair_set = _GapSet(self._kin, pairs)
+            if pairs != old.pairs:  # pairs are unique objects: compared by identity
+                self._pair_set = _GapSet(self._kin, pairs)
             self._pairs_found_at[disks] = self.system.centres(self._q)[disks]
         return self._pair_set
 
@@ -820,8 +996,8 @@ class EventDrivenStepper:
         """Time (s) in which no disk centre can move more than ``half`` (m)."""
         cd = self.system.centre_velocities(self._v)
         acc = self.system.centre_velocities(a)
-        speed = float(np.max(np.hypot(cd[:, 0], cd[:, 1]), initial=0.0))
-        accel = 2.0 * float(np.max(np.hypot(acc[:, 0], acc[:, 1]), initial=0.0))
+        speed = float(np.hypot(cd[:, 0], cd[:, 1]).max(initial=0.0))
+        accel = 2.0 * float(np.hypot(acc[:, 0], acc[:, 1]).max(initial=0.0))
         if accel > 0.0:
             return (math.sqrt(speed * speed + 2.0 * accel * half) - speed) / accel
         if speed > 0.0:
@@ -844,8 +1020,7 @@ class EventDrivenStepper:
         ):
             return None
         if not self._active:
-            a = self.system.applied_force(self.t, self._q, self._v) * self._M_inv
-            return a, np.zeros(2)
+            return self._gravity * self._M_inv, np.zeros(2)
         evals, forces = self._active_forces(self.t, self._q, self._v)
         self._phase_forces = forces
         H = np.column_stack([e.H for e in evals])
@@ -980,7 +1155,6 @@ class EventDrivenStepper:
     def _phase(self, out: StepOutput) -> None:
         """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
         t0 = self.t
-        y0 = self._y()
         gaps = self._candidates()
         budget = 0.25 * self._margin - self._moved()
         constant = self._constant_motion()
@@ -991,21 +1165,11 @@ class EventDrivenStepper:
         elif constant is not None:
             a, power = constant
             tb = min(self.t_end, t0 + self._horizon(a, budget))
-            q0, v0, work = self._q.copy(), self._v.copy(), self._work.copy()
-
-            def parabolas(ts: np.ndarray) -> np.ndarray:
-                dt = (ts - t0)[:, None]
-                friction = dt * (power[0] + 0.5 * dt * power[1])
-                lost = np.hstack((friction, np.zeros((len(ts), 2))))
-                return np.hstack((q0 + dt * (v0 + 0.5 * dt * a), v0 + dt * a, work + lost))
-
-            def parabola(t: float) -> np.ndarray:
-                return parabolas(np.array([t]))[0]
-
-            pieces = iter([_Piece(t0, tb, parabola, parabolas)])
+            flight = _Parabola(t0, self._q.copy(), self._v.copy(), a, self._work.copy(), power)
+            pieces = iter([_Piece(t0, tb, flight.state, flight.states)])
             reach = 0.0
         else:
-            pieces = self._ode_pieces(t0, y0, budget)
+            pieces = self._ode_pieces(t0, self._y(), budget)
             reach = budget
         c0 = self.system.centres(self._q)
         for piece in pieces:
@@ -1019,7 +1183,7 @@ class EventDrivenStepper:
                     # slip → stick and leaving a segment; λ and friction are constant
                     end = found.t if found is not None else piece.tb
                     other = self._scan(
-                        _Piece(t0, end, piece.state), self._no_gaps, SUBPOINTS_FLIGHT
+                        _Piece(t0, end, piece.state, piece.states), self._no_gaps, SUBPOINTS_FLIGHT
                     )
                     found = other or found
             limit = found.t if found else piece.tb
@@ -1039,17 +1203,17 @@ class EventDrivenStepper:
                 else:
                     self._handle(out, found)
                 return
-            moved = self.system.centres(piece.state(piece.tb)[: self._N]) - c0
-            if (
-                piece.tb >= self.t_end
-                or np.max(np.hypot(moved[:, 0], moved[:, 1]), initial=0.0) >= reach
-            ):
-                self._set_y(piece.state(piece.tb))
-                self._advance_clock(piece.tb)
-                self._project()
-                if piece.tb >= self.t_end:
-                    self._finish(out)
-                return
+            y_end = piece.state(piece.tb)
+            if piece.tb < self.t_end and reach > 0.0:
+                moved = self.system.centres(y_end[: self._N]) - c0
+                if np.hypot(moved[:, 0], moved[:, 1]).max(initial=0.0) < reach:
+                    continue  # the next piece
+            self._set_y(y_end)
+            self._advance_clock(piece.tb)
+            self._project()
+            if piece.tb >= self.t_end:
+                self._finish(out)
+            return
         raise SolverError("smooth phase ended without reaching an event or the horizon")
 
     def _advance_clock(self, t: float) -> None:
@@ -1139,51 +1303,132 @@ class EventDrivenStepper:
             values.append(1.0 if e.inside else -1.0)
         return np.asarray(values)
 
+    def _segment_active_values(self, Q: np.ndarray, V: np.ndarray) -> np.ndarray | None:
+        """:meth:`_active_values` at every row of ``Q``, ``V``, while the forces are constant.
+
+        Valid while ``_phase_forces`` is set (every active contact a disk on
+        a segment); ``None`` when a row lies beyond a segment's ends.
+        """
+        forces = self._phase_forces
+        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        values = np.ones((len(Q), 3 * len(self._active)))  # frictionless and inside: 1
+        for k, (pair, mode) in enumerate(self._active.values()):
+            C, Cdot, omega = self.system.disk_motions(Q, V, pair.i)
+            kin = disk_segment_contacts(pair.feature, C, Cdot, self._kin.radii[pair.i], omega)
+            if not kin.inside.all():
+                return None
+            values[:, 3 * k] = forces.lam[k] + scale
+            if pair.friction > 0.0:
+                if mode == "stick":
+                    values[:, 3 * k + 1] = (
+                        pair.friction * forces.lam[k]
+                        - abs(forces.friction_force[k])
+                        + pair.friction * scale
+                    )
+                else:
+                    values[:, 3 * k + 1] = (1.0 if mode == "slip+" else -1.0) * kin.u_t + 1e-12
+        return values
+
+    def _sub_point_values(
+        self, piece: _Piece, ts: np.ndarray, gaps: _GapSet
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`_event_values` at the times ``ts`` (s), in order, as the scan asks for them.
+
+        Without watched gaps, with constant contact forces and a vectorised
+        state (a parabolic phase) they are computed for all times at once.
+        """
+        if piece.states is not None and self._phase_forces is not None and not len(gaps):
+            N = self._N
+            Y = piece.states(ts)
+            rows = self._segment_active_values(Y[:, :N], Y[:, N : 2 * N])
+            if rows is not None:
+                none = np.zeros(0)
+                for row in rows:
+                    yield none, none, row
+                return
+        for t in ts:
+            yield self._event_values(t, piece.state(t), gaps)
+
     def _scan(self, piece: _Piece, gaps: _GapSet, n_sub: int) -> _Found | None:
         """Earliest event in ``piece`` (or None), located to ``TIME_TOL``."""
         ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
         active = list(self._active.values())
-        after = self._event_values(ts[0], piece.state(ts[0]), gaps)
+        values = self._sub_point_values(piece, ts, gaps)
+        after = next(values)
         for j in range(1, len(ts)):
             ta, tb = ts[j - 1], ts[j]
-            before, after = after, self._event_values(tb, piece.state(tb), gaps)
-            (ga, una, fa), (gb, unb, fb) = before, after
-            best: _Found | None = None
-            # gaps closing: a sign change, or a minimum below zero between sub-points
-            for n in np.nonzero(gb < -GAP_EVENT_TOL)[0]:
-                t_hit = self._gap_root(piece, gaps, n, ta, tb, ga[n])
-                if best is None or t_hit < best.t:
-                    best = _Found(t_hit, "gap", gaps.pairs[n].key)
-            dips = np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0]
-            for n in dips:
-                t_min = brentq(
-                    lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL
-                )
-                if self._gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
-                    t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
-                    if best is None or t_hit < best.t:
-                        best = _Found(t_hit, "gap", gaps.pairs[n].key)
-            # active contacts: λ, friction cone / slip speed, feature region
-            for col in np.nonzero(fb < 0)[0]:
-                contact, what = divmod(int(col), 3)
-                key = active[contact][0].key
-                kind = ("liftoff", "friction", "region")[what]
-                if fa[col] < 0:
-                    t_hit = ta
-                elif kind == "region":
-                    t_hit = self._bisect_region(piece, gaps, col, ta, tb)
-                else:
-                    t_hit = brentq(
-                        lambda t, c=col: self._active_value(piece, gaps, c, t),
-                        ta,
-                        tb,
-                        xtol=TIME_TOL,
-                    )
-                if best is None or t_hit < best.t:
-                    best = _Found(t_hit, kind, key)
+            before, after = after, next(values)
+            best = self._gap_event(piece, gaps, ta, tb, before, after) if len(gaps) else None
+            if active:
+                other = self._active_event(piece, gaps, active, ta, tb, before[2], after[2])
+                if other is not None and (best is None or other.t < best.t):
+                    best = other
             if best is not None:
                 return best
         return None
+
+    def _gap_event(
+        self,
+        piece: _Piece,
+        gaps: _GapSet,
+        ta: float,
+        tb: float,
+        before: tuple[np.ndarray, ...],
+        after: tuple[np.ndarray, ...],
+    ) -> _Found | None:
+        """Earliest gap closing in ``[ta, tb]`` (s), from the event values at both ends.
+
+        A gap closes at a sign change, or at a minimum below zero between the
+        sub-points (``u_n`` turning from negative to positive).
+        """
+        (ga, una, _), (gb, unb, _) = before, after
+        best: _Found | None = None
+        for n in np.nonzero(gb < -GAP_EVENT_TOL)[0]:
+            t_hit = self._gap_root(piece, gaps, n, ta, tb, ga[n])
+            if best is None or t_hit < best.t:
+                best = _Found(t_hit, "gap", gaps.pairs[n].key)
+        dips = np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0]
+        for n in dips:
+            t_min = brentq(lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+            if self._gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
+                t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
+                if best is None or t_hit < best.t:
+                    best = _Found(t_hit, "gap", gaps.pairs[n].key)
+        return best
+
+    def _active_event(
+        self,
+        piece: _Piece,
+        gaps: _GapSet,
+        active: list[tuple[_Pair, str]],
+        ta: float,
+        tb: float,
+        fa: np.ndarray,
+        fb: np.ndarray,
+    ) -> _Found | None:
+        """Earliest change of an active contact in ``[ta, tb]`` (s): λ, friction, feature region.
+
+        ``fa`` and ``fb`` are :meth:`_active_values` at both ends.
+        """
+        best: _Found | None = None
+        for col in np.nonzero(fb < 0)[0]:
+            contact, what = divmod(int(col), 3)
+            key = active[contact][0].key
+            kind = ("liftoff", "friction", "region")[what]
+            if fa[col] < 0:
+                t_hit = ta
+            elif kind == "region":
+                t_hit = self._bisect_region(piece, gaps, col, ta, tb)
+            else:
+                t_hit = brentq(
+                    lambda t, c=col: self._active_value(piece, gaps, c, t),
+                    ta,
+                    tb,
+                    xtol=TIME_TOL,
+                )
+            if best is None or t_hit < best.t:
+                best = _Found(t_hit, kind, key)
+        return best
 
     def _flight_scan(self, piece: _Piece, gaps: _GapSet, a: np.ndarray) -> _Found | None:
         """Earliest gap closing in a free flight with constant accelerations ``a``.
@@ -1200,10 +1445,10 @@ class EventDrivenStepper:
         q0, v0 = y0[: self._N], y0[self._N : 2 * self._N]
         tau, unresolved = gaps.closing_times(q0, v0, a, piece.tb - piece.ta)
         best: _Found | None = None
-        n = int(np.argmin(tau))
+        n = int(tau.argmin())
         if math.isfinite(tau[n]):
             best = _Found(piece.ta + float(tau[n]), "gap", gaps.pairs[n].key)
-        if np.any(unresolved):
+        if unresolved.any():
             rest = _GapSet(self._kin, [gaps.pairs[k] for k in np.nonzero(unresolved)[0]])
             end = best.t if best is not None else piece.tb
             travel = float(np.max(np.abs(piece.state(end) - y0)[: self._N], initial=0.0))
@@ -1273,10 +1518,11 @@ class EventDrivenStepper:
         every = self._all_candidates()
         if not len(every):
             return []
-        g, _ = every.values(self._q, self._v)
+        g = every.gaps(self._q)
         touching = np.nonzero(np.abs(g) <= GAP_TOL)[0]
-        # scene order (by disk, then feature or second disk): deterministic columns
-        touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
+        if len(touching) > 1:
+            # scene order (by disk, then feature or second disk): deterministic columns
+            touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
         return [every.pairs[n] for n in touching]
 
     def _closed(self, pairs: list[_Pair]) -> list[Contact]:
@@ -1284,7 +1530,7 @@ class EventDrivenStepper:
         evals = []
         for pair in pairs:
             e = self._kin.evaluate(pair, self._q, self._v)
-            if e.inside and np.any(e.G_local != 0.0):
+            if e.inside and e.G_local.any():
                 evals.append(e)
         return evals
 
@@ -1303,11 +1549,10 @@ class EventDrivenStepper:
         pairs = self._closed_pairs()  # impacts change velocities only
         for _ in range(MAX_IMPACT_ROUNDS):
             closed = self._closed(pairs)
-            speeds = np.array([e.u_n for e in closed])
-            if not np.any(speeds < -REST_SPEED_TOL):
+            if not any(e.u_n < -REST_SPEED_TOL for e in closed):
                 break
             touching = [e for e in closed if e.u_n < REST_SPEED_TOL]
-            if np.any(speeds < -IMPACT_SPEED_TOL):
+            if any(e.u_n < -IMPACT_SPEED_TOL for e in closed):
                 self._impact(out, touching)
                 impacted = True
             else:
@@ -1316,6 +1561,7 @@ class EventDrivenStepper:
             raise SolverError(
                 f"impacts did not end after {MAX_IMPACT_ROUNDS} rounds at one instant"
             )
+        evaluated = closed
         closed = [e for e in closed if abs(e.u_n) <= max(IMPACT_SPEED_TOL, REST_SPEED_TOL)]
         self._active = {}
         self._phase_forces = None
@@ -1331,7 +1577,8 @@ class EventDrivenStepper:
         self._project()
         self._report_changes(out, previous, impacted)
         if impacted:
-            self._check_zeno(out)
+            # without active contacts nothing was projected: the evaluations still hold
+            self._check_zeno(out, [] if self._active else evaluated)
 
     def _report_changes(
         self, out: StepOutput, previous: dict[Hashable, tuple[_Pair, str]], impacted: bool
@@ -1375,18 +1622,19 @@ class EventDrivenStepper:
 
     def _impact(self, out: StepOutput, closed: list[Contact]) -> None:
         """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
-        system = self.system
-        G = self._columns(closed, "G_local")
-        restitution = np.array([e.restitution for e in closed])
-        friction = np.array([e.friction for e in closed])
         v_minus = self._v.copy()
-        if len(closed) == 1 and friction[0] == 0.0:
-            result = self._newton_single(closed[0], float(restitution[0]))
+        if len(closed) == 1 and closed[0].friction == 0.0:
+            result = self._newton_single(closed[0], closed[0].restitution)
         else:
+            G = self._columns(closed, "G_local")
+            restitution = np.array([e.restitution for e in closed])
+            friction = np.array([e.friction for e in closed])
             kwargs: dict[str, Any] = {}
             if np.any(friction > 0.0):
                 kwargs = {"H": self._columns(closed, "H_local"), "friction": friction}
-            result = resolve_impact(system.M_diag, G, v_minus, restitution, law=self._law, **kwargs)
+            result = resolve_impact(
+                self.system.M_diag, G, v_minus, restitution, law=self._law, **kwargs
+            )
         out.frames.append(self._frame(self.t, "pre", self._y()))
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
@@ -1394,7 +1642,7 @@ class EventDrivenStepper:
         impulse = np.asarray(result.impulse, dtype=float)
         tangent = getattr(result, "tangent_impulse", None)
         tangent = np.zeros(len(closed)) if tangent is None else np.asarray(tangent, dtype=float)
-        loudest = int(np.argmax(impulse))
+        loudest = int(impulse.argmax())
         for k, e in enumerate(closed):
             if impulse[k] <= 0.0 and e.u_n >= -IMPACT_SPEED_TOL:
                 continue
@@ -1413,7 +1661,7 @@ class EventDrivenStepper:
                 )
             )
         if not result.admissible:
-            u_plus = np.asarray(G.T @ self._v).ravel()
+            u_plus = np.asarray(self._columns(closed, "G_local").T @ self._v).ravel()
             worst = int(np.argmin(u_plus))
             out.events.append(
                 Event(
@@ -1456,12 +1704,12 @@ class EventDrivenStepper:
         """
         dofs, G = contact.dofs, contact.G_local
         w = G * self._M_inv[dofs]
-        k = float(G @ w)
-        u = float(G @ self._v[dofs])
+        k = float(G.dot(w))
+        u = float(G.dot(self._v[dofs]))
         dv = np.zeros(self._N)
-        np.add.at(dv, dofs, (-(1.0 + restitution) * u) * (w / k))
+        dv[dofs] = (-(1.0 + restitution) * u) * (w / k)  # a contact's dofs are distinct
         v_plus = self._v + dv
-        impulse = float(G @ (self.system.M_diag[dofs] * dv[dofs])) / float(G @ G)
+        impulse = float(G.dot(self.system.M_diag[dofs] * dv[dofs])) / float(G.dot(G))
         lam = np.array([impulse / (1.0 + restitution)])
         stage = ImpactStage(
             y=self._v.copy(),
@@ -1488,10 +1736,12 @@ class EventDrivenStepper:
         data = np.concatenate([getattr(e, field) for e in evals])
         return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(self._N, len(evals)))
 
-    def _check_zeno(self, out: StepOutput) -> None:
+    def _check_zeno(self, out: StepOutput, evaluated: list[Contact]) -> None:
         """End a geometric bounce sequence at its accumulation time (SPEC §4).
 
-        Bounces shared among several contacts are ended by :meth:`_capture`.
+        ``evaluated`` are closed contacts already evaluated at the current
+        state. Bounces shared among several contacts are ended by
+        :meth:`_capture`.
         """
         if not self._zeno.geometric:
             if self._cluster.shrinking:
@@ -1501,16 +1751,18 @@ class EventDrivenStepper:
         pair = self._kin.pairs[key]
         if key in self._active or pair.restitution >= 1.0:
             return
-        e = self._kin.evaluate(pair, self._q, self._v)
+        e = next((c for c in evaluated if c.key == key), None)
+        if e is None:
+            e = self._kin.evaluate(pair, self._q, self._v)
         f = self.system.applied_force(self.t, self._q, self._v)
         a_n = float(e.G @ (f * self._M_inv)) + e.gamma_n
         if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
             return
         t_inf = accumulation_time(self.t, e.u_n, pair.restitution, a_n)
-        kinetic_before = self.system.energy(self._q, self._v)[0]
+        kinetic_before = self.system.kinetic_energy(self._v)
         w = e.G * self._M_inv
         self._v = self._v - w * (e.u_n / float(e.G @ w))
-        self._impact_loss += kinetic_before - self.system.energy(self._q, self._v)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
         previous = dict(self._active)
         self._settle(out, previous)
         self._zeno.reset()
@@ -1551,9 +1803,9 @@ class EventDrivenStepper:
             return
         C = np.column_stack([e.G for e in chosen])
         W = self._M_inv[:, None] * C
-        kinetic_before = self.system.energy(self._q, self._v)[0]
+        kinetic_before = self.system.kinetic_energy(self._v)
         self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
-        self._impact_loss += kinetic_before - self.system.energy(self._q, self._v)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
         self._settle(out, dict(self._active))
         self._zeno.reset()
         self._cluster.reset()
@@ -1603,6 +1855,6 @@ class EventDrivenStepper:
         ]
         C = np.column_stack(columns)
         W = M_inv * C
-        kinetic_before = self.system.energy(self._q, self._v)[0]
+        kinetic_before = self.system.kinetic_energy(self._v)
         self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
-        self._impact_loss += kinetic_before - self.system.energy(self._q, self._v)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)

@@ -42,9 +42,11 @@ Point = tuple[float, float]
 def _point(value: Any, name: str) -> Point:
     """Return ``value`` as a finite ``(x, y)`` tuple of floats, or raise InputError."""
     arr = np.asarray(value, dtype=float)
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)):
-        raise InputError(f"`{name}` must be two finite numbers (x, y) in m, got {value!r}")
-    return (float(arr[0]), float(arr[1]))
+    if arr.shape == (2,):
+        x, y = float(arr[0]), float(arr[1])
+        if math.isfinite(x) and math.isfinite(y):
+            return (x, y)
+    raise InputError(f"`{name}` must be two finite numbers (x, y) in m, got {value!r}")
 
 
 def _frozen_array(values: Any) -> np.ndarray:
@@ -58,6 +60,10 @@ def _curvature_hessian(nx: float, ny: float, scale: float) -> np.ndarray:
     return _frozen_array(
         [[scale * (1.0 - nx * nx), -scale * nx * ny], [-scale * nx * ny, scale * (1.0 - ny * ny)]]
     )
+
+
+_ZERO_HESSIAN = _frozen_array(np.zeros((2, 2)))
+"""Hessian of the distance to a straight line (1/m): shared, read-only."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,9 +128,20 @@ class Segment:
         else:
             length = math.sqrt(length2)
             n = (-ey / length, ex / length)
-        return Nearest(
-            d, _frozen_array(n), _frozen_array((px, py)), _frozen_array(np.zeros((2, 2)))
-        )
+        return Nearest(d, _frozen_array(n), _frozen_array((px, py)), _ZERO_HESSIAN)
+
+
+def _corner_nearest(p: Point, cx: float, cy: float) -> Nearest | None:
+    """Closest-point data of the point ``(cx, cy)`` (m) to the corner ``p`` (m)."""
+    px, py = p
+    wx, wy = cx - px, cy - py
+    d = math.hypot(wx, wy)
+    if d == 0.0:
+        return None
+    nx, ny = wx / d, wy / d
+    return Nearest(
+        d, _frozen_array((nx, ny)), _frozen_array(p), _curvature_hessian(nx, ny, 1.0 / d)
+    )
 
 
 @dataclass(frozen=True)
@@ -142,15 +159,7 @@ class Vertex:
 
     def nearest(self, c: Any) -> Nearest | None:
         """Distance from ``c`` (m) to the corner; ``None`` when ``c`` is the corner."""
-        px, py = self.p
-        wx, wy = float(c[0]) - px, float(c[1]) - py
-        d = math.hypot(wx, wy)
-        if d == 0.0:
-            return None
-        nx, ny = wx / d, wy / d
-        return Nearest(
-            d, _frozen_array((nx, ny)), _frozen_array(self.p), _curvature_hessian(nx, ny, 1.0 / d)
-        )
+        return _corner_nearest(self.p, float(c[0]), float(c[1]))
 
 
 @dataclass(frozen=True)
@@ -367,18 +376,20 @@ def _contact(
     rolling: float,
 ) -> DiskContact:
     """Assemble a DiskContact from the distance derivatives and the relative velocity."""
-    t = _frozen_array((n[1], -n[0]))
-    n_dot = hess @ rel_velocity
-    t_dot = np.array([n_dot[1], -n_dot[0]])
+    nx, ny = n.tolist()
+    t = _frozen_array((ny, -nx))
+    n_dot = hess.dot(rel_velocity)
+    n_dot_x, n_dot_y = n_dot.tolist()
+    t_dot = np.array((n_dot_y, -n_dot_x))
     return DiskContact(
         g=float(gap),
         n=n,
         t=t,
         point=point,
-        u_n=float(n @ rel_velocity),
-        u_t=float(t @ rel_velocity + rolling),
-        gamma_n=float(rel_velocity @ n_dot),
-        gamma_t=float(t_dot @ rel_velocity),
+        u_n=float(n.dot(rel_velocity)),
+        u_t=float(t.dot(rel_velocity) + rolling),
+        gamma_n=float(rel_velocity.dot(n_dot)),
+        gamma_t=float(t_dot.dot(rel_velocity)),
     )
 
 
@@ -434,6 +445,73 @@ def disk_feature_contact(
     return disk_contact_from_nearest(near, cdot, r, omega)
 
 
+@dataclass(frozen=True, eq=False)
+class SegmentContacts:
+    """Kinematics of one disk on one segment at many instants (one row each).
+
+    Attributes
+    ----------
+    inside : numpy.ndarray of bool
+        The centre projects into the segment's interior (``Segment.nearest``
+        answers); the other attributes are meaningful only there.
+    n : numpy.ndarray, shape (K, 2)
+        Unit normal from the segment to the centre.
+    point : numpy.ndarray, shape (K, 2)
+        Closest point of the segment (m).
+    u_n, u_t : numpy.ndarray, shape (K,)
+        Normal and slip speeds (m/s), as in :class:`DiskContact`.
+    """
+
+    inside: np.ndarray
+    n: np.ndarray
+    point: np.ndarray
+    u_n: np.ndarray
+    u_t: np.ndarray
+
+
+def disk_segment_contacts(
+    segment: Segment, c: np.ndarray, cdot: np.ndarray, r: float, omega: np.ndarray
+) -> SegmentContacts:
+    """:func:`disk_feature_contact` on a segment, vectorised over rows of states.
+
+    Every row is computed with the same floating-point operations as the
+    scalar function, so the results are identical to it.
+
+    Parameters
+    ----------
+    segment : Segment
+        The obstacle.
+    c, cdot : numpy.ndarray, shape (K, 2)
+        Centres (m) and their velocities (m/s).
+    r : float
+        Disk radius (m).
+    omega : numpy.ndarray, shape (K,)
+        Angular velocities (rad/s), counter-clockwise positive.
+    """
+    (ax, ay), (bx, by) = segment.a, segment.b
+    ex, ey = bx - ax, by - ay
+    length2 = ex * ex + ey * ey
+    cx, cy = c[:, 0], c[:, 1]
+    s = ((cx - ax) * ex + (cy - ay) * ey) / length2
+    point = np.column_stack((ax + s * ex, ay + s * ey))
+    w = c - point
+    d = np.fromiter(map(math.hypot, w[:, 0].tolist(), w[:, 1].tolist()), float, len(w))
+    on_wall = d == 0.0  # the limit from the left side, as Segment.nearest
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = w / d[:, None]
+    if np.any(on_wall):
+        length = math.sqrt(length2)
+        n[on_wall] = (-ey / length, ex / length)
+    t = np.column_stack((n[:, 1], -n[:, 0]))
+    return SegmentContacts(
+        inside=(s > 0.0) & (s < 1.0),
+        n=n,
+        point=point,
+        u_n=np.vecdot(n, cdot),
+        u_t=np.vecdot(t, cdot) + r * omega,
+    )
+
+
 def disk_disk_contact(
     ci: Any,
     cdoti: Any,
@@ -466,7 +544,8 @@ def disk_disk_contact(
         ``hess = (I − n nᵀ)/|ci − cj|``; ``point = cj + rj n``. ``None`` when
         the centres coincide (no normal).
     """
-    near = Vertex(_point(cj, "cj")).nearest(_velocity(ci, "ci"))
+    ci = _velocity(ci, "ci")
+    near = _corner_nearest(_point(cj, "cj"), float(ci[0]), float(ci[1]))
     if near is None:
         return None
     rel_velocity = _velocity(cdoti, "cdoti") - _velocity(cdotj, "cdotj")
@@ -483,10 +562,12 @@ __all__ = [
     "Nearest",
     "Point",
     "Segment",
+    "SegmentContacts",
     "Vertex",
     "boundary_features",
     "bounding_box",
     "disk_contact_from_nearest",
     "disk_disk_contact",
     "disk_feature_contact",
+    "disk_segment_contacts",
 ]

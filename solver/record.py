@@ -12,6 +12,7 @@ export is identical to the command line's for the same run.
 from __future__ import annotations
 
 import csv
+import operator
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -42,6 +43,8 @@ CONTACTS_FILE = "contacts.csv"
 EVENTS_FILE = "events.csv"
 
 _INITIAL_CAPACITY = 256
+_ENERGY_TERMS = operator.attrgetter("kinetic", "potential", "spring", "dissipated", "input")
+"""The stored terms of an EnergyBudget, in the order of ENERGY_COLUMNS without ``E_total``."""
 
 
 class Trajectory:
@@ -88,39 +91,44 @@ class Trajectory:
     def append(self, step_output: StepOutput) -> None:
         """Add one ``StepOutput`` (its frames and events) at the end.
 
-        Cost is amortised O(rows appended): buffers double when full.
+        Cost is amortised O(rows appended): buffers double when full, and
+        the rows of all the frames of one output are written together.
         """
-        for frame in step_output.frames:
-            self._append_frame(frame)
+        if step_output.frames:
+            self._append_frames(step_output.frames)
         for event in step_output.events:
             self._events.append(event)
             self._n_events = len(self._events)
 
-    def _append_frame(self, frame: Frame) -> None:
-        n = self._n_frames
-        state = np.concatenate((frame.q, frame.v))
-        if n == len(self._times) or state.size != self._states.shape[1]:
-            self._grow(n, state.size)
-        energy = frame.energy
-        self._times[n] = frame.t
-        self._states[n] = state
-        self._energies[n] = (
-            energy.kinetic,
-            energy.potential,
-            energy.spring,
-            energy.total,
-            energy.dissipated,
-            energy.input,
-        )
-        self._frames.append(frame)
-        self._n_frames = n + 1
+    def _append_frames(self, frames: list[Frame]) -> None:
+        n, count = self._n_frames, len(frames)
+        try:
+            q = np.array([frame.q for frame in frames], dtype=float)
+            v = np.array([frame.v for frame in frames], dtype=float)
+        except ValueError:
+            raise ValueError(
+                "the frames of one step output have states of different sizes"
+            ) from None
+        state_size = q.shape[1] + v.shape[1]
+        if n + count > len(self._times) or state_size != self._states.shape[1]:
+            self._grow(n, n + count, state_size)
+        energies = self._energies[n : n + count]
+        energies[:, [0, 1, 2, 4, 5]] = [_ENERGY_TERMS(frame.energy) for frame in frames]
+        # EnergyBudget.total, summed in the same order
+        energies[:, 3] = energies[:, 0] + energies[:, 1] + energies[:, 2]
+        self._states[n : n + count, : q.shape[1]] = q
+        self._states[n : n + count, q.shape[1] :] = v
+        self._times[n : n + count] = [frame.t for frame in frames]
+        self._frames += frames
+        self._n_frames = n + count
 
-    def _grow(self, n: int, state_size: int) -> None:
+    def _grow(self, n: int, rows: int, state_size: int) -> None:
+        """Make room for ``rows`` frames (``n`` kept) of ``state_size`` state entries each."""
         if n and state_size != self._states.shape[1]:
             raise ValueError(
                 f"frame state has {state_size} entries, earlier frames had {self._states.shape[1]}"
             )
-        capacity = max(_INITIAL_CAPACITY, 2 * len(self._times))
+        capacity = max(_INITIAL_CAPACITY, 2 * len(self._times), rows)
         times = np.empty(capacity)
         states = np.empty((capacity, state_size))
         energies = np.empty((capacity, len(ENERGY_COLUMNS)))

@@ -76,14 +76,14 @@ class Contact:
     def G(self) -> np.ndarray:
         """Normal Jacobian, shape (N,): ``u_n = G·v`` (m/s)."""
         out = np.zeros(self.N)
-        np.add.at(out, self.dofs, self.G_local)
+        out[self.dofs] = self.G_local  # a pair's dofs are distinct
         return out
 
     @cached_property
     def H(self) -> np.ndarray:
         """Tangential Jacobian, shape (N,): ``u_t = H·v`` (m/s), rolling included."""
         out = np.zeros(self.N)
-        np.add.at(out, self.dofs, self.H_local)
+        out[self.dofs] = self.H_local
         return out
 
 
@@ -184,6 +184,18 @@ class System:
         self._iphi = np.array([-1 if d.iphi is None else d.iphi for d in disks], dtype=int)
         self._rail_y = np.array([d.rail_y for d in disks])
         self._is_wheel = self._iy >= 0
+        # (K, 2) indices of each centre's coordinates in q; a bead's y is its rail's
+        self._centre_index = np.column_stack((self._ix, np.maximum(self._iy, 0))).reshape(-1, 2)
+        self._beads = np.nonzero(~self._is_wheel)[0]
+        self._angle_index = np.maximum(self._iphi, 0)
+        # weights m g of the disks (N): along x for every disk, along y for the wheels
+        disk_mass = self.M_diag[self._ix]
+        self._weight_x = disk_mass * self.gravity[0]
+        self._wheel_weight_y = (disk_mass * self.gravity[1])[self._is_wheel]
+        self._wheel_iy = self._iy[self._is_wheel]
+        self._weight = np.zeros(self.N)  # gravity as a generalized force (N)
+        self._weight[self._ix] += self._weight_x
+        self._weight[self._wheel_iy] += self.M_diag[self._wheel_iy] * self.gravity[1]
         self._springs = [self._compile_spring(s) for s in scene.springs]
         self._forcing = [
             _Forcing(self._disk_of_body[f.body], np.asarray(f.amplitude, float), f.omega, f.phase)
@@ -197,6 +209,7 @@ class System:
                 self._features.append((boundary.id + suffix, feature, e, mu))
         self._static_index = StaticIndex([f for _, f, _, _ in self._features])
         self.disk_restitution, self.disk_friction = scene.contact_params(None)
+        self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
 
     # ------------------------------------------------------------ layout
 
@@ -220,21 +233,57 @@ class System:
 
     def centres(self, q: np.ndarray) -> np.ndarray:
         """Centres of all disks, shape (K, 2), m."""
-        out = np.empty((self.n_disks, 2))
-        out[:, 0] = q[self._ix]
-        out[:, 1] = np.where(self._is_wheel, q[np.maximum(self._iy, 0)], self._rail_y)
+        out = q[self._centre_index]
+        if len(self._beads):
+            out[self._beads, 1] = self._rail_y[self._beads]
         return out
 
     def centre_velocities(self, v: np.ndarray) -> np.ndarray:
         """Velocities of all disk centres, shape (K, 2), m/s."""
-        out = np.empty((self.n_disks, 2))
-        out[:, 0] = v[self._ix]
-        out[:, 1] = np.where(self._is_wheel, v[np.maximum(self._iy, 0)], 0.0)
+        out = v[self._centre_index]
+        if len(self._beads):
+            out[self._beads, 1] = 0.0
         return out
 
     def angular_velocities(self, v: np.ndarray) -> np.ndarray:
         """Angular velocities of all disks, shape (K,), rad/s (0 for beads)."""
-        return np.where(self._is_wheel, v[np.maximum(self._iphi, 0)], 0.0)
+        out = v[self._angle_index]
+        if len(self._beads):
+            out[self._beads] = 0.0
+        return out
+
+    def disk_motion(
+        self, q: np.ndarray, v: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """Centre (m), centre velocity (m/s) and angular velocity (rad/s) of disk ``k``.
+
+        The same numbers as row ``k`` of :meth:`centres`, :meth:`centre_velocities`
+        and :meth:`angular_velocities`, without computing the other disks. A
+        wheel's centre and its velocity are views into ``q`` and ``v``.
+        """
+        d = self._disks[k]
+        if d.iy is None:
+            return np.array((q[d.ix], d.rail_y)), np.array((v[d.ix], 0.0)), 0.0
+        # a wheel's coordinates are (x, y, phi) in a row
+        return q[d.ix : d.ix + 2], v[d.ix : d.ix + 2], float(v[d.iphi])
+
+    def disk_motions(
+        self, Q: np.ndarray, V: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`disk_motion` for many states: rows of ``Q`` and ``V`` (shape (R, N)).
+
+        Returns the centres (R, 2) (m), their velocities (R, 2) (m/s) and the
+        angular velocities (R,) (rad/s) of disk ``k``.
+        """
+        d = self._disks[k]
+        if d.iy is None:
+            rows = len(Q)
+            return (
+                np.column_stack((Q[:, d.ix], np.full(rows, d.rail_y))),
+                np.column_stack((V[:, d.ix], np.zeros(rows))),
+                np.zeros(rows),
+            )
+        return Q[:, d.ix : d.ix + 2], V[:, d.ix : d.ix + 2], V[:, d.iphi]
 
     def centre(self, q: np.ndarray, k: int) -> np.ndarray:
         """Centre of disk ``k`` (m)."""
@@ -296,11 +345,7 @@ class System:
         A bead feels only the rail-parallel component of its forces; the rail
         carries the rest.
         """
-        f = np.zeros(self.N)
-        if self.n_disks:
-            f[self._ix] += self.M_diag[self._ix] * self.gravity[0]
-            wheels = self._iy[self._is_wheel]
-            f[wheels] += self.M_diag[wheels] * self.gravity[1]
+        f = self._weight.copy()
         if self._springs or self._forcing:
             c = self.centres(q)
             cd = self.centre_velocities(v)
@@ -319,13 +364,11 @@ class System:
         Gravitational energy is ``−m g·c`` of every disk centre (a bead only
         along its rail, the rail's reaction doing no work).
         """
-        kinetic = 0.5 * float(v @ (self.M_diag * v))
+        kinetic = self.kinetic_energy(v)
         potential = 0.0
         if self.n_disks:
-            c = self.centres(q)
-            m = self.M_diag[self._ix]
-            potential = -float(np.sum(m * self.gravity[0] * c[:, 0]))
-            potential -= float(np.sum((m * self.gravity[1] * c[:, 1])[self._is_wheel]))
+            potential = -float((self._weight_x * q[self._ix]).sum())
+            potential -= float((self._wheel_weight_y * q[self._wheel_iy]).sum())
         spring = 0.0
         if self._springs:
             c = self.centres(q)
@@ -334,6 +377,10 @@ class System:
                 length = float(np.hypot(*(c[s.i] - pb)))
                 spring += 0.5 * s.stiffness * (length - s.rest_length) ** 2
         return kinetic, potential, spring
+
+    def kinetic_energy(self, v: np.ndarray) -> float:
+        """Kinetic energy ``½ vᵀ M v`` (J)."""
+        return 0.5 * float(np.dot(v, self.M_diag * v))
 
     def input_power(self, t: float, q: np.ndarray, v: np.ndarray) -> float:
         """Power of the prescribed forcing (W)."""
@@ -392,20 +439,19 @@ class System:
         ``j`` is the other disk of a disk–disk contact (it takes the opposite
         sign), ``None`` against a boundary feature.
         """
-        dofs: list[int] = []
+        (nx, ny), (tx, ty) = dc.n.tolist(), dc.t.tolist()
         g_local: list[float] = []
         h_local: list[float] = []
         for k, sign in ((i, 1.0), (j, -1.0)):
             if k is None:
                 continue
             d = self._disks[k]
-            dofs.append(d.ix)
-            g_local.append(sign * dc.n[0])
-            h_local.append(sign * dc.t[0])
-            if d.iy is not None:
-                dofs += (d.iy, d.iphi)
-                g_local += (sign * dc.n[1], 0.0)
-                h_local += (sign * dc.t[1], d.radius)
+            if d.iy is None:
+                g_local.append(sign * nx)
+                h_local.append(sign * tx)
+            else:
+                g_local += (sign * nx, sign * ny, 0.0)
+                h_local += (sign * tx, sign * ty, d.radius)
         return Contact(
             key=key,
             body=body,
@@ -414,7 +460,7 @@ class System:
             n=dc.n,
             t=dc.t,
             point=dc.point,
-            dofs=np.asarray(dofs, dtype=int),
+            dofs=self._pair_dofs(i, j),
             G_local=np.asarray(g_local),
             H_local=np.asarray(h_local),
             u_n=dc.u_n,
@@ -426,6 +472,17 @@ class System:
             N=self.N,
             inside=inside,
         )
+
+    def _pair_dofs(self, i: int, j: int | None) -> np.ndarray:
+        """The coordinates a contact of disk ``i`` (and disk ``j``) touches: read-only, shared."""
+        dofs = self._dofs_of_pair.get((i, j))
+        if dofs is None:
+            dofs = np.array(
+                [dof for k in (i, j) if k is not None for dof in self._disks[k].dofs], dtype=int
+            )
+            dofs.setflags(write=False)
+            self._dofs_of_pair[(i, j)] = dofs
+        return dofs
 
     def contacts(self, q: np.ndarray, v: np.ndarray, margin: float = 0.0) -> list[Contact]:
         """Every disk–feature and disk–disk pair whose gap is at most ``margin`` (m).

@@ -100,6 +100,19 @@ def test_bouncing_ball_then_rests_with_contact_force_equal_to_its_weight():
         assert contact.lam == pytest.approx(2.0 * G_ACC, rel=1e-12)
 
 
+def test_sample_contact_states_are_the_contact_kinematics_of_their_frame():
+    model = bouncing_ball()
+    system = System(model)
+    trajectory = simulate(model)
+    samples = [f for f in trajectory.frames if f.kind == "sample" and f.contacts]
+    assert len(samples) > 100
+    for frame in samples:
+        (state,) = frame.contacts
+        (contact,) = system.contacts(frame.q, frame.v)
+        assert (state.u_n, state.u_t) == (contact.u_n, contact.u_t)
+        assert state.point == tuple(contact.point) and state.normal == tuple(contact.n)
+
+
 def test_bouncing_ball_balances_its_energy():
     trajectory = simulate(bouncing_ball())
     assert balance_spread(trajectory) < 1e-8

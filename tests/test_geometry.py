@@ -23,6 +23,7 @@ from solver.geometry import (
     bounding_box,
     disk_disk_contact,
     disk_feature_contact,
+    disk_segment_contacts,
 )
 
 STEP = 1e-3  # time step of the five-point stencils (s)
@@ -438,3 +439,36 @@ def test_arc_bounding_box_encloses_the_arc_tightly(start_deg, span_deg):
 def test_bounding_boxes_of_segment_and_vertex():
     assert bounding_box(Segment((1.0, -1.0), (-2.0, 3.0))) == (-2.0, -1.0, 1.0, 3.0)
     assert bounding_box(Vertex((0.5, 0.25))) == (0.5, 0.25, 0.5, 0.25)
+
+
+@given(
+    st.lists(st.tuples(unit_fraction, st.floats(-1.5, 1.5), speed, speed, speed), min_size=1),
+    coord,
+    coord,
+    st.floats(0.01, 0.5),
+)
+def test_segment_contacts_over_many_states_equal_the_scalar_kinematics_bit_for_bit(rows, bx, by, r):
+    segment = Segment((-0.7, 0.3), (bx, by))
+    a, e = np.array(segment.a), np.array(segment.b) - np.array(segment.a)
+    assume(np.linalg.norm(e) >= 0.5)
+    left = np.array([-e[1], e[0]]) / np.linalg.norm(e)
+    # the last row sits on the wall itself: the left normal
+    c = np.array([a + s * e + h * left for s, h, *_ in rows] + [a + 0.5 * e])
+    cdot = np.array([(vx, vy) for *_, vx, vy, _ in rows] + [(0.3, -0.2)])
+    omega = np.array([w for *_, w in rows] + [1.5])
+
+    many = disk_segment_contacts(segment, c, cdot, r, omega)
+
+    assert many.inside.all()
+    for k in range(len(c)):
+        one = disk_feature_contact(segment, c[k], cdot[k], r, omega[k])
+        assert many.n[k].tolist() == one.n.tolist()
+        assert many.point[k].tolist() == one.point.tolist()
+        assert (many.u_n[k], many.u_t[k]) == (one.u_n, one.u_t)
+
+
+def test_segment_contacts_mark_states_beyond_the_segment_ends():
+    segment = Segment((0.0, 0.0), (1.0, 0.0))
+    c = np.array([[-0.1, 0.5], [0.5, 0.5], [1.2, -0.5]])
+    many = disk_segment_contacts(segment, c, np.zeros((3, 2)), 0.1, np.zeros(3))
+    assert many.inside.tolist() == [False, True, False]

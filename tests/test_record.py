@@ -74,6 +74,13 @@ def test_times_and_states_are_read_only_views_of_every_frame_appended():
         times[0] = 1.0
 
 
+def test_frames_of_one_output_with_states_of_different_sizes_are_refused():
+    trajectory = Trajectory(SYSTEM)
+    short = Frame(0.1, "sample", np.zeros(1), np.zeros(1), (), make_frame(0.1).energy)
+    with pytest.raises(ValueError, match="different sizes"):
+        trajectory.append(StepOutput(frames=[make_frame(0.0), short]))
+
+
 def test_views_taken_earlier_keep_their_content_while_the_buffer_grows():
     trajectory = Trajectory(SYSTEM)
     trajectory.append(StepOutput(frames=[make_frame(k * 1e-3) for k in range(10)]))

@@ -206,3 +206,16 @@ def test_top_view_cart_starts_rolling_without_slip():
     # equal wheel rates roll straight along the rolling direction (-sin phi, cos phi) at r*rate
     np.testing.assert_allclose(system.v0, [0.0, 0.6, 0.0, 3.0, 3.0], atol=1e-14)
     assert system.contacts(system.q0, system.v0, 1.0) == []
+
+
+def test_one_disks_motion_is_its_row_of_all_centres_and_velocities():
+    system = System(_scene())
+    rng = np.random.default_rng(3)
+    Q, V = rng.normal(size=(4, system.N)), rng.normal(size=(4, system.N))
+    for k in range(system.n_disks):
+        C, Cdot, omega = system.disk_motions(Q, V, k)
+        for row, (q, v) in enumerate(zip(Q, V, strict=True)):
+            c, cdot, om = system.disk_motion(q, v, k)
+            assert list(c) == C[row].tolist() == system.centres(q)[k].tolist()
+            assert list(cdot) == Cdot[row].tolist() == system.centre_velocities(v)[k].tolist()
+            assert om == omega[row] == system.angular_velocities(v)[k]
