@@ -257,3 +257,23 @@ def test_frame_accessor_reads_one_frame_without_copying():
     assert traj.frame(-1) is frames[2]
     with pytest.raises(IndexError):
         traj.frame(3)
+
+
+def test_quick_constructors_keep_the_dataclass_contract():
+    from dataclasses import FrozenInstanceError, astuple
+
+
+    energy = EnergyBudget(kinetic=1.0, potential=2.0, spring=0.5, dissipated=0.25, input=0.125)
+    assert astuple(energy) == (1.0, 2.0, 0.5, 0.25, 0.125)
+    assert energy == EnergyBudget(1.0, 2.0, 0.5, 0.25, 0.125)
+    assert hash(energy) == hash(EnergyBudget(1.0, 2.0, 0.5, 0.25, 0.125))
+    with pytest.raises(FrozenInstanceError):
+        energy.kinetic = 0.0  # type: ignore[misc]
+    contact = ContactState("ball", "ground", 9.81, 0.0, 0.0, 0.0, "stick", friction=0.3)
+    assert (contact.point, contact.normal, contact.friction) == ((0.0, 0.0), (0.0, 1.0), 0.3)
+    with pytest.raises(TypeError):
+        ContactState("ball", "ground")  # the required fields stay required
+    frame = Frame(t=0.5, kind="sample", q=np.zeros(1), v=np.ones(1), contacts=(), energy=energy)
+    assert (frame.t, frame.kind, frame.energy) == (0.5, "sample", energy)
+    with pytest.raises(FrozenInstanceError):
+        frame.t = 1.0  # type: ignore[misc]
