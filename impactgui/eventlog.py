@@ -157,8 +157,8 @@ class EventTableModel(QAbstractTableModel):
                 return f"{event.normal_impulse:.4g} / {event.tangent_impulse:.4g}"
             case 6:
                 return str(event.stages) if event.stages else ""
-            case 7:
-                return f"{event.energy_change:.4g}" if event.type in _JUMP_TYPES else ""
+            case 7:  # + 0.0 turns a -0.0 into 0 (a lossless impact printed "-0")
+                return f"{event.energy_change + 0.0:.4g}" if event.type in _JUMP_TYPES else ""
             case _:
                 return event.message
 

@@ -393,7 +393,7 @@ class PlotPanel(QWidget):
         ]
         for legend in self._legends:
             legend.setCacheMode(_CACHED)
-        self._legends[2].setColumnCount(2)
+        self._legends[2].setColumnCount(4)
         cursor_pen = QPen(QColor(CURSOR_COLOUR), 0)  # a cosmetic 1-pixel hairline
         self._cursors: dict[pg.ViewBox, QGraphicsLineItem] = {}
         for plot in self.plots:

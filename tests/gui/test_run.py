@@ -222,3 +222,14 @@ def test_a_solver_far_ahead_of_the_screen_computes_in_the_background(qtbot, wind
     window.playback_bar.set_speed(AS_FAST_AS_POSSIBLE)  # the screen follows the solver
     qtbot.waitUntil(lambda: not runner.ahead, timeout=5000)
     window.reset_run()
+
+
+def test_the_event_log_prints_a_lossless_impact_as_0_not_minus_0(qtbot) -> None:
+    from impactgui.eventlog import EventTableModel
+
+    model = EventTableModel()
+    model.append([Event(0.1, "impact", "b1", "b2", normal_impulse=1.0, energy_change=-0.0)])
+    model.append([Event(0.2, "impact", "b1", "b2", normal_impulse=1.0, energy_change=-0.25)])
+    assert model.data(model.index(0, 7)) == "0"
+    assert model.data(model.index(1, 7)) == "-0.25"
+    assert model.data(model.index(0, 7)) == "0"  # the second read comes from the cache
