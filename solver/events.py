@@ -1551,7 +1551,12 @@ class EventDrivenStepper:
             closed = self._closed(pairs)
             if not any(e.u_n < -REST_SPEED_TOL for e in closed):
                 break
-            touching = [e for e in closed if e.u_n < REST_SPEED_TOL]
+            if self._law == "sequential":
+                # the law takes one closed contact at a time until none approaches:
+                # all of them, or a jam between walls cascades through rounds
+                touching = closed
+            else:
+                touching = [e for e in closed if e.u_n < REST_SPEED_TOL]
             if any(e.u_n < -IMPACT_SPEED_TOL for e in closed):
                 self._impact(out, touching)
                 impacted = True

@@ -343,3 +343,34 @@ def test_bad_input_is_refused_naming_the_argument(kwargs, message):
     args.update(kwargs)
     with pytest.raises(InputError, match=message):
         resolve_impact(**args)
+
+
+@pytest.mark.parametrize(
+    ("masses", "v_minus", "e"),
+    [
+        ((1.0, 1.0), (0.0, 1.0), 0.9),
+        ((1.0, 3.0), (1.0, -2.0), 0.5),
+        ((2.0, 1.0), (1.0, -2.0), 0.95),
+    ],
+)
+def test_sequential_impulses_of_a_jam_are_the_sum_over_its_collisions(masses, v_minus, e):
+    """Two beads jammed between walls: three contacts, two velocities (rank-deficient G).
+
+    Many impulse splits give the same (zero) final velocity; the law's is the
+    sum over its own collisions, computed here one collision at a time.
+    """
+    G = np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]])
+    M_inv = np.diag(1.0 / np.array(masses))
+    effective = 1.0 / np.diag(G.T @ M_inv @ G)
+    v, impulses = np.array(v_minus, dtype=float), np.zeros(3)
+    while True:
+        u = G.T @ v
+        k = int(np.argmin(u))
+        if u[k] > -1e-15:
+            break
+        step = -(1.0 + e) * u[k] * effective[k]
+        impulses[k] += step
+        v = v + M_inv @ G[:, k] * step
+    result = resolve_impact(np.array(masses), G, np.array(v_minus), e, law="sequential")
+    np.testing.assert_allclose(result.impulse, impulses, rtol=1e-9)
+    np.testing.assert_allclose(result.v_plus, v, atol=1e-11)
