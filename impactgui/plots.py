@@ -430,6 +430,12 @@ class PlotPanel(QWidget):
         self._batches = 0
         self._cycle_batches = 0
         self._parts = (self._draw_energy, self._draw_contacts, self._draw_stems)
+        self._part_plots = (
+            (self.energy_plot,),
+            (self.lambda_plot, self.tau_plot),
+            (self.jump_plot, self.impulse_plot),
+        )
+        """The plots whose ranges each part may change (range steps repaint a plot)."""
         self._next_part = 0
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setInterval(REDRAW_INTERVAL_MS // len(self._parts))
@@ -556,7 +562,7 @@ class PlotPanel(QWidget):
             self._cycle_batches = self._batches
         self._resume_auto_ranged_views()
         self._parts[self._next_part]()
-        self._fit_ranges()
+        self._fit_ranges(self._part_plots[self._next_part])
         self._fit_axis_width()
         self._next_part = (self._next_part + 1) % len(self._parts)
         if self._next_part == 0 and self._batches == self._cycle_batches:
@@ -652,15 +658,21 @@ class PlotPanel(QWidget):
                 if plot.vb is view:
                     self._follow_y[plot] = False
 
-    def _fit_ranges(self) -> None:
-        """Set the ranges that no longer show all the data (from running bounds: no scans)."""
-        if self._follow_x and self._trajectory is not None and len(self._trajectory) > 1:
+    def _fit_ranges(self, plots: tuple[pg.PlotItem, ...] | None = None) -> None:
+        """Set the ranges that no longer show all the data (from running bounds: no scans).
+
+        ``plots`` limits the value ranges fitted to those plots (default: all);
+        the time range, shared by every plot, is fitted with the energy plot.
+        """
+        plots = self.plots if plots is None else plots
+        follow_x = self.energy_plot in plots and self._follow_x
+        if follow_x and self._trajectory is not None and len(self._trajectory) > 1:
             times = self._trajectory.times()
             x_range = (float(times[0]), self._time_axis_end(float(times[0]), float(times[-1])))
             if x_range != self._x_range and x_range[1] > x_range[0]:
                 self.energy_plot.setXRange(*x_range, padding=0)
                 self._x_range = x_range
-        for plot in self.plots:
+        for plot in plots:
             if not self._follow_y[plot]:
                 continue
             y_range = _grown_range(self._y_ranges[plot], self._bounds[plot])
