@@ -429,13 +429,13 @@ class PlotPanel(QWidget):
         self._dirty = False
         self._batches = 0
         self._cycle_batches = 0
-        self._parts = (self._draw_energy, self._draw_contacts, self._draw_stems)
-        self._part_plots = (
-            (self.energy_plot,),
-            (self.lambda_plot, self.tau_plot),
-            (self.jump_plot, self.impulse_plot),
+        self._parts = (
+            (self._draw_energy, (self.energy_plot,)),
+            (self._draw_contacts, (self.lambda_plot, self.tau_plot)),
+            (self._draw_stems, (self.jump_plot, self.impulse_plot)),
         )
-        """The plots whose ranges each part may change (range steps repaint a plot)."""
+        """Each part of a redraw and the plots whose ranges it may change (a range step
+        repaints its plot)."""
         self._next_part = 0
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setInterval(REDRAW_INTERVAL_MS // len(self._parts))
@@ -561,8 +561,9 @@ class PlotPanel(QWidget):
         if self._next_part == 0:
             self._cycle_batches = self._batches
         self._resume_auto_ranged_views()
-        self._parts[self._next_part]()
-        self._fit_ranges(self._part_plots[self._next_part])
+        draw, plots = self._parts[self._next_part]
+        draw()
+        self._fit_ranges(plots)
         self._fit_axis_width()
         self._next_part = (self._next_part + 1) % len(self._parts)
         if self._next_part == 0 and self._batches == self._cycle_batches:
@@ -573,8 +574,8 @@ class PlotPanel(QWidget):
         self._dirty = False
         self._next_part = 0
         self._resume_auto_ranged_views()
-        for part in self._parts:
-            part()
+        for draw, _plots in self._parts:
+            draw()
         self._fit_ranges()
         self._fit_axis_width()
 

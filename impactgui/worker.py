@@ -73,11 +73,7 @@ class SimulationWorker(QObject):
     impulse_refused = Signal(str)
     """Why an impulse handed over with ``add_impulse`` was not applied."""
 
-    def __init__(
-        self,
-        stepper: Any,
-        batch_interval: float = BATCH_INTERVAL_S,
-    ) -> None:
+    def __init__(self, stepper: Any, batch_interval: float = BATCH_INTERVAL_S) -> None:
         super().__init__()
         self._stepper = stepper
         self._batch_interval = batch_interval

@@ -15,6 +15,7 @@ from solver.events import EventDrivenStepper
 from solver.scene import load_scene, parse_scene
 from solver.simulation import make_stepper, simulate
 from solver.system import System
+from tests.jam_cascade import jammed_pair_cascade
 
 G_ACC = 9.81
 
@@ -615,29 +616,6 @@ def test_solver_failure_ends_the_run_with_an_error_event_and_keeps_the_frames(mo
     assert len(frames) == 46  # samples 0.00 … 0.45 before the first impact
 
 
-def _sequential_cascade(v0: float, v1: float, e: float) -> tuple[np.ndarray, np.ndarray]:
-    """Two unit masses jammed between walls: Newton's law one contact at a time.
-
-    Contacts (left wall–b0, b0–b1, b1–right wall) with approach speeds
-    ``v0``, ``v1 − v0``... taken most negative first, until none approaches
-    faster than 1e-15 m/s. Returns the summed impulses (N·s) and the final
-    velocities (m/s): an independent path to what the stepper sums exactly.
-    """
-    v = np.array([v0, v1])
-    G = np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]])  # columns: u_n = Gᵀv
-    effective = np.array([1.0, 0.5, 1.0])  # 1 / (Gᵀ M⁻¹ G) per contact
-    impulses = np.zeros(3)
-    for _ in range(100_000):
-        u = G.T @ v
-        k = int(np.argmin(u))
-        if u[k] > -1e-15:
-            break
-        step = -(1.0 + e) * u[k] * effective[k]
-        impulses[k] += step
-        v = v + G[:, k] * step
-    return impulses, v
-
-
 def test_a_pair_jammed_between_walls_settles_at_once_under_the_sequential_law():
     scene = parse_scene(
         {
@@ -675,7 +653,7 @@ def test_a_pair_jammed_between_walls_settles_at_once_under_the_sequential_law():
     trajectory = simulate(scene)
     # found by the random-scene property in CI: it failed with "200 events in a row"
     assert trajectory.status == "finished", trajectory.message
-    impulses, v_end = _sequential_cascade(0.0, 1.0, 0.9)
+    impulses, v_end = jammed_pair_cascade((1.0, 1.0), (0.0, 1.0), 0.9)
     by_pair = {(e.body, e.other): e.normal_impulse for e in trajectory.events}
     assert by_pair == pytest.approx(
         {("b0", "left"): impulses[0], ("b0", "b1"): impulses[1], ("b1", "right"): impulses[2]},

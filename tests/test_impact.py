@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from solver.complementarity import least_distance
 from solver.errors import InputError, SolverError
 from solver.impact import resolve_impact
+from tests.jam_cascade import JAM_G, jammed_pair_cascade
 
 EX1_G = np.array([[-1.0, 0, 0], [0, 1, 1], [1, -1, 1]])
 FOUR_BALLS_G = np.array([[-1.0, 0, 0], [1, -1, 0], [0, 1, -1], [0, 0, 1]])
@@ -359,18 +360,7 @@ def test_sequential_impulses_of_a_jam_are_the_sum_over_its_collisions(masses, v_
     Many impulse splits give the same (zero) final velocity; the law's is the
     sum over its own collisions, computed here one collision at a time.
     """
-    G = np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]])
-    M_inv = np.diag(1.0 / np.array(masses))
-    effective = 1.0 / np.diag(G.T @ M_inv @ G)
-    v, impulses = np.array(v_minus, dtype=float), np.zeros(3)
-    while True:
-        u = G.T @ v
-        k = int(np.argmin(u))
-        if u[k] > -1e-15:
-            break
-        step = -(1.0 + e) * u[k] * effective[k]
-        impulses[k] += step
-        v = v + M_inv @ G[:, k] * step
-    result = resolve_impact(np.array(masses), G, np.array(v_minus), e, law="sequential")
+    impulses, v = jammed_pair_cascade(masses, v_minus, e)
+    result = resolve_impact(np.array(masses), JAM_G, np.array(v_minus), e, law="sequential")
     np.testing.assert_allclose(result.impulse, impulses, rtol=1e-9)
     np.testing.assert_allclose(result.v_plus, v, atol=1e-11)
