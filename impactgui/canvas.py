@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QLabel, QVBoxLayout
 
 from impactgui.commands import DeleteItem, ItemRef, SceneCommand
 from impactgui.document import SceneDocument, problem_path, scene_problems
+from impactgui.grid import show_grid
 from impactgui.scene_items import (
     BACKGROUND,
     BOUNDARY_COLOUR,
@@ -233,7 +234,7 @@ class SceneCanvas(QWidget):
 
         self.view = _ToolViewBox(self)
         self.plot = pg.PlotWidget(viewBox=self.view, background=BACKGROUND)
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        show_grid(self.plot, BACKGROUND, alpha=0.25)
         self.plot.setLabel("bottom", "x", units="m")
         self.plot.setLabel("left", "y", units="m")
         self.plot.hideButtons()

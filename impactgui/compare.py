@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from impactgui.grid import show_grid
 from impactgui.worker import SimulationRunner
 from solver.errors import InputError
 from solver.frames import StepOutput
@@ -65,7 +66,7 @@ class LawPanel(QWidget):
         self.plot = pg.PlotWidget(background="w", title=f"<b>{law}</b>")
         self.plot.setLabel("left", "velocity (m/s)")
         self.plot.setLabel("bottom", "t (s)")
-        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        show_grid(self.plot, "w", alpha=0.2)
         self.plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setClipToView(True)

@@ -771,6 +771,7 @@ class MainWindow(QMainWindow):
         elif status == "finished":
             text = f"run finished: {message}" if message else "run finished"
             self.statusBar().showMessage(text, 10000)
+        self.event_log.flush()
         self._set_run_state(status)
 
     @Slot(object, object)

@@ -47,9 +47,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Slot
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QVBoxLayout, QWidget
 
+from impactgui.grid import show_grid
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
 from solver.frames import Event, StepOutput
 from solver.record import Trajectory
@@ -189,13 +190,14 @@ class _ContactSeries:
 
 
 class _StemGroup:
-    """Stems drawn by one pair of items: a ``connect="pairs"`` curve and a scatter of tips."""
+    """Stems of one colour: a ``connect="pairs"`` curve (their tips: the plot's scatter)."""
 
     def __init__(self, colour: QColor, name: str | None) -> None:
         self.colour = colour
+        self.brush = pg.mkBrush(colour)
         self.name = name
         self.points = GrowingSeries()
-        self.items: tuple[pg.PlotCurveItem, pg.ScatterPlotItem] | None = None
+        self.curve: pg.PlotCurveItem | None = None
         self.shown = 0
         """Points already handed to the items."""
 
@@ -207,6 +209,9 @@ class _StemPlot:
     entry. The later ones have no legend entry and are told apart by colour
     only (``STEM_HUES`` of them), so the series of one colour share their
     items: a 200-bead chain draws its jumps with at most 17 stem curves.
+    The tips of every series are one scatter, each tip in its series'
+    colour (a scatter item costs its Python bounds at every repaint of
+    the plot, even of the one pixel column a moving cursor exposes).
     Stems are drawn in full, not downsampled (a peak or subsample would
     break the pairs of ``connect="pairs"``); new tips are appended.
     """
@@ -216,6 +221,7 @@ class _StemPlot:
         self.series: dict[str, GrowingSeries] = {}
         self._groups: dict[str | int, _StemGroup] = {}
         self._group_of: dict[str, _StemGroup] = {}
+        self._tips: pg.ScatterPlotItem | None = None
 
     def append(self, name: str, t: float, value: float) -> None:
         """Add the stem ``value`` at time ``t`` to the series ``name`` (created the first time)."""
@@ -235,31 +241,41 @@ class _StemPlot:
 
     def draw(self, bounds: _Bounds) -> None:
         """Hand the new stems to the items (created the first time) and widen ``bounds``."""
+        tips_x: list[np.ndarray] = []
+        tips_y: list[np.ndarray] = []
+        brushes: list[QBrush] = []
         for group in self._groups.values():
             count = len(group.points)
             if count == group.shown:
                 continue
-            if group.items is None:
-                stem = pg.PlotCurveItem(
+            if group.curve is None:
+                group.curve = pg.PlotCurveItem(
                     pen=pg.mkPen(group.colour, width=1.5), connect="pairs", name=group.name
                 )
-                tips = pg.ScatterPlotItem(size=6, brush=pg.mkBrush(group.colour), pen=None)
-                for item in (stem, tips):
-                    item.setCacheMode(_CACHED)
-                    self.plot.addItem(item)
-                group.items = (stem, tips)
+                group.curve.setCacheMode(_CACHED)
+                self.plot.addItem(group.curve)
             x, y = group.points.data()
             new = slice(group.shown, count)
             bounds.include(np.append(y[new], 0.0))  # the stems stand on 0
-            group.items[0].setData(*_stems(group.points))
-            group.items[1].addPoints(x=x[new], y=y[new])
+            group.curve.setData(*_stems(group.points))
+            tips_x.append(x[new])
+            tips_y.append(y[new])
+            brushes += [group.brush] * (count - group.shown)
             group.shown = count
+        if not brushes:
+            return
+        if self._tips is None:
+            self._tips = pg.ScatterPlotItem(size=6, pen=None)
+            self._tips.setCacheMode(_CACHED)
+            self.plot.addItem(self._tips)
+        self._tips.addPoints(x=np.concatenate(tips_x), y=np.concatenate(tips_y), brush=brushes)
 
     def clear(self) -> None:
         """Forget every series (the panel removes the items from the plot)."""
         self.series.clear()
         self._groups.clear()
         self._group_of.clear()
+        self._tips = None
 
 
 def _jump_values(delta: np.ndarray, names: tuple[str, ...]) -> list[tuple[str, float]]:
@@ -327,7 +343,7 @@ def _style(plot: pg.PlotItem, title: str, unit_label: str) -> None:
     """
     plot.setTitle(title, size="9pt", color="k")
     plot.setLabel("left", unit_label, color="k")
-    plot.showGrid(x=True, y=True, alpha=0.2)
+    show_grid(plot, "w", alpha=0.2)
     plot.setDownsampling(auto=True, mode="peak")
     plot.setClipToView(True)
     plot.vb.disableAutoRange()

@@ -43,6 +43,8 @@ CONTACTS_FILE = "contacts.csv"
 EVENTS_FILE = "events.csv"
 
 _INITIAL_CAPACITY = 256
+STATE_BLOCK_ROWS = 4096
+"""Frames per block of the state store (a block is allocated when the previous one is full)."""
 _ENERGY_TERMS = operator.attrgetter("kinetic", "potential", "spring", "dissipated", "input")
 """The stored terms of an EnergyBudget, in the order of ENERGY_COLUMNS without ``E_total``."""
 
@@ -56,6 +58,12 @@ class Trajectory:
     reader always sees a consistent prefix: ``frames``, ``times()``,
     ``states()`` and ``energies()`` taken one after another may differ in
     length (the later call can see more rows), never in content.
+
+    The states, ``2 N`` numbers a frame (400 for a 200-bead chain), are kept
+    in blocks of ``STATE_BLOCK_ROWS`` frames that are never copied: one
+    growing buffer would copy (and page in) tens of megabytes at each
+    doubling, a stall of 50–80 ms for the GUI thread that appends. Times and
+    energies, a few numbers a frame, stay one buffer each.
 
     Parameters
     ----------
@@ -81,9 +89,11 @@ class Trajectory:
         self.message = ""
         self._frames: list[Frame] = []
         self._events: list[Event] = []
-        state_size = 0 if system is None else 2 * system.N
+        self._state_size = 0 if system is None else 2 * system.N
         self._times = np.empty(0)
-        self._states = np.empty((0, state_size))
+        self._state_blocks: list[np.ndarray] = []
+        self._joined_states: np.ndarray | None = None
+        """``states()`` as last joined (rows of full blocks never change), or None."""
         self._energies = np.empty((0, len(ENERGY_COLUMNS)))
         self._n_frames = 0
         self._n_events = 0
@@ -110,35 +120,44 @@ class Trajectory:
                 "the frames of one step output have states of different sizes"
             ) from None
         state_size = q.shape[1] + v.shape[1]
-        if n + count > len(self._times) or state_size != self._states.shape[1]:
-            self._grow(n, n + count, state_size)
+        if state_size != self._state_size:
+            if n:
+                raise ValueError(
+                    f"frame state has {state_size} entries, earlier frames had {self._state_size}"
+                )
+            self._state_size = state_size
+        if n + count > len(self._times):
+            self._grow(n, n + count)
         energies = self._energies[n : n + count]
         energies[:, [0, 1, 2, 4, 5]] = [_ENERGY_TERMS(frame.energy) for frame in frames]
         # EnergyBudget.total, summed in the same order
         energies[:, 3] = energies[:, 0] + energies[:, 1] + energies[:, 2]
-        self._states[n : n + count, : q.shape[1]] = q
-        self._states[n : n + count, q.shape[1] :] = v
+        self._store_states(n, np.hstack((q, v)))
         self._times[n : n + count] = [frame.t for frame in frames]
         self._frames += frames
         self._n_frames = n + count
 
-    def _grow(self, n: int, rows: int, state_size: int) -> None:
-        """Make room for ``rows`` frames (``n`` kept) of ``state_size`` state entries each."""
-        if n and state_size != self._states.shape[1]:
-            raise ValueError(
-                f"frame state has {state_size} entries, earlier frames had {self._states.shape[1]}"
-            )
+    def _grow(self, n: int, rows: int) -> None:
+        """Make room for ``rows`` times and energies (``n`` kept)."""
         capacity = max(_INITIAL_CAPACITY, 2 * len(self._times), rows)
         times = np.empty(capacity)
-        states = np.empty((capacity, state_size))
         energies = np.empty((capacity, len(ENERGY_COLUMNS)))
         if n:
             times[:n] = self._times[:n]
-            states[:n] = self._states[:n]
             energies[:n] = self._energies[:n]
-        self._states = states
         self._energies = energies
         self._times = times
+
+    def _store_states(self, n: int, rows: np.ndarray) -> None:
+        """Write ``rows`` as the states of frames ``n, n + 1, …`` (new blocks as needed)."""
+        written = 0
+        while written < len(rows):
+            block, offset = divmod(n + written, STATE_BLOCK_ROWS)
+            if block == len(self._state_blocks):
+                self._state_blocks.append(np.empty((STATE_BLOCK_ROWS, self._state_size)))
+            take = min(len(rows) - written, STATE_BLOCK_ROWS - offset)
+            self._state_blocks[block][offset : offset + take] = rows[written : written + take]
+            written += take
 
     def frame(self, index: int) -> Frame:
         """Frame number ``index`` (negative counts from the end), without copying the list."""
@@ -173,7 +192,21 @@ class Trajectory:
         rates), in m, rad, m/s and rad/s.
         """
         n = self._n_frames
-        return _read_only(self._states[:n])
+        joined = self._joined_states
+        if joined is not None and len(joined) >= n:
+            return _read_only(joined[:n])
+        full, rest = divmod(n, STATE_BLOCK_ROWS)
+        blocks = self._state_blocks[:full]
+        if joined is not None:  # the full blocks joined before are kept, not joined again
+            kept = len(joined) // STATE_BLOCK_ROWS
+            blocks = [joined[: kept * STATE_BLOCK_ROWS], *self._state_blocks[kept:full]]
+        if rest:
+            blocks.append(self._state_blocks[full][:rest])
+        if not blocks:
+            return _read_only(np.empty((0, self._state_size)))
+        joined = np.concatenate(blocks) if len(blocks) > 1 else blocks[0].copy()
+        self._joined_states = joined
+        return _read_only(joined)
 
     def energies(self) -> np.ndarray:
         """Energy budget per frame, J: read-only view, shape ``(n_frames, 6)``.

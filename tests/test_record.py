@@ -95,6 +95,34 @@ def test_views_taken_earlier_keep_their_content_while_the_buffer_grows():
     assert len(trajectory.times()) == 5000
 
 
+@given(st.lists(st.integers(min_value=1, max_value=3000), min_size=1, max_size=6))
+def test_states_are_the_frames_rows_in_order_across_blocks(batch_sizes):
+    trajectory = Trajectory(SYSTEM)
+    frames: list[Frame] = []
+    earlier = []
+    for size in batch_sizes:
+        start = len(frames)
+        batch = [make_frame(k * 1e-3) for k in range(start, start + size)]
+        frames += batch
+        trajectory.append(StepOutput(frames=batch))
+        earlier.append(trajectory.states())
+    # an independent stacking of every frame's q and v
+    expected = np.array([np.r_[frame.q, frame.v] for frame in frames])
+    np.testing.assert_array_equal(trajectory.states(), expected)
+    for states in earlier:  # views taken while it grew keep their rows
+        np.testing.assert_array_equal(states, expected[: len(states)])
+
+
+def test_full_state_blocks_are_never_copied_when_frames_are_added():
+    trajectory = Trajectory(SYSTEM)
+    rows = record.STATE_BLOCK_ROWS
+    trajectory.append(StepOutput(frames=[make_frame(k * 1e-3) for k in range(rows + 10)]))
+    blocks = list(trajectory._state_blocks)
+    trajectory.append(StepOutput(frames=[make_frame(k * 1e-3) for k in range(rows + 10, 3 * rows)]))
+    assert len(trajectory._state_blocks) == 3
+    assert all(new is old for new, old in zip(trajectory._state_blocks, blocks, strict=False))
+
+
 def test_a_reader_thread_always_sees_a_consistent_prefix_while_frames_are_appended():
     trajectory = Trajectory(SYSTEM)
     n_frames = 20000
@@ -261,7 +289,6 @@ def test_frame_accessor_reads_one_frame_without_copying():
 
 def test_quick_constructors_keep_the_dataclass_contract():
     from dataclasses import FrozenInstanceError, astuple
-
 
     energy = EnergyBudget(kinetic=1.0, potential=2.0, spring=0.5, dissipated=0.25, input=0.125)
     assert astuple(energy) == (1.0, 2.0, 0.5, 0.25, 0.125)

@@ -18,15 +18,26 @@ CURB = [[0.0, 0.6], [0.0, 0.05], [0.4, 0.05], [0.4, 0.0], [2.0, 0.0]]
 
 
 def paper_004(e):
-    return parse_scene({
-        "format": "impactgui-scene",
-        "version": 1,
-        "contact": {"restitution": e, "friction": 0.4, "impact_law": "staged"},
-        "boundaries": [{"id": "curb", "type": "polyline", "points": CURB}],
-        "bodies": [{"id": "wheel", "type": "wheel", "mass": 10.0, "inertia": 0.05,
-                    "radius": 0.1, "position": [0.8, 0.2], "velocity": [-5.0, -3.0]}],
-        "solver": {"t_end": 1.0, "dt_out": 0.001},
-    })
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 1,
+            "contact": {"restitution": e, "friction": 0.4, "impact_law": "staged"},
+            "boundaries": [{"id": "curb", "type": "polyline", "points": CURB}],
+            "bodies": [
+                {
+                    "id": "wheel",
+                    "type": "wheel",
+                    "mass": 10.0,
+                    "inertia": 0.05,
+                    "radius": 0.1,
+                    "position": [0.8, 0.2],
+                    "velocity": [-5.0, -3.0],
+                }
+            ],
+            "solver": {"t_end": 1.0, "dt_out": 0.001},
+        }
+    )
 
 
 def distance_to_polyline(p, points):
@@ -81,17 +92,30 @@ def test_paper_004_restitutions_give_clearly_different_paths():
 
 def cradle(n, law, gap=0.01, V=1.0, e=1.0):
     r = 0.05
-    bodies = [{"id": "b0", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": r,
-               "x": -gap, "vx": V}]
-    bodies += [{"id": f"b{k}", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": r,
-                "x": 2.0 * r * k, "vx": 0.0} for k in range(1, n)]
-    return parse_scene({
-        "format": "impactgui-scene",
-        "version": 1,
-        "contact": {"restitution": e, "friction": 0.0, "impact_law": law},
-        "bodies": bodies,
-        "solver": {"t_end": 0.5, "dt_out": 0.05},
-    })
+    bodies = [
+        {"id": "b0", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": r, "x": -gap, "vx": V}
+    ]
+    bodies += [
+        {
+            "id": f"b{k}",
+            "type": "bead",
+            "rail_y": 0.0,
+            "mass": 1.0,
+            "radius": r,
+            "x": 2.0 * r * k,
+            "vx": 0.0,
+        }
+        for k in range(1, n)
+    ]
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 1,
+            "contact": {"restitution": e, "friction": 0.0, "impact_law": law},
+            "bodies": bodies,
+            "solver": {"t_end": 0.5, "dt_out": 0.05},
+        }
+    )
 
 
 @pytest.mark.parametrize("n", [3, 5])
@@ -110,8 +134,7 @@ def test_staged_newtons_cradle_of_three_reproduces_paper_000_example_4():
     trajectory = simulate(cradle(3, "staged"))
     post = next(f for f in trajectory.frames if f.kind == "post")
     np.testing.assert_allclose(post.v, [-1 / 3, 2 / 3, 2 / 3], atol=1e-12)
-    hits = sorted((ev for ev in trajectory.events if ev.type == "impact"),
-                  key=lambda ev: ev.body)
+    hits = sorted((ev for ev in trajectory.events if ev.type == "impact"), key=lambda ev: ev.body)
     np.testing.assert_allclose([ev.normal_impulse for ev in hits], [4 / 3, 2 / 3], atol=1e-12)
     np.testing.assert_allclose(trajectory.frames[-1].v, [-1 / 3, 2 / 3, 2 / 3], atol=1e-12)
 
@@ -131,22 +154,34 @@ def bead_scenes(draw):
     x, bodies = 0.0, []
     for k in range(n):
         x += gaps[k] + radii[k]
-        bodies.append({"id": f"b{k}", "type": "bead", "rail_y": 0.0,
-                       "mass": draw(st.floats(0.1, 5.0)), "radius": radii[k], "x": x,
-                       "vx": draw(st.floats(-2.0, 2.0))})
+        bodies.append(
+            {
+                "id": f"b{k}",
+                "type": "bead",
+                "rail_y": 0.0,
+                "mass": draw(st.floats(0.1, 5.0)),
+                "radius": radii[k],
+                "x": x,
+                "vx": draw(st.floats(-2.0, 2.0)),
+            }
+        )
         x += radii[k]
     right = x + gaps[n]
     e = draw(st.sampled_from([0.0, 0.5, 0.9, 1.0]))
     law = draw(st.sampled_from(["staged", "sequential", "newton"]))
-    return parse_scene({
-        "format": "impactgui-scene",
-        "version": 1,
-        "contact": {"restitution": e, "friction": 0.0, "impact_law": law},
-        "boundaries": [{"id": "left", "type": "segment", "a": [0, -1], "b": [0, 1]},
-                       {"id": "right", "type": "segment", "a": [right, -1], "b": [right, 1]}],
-        "bodies": bodies,
-        "solver": {"t_end": 0.5, "dt_out": 0.01},
-    }), right
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 1,
+            "contact": {"restitution": e, "friction": 0.0, "impact_law": law},
+            "boundaries": [
+                {"id": "left", "type": "segment", "a": [0, -1], "b": [0, 1]},
+                {"id": "right", "type": "segment", "a": [right, -1], "b": [right, 1]},
+            ],
+            "bodies": bodies,
+            "solver": {"t_end": 0.5, "dt_out": 0.01},
+        }
+    ), right
 
 
 @settings(max_examples=25)

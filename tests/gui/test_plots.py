@@ -266,6 +266,21 @@ def test_many_bodies_share_few_stem_items_and_keep_their_own_data(panel) -> None
     ]
     _, (y0, y1) = panel.jump_plot.vb.viewRange()
     assert y0 <= 0.0 and y1 >= len(events)  # every stem, from 0 to its tip, in view
+    # every tip is one point of the plot's single scatter, in its stem's colour
+    items = panel.jump_plot.listDataItems()
+    tips = [item for item in items if isinstance(item, pg.ScatterPlotItem)]
+    assert len(tips) == 1
+    points = tips[0].points()
+    assert len(points) == len(events)
+    colour_at = {
+        (float(x), float(y)): item.opts["pen"].color().rgba()
+        for item in stems
+        for x, y in zip(*item.getData(), strict=True)
+        if y != 0.0
+    }
+    for point in points:
+        tip = (float(point.pos().x()), float(point.pos().y()))
+        assert point.brush().color().rgba() == colour_at[tip]
 
 
 def test_a_hand_zoom_survives_new_data_until_the_auto_button(panel) -> None:
