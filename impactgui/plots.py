@@ -42,6 +42,7 @@ per second):
 from __future__ import annotations
 
 import math
+import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,6 +65,9 @@ REDRAW_INTERVAL_MS = 250
 The work is spread over the interval: the energy curves, the contact curves
 and the stems are set on three successive timer ticks, so no single display
 frame pays for a whole redraw and its repaint."""
+TIME_AXIS_STEP_INTERVAL_S = 1.0
+"""While a run streams in, the time axis steps at most this often (wall clock), s, unless
+the playback cursor has left it; see ``PlotPanel._fit_time_axis``."""
 TIME_AXIS_MIN_SPAN_S = 1.0
 """The time axis spans at least this much (or the whole run, if shorter), s: a run's
 first second does not re-scale (and re-render) every plot at each 1, 2, 5 step."""
@@ -477,6 +481,9 @@ class PlotPanel(QWidget):
         self._y_ranges = dict.fromkeys(self.plots)
         self._follow_y = dict.fromkeys(self.plots, True)
         self._x_range = None
+        self._x_stepped: tuple[float, float | None] = (time.monotonic(), None)
+        """Wall-clock time (monotonic, s) of the last time-axis step and the data's end then
+        (None: the run's start, no data yet)."""
         self._follow_x = True
 
     def clear(self) -> None:
@@ -579,7 +586,7 @@ class PlotPanel(QWidget):
         self._resume_auto_ranged_views()
         draw, plots = self._parts[self._next_part]
         draw()
-        self._fit_ranges(plots)
+        self._fit_ranges(plots, streaming=True)
         self._fit_axis_width()
         self._next_part = (self._next_part + 1) % len(self._parts)
         if self._next_part == 0 and self._batches == self._cycle_batches:
@@ -675,20 +682,18 @@ class PlotPanel(QWidget):
                 if plot.vb is view:
                     self._follow_y[plot] = False
 
-    def _fit_ranges(self, plots: tuple[pg.PlotItem, ...] | None = None) -> None:
+    def _fit_ranges(
+        self, plots: tuple[pg.PlotItem, ...] | None = None, streaming: bool = False
+    ) -> None:
         """Set the ranges that no longer show all the data (from running bounds: no scans).
 
         ``plots`` limits the value ranges fitted to those plots (default: all);
-        the time range, shared by every plot, is fitted with the energy plot.
+        the time range, shared by every plot, is fitted with the energy plot
+        (``streaming``: as ``_fit_time_axis`` says).
         """
         plots = self.plots if plots is None else plots
-        follow_x = self.energy_plot in plots and self._follow_x
-        if follow_x and self._trajectory is not None and len(self._trajectory) > 1:
-            times = self._trajectory.times()
-            x_range = (float(times[0]), self._time_axis_end(float(times[0]), float(times[-1])))
-            if x_range != self._x_range and x_range[1] > x_range[0]:
-                self.energy_plot.setXRange(*x_range, padding=0)
-                self._x_range = x_range
+        if self.energy_plot in plots and self._follow_x:
+            self._fit_time_axis(streaming=streaming)
         for plot in plots:
             if not self._follow_y[plot]:
                 continue
@@ -715,12 +720,47 @@ class PlotPanel(QWidget):
             for plot in self.plots:
                 plot.getAxis("left").setWidth(self._axis_width)
 
-    def _time_axis_end(self, start: float, last: float) -> float:
-        """End of the time axis: a round 1, 2, 5 × 10^k s past ``start`` (at least
-        ``TIME_AXIS_MIN_SPAN_S``), at most the run's end."""
+    def _fit_time_axis(self, streaming: bool) -> None:
+        """Set the time range to show every frame, from the first to a round end.
+
+        A step of the time range re-renders every plot (10–20 ms, more while
+        the solver holds the GIL half the time). While a run streams in
+        (``streaming``), the range therefore steps at most every
+        ``TIME_AXIS_STEP_INTERVAL_S`` of wall-clock time — sooner only if
+        the playback cursor has left it — and each step reaches as far as
+        the data are expected to grow until the next one, at the rate they
+        grew since the last. Frames computed past the range meanwhile are
+        clipped, for a second at most. Otherwise the range fits the data
+        exactly.
+        """
+        if self._trajectory is None or len(self._trajectory) < 2:
+            return
+        times = self._trajectory.times()
+        start, last = float(times[0]), float(times[-1])
+        current, now = self._x_range, time.monotonic()
+        growth = 0.0
+        if streaming:
+            if current is not None and current[0] == start:
+                if last <= current[1]:
+                    return  # every frame is in view
+                recent = now - self._x_stepped[0] < TIME_AXIS_STEP_INTERVAL_S
+                if recent and self.cursor_time() <= current[1]:
+                    return  # the newest frames wait (clipped) for the next step
+            stepped_at, end_then = self._x_stepped  # the last step, or the run's start
+            grown = last - (start if end_then is None else end_then)
+            growth = max(0.0, grown) / max(now - stepped_at, 1e-3)
+        x_range = (start, self._time_axis_end(start, last, growth * TIME_AXIS_STEP_INTERVAL_S))
+        self._x_stepped = (now, last)
+        if x_range != current and x_range[1] > x_range[0]:
+            self.energy_plot.setXRange(*x_range, padding=0)
+            self._x_range = x_range
+
+    def _time_axis_end(self, start: float, last: float, ahead: float = 0.0) -> float:
+        """End of the time axis: a round 1, 2, 5 × 10^k s past ``start`` and past ``last +
+        ahead`` (at least ``TIME_AXIS_MIN_SPAN_S``), at most the run's end."""
         if last <= start:
             return last
-        end = start + max(nice_ceil(last - start), TIME_AXIS_MIN_SPAN_S)
+        end = start + max(nice_ceil(last + ahead - start), TIME_AXIS_MIN_SPAN_S)
         if self._t_end is not None and last <= self._t_end:
             end = min(end, self._t_end)
         return end

@@ -15,12 +15,14 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
+from impactgui import plots as plots_module
 from impactgui.playback import AS_FAST_AS_POSSIBLE
 from impactgui.plots import (
     ENERGY_TERMS,
     LEGEND_LIMIT,
     STEM_HUES,
     TIME_AXIS_MIN_SPAN_S,
+    TIME_AXIS_STEP_INTERVAL_S,
     PlotPanel,
     nice_ceil,
 )
@@ -343,3 +345,59 @@ def test_the_time_axis_spans_a_second_from_the_start_or_the_whole_short_run(pane
     panel._x_range = None
     panel.redraw()
     assert panel.energy_plot.vb.viewRange()[0] == pytest.approx([0.0, 0.01])
+
+
+class _WallClock:
+    """A stand-in for ``time.monotonic`` in ``impactgui.plots``, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_streaming_time_axis_steps_at_most_once_an_interval_and_far_enough(
+    panel, monkeypatch
+) -> None:
+    clock = _WallClock()
+    monkeypatch.setattr(plots_module.time, "monotonic", clock)
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    frames = 0
+
+    def stream(seconds_of_data: float, wall: float) -> tuple[float, float]:
+        """Add frames up to ``seconds_of_data``, let ``wall`` s pass, redraw the energy part."""
+        nonlocal frames
+        clock.now += wall
+        stop = round(seconds_of_data / DT)
+        batch = _synthetic_batch(frames, stop)
+        frames = stop
+        trajectory.append(batch)
+        panel.add_output(batch)
+        panel._next_part = 0  # the energy part, which fits the time axis
+        panel._on_redraw_timer()
+        return tuple(panel.energy_plot.vb.viewRange()[0])
+
+    # the solver computes 3 s of data per wall-clock second
+    first = stream(0.3, 0.1)
+    # first step: the data's end plus 3 s/s × the interval, rounded up to 1, 2, 5 × 10^k
+    assert first == pytest.approx((0.0, nice_ceil(0.3 + 3.0 * TIME_AXIS_STEP_INTERVAL_S)))
+    end = first[1]
+    # the data pass the end within the interval: no step, the newest frames are clipped
+    assert stream(end + 0.5, 0.5 * TIME_AXIS_STEP_INTERVAL_S) == first
+    # ... unless the playback cursor has left the range too
+    panel.set_cursor(end + 0.1)
+    assert panel.cursor_time() == end + 0.1
+    second = stream(end + 0.6, 0.01)
+    assert second[1] > end + 0.6
+    panel.set_cursor(0.0)
+    # after the interval, the data passing the end step the axis, again far enough
+    data_end = second[1] + 0.3
+    growth = (data_end - (end + 0.6)) / TIME_AXIS_STEP_INTERVAL_S
+    third = stream(data_end, TIME_AXIS_STEP_INTERVAL_S)
+    expected = nice_ceil(data_end + growth * TIME_AXIS_STEP_INTERVAL_S)
+    assert third == pytest.approx((0.0, expected))
+    # the run's end fits the axis to the data exactly
+    panel.redraw()
+    assert panel.energy_plot.vb.viewRange()[0] == pytest.approx([0.0, nice_ceil(data_end)])
