@@ -29,12 +29,16 @@ per second):
   so 1e5 points stay responsive;
 * pyqtgraph's auto-range is off: the panel keeps running bounds of the data
   (widened with each new slice only, never a re-scan) and sets the ranges
-  itself, in steps (time: 1, 2, 5 × 10^k s up to the run's end; values: a
-  tenth of the span of margin). Axes, titles and legends are cached as
-  pixmaps, so they are re-rendered only on those rare range steps. Zooming
-  or panning a plot by hand stops this for that axis until its "A" button;
-* the stems of a series are one curve (``connect="pairs"``) and one scatter
-  of tips; series beyond the legend share the items of their colour;
+  itself, in steps (time: 1, 2, 5 × 10^k s up to the run's end, at most one
+  step a second while streaming, ``TIME_AXIS_STEP_INTERVAL_S``; values: a
+  fifth of the span of margin). Axes, grids, titles and legends are cached
+  as pixmaps, so they are re-rendered only on those rare range steps; the
+  grids are opaque (``impactgui.grid``), which Qt draws 20 times faster than
+  pyqtgraph's translucent ones. Zooming or panning a plot by hand stops this
+  for that axis until its "A" button;
+* the stems of a series are one curve (``connect="pairs"``); series beyond
+  the legend share the curves of their colour; the tips of all the series of
+  a plot are one scatter;
 * the time cursors are plain hairlines (no Python in their painting) that
   move only when the playback time reaches another pixel column.
 """
