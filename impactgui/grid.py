@@ -16,9 +16,9 @@ usual place of a grid, and is cached as a pixmap until the view changes.
 
 from __future__ import annotations
 
+import itertools
 import math
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen
@@ -128,34 +128,22 @@ class FlatGrid(pg.GraphicsObject):
         lines = self.lines()
         if not lines:
             return
-        rect = self.boundingRect()
         transform = painter.transform()
-        corners = np.array(
-            [
-                [transform.map(rect.left(), rect.top())[i] for i in range(2)],
-                [transform.map(rect.right(), rect.bottom())[i] for i in range(2)],
-            ]
-        )
-        (left, top), (right, bottom) = corners.min(axis=0), corners.max(axis=0)
+        area = transform.mapRect(self.boundingRect())  # the view, device pixels
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        key = None
-        batch: list[QLineF] = []
-        for line_key, vertical, value in [*lines, (None, False, 0.0)]:
-            if line_key != key:
-                if batch:
-                    painter.setPen(self._pen(key))
-                    painter.drawLines(batch)
-                key, batch = line_key, []
-            if line_key is None:
-                break
-            if vertical:
-                x = round(transform.map(value, 0.0)[0]) + 0.5
-                batch.append(QLineF(x, top, x, bottom))
-            else:
-                y = round(transform.map(0.0, value)[1]) + 0.5
-                batch.append(QLineF(left, y, right, y))
+        for key, group in itertools.groupby(lines, key=lambda line: line[0]):
+            batch = []
+            for _key, vertical, value in group:
+                if vertical:
+                    x = round(transform.map(value, 0.0)[0]) + 0.5
+                    batch.append(QLineF(x, area.top(), x, area.bottom()))
+                else:
+                    y = round(transform.map(0.0, value)[1]) + 0.5
+                    batch.append(QLineF(area.left(), y, area.right(), y))
+            painter.setPen(self._pen(key))
+            painter.drawLines(batch)
         painter.restore()
 
 

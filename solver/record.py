@@ -92,8 +92,6 @@ class Trajectory:
         self._state_size = 0 if system is None else 2 * system.N
         self._times = np.empty(0)
         self._state_blocks: list[np.ndarray] = []
-        self._joined_states: np.ndarray | None = None
-        """``states()`` as last joined (rows of full blocks never change), or None."""
         self._energies = np.empty((0, len(ENERGY_COLUMNS)))
         self._n_frames = 0
         self._n_events = 0
@@ -186,27 +184,20 @@ class Trajectory:
         return _read_only(self._times[:n])
 
     def states(self) -> np.ndarray:
-        """Frame states ``[q, v]`` per row: read-only view, shape ``(n_frames, 2 N)``.
+        """Frame states ``[q, v]`` per row: read-only copy, shape ``(n_frames, 2 N)``.
 
         Columns follow ``System.dof_labels`` (all coordinates, then all
-        rates), in m, rad, m/s and rad/s.
+        rates), in m, rad, m/s and rad/s. The blocks are joined at each call
+        (O(frames); the GUI plots from ``frames``, ``times()`` and
+        ``energies()``).
         """
-        n = self._n_frames
-        joined = self._joined_states
-        if joined is not None and len(joined) >= n:
-            return _read_only(joined[:n])
-        full, rest = divmod(n, STATE_BLOCK_ROWS)
+        full, rest = divmod(self._n_frames, STATE_BLOCK_ROWS)
         blocks = self._state_blocks[:full]
-        if joined is not None:  # the full blocks joined before are kept, not joined again
-            kept = len(joined) // STATE_BLOCK_ROWS
-            blocks = [joined[: kept * STATE_BLOCK_ROWS], *self._state_blocks[kept:full]]
         if rest:
             blocks.append(self._state_blocks[full][:rest])
         if not blocks:
             return _read_only(np.empty((0, self._state_size)))
-        joined = np.concatenate(blocks) if len(blocks) > 1 else blocks[0].copy()
-        self._joined_states = joined
-        return _read_only(joined)
+        return _read_only(np.concatenate(blocks))
 
     def energies(self) -> np.ndarray:
         """Energy budget per frame, J: read-only view, shape ``(n_frames, 6)``.
