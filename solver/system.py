@@ -172,9 +172,7 @@ class System:
         self.dof_labels = labels
         self.body_ids = [b.id for b in scene.bodies]
         self.N = len(masses)
-        self.M = np.diag(np.asarray(masses, dtype=float))
         self.M_diag = np.asarray(masses, dtype=float)
-        self.M_inv = np.diag(1.0 / self.M_diag) if self.N else np.zeros((0, 0))
         self.q0 = np.asarray(q0, dtype=float)
         self.v0 = np.asarray(v0, dtype=float)
         self._disks = disks
@@ -212,6 +210,21 @@ class System:
         self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
 
     # ------------------------------------------------------------ layout
+
+    @cached_property
+    def M(self) -> np.ndarray:
+        """Dense mass matrix ``diag(M_diag)``, shape (N, N) (kg, kg·m²), built on first use.
+
+        The mass matrix is diagonal (SPEC §1) and is kept as the vector
+        :attr:`M_diag`; this N×N copy (N² memory) is made only for callers
+        that want a dense matrix.
+        """
+        return np.diag(self.M_diag)
+
+    @cached_property
+    def M_inv(self) -> np.ndarray:
+        """Dense inverse mass matrix, shape (N, N) (1/kg, 1/(kg·m²)), built on first use."""
+        return np.diag(1.0 / self.M_diag) if self.N else np.zeros((0, 0))
 
     @property
     def n_disks(self) -> int:
