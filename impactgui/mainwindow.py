@@ -3,9 +3,9 @@
 The window ties the editor (``SceneDocument``, ``SceneCanvas``,
 ``PropertyPanel``) to a run (``SimulationRunner`` in a worker thread, the
 ``PlaybackClock`` that draws its frames at display rate, the live plots and
-the event log). Menus: File, Edit, Run, Presets, View. Unsaved changes are
-never lost silently: every way of dropping the scene (close, new, open, a
-preset) goes through ``maybe_discard_changes``, which asks ``confirm_discard``
+the event log). Its menus and actions are declared in ``impactgui.actions``.
+Unsaved changes are never lost silently: every way of dropping the scene
+(close, new, open, a preset) goes through ``maybe_discard_changes``, which asks ``confirm_discard``
 — a replaceable hook, so tests answer without a dialog.
 
 Crash recovery (given a ``RecoveryStore``): while the scene has unsaved
@@ -35,26 +35,24 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QStyle,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
+from impactgui.actions import install_actions
 from impactgui.canvas import SceneCanvas
 from impactgui.compare import CompareDialog
 from impactgui.document import SceneDocument
 from impactgui.eventlog import EventLog
 from impactgui.playback import PlaybackBar, PlaybackClock
 from impactgui.plots import PlotPanel
-from impactgui.presets import PresetsMenu
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.worker import SimulationRunner
@@ -171,9 +169,8 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.event_dock], [150], Qt.Orientation.Vertical)
         self.statusBar().addPermanentWidget(self.run_label)
 
-        self._make_actions()
-        self._make_menus()
-        self._make_toolbars()
+        install_actions(self)
+        self._fill_recent_menu()
         self._connect()
         self._update_title()
         self._update_run_actions()
@@ -186,105 +183,6 @@ class MainWindow(QMainWindow):
         dock.setObjectName(name)
         dock.setWidget(widget)
         return dock
-
-    def _action(
-        self,
-        text: str,
-        slot: Callable[[], object],
-        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
-        tip: str = "",
-    ) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        if tip:
-            action.setStatusTip(tip)
-            action.setToolTip(tip)
-        action.triggered.connect(slot)
-        return action
-
-    def _make_actions(self) -> None:
-        keys = QKeySequence.StandardKey
-        self.new_action = self._action("&New", self._on_new, keys.New, "Start an empty scene")
-        self.open_action = self._action("&Open…", self._on_open, keys.Open, "Open a scene file")
-        self.save_action = self._action("&Save", self._on_save, keys.Save, "Save the scene")
-        self.save_as_action = self._action(
-            "Save &As…", self._on_save_as, keys.SaveAs, "Save the scene under a new name"
-        )
-        self.export_csv_action = self._action(
-            "Export &CSV…", self._on_export_csv, None, "Write the run as CSV files to a directory"
-        )
-        self.export_canvas_action = self._action(
-            "Export canvas &PNG…", self._on_export_canvas, None, "Save the canvas as an image"
-        )
-        self.export_plots_action = self._action(
-            "Export p&lots PNG…", self._on_export_plots, None, "Save the plots as an image"
-        )
-        self.quit_action = self._action("&Quit", self.close, keys.Quit, "Close impactgui")
-        self.undo_action = self.doc.undo_stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence(keys.Undo))
-        self.redo_action = self.doc.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence(keys.Redo))
-        icons = QStyle.StandardPixmap
-        self.run_action = self._action("Run", self.start_run, "F5", "Run (or resume) the scene")
-        self.pause_action = self._action(
-            "Pause", self.pause_run, "F6", "Pause the solver and the playback"
-        )
-        self.step_action = self._action("Step", self.step_run, "F7", "Show the next frame")
-        self.reset_action = self._action(
-            "Reset", self.reset_run, "F8", "Stop the run and go back to editing"
-        )
-        for action, icon in (
-            (self.run_action, icons.SP_MediaPlay),
-            (self.pause_action, icons.SP_MediaPause),
-            (self.step_action, icons.SP_MediaSkipForward),
-            (self.reset_action, icons.SP_MediaStop),
-        ):
-            action.setIcon(self.style().standardIcon(icon))
-        self.compare_action = self._action(
-            "&Compare impact laws…",
-            self.open_compare,
-            None,
-            "Run copies of the scene under several impact laws side by side",
-        )
-
-    def _make_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addActions([self.new_action, self.open_action])
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        file_menu.addActions([self.save_action, self.save_as_action])
-        file_menu.addSeparator()
-        file_menu.addActions(
-            [self.export_csv_action, self.export_canvas_action, self.export_plots_action]
-        )
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        self._fill_recent_menu()
-        edit_menu = bar.addMenu("&Edit")
-        edit_menu.addActions([self.undo_action, self.redo_action])
-        run_menu = bar.addMenu("&Run")
-        run_menu.addActions([self.run_action, self.pause_action, self.step_action])
-        run_menu.addAction(self.reset_action)
-        run_menu.addSeparator()
-        run_menu.addAction(self.compare_action)
-        self.presets_menu = PresetsMenu(self)
-        bar.addMenu(self.presets_menu)
-        self.view_menu = bar.addMenu("&View")
-
-    def _make_toolbars(self) -> None:
-        tools = QToolBar("Tools", self)
-        tools.setObjectName("tools")
-        tools.addActions(self.canvas.tool_actions())
-        self.addToolBar(tools)
-        run_bar = QToolBar("Run", self)
-        run_bar.setObjectName("run")
-        run_bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        run_bar.addActions([self.run_action, self.pause_action, self.step_action])
-        run_bar.addAction(self.reset_action)
-        self.addToolBar(run_bar)
-        for item in (tools, run_bar, self.properties_dock, self.plots_dock, self.event_dock):
-            self.view_menu.addAction(item.toggleViewAction())
 
     def _connect(self) -> None:
         self.doc.changed.connect(self._on_document_changed)
@@ -835,34 +733,6 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.doc.is_dirty)
 
     # ------------------------------------------------------------- menu slots
-
-    @Slot()
-    def _on_new(self) -> None:
-        self.new_scene()
-
-    @Slot()
-    def _on_open(self) -> None:
-        self.open_file()
-
-    @Slot()
-    def _on_save(self) -> None:
-        self.save()
-
-    @Slot()
-    def _on_save_as(self) -> None:
-        self.save_as()
-
-    @Slot()
-    def _on_export_csv(self) -> None:
-        self.export_csv()
-
-    @Slot()
-    def _on_export_canvas(self) -> None:
-        self.export_canvas_png()
-
-    @Slot()
-    def _on_export_plots(self) -> None:
-        self.export_plots_png()
 
     @Slot()
     def _on_recent(self) -> None:
