@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from impactgui.display_check import install_hint, missing_xcb_packages, uses_xcb
 from solver.cli import OneLineParser, UsageError
 from solver.scene import SceneError, load_scene
 
@@ -131,6 +132,16 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
             "running the scene headless, rendering offscreen",
             file=stderr,
         )
+    elif uses_xcb(os.environ, sys.platform) and (missing := missing_xcb_packages()):
+        # Qt would abort the process ("Could not load the Qt platform plugin xcb").
+        print(
+            "impactgui: the X11 display cannot be used, Qt's xcb platform needs the Debian "
+            f"packages {', '.join(missing)} ({install_hint(missing)}): "
+            "running the scene headless, rendering offscreen",
+            file=stderr,
+        )
+        headless = True
+    if headless:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
