@@ -53,6 +53,8 @@ lint: $(TEST_STAMP)
 	$(PY) -m ruff check solver impactgui tests bench
 
 bench: $(STAMP)
+	$(PY) -m pip install -q -e ".[bench]"
+	$(PY) bench/peer.py
 	$(PY) bench/impact_chain.py
 	$(PY) bench/engine.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/gui.py
