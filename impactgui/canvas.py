@@ -772,6 +772,17 @@ class SceneCanvas(QWidget):
         self._leave_animation()
         self._redraw()
 
+    def restyle(self) -> None:
+        """Draw everything afresh, with the line scale of ``scene_items.set_line_scale``.
+
+        During a run the animation's layer is rebuilt (trails start over);
+        the next frame shown places the bodies.
+        """
+        if self._animating and self._system is not None:
+            self._start_animation(self._system)
+        else:
+            self._redraw()
+
     def _leave_animation(self) -> None:
         """Forget the run's drawing state (the layer is left for the caller to rebuild)."""
         self._animating = False

@@ -52,9 +52,32 @@ FLASH_SHADES = 16
 ARC_SAMPLES_PER_TURN = 180
 
 
+ARROW_HEAD_PX = 10.0
+"""Length of an arrow head, px (times the line scale)."""
+_line_scale = 1.0
+"""Factor on every line width, marker and arrow head (``set_line_scale``)."""
+
+
+def set_line_scale(scale: float) -> None:
+    """Draw lines, arrow heads and flashes ``scale`` times as wide from now on (presentation mode).
+
+    Items already drawn keep their pens: the canvas builds its layer afresh
+    (``SceneCanvas.restyle``).
+    """
+    global _line_scale
+    _line_scale = float(scale)
+    ArrowField.head_px = ARROW_HEAD_PX * _line_scale
+    _flash_pens.cache_clear()
+
+
+def line_scale() -> float:
+    """The factor on line widths set by ``set_line_scale`` (1 by default)."""
+    return _line_scale
+
+
 def _pen(colour: QColor, width: float = 1.5, style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> QPen:
-    """A cosmetic pen (width in px, independent of zoom)."""
-    pen = QPen(colour, width, style)
+    """A cosmetic pen (width in px times the line scale, independent of zoom)."""
+    pen = QPen(colour, width * _line_scale, style)
     pen.setCosmetic(True)
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
     pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
@@ -308,7 +331,7 @@ class ArrowField(_PixelOverlay):
     with numpy, so a frame with hundreds of arrows costs a few painter calls.
     """
 
-    head_px = 10.0
+    head_px = ARROW_HEAD_PX
 
     def __init__(self, width: float = 2.5) -> None:
         super().__init__()
