@@ -21,6 +21,7 @@ from solver.errors import InputError, SolverError
 from solver.record import Trajectory, write_csv
 from solver.scene import Scene, SceneError, load_scene
 from solver.simulation import make_stepper
+from solver.sweep_command import add_sweep_parser, run_sweep_command
 
 EXIT_OK = 0
 EXIT_INVALID_INPUT = 2
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--dt-out", metavar="S", help="spacing of output samples, s (default: solver.dt_out)"
     )
+    add_sweep_parser(commands)
     return parser
 
 
@@ -196,6 +198,8 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     if args.command is None:
         parser.print_help(stderr)
         return EXIT_INVALID_INPUT
+    if args.command == "sweep":
+        return run_sweep_command(args, stderr)
 
     problems: list[str] = []
     t_end = _positive_option("--t-end", args.t_end, problems)

@@ -78,6 +78,7 @@ from solver.geometry import (
 )
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
 from solver.linear_flow import LinearBeadModel, LinearFlow, LinearPhase, linear_bead_model
+from solver.stages import ImpactStages
 from solver.system import Contact
 from solver.zeno import ImpactCluster, ZenoWatch, accumulation_time
 
@@ -1663,6 +1664,7 @@ class EventDrivenStepper:
                     energy_change=float(result.energy_change) if k == loudest else 0.0,
                     v_minus=v_minus,
                     v_plus=self._v.copy(),
+                    impact_stages=ImpactStages(e.dofs, e.G_local, k, result.stages),
                 )
             )
         if not result.admissible:

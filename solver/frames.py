@@ -7,8 +7,12 @@ writers, the command line and the GUI. Units are SI throughout.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from solver.stages import ImpactStages
 
 FRAME_KINDS = ("sample", "pre", "post")
 EVENT_TYPES = ("impact", "liftoff", "stick", "slip", "zeno", "inadmissible", "impulse", "error")
@@ -123,6 +127,8 @@ class Event:
     ``stages`` (number of stages of the impact law), ``energy_change``
     (T⁺ − T⁻, J), ``v_minus`` / ``v_plus`` (full generalized velocity).
     ``message`` explains errors and inadmissible results in words.
+    ``impact_stages`` (event-driven impacts) holds the contact's normal
+    Jacobian and the impact law's stages (read with :mod:`solver.stages`).
     """
 
     t: float
@@ -136,6 +142,7 @@ class Event:
     v_minus: np.ndarray | None = None
     v_plus: np.ndarray | None = None
     message: str = ""
+    impact_stages: ImpactStages | None = None
 
 
 @dataclass

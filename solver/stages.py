@@ -1,0 +1,174 @@
+"""The stages of an impact as a run records them, and ``stages.csv``.
+
+An impact law resolves a multi-contact impact in stages (paper 000 §3: a
+plastic phase, then a restitution phase, repeated until nothing approaches;
+``sequential`` takes one collision per stage). The event-driven stepper keeps
+each law's stages with the ``impact`` event of every contact that took part
+(:attr:`solver.frames.Event.impact_stages`); this module reads them back:
+
+* :func:`normal_speeds` — the contact's normal approach speed before the
+  impact and separation speed after it (m/s);
+* :func:`stage_rows` — per stage, the contact's share of the impulse and the
+  whole system's velocity after the stage;
+* :func:`write_stages_csv` — ``stages.csv`` beside ``events.csv``.
+
+``stages.csv`` has one row per stage of every ``impact`` row of
+``events.csv``: ``event`` (the row's index in ``events.csv``, from 0), ``t``
+(s), ``stage`` (from 1), ``body``, ``other``, ``normal_impulse`` and
+``tangent_impulse`` of the stage on that contact (N·s; over the stages they
+sum to the event's impulses), then the generalized velocities after the
+stage with the rate columns of ``trajectory.csv`` (``ID.vx``, …). An impact
+recorded without stages (time-stepping) has one row: the whole impact.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from solver.atomic_file import atomic_write
+from solver.frames import Event
+
+if TYPE_CHECKING:
+    from solver.impact import ImpactStage
+    from solver.record import Trajectory
+    from solver.system import System
+
+STAGES_FILE = "stages.csv"
+STAGE_COLUMNS = ("event", "t", "stage", "body", "other", "normal_impulse", "tangent_impulse")
+"""Leading columns of ``stages.csv``; the velocity columns of the system follow."""
+
+
+@dataclass(frozen=True, eq=False)
+class ImpactStages:
+    """One contact's part in one impact, as the impact law computed it.
+
+    Attributes
+    ----------
+    dofs : (k,) int ndarray
+        The generalized coordinates the contact touches.
+    G_local : (k,) ndarray
+        Its normal Jacobian there: ``u_n = G_local · v[dofs]`` (m/s, > 0 separating).
+    column : int
+        The contact's column among the constraints the law resolved together.
+    stages : sequence of solver.impact.ImpactStage
+        The law's stages (shared by the events of all contacts of the impact).
+    """
+
+    dofs: np.ndarray
+    G_local: np.ndarray
+    column: int
+    stages: Sequence[ImpactStage]
+
+
+@dataclass(frozen=True)
+class StageRow:
+    """One stage of one contact's impact.
+
+    ``stage`` counts from 1; ``normal_impulse`` and ``tangent_impulse`` (N·s)
+    are what this contact took in the stage; ``v_after`` is the generalized
+    velocity of the whole system after the stage (system layout).
+    """
+
+    stage: int
+    normal_impulse: float
+    tangent_impulse: float
+    v_after: np.ndarray
+
+
+def normal_speeds(event: Event) -> tuple[float, float] | None:
+    """The contact's approach speed before and separation speed after an impact (m/s).
+
+    Returns ``(u_n_minus, u_n_plus)``, both positive for an impact that
+    rebounds (``u_n_plus = e · u_n_minus`` for one frictionless contact), or
+    ``None`` when the event carries no contact Jacobian (not an impact, or an
+    impact of the time-stepping method).
+    """
+    record = event.impact_stages
+    if record is None or event.v_minus is None or event.v_plus is None:
+        return None
+    u_minus = float(record.G_local @ event.v_minus[record.dofs])
+    u_plus = float(record.G_local @ event.v_plus[record.dofs])
+    return -u_minus, u_plus
+
+
+def stage_rows(event: Event) -> list[StageRow]:
+    """The stages of an ``impact`` event on its contact, in order.
+
+    The normal impulse of each stage is the event's ``normal_impulse`` split
+    in proportion to the contact's plastic multipliers ``λ^(k)`` (every law
+    scales a stage's multiplier by the same factor per contact: ``1 + e`` or
+    1), so the rows sum to the event's impulse. An impact without recorded
+    stages gives one row: the whole impact.
+    """
+    record = event.impact_stages
+    if record is None or not len(record.stages):
+        v_after = event.v_plus if event.v_plus is not None else np.empty(0)
+        return [StageRow(1, event.normal_impulse, event.tangent_impulse, v_after)]
+    stages = record.stages
+    lam = np.array([float(stage.lam[record.column]) for stage in stages])
+    total = float(lam.sum())
+    shares = lam / total if total > 0.0 else np.zeros(len(lam))
+    rows = []
+    for k, stage in enumerate(stages):
+        v_after = stages[k + 1].y if k + 1 < len(stages) else event.v_plus
+        rows.append(
+            StageRow(
+                stage=k + 1,
+                normal_impulse=event.normal_impulse * float(shares[k]),
+                tangent_impulse=float(stage.tangent_impulse[record.column]),
+                v_after=np.asarray(v_after, dtype=float),
+            )
+        )
+    return rows
+
+
+def velocity_columns(system: System) -> list[str]:
+    """The rate columns of ``trajectory.csv`` (``ID.vx``, ``ID.omega``, …) in system order."""
+    return [
+        f"{body_id}.{name}"
+        for body_id, _coords, rate_names in system.dof_labels
+        for name in rate_names
+    ]
+
+
+def _number(x: float) -> str:
+    return repr(float(x))
+
+
+def _rows(events: Iterable[Event]) -> Iterator[list[str]]:
+    for index, event in enumerate(events):
+        if event.type != "impact":
+            continue
+        for row in stage_rows(event):
+            yield [
+                str(index),
+                _number(event.t),
+                str(row.stage),
+                event.body,
+                event.other,
+                _number(row.normal_impulse),
+                _number(row.tangent_impulse),
+                *(_number(x) for x in row.v_after),
+            ]
+
+
+def write_stages_csv(trajectory: Trajectory, path: Path) -> None:
+    """Write the stages of every impact of ``trajectory`` to ``path``, atomically.
+
+    Parameters
+    ----------
+    trajectory : Trajectory
+        A recorded run with its ``system`` (which names the velocity columns).
+    path : Path
+        The file to write (``DIR/stages.csv`` beside ``events.csv``).
+    """
+    with atomic_write(path, newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow([*STAGE_COLUMNS, *velocity_columns(trajectory.system)])
+        writer.writerows(_rows(trajectory.events))

@@ -1,0 +1,787 @@
+"""Parameter sweeps: one scene run over a grid of values of some of its fields.
+
+A sweep varies fields of a scene named by their JSON path
+(:mod:`solver.scene_paths`: ``contact.restitution``, ``forces[0].omega``,
+``bodies[0].velocity[1]``). Each :class:`Axis` gives one field its values;
+several axes make a grid, their product, in grid order (the last axis
+varies fastest, like nested loops in the order given). Every grid point is
+an ordinary run of the changed scene; points are independent and run in
+parallel on a local process pool or on a Dask distributed cluster. What a
+point returns does not depend on where it ran, so the tables — and the CSV
+files :meth:`SweepResult.write_csv` makes of them — are the same, byte for
+byte, for one worker, several, or a cluster.
+
+Use::
+
+    from solver.sweep import Axis, Sweep, sweep
+    result = sweep(scene, [Axis.linspace("forces[0].omega", 5.0, 15.0, 101)],
+                   transient=50.0, workers=2)
+    result.summary_rows()      # one row per point, columns result.summary_columns
+    result.impact_rows()       # one row per impact after the transient
+    result.write_csv("out/")   # summary.csv and impacts.csv
+
+or, to stream points as they finish (the app does) and stop early::
+
+    plan = Sweep(scene, axes, transient=50.0)        # every point validated here
+    with plan.results(workers=2) as points:          # completion order
+        for point in points:
+            ...                                      # a PointResult
+    # leaving the block early cancels the points not yet run
+
+The tables
+----------
+``summary.csv`` (:attr:`SweepResult.summary_columns`): ``run`` (the point's
+index in grid order, from 0), one column per varied path named exactly as
+given, ``status`` (``finished`` or ``failed``), ``t_end`` (the time the run
+reached, s), ``n_impacts`` (``impact`` events of the whole run, one per
+contact as in ``events.csv``), ``t_zeno`` (time of the first ``zeno`` event:
+the accumulation time of the first Zeno sequence, s; empty if none),
+``E_dissipated`` (J, at the end), the final state with the columns of
+``trajectory.csv`` (``ID.x``, ``ID.vx``, …), and ``message`` (the solver's
+message: why the point failed, or how it finished).
+
+``impacts.csv`` (:attr:`SweepResult.impact_columns`): one row per ``impact``
+event at ``t >= transient``: ``run``, the varied paths, ``t`` (s), ``body``,
+``other``, ``u_n_minus`` (normal approach speed before, m/s, positive),
+``u_n_plus`` (normal separation speed after, m/s), ``impulse`` (normal, N·s),
+then the state of ``body`` just before the impact (``x``, ``y``, ``phi``,
+``vx``, ``vy``, ``omega`` for a scene with wheels, ``x``, ``vx`` with beads
+only; a bead leaves the wheel-only columns empty). The speeds are empty for
+impacts of the time-stepping method, which records no contact Jacobian.
+
+Numbers are written with ``repr`` (the shortest text that reads back as the
+same float), as in the other CSV files.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import signal
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solver.errors import InputError
+from solver.frames import Event, Frame
+from solver.record import ENERGY_COLUMNS, trajectory_columns, write_csv_atomic
+from solver.scene import Scene, SceneError, parse_scene, scene_to_dict
+from solver.scene_paths import ScenePathError, check_settable, with_values
+from solver.simulation import METHODS, make_stepper
+from solver.stages import normal_speeds
+from solver.system import System
+
+SUMMARY_FILE = "summary.csv"
+IMPACTS_FILE = "impacts.csv"
+SUMMARY_COLUMNS = ("status", "t_end", "n_impacts", "t_zeno", "E_dissipated")
+"""Summary columns between the varied paths and the final state."""
+IMPACT_COLUMNS = ("t", "body", "other", "u_n_minus", "u_n_plus", "impulse")
+"""Impact columns between the varied paths and the impacting body's state."""
+
+Value = float | str
+"""A value given to a scene field: a number, or a string (``contact.impact_law``)."""
+Cell = float | int | str | None
+"""One cell of a table: ``None`` is an empty CSV field."""
+
+
+class SweepError(InputError):
+    """A sweep is refused before anything runs; ``str(error)`` is one line naming the path."""
+
+
+# ------------------------------------------------------------------------ axes
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The values one scene field takes in a sweep.
+
+    Parameters
+    ----------
+    path : str
+        The field, as :func:`solver.scene_paths.parse_path` reads it.
+    values : tuple of float or str
+        Its values, in the units of the scene file, in the order they run.
+    """
+
+    path: str
+    values: tuple[Value, ...]
+
+    @classmethod
+    def linspace(cls, path: str, start: float, stop: float, count: int) -> Axis:
+        """``count`` evenly spaced values from ``start`` to ``stop`` (both included).
+
+        Raises
+        ------
+        SweepError
+            If ``count < 1`` or an end is not finite.
+        """
+        if not (math.isfinite(start) and math.isfinite(stop)):
+            raise SweepError(f"{path}: the range must have finite ends, got {start}:{stop}")
+        if isinstance(count, bool) or int(count) != count or count < 1:
+            raise SweepError(f"{path}: empty range: COUNT must be a whole number >= 1, got {count}")
+        return cls(path, tuple(float(x) for x in np.linspace(start, stop, int(count))))
+
+    @classmethod
+    def parse(cls, text: str) -> Axis:
+        """An axis from the command line's ``PATH=START:STOP:COUNT`` or ``PATH=V1,V2,…``.
+
+        A value that reads as a number is a number; any other is kept as a
+        string (``contact.impact_law=staged,sequential``).
+
+        Raises
+        ------
+        SweepError
+            Naming the path (or the text) and what is wrong with it.
+        """
+        path, sep, spec = text.partition("=")
+        path = path.strip()
+        if not sep or not path:
+            raise SweepError(f"--vary {text}: write PATH=START:STOP:COUNT or PATH=V1,V2,...")
+        spec = spec.strip()
+        if not spec:
+            raise SweepError(f"{path}: empty range: no values given")
+        if ":" in spec:
+            parts = spec.split(":")
+            if len(parts) != 3:
+                raise SweepError(f"{path}: a range is START:STOP:COUNT, got {spec!r}")
+            try:
+                start, stop = float(parts[0]), float(parts[1])
+            except ValueError:
+                raise SweepError(f"{path}: START and STOP must be numbers, got {spec!r}") from None
+            try:
+                count = int(parts[2])
+            except ValueError:
+                raise SweepError(
+                    f"{path}: empty range: COUNT must be a whole number >= 1, got {parts[2]!r}"
+                ) from None
+            return cls.linspace(path, start, stop, count)
+        items = [item.strip() for item in spec.split(",")]
+        if any(not item for item in items):
+            raise SweepError(f"{path}: empty value in {spec!r}")
+        return cls(path, tuple(_value(item) for item in items))
+
+
+def _value(text: str) -> Value:
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return number if math.isfinite(number) else text
+
+
+# --------------------------------------------------------------- one point
+
+
+@dataclass(frozen=True)
+class PointTask:
+    """Everything a worker needs to run one point (plain data: it is pickled).
+
+    ``scene`` is the changed scene as a JSON object.
+    """
+
+    run: int
+    values: tuple[Value, ...]
+    scene: dict[str, Any]
+    t_end: float | None
+    method: str | None
+    transient: float
+
+
+@dataclass(frozen=True)
+class ImpactRecord:
+    """One impact of a point: time (s), contact, normal speeds (m/s), impulse (N·s), state.
+
+    ``u_n_minus`` / ``u_n_plus`` are ``None`` when the method records no
+    contact Jacobian; ``state`` is the impacting body's state just before, in
+    the order of :attr:`SweepResult.impact_state_columns` (``None`` where
+    the body has no such coordinate).
+    """
+
+    t: float
+    body: str
+    other: str
+    u_n_minus: float | None
+    u_n_plus: float | None
+    impulse: float
+    state: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """What one point of a sweep gave.
+
+    Attributes
+    ----------
+    run : int
+        Index of the point in grid order (from 0).
+    values : tuple of float or str
+        The values of the varied fields, in axis order.
+    status : str
+        ``"finished"`` or ``"failed"``.
+    t_end : float
+        Time the run reached (s).
+    n_impacts : int
+        ``impact`` events of the whole run.
+    t_zeno : float or None
+        Time of the first ``zeno`` event (s), if any.
+    E_dissipated : float or None
+        Energy dissipated by the end (J); ``None`` if no frame was computed.
+    final_state : tuple of float
+        ``[q, v]`` at the end in the columns of ``trajectory.csv`` (empty if no frame).
+    message : str
+        The solver's message (why it failed, or how it finished).
+    impacts : tuple of ImpactRecord
+        The impacts at ``t >= transient``.
+    """
+
+    run: int
+    values: tuple[Value, ...]
+    status: str
+    t_end: float
+    n_impacts: int
+    t_zeno: float | None
+    E_dissipated: float | None
+    final_state: tuple[float, ...]
+    message: str
+    impacts: tuple[ImpactRecord, ...] = ()
+
+    def summary_row(self) -> list[Cell]:
+        """The point's row of ``summary.csv`` (columns :attr:`SweepResult.summary_columns`)."""
+        return [
+            self.run,
+            *self.values,
+            self.status,
+            self.t_end,
+            self.n_impacts,
+            self.t_zeno,
+            self.E_dissipated,
+            *self.final_state,
+            self.message,
+        ]
+
+    def impact_rows(self) -> list[list[Cell]]:
+        """The point's rows of ``impacts.csv`` (columns :attr:`SweepResult.impact_columns`)."""
+        return [
+            [
+                self.run,
+                *self.values,
+                impact.t,
+                impact.body,
+                impact.other,
+                impact.u_n_minus,
+                impact.u_n_plus,
+                impact.impulse,
+                *impact.state,
+            ]
+            for impact in self.impacts
+        ]
+
+
+def _state_names(system: System) -> tuple[list[str], list[str]]:
+    coords: list[str] = []
+    rates: list[str] = []
+    for _body, coord_names, rate_names in system.dof_labels:
+        coords += [name for name in coord_names if name not in coords]
+        rates += [name for name in rate_names if name not in rates]
+    return coords, rates
+
+
+def impact_state_columns(system: System) -> list[str]:
+    """Names of the impacting body's state columns for a scene's bodies.
+
+    The coordinates any body has, then its rates, in the order the system
+    lists them: ``x,y,phi,vx,vy,omega`` with a wheel, ``x,vx`` for beads only.
+    """
+    coords, rates = _state_names(system)
+    return coords + rates
+
+
+class _BodyStates:
+    """Where each body's coordinates and rates sit in ``q``, ``v`` and the state columns."""
+
+    def __init__(self, system: System) -> None:
+        coords, rates = _state_names(system)
+        self.columns = coords + rates
+        self._slots: dict[str, list[tuple[int, bool, int]]] = {}
+        q_start = v_start = 0
+        for body, coord_names, rate_names in system.dof_labels:
+            slots = [(coords.index(name), True, q_start + k) for k, name in enumerate(coord_names)]
+            slots += [
+                (len(coords) + rates.index(name), False, v_start + k)
+                for k, name in enumerate(rate_names)
+            ]
+            self._slots[body] = slots
+            q_start += len(coord_names)
+            v_start += len(rate_names)
+
+    def state(self, body: str, q: np.ndarray, v: np.ndarray) -> tuple[float | None, ...]:
+        """``body``'s cells of the state columns (``None`` where it has no such coordinate)."""
+        cells: list[float | None] = [None] * len(self.columns)
+        for column, is_coordinate, index in self._slots.get(body, []):
+            cells[column] = float(q[index] if is_coordinate else v[index])
+        return tuple(cells)
+
+
+def run_point(task: PointTask) -> PointResult:
+    """Run one point of a sweep to its end (or failure); never raises.
+
+    An exception the stepper does not turn into a failure (a bug, a
+    scene that fails to compile) gives a ``failed`` point with its message.
+    """
+    t_reached = 0.0
+    n_impacts = 0
+    t_zeno: float | None = None
+    impacts: list[ImpactRecord] = []
+    last: Frame | None = None
+    status, message = "failed", ""
+    try:
+        stepper = make_stepper(parse_scene(task.scene), t_end=task.t_end, method=task.method)
+        bodies = _BodyStates(stepper.system)
+        while stepper.status == "running":
+            out = stepper.step()
+            pre = {frame.t: frame for frame in out.frames if frame.kind == "pre"}
+            for event in out.events:
+                if event.type == "zeno" and t_zeno is None:
+                    t_zeno = event.t
+                if event.type != "impact":
+                    continue
+                n_impacts += 1
+                if event.t >= task.transient:
+                    before = pre.get(event.t) or last or (out.frames[0] if out.frames else None)
+                    impacts.append(_impact_record(event, before, bodies))
+            if out.frames:
+                last = out.frames[-1]
+            t_reached = stepper.t
+        status, message = stepper.status, stepper.message
+    except Exception as error:  # a point never stops the sweep: it fails with the reason
+        message = f"{type(error).__name__}: {error}"
+    return PointResult(
+        run=task.run,
+        values=task.values,
+        status="finished" if status == "finished" else "failed",
+        t_end=float(t_reached),
+        n_impacts=n_impacts,
+        t_zeno=t_zeno,
+        E_dissipated=None if last is None else float(last.energy.dissipated),
+        final_state=() if last is None else _trajectory_state(stepper.system, last),
+        message=message,
+        impacts=tuple(impacts),
+    )
+
+
+def _impact_record(event: Event, before: Frame | None, bodies: _BodyStates) -> ImpactRecord:
+    speeds = normal_speeds(event)
+    if before is None:
+        state: tuple[float | None, ...] = (None,) * len(bodies.columns)
+    else:
+        v = event.v_minus if event.v_minus is not None else before.v
+        state = bodies.state(event.body, before.q, v)
+    return ImpactRecord(
+        t=float(event.t),
+        body=event.body,
+        other=event.other,
+        u_n_minus=None if speeds is None else speeds[0],
+        u_n_plus=None if speeds is None else speeds[1],
+        impulse=float(event.normal_impulse),
+        state=state,
+    )
+
+
+def _trajectory_state(system: System, frame: Frame) -> tuple[float, ...]:
+    """``frame``'s state in the column order of ``trajectory.csv``."""
+    cells: list[float] = []
+    q_start = v_start = 0
+    for _body, coord_names, rate_names in system.dof_labels:
+        cells += [float(x) for x in frame.q[q_start : q_start + len(coord_names)]]
+        cells += [float(x) for x in frame.v[v_start : v_start + len(rate_names)]]
+        q_start += len(coord_names)
+        v_start += len(rate_names)
+    return tuple(cells)
+
+
+# -------------------------------------------------------------------- the plan
+
+
+class Sweep:
+    """A sweep, validated: its grid, the changed scene of every point, the table columns.
+
+    Parameters
+    ----------
+    scene : Scene
+        The scene every point starts from.
+    axes : sequence of Axis
+        The varied fields (at least one; each path at most once).
+    t_end : float, optional
+        End time of every run (s); default the scene's (or the varied) ``solver.t_end``.
+    transient : float
+        Impacts before this time (s) are left out of the impact table.
+    method : {"event-driven", "time-stepping"}, optional
+        Default the scene's ``solver.method``.
+
+    Raises
+    ------
+    SweepError
+        Before anything runs: an unknown path, a value some point's scene
+        refuses, an empty range, a bad option — one line naming the path.
+
+    Attributes
+    ----------
+    axes : tuple of Axis
+    points : list of tuple
+        The values of every point, in grid order.
+    summary_columns, impact_columns : list of str
+        Column names of the two tables.
+    """
+
+    def __init__(
+        self,
+        scene: Scene,
+        axes: Sequence[Axis],
+        *,
+        t_end: float | None = None,
+        transient: float = 0.0,
+        method: str | None = None,
+    ) -> None:
+        if not axes:
+            raise SweepError("--vary: a sweep needs at least one varied field")
+        paths = [axis.path for axis in axes]
+        for path in paths:
+            if paths.count(path) > 1:
+                raise SweepError(f"{path}: varied twice")
+        if t_end is not None and not (math.isfinite(t_end) and t_end > 0):
+            raise SweepError(f"--t-end: must be > 0, got {t_end}")
+        if not (math.isfinite(transient) and transient >= 0):
+            raise SweepError(f"--transient: must be >= 0, got {transient}")
+        if method is not None and method not in METHODS:
+            raise SweepError(f"--method: must be one of {', '.join(METHODS)}, got {method!r}")
+        for axis in axes:
+            if not axis.values:
+                raise SweepError(f"{axis.path}: empty range: no values given")
+            try:
+                check_settable(scene, axis.path)
+            except ScenePathError as error:
+                raise SweepError(str(error)) from None
+        self.scene = scene
+        self.axes = tuple(axes)
+        self.t_end = t_end
+        self.transient = float(transient)
+        self.method = method
+        self.points: list[tuple[Value, ...]] = list(product(*(axis.values for axis in axes)))
+        self._scenes = [self._point_scene(values) for values in self.points]
+        system = System(scene)
+        self.state_columns = trajectory_columns(system)[2 : -len(ENERGY_COLUMNS)]
+        self.impact_state_columns = impact_state_columns(system)
+        self.summary_columns = ["run", *paths, *SUMMARY_COLUMNS, *self.state_columns, "message"]
+        self.impact_columns = ["run", *paths, *IMPACT_COLUMNS, *self.impact_state_columns]
+
+    def _point_scene(self, values: tuple[Value, ...]) -> dict[str, Any]:
+        assignment = dict(zip((axis.path for axis in self.axes), values, strict=True))
+        try:
+            return scene_to_dict(with_values(self.scene, assignment))
+        except SceneError as error:
+            problem = error.problems[0]
+            if problem.startswith(tuple(f"{path}:" for path in assignment)):
+                raise SweepError(problem) from None
+            given = ", ".join(f"{path} = {value!r}" for path, value in assignment.items())
+            raise SweepError(f"{given}: the scene refuses it: {problem}") from None
+
+    def __len__(self) -> int:
+        """Number of points."""
+        return len(self.points)
+
+    def task(self, run: int) -> PointTask:
+        """The task of point ``run`` (grid order, from 0)."""
+        return PointTask(
+            run=run,
+            values=self.points[run],
+            scene=self._scenes[run],
+            t_end=self.t_end,
+            method=self.method,
+            transient=self.transient,
+        )
+
+    @contextmanager
+    def results(
+        self, workers: int | None = None, scheduler: str | None = None
+    ) -> Iterator[Iterator[PointResult]]:
+        """Run every point; yields an iterator of :class:`PointResult` in completion order.
+
+        Parameters
+        ----------
+        workers : int, optional
+            Processes of the local pool; default the number of cores this
+            process may use. Ignored with ``scheduler``.
+        scheduler : str, optional
+            Address of a running Dask distributed scheduler
+            (``tcp://HOST:PORT``): the points run on its cluster instead.
+
+        Notes
+        -----
+        Leaving the ``with`` block (normally, by ``break``, by an exception
+        or by ``KeyboardInterrupt``) cancels the points not yet done and
+        stops the workers. Workers ignore SIGINT: Ctrl-C reaches the caller
+        only. A point lost with its worker (a killed process) is a ``failed``
+        point with the reason.
+
+        Raises
+        ------
+        SweepError
+            Dask is not installed, or the scheduler cannot be reached.
+        """
+        runner = _DaskRunner(scheduler) if scheduler else _PoolRunner(workers)
+        try:
+            yield runner.run([self.task(run) for run in range(len(self))])
+        finally:
+            runner.stop()
+
+    def run(
+        self,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        on_point: Callable[[PointResult, int, int], None] | None = None,
+    ) -> SweepResult:
+        """Run every point and return the tables.
+
+        ``on_point(point, done, total)`` is called in this thread as each
+        point finishes. On ``KeyboardInterrupt`` the points finished so far
+        are kept: the exception carries them as ``partial`` (a
+        :class:`SweepResult`) before it propagates.
+        """
+        result = SweepResult(self)
+        try:
+            with self.results(workers, scheduler) as points:
+                for point in points:
+                    result.add(point)
+                    if on_point is not None:
+                        on_point(point, len(result.points), len(self))
+        except KeyboardInterrupt as interrupt:
+            interrupt.partial = result  # type: ignore[attr-defined]
+            raise
+        return result
+
+
+@dataclass
+class SweepResult:
+    """The points of a sweep finished so far, kept in grid order.
+
+    ``summary_rows()`` and ``impact_rows()`` give the tables as lists of
+    cells (``None`` for an empty field), with the columns
+    ``summary_columns`` and ``impact_columns``; :meth:`write_csv` writes them.
+    """
+
+    sweep: Sweep
+    by_run: dict[int, PointResult] = field(default_factory=dict)
+
+    @property
+    def summary_columns(self) -> list[str]:
+        return self.sweep.summary_columns
+
+    @property
+    def impact_columns(self) -> list[str]:
+        return self.sweep.impact_columns
+
+    @property
+    def points(self) -> list[PointResult]:
+        """The finished points in grid order."""
+        return [self.by_run[run] for run in sorted(self.by_run)]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every point of the sweep has a result."""
+        return len(self.by_run) == len(self.sweep)
+
+    def add(self, point: PointResult) -> None:
+        """Keep one point's result."""
+        self.by_run[point.run] = point
+
+    def summary_rows(self) -> list[list[Cell]]:
+        """One row per finished point, in grid order."""
+        return [point.summary_row() for point in self.points]
+
+    def impact_rows(self) -> list[list[Cell]]:
+        """One row per impact after the transient, by point in grid order, then time."""
+        return [row for point in self.points for row in point.impact_rows()]
+
+    def write_csv(self, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write ``summary.csv`` and ``impacts.csv`` into ``out_dir`` (created if missing).
+
+        Each file is written to a temporary name and renamed: a reader sees
+        the old file or the complete new one. Returns ``{"summary": path,
+        "impacts": path}``.
+        """
+        directory = Path(out_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        paths = {"summary": directory / SUMMARY_FILE, "impacts": directory / IMPACTS_FILE}
+        write_csv_atomic(paths["summary"], self.summary_columns, map(_cells, self.summary_rows()))
+        write_csv_atomic(paths["impacts"], self.impact_columns, map(_cells, self.impact_rows()))
+        return paths
+
+
+def _cells(row: list[Cell]) -> list[str]:
+    return [_text(cell) for cell in row]
+
+
+def _text(cell: Cell) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, float):
+        return repr(cell)
+    return str(cell)
+
+
+def sweep(
+    scene: Scene,
+    axes: Sequence[Axis] | Mapping[str, Sequence[Value]],
+    *,
+    t_end: float | None = None,
+    transient: float = 0.0,
+    method: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    on_point: Callable[[PointResult, int, int], None] | None = None,
+) -> SweepResult:
+    """Run ``scene`` over a grid of field values; the Python API of ``python -m solver sweep``.
+
+    Parameters
+    ----------
+    scene : Scene
+        The scene every point starts from.
+    axes : sequence of Axis, or mapping of path to values
+        The varied fields and their values (grid = product, in the order given).
+    t_end, transient, method
+        As for :class:`Sweep`.
+    workers, scheduler
+        As for :meth:`Sweep.results`.
+    on_point : callable, optional
+        ``on_point(point, done, total)`` after each point.
+
+    Returns
+    -------
+    SweepResult
+        Both tables, in grid order.
+
+    Raises
+    ------
+    SweepError
+        The sweep is refused (before anything runs).
+    """
+    if isinstance(axes, Mapping):
+        axes = [Axis(path, tuple(values)) for path, values in axes.items()]
+    plan = Sweep(scene, axes, t_end=t_end, transient=transient, method=method)
+    return plan.run(workers=workers, scheduler=scheduler, on_point=on_point)
+
+
+# -------------------------------------------------------------------- runners
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _ignore_interrupts() -> None:
+    """Pool worker start-up: Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _lost(task: PointTask, reason: str) -> PointResult:
+    return PointResult(
+        run=task.run,
+        values=task.values,
+        status="failed",
+        t_end=0.0,
+        n_impacts=0,
+        t_zeno=None,
+        E_dissipated=None,
+        final_state=(),
+        message=f"the worker running this point was lost: {reason}",
+    )
+
+
+class _PoolRunner:
+    """Points on a local ``ProcessPoolExecutor`` (forkserver processes: safe beside threads)."""
+
+    def __init__(self, workers: int | None) -> None:
+        if workers is not None and workers < 1:
+            raise SweepError(f"--workers: must be >= 1, got {workers}")
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["solver.sweep"])
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers or default_workers(),
+            mp_context=context,
+            initializer=_ignore_interrupts,
+        )
+        self._pending: set[Future[PointResult]] = set()
+
+    def run(self, tasks: list[PointTask]) -> Iterator[PointResult]:
+        owner: dict[Future[PointResult], PointTask] = {}
+        for task in tasks:
+            future = self._executor.submit(run_point, task)
+            owner[future] = task
+        self._pending = set(owner)
+        while self._pending:
+            done, self._pending = wait(self._pending, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: owner[f].run):
+                error = future.exception()
+                yield _lost(owner[future], str(error)) if error else future.result()
+
+    def stop(self) -> None:
+        for future in self._pending:
+            future.cancel()
+        if self._pending:
+            # points still running are abandoned: stop their processes now
+            for process in list(getattr(self._executor, "_processes", {}).values()):
+                process.terminate()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class _DaskRunner:
+    """Points on a Dask distributed cluster (``pip install impactgui[cluster]``)."""
+
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise SweepError(
+                "--scheduler: needs Dask distributed (pip install impactgui[cluster])"
+            ) from None
+        try:
+            self._client = Client(address, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise SweepError(f"--scheduler: cannot reach {address}: {error}") from None
+        self._futures: list[Any] = []
+
+    def run(self, tasks: list[PointTask]) -> Iterator[PointResult]:
+        from distributed import as_completed
+
+        token = uuid.uuid4().hex[:12]
+        owner = {}
+        for task in tasks:
+            future = self._client.submit(
+                run_point, task, key=f"impactgui-point-{token}-{task.run}", pure=False
+            )
+            owner[future.key] = task
+            self._futures.append(future)
+        for future in as_completed(self._futures, loop=self._client.loop):
+            task = owner[future.key]
+            if future.status == "finished":
+                yield future.result()
+            else:
+                yield _lost(task, f"{future.status}: {future.exception()}")
+
+    def stop(self) -> None:
+        unfinished = [future for future in self._futures if not future.done()]
+        if unfinished:
+            self._client.cancel(unfinished)
+        self._client.close()

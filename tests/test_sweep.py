@@ -1,0 +1,343 @@
+"""Parameter sweeps: grid, tables, closed-form values, refusals, failures, Ctrl-C, Dask."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from solver import cli
+from solver.scene import load_scene
+from solver.scene_paths import ScenePathError, field_value, numeric_fields, parse_path, with_values
+from solver.sweep import Axis, PointResult, Sweep, SweepError, run_point, sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+BALL = ROOT / "resources" / "scenes" / "bouncing_ball.json"
+G = 9.81
+DROP = 1.0  # the ball's first fall (m)
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+def run_cli(*argv: str | Path, stderr: io.StringIO | None = None) -> tuple[int, list[str]]:
+    stream = io.StringIO() if stderr is None else stderr
+    status = cli.main([str(a) for a in argv], stderr=stream)
+    return status, stream.getvalue().splitlines()
+
+
+class TerminalStream(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+# --------------------------------------------------------------- field paths
+
+
+def test_paths_read_as_the_problem_lines_write_them():
+    assert parse_path("bodies[0].velocity[1]") == ("bodies", 0, "velocity", 1)
+    scene = load_scene(BALL)
+    assert field_value(scene, "contact.restitution") == 0.5
+    assert field_value(scene, "bodies[0].position[1]") == 1.1
+    changed = with_values(scene, {"bodies[0].velocity[0]": 2.0, "contact.impact_law": "newton"})
+    assert changed.bodies[0].velocity == (2.0, 0.0)
+    assert changed.contact.impact_law == "newton"
+    assert scene.bodies[0].velocity == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("contact.elasticity", "no such field"),
+        ("bodies[3].mass", "no item 3"),
+        ("bodies[0]", "is an object"),
+        ("bodies[0].velocity", "is a list"),
+        ("bodies..mass", "not a field path"),
+    ],
+)
+def test_a_path_that_names_no_value_is_refused_with_the_reason(path, reason):
+    with pytest.raises(ScenePathError) as error:
+        with_values(load_scene(BALL), {path: 1.0})
+    assert str(error.value).startswith(f"{path}: ")
+    assert reason in str(error.value)
+
+
+def test_numeric_fields_list_what_can_vary_with_units():
+    fields = {f.path: f for f in numeric_fields(load_scene(BALL))}
+    assert fields["bodies[0].mass"].unit == "kg"
+    assert fields["bodies[0].velocity[1]"].unit == "m/s"
+    assert fields["contact.restitution"].value == 0.5
+    assert "version" not in fields
+
+
+# --------------------------------------------------------------------- axes
+
+
+def test_a_range_axis_has_count_evenly_spaced_values_ends_included():
+    axis = Axis.parse("contact.restitution=0.2:0.8:4")
+    assert axis.path == "contact.restitution"
+    assert axis.values == pytest.approx((0.2, 0.4, 0.6, 0.8), abs=1e-15)
+    assert Axis.parse("forces[0].omega=3").values == (3.0,)
+    assert Axis.parse("contact.impact_law=staged,newton").values == ("staged", "newton")
+
+
+@pytest.mark.parametrize("text", ["contact.restitution=0:1:0", "contact.restitution=", "x=1:2"])
+def test_an_empty_or_malformed_range_is_refused(text):
+    with pytest.raises(SweepError):
+        Axis.parse(text)
+
+
+# ---------------------------------------------------------- the tables' values
+
+
+@pytest.fixture(scope="module")
+def ball_sweep():
+    """Restitution × drop height: 3 × 2 points on two workers."""
+    scene = load_scene(BALL)
+    axes = [
+        Axis("contact.restitution", (0.25, 0.5, 0.75)),
+        Axis("bodies[0].position[1]", (1.1, 0.6)),  # drops of 1 m and 0.5 m
+    ]
+    return sweep(scene, axes, t_end=12.0, transient=0.0, workers=2)
+
+
+def test_rows_come_in_grid_order_last_axis_fastest(ball_sweep):
+    rows = ball_sweep.summary_rows()
+    assert [row[0] for row in rows] == list(range(6))
+    assert [tuple(row[1:3]) for row in rows] == [
+        (e, y) for e in (0.25, 0.5, 0.75) for y in (1.1, 0.6)
+    ]
+    assert ball_sweep.summary_columns[:3] == ["run", "contact.restitution", "bodies[0].position[1]"]
+    assert ball_sweep.summary_columns[3:8] == [
+        "status",
+        "t_end",
+        "n_impacts",
+        "t_zeno",
+        "E_dissipated",
+    ]
+    assert ball_sweep.summary_columns[8:] == [
+        "ball.x",
+        "ball.y",
+        "ball.phi",
+        "ball.vx",
+        "ball.vy",
+        "ball.omega",
+        "message",
+    ]
+
+
+def test_zeno_time_and_dissipated_energy_match_the_bouncing_ball_closed_form(ball_sweep):
+    for point in ball_sweep.points:
+        e, y0 = point.values
+        h = y0 - 0.1  # the ball's radius is 0.1 m
+        t0 = math.sqrt(2.0 * h / G)
+        assert point.status == "finished"
+        assert point.t_zeno == pytest.approx(t0 * (1 + e) / (1 - e), rel=1e-9)
+        assert point.E_dissipated == pytest.approx(1.0 * G * h, rel=1e-9)  # m = 1 kg, at rest
+        assert point.final_state[1] == pytest.approx(0.1, abs=1e-12)
+
+
+def test_impact_rows_give_approach_and_rebound_speeds_and_the_state_before(ball_sweep):
+    columns = ball_sweep.impact_columns
+    assert columns == [
+        "run",
+        "contact.restitution",
+        "bodies[0].position[1]",
+        "t",
+        "body",
+        "other",
+        "u_n_minus",
+        "u_n_plus",
+        "impulse",
+        "x",
+        "y",
+        "phi",
+        "vx",
+        "vy",
+        "omega",
+    ]
+    rows = [dict(zip(columns, row, strict=True)) for row in ball_sweep.impact_rows()]
+    for point in ball_sweep.points:
+        e, y0 = point.values
+        h = y0 - 0.1
+        first = next(row for row in rows if row["run"] == point.run)
+        v0 = math.sqrt(2.0 * G * h)
+        assert first["t"] == pytest.approx(math.sqrt(2.0 * h / G), rel=1e-10)
+        assert (first["body"], first["other"]) == ("ball", "ground")
+        assert first["u_n_minus"] == pytest.approx(v0, rel=1e-10)
+        assert first["u_n_plus"] == pytest.approx(e * v0, rel=1e-10)
+        assert first["impulse"] == pytest.approx((1 + e) * v0, rel=1e-10)
+        assert first["vy"] == pytest.approx(-v0, rel=1e-10)
+        assert first["y"] == pytest.approx(0.1, abs=1e-12)
+        successive = [row for row in rows if row["run"] == point.run]
+        for before, after in itertools.pairwise(successive):
+            assert after["u_n_minus"] == pytest.approx(e * before["u_n_minus"], rel=1e-8)
+
+
+def test_the_transient_leaves_out_earlier_impacts():
+    scene = load_scene(BALL)
+    result = sweep(scene, {"contact.restitution": [0.5]}, transient=0.5, workers=1)
+    times = [row[2] for row in result.impact_rows()]
+    assert times and min(times) >= 0.5
+    first_impact = math.sqrt(2.0 * DROP / G)  # 0.4515 s: before the transient
+    assert all(abs(t - first_impact) > 1e-6 for t in times)
+    assert result.points[0].n_impacts == len(times) + 1
+
+
+def test_the_files_hold_the_tables(tmp_path, ball_sweep):
+    paths = ball_sweep.write_csv(tmp_path)
+    summary = read_rows(paths["summary"])
+    assert len(summary) == 6
+    for row, point in zip(summary, ball_sweep.points, strict=True):
+        assert float(row["t_zeno"]) == point.t_zeno
+        assert float(row["contact.restitution"]) == point.values[0]
+        assert row["status"] == "finished"
+    impacts = read_rows(paths["impacts"])
+    assert len(impacts) == len(ball_sweep.impact_rows())
+
+
+# --------------------------------------------------------------- failures
+
+
+class OnePointBroken(Sweep):
+    """A sweep whose point 1 carries a scene the worker cannot read."""
+
+    def task(self, run):
+        task = super().task(run)
+        if run == 1:
+            broken = dict(task.scene, bodies=[dict(task.scene["bodies"][0], mass=-1.0)])
+            task = type(task)(**{**task.__dict__, "scene": broken})
+        return task
+
+
+def test_a_failed_point_is_a_failed_row_and_the_others_finish():
+    plan = OnePointBroken(load_scene(BALL), [Axis("contact.restitution", (0.2, 0.4, 0.6))])
+    result = plan.run(workers=2)
+    statuses = [point.status for point in result.points]
+    assert statuses == ["finished", "failed", "finished"]
+    assert "bodies[0].mass" in result.points[1].message
+    assert result.points[1].final_state == ()
+    row = result.summary_rows()[1]
+    assert row[2] == "failed" and row[-1] == result.points[1].message
+
+
+def test_run_point_never_raises():
+    plan = OnePointBroken(load_scene(BALL), [Axis("contact.restitution", (0.2, 0.4))])
+    point = run_point(plan.task(1))
+    assert isinstance(point, PointResult)
+    assert point.status == "failed"
+
+
+# ------------------------------------------------------------ command line
+
+
+def test_cli_writes_both_files_and_exits_0(tmp_path):
+    status, lines = run_cli(
+        "sweep", BALL, "--vary", "contact.restitution=0.2:0.6:3", "--out", tmp_path,
+        "--t-end", "2", "--workers", "2",
+    )  # fmt: skip
+    assert status == 0 and lines == []
+    summary = read_rows(tmp_path / "summary.csv")
+    values = [float(row["contact.restitution"]) for row in summary]
+    assert values == pytest.approx([0.2, 0.4, 0.6], abs=1e-15)
+    assert all(row["status"] == "finished" for row in summary)
+    assert (tmp_path / "impacts.csv").is_file()
+
+
+@pytest.mark.parametrize(
+    ("vary", "starts"),
+    [
+        ("contact.elasticity=0:1:3", "contact.elasticity: no such field"),
+        ("bodies[0].mass=1,-1", "bodies[0].mass: must be > 0"),
+        ("contact.restitution=0:1:0", "contact.restitution: empty range"),
+        ("contact.restitution=0.2,1.5", "contact.restitution: must be <= 1"),
+        ("bodies[0].position[1]=1,0.05", "bodies[0].position[1] = 0.05: the scene refuses it"),
+    ],
+)
+def test_cli_refuses_a_bad_sweep_in_one_line_before_anything_runs(tmp_path, vary, starts):
+    out = tmp_path / "out"
+    status, lines = run_cli("sweep", BALL, "--vary", vary, "--out", out)
+    assert status == 2
+    assert len(lines) == 1 and lines[0].startswith(starts), lines
+    assert not out.exists()
+
+
+def test_cli_progress_on_a_terminal_only(tmp_path):
+    terminal = TerminalStream()
+    args = ("sweep", BALL, "--vary", "contact.restitution=0.3,0.6", "--t-end", "1")
+    status, _ = run_cli(*args, "--out", tmp_path / "a", stderr=terminal)
+    assert status == 0
+    text = terminal.getvalue()
+    assert "2/2 points" in text and "points/s" in text and "left" in text
+    status, lines = run_cli(*args, "--out", tmp_path / "b")
+    assert status == 0 and lines == []
+
+
+def test_cli_ctrl_c_leaves_files_with_every_finished_point(tmp_path):
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver", "sweep", str(BALL), "--vary",
+         "contact.restitution=0.1:0.9:400", "--t-end", "3", "--workers", "2", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(6.0)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert "interrupted:" in stderr
+    summary = read_rows(out / "summary.csv")
+    assert len(summary) < 400
+    assert all(row["status"] == "finished" for row in summary)
+    runs = [int(row["run"]) for row in summary]
+    assert runs == sorted(runs)
+    assert not list(out.glob(".*.tmp"))
+
+
+# ----------------------------------------------------- same bytes anywhere
+
+
+def _small_sweep_files(out: Path, *extra: str) -> dict[str, bytes]:
+    status, lines = run_cli(
+        "sweep", BALL, "--vary", "contact.restitution=0.3,0.8", "--vary",
+        "bodies[0].velocity[0]=0,0.5", "--t-end", "2.5", "--transient", "0.4",
+        "--out", out, *extra,
+    )  # fmt: skip
+    assert status == 0, lines
+    return {name: (out / name).read_bytes() for name in ("summary.csv", "impacts.csv")}
+
+
+def test_same_bytes_for_one_worker_two_workers_and_a_dask_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    one = _small_sweep_files(tmp_path / "one", "--workers", "1")
+    two = _small_sweep_files(tmp_path / "two", "--workers", "2")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        on_cluster = _small_sweep_files(tmp_path / "dask", "--scheduler", cluster.scheduler_address)
+    assert one == two == on_cluster
+    assert one["impacts.csv"].count(b"\n") > 4
+
+
+def test_an_unreachable_scheduler_is_refused(tmp_path):
+    pytest.importorskip("distributed")
+    status, lines = run_cli(
+        "sweep", BALL, "--vary", "contact.restitution=0.5", "--out", tmp_path / "x",
+        "--scheduler", "tcp://127.0.0.1:9",
+    )  # fmt: skip
+    assert status == 2
+    assert len(lines) == 1 and lines[0].startswith("--scheduler: cannot reach")
