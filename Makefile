@@ -40,7 +40,7 @@ $(STAMP): $(PY) pyproject.toml Makefile
 
 $(TEST_STAMP): $(STAMP)
 	@$(call apt_install,$(APT_TEST))
-	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m pip install -q -e ".[test,cluster]"
 	touch $(TEST_STAMP)
 
 run: $(STAMP)
