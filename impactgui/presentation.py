@@ -1,0 +1,343 @@
+"""Presentation mode: the window made readable from the back of a lecture hall.
+
+View ▸ Presentation (F11) turns it on and off. While on:
+
+* every font is ``scale`` times its size (1.5–2.5, ``View ▸ Presentation
+  scale``; 2 by default): menus, panels, the event log, the canvas's labels,
+  the plots' titles, ticks, axis labels and legends;
+* every line, marker and arrow is ``scale`` times as wide, on the canvas
+  (``scene_items.set_line_scale``) and in the plots;
+* the plots' legends sit outside the plot area, to the right of each plot,
+  so no curve is hidden behind one;
+* curve colours are darkened to at most ``CONTRAST_LIGHTNESS`` (HSL) for a
+  washed-out projector: hue and saturation kept, so the legend still
+  matches;
+* event-log cells are never cut short with "…": columns fit their
+  (visible) contents, and rows the larger font;
+* the window is full screen, and playback honesty is on (plots and event
+  log only up to the time shown; ``impactgui.playback_honesty``).
+
+Turning it off restores what was there before. Plots are restyled again
+every ``RESTYLE_INTERVAL_MS`` while it is on: a run adds curves (a new
+contact, a new body's stems), and a new run resets the plots' titles; only
+what changed is touched, so a quiet check costs microseconds.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
+from PySide6.QtWidgets import QApplication, QHeaderView
+
+from impactgui import scene_items
+
+if TYPE_CHECKING:
+    from impactgui.mainwindow import MainWindow
+
+SCALE_DEFAULT = 2.0
+"""Default factor on fonts and line widths in presentation mode."""
+SCALE_RANGE = (1.5, 2.5)
+"""Smallest and largest presentation scale."""
+CONTRAST_LIGHTNESS = 0.4
+"""Curve colours are darkened to at most this HSL lightness in presentation mode."""
+PLOTS_SHARE = 0.42
+"""Share of the screen's width the plots take in presentation mode (the properties hide)."""
+RESTYLE_INTERVAL_MS = 500
+"""While presentation mode is on, new curves and reset titles are restyled this often, ms."""
+TITLE_PT = 9.0
+"""Size of the plot titles outside presentation mode, pt."""
+LEGEND_PT = 8.0
+"""Size of the legend texts outside presentation mode, pt."""
+AXIS_PT = 9.0
+"""Size of tick labels and axis labels outside presentation mode, pt."""
+
+_WIDE = Qt.Orientation.Horizontal
+
+
+def contrast_colour(colour: QColor) -> QColor:
+    """``colour`` darkened to HSL lightness ≤ ``CONTRAST_LIGHTNESS``, fully opaque."""
+    hue, saturation, lightness, _alpha = colour.getHslF()
+    dark = QColor.fromHslF(max(hue, 0.0), saturation, min(lightness, CONTRAST_LIGHTNESS))
+    return dark
+
+
+class PlotStyler:
+    """Scales the text, lines and markers of pyqtgraph plots and moves their legends outside.
+
+    Parameters
+    ----------
+    plots : callable
+        ``() -> list of pg.PlotItem``: the plots to style (asked at each
+        ``apply``, so plots made later are styled too).
+    """
+
+    def __init__(self, plots: Callable[[], list[pg.PlotItem]]) -> None:
+        self._plots = plots
+        self._legends: dict[pg.PlotItem, pg.LegendItem] = {}
+        self._entries: dict[pg.PlotItem, list[object]] = {}
+        self._base: weakref.WeakKeyDictionary[object, tuple[QPen | None, float, float]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Each styled curve's pen and marker size as made, and the scale it is drawn at."""
+        self._axis_widths: dict[pg.AxisItem, float | None] = {}
+        """Each value axis's fixed width (None: automatic) before presentation mode, px."""
+
+    def apply(self, scale: float) -> None:
+        """Style every plot for ``scale`` (1: as the plots were made)."""
+        plots = self._plots()
+        for plot in plots:
+            self._style_text(plot, scale)
+            for item in plot.listDataItems():
+                self._style_item(item, scale)
+            self._style_legend(plot, scale)
+        if scale != 1.0:
+            # one width for every legend: the plots line up under one time axis
+            font = QFont()
+            font.setPointSizeF(LEGEND_PT * scale)
+            metrics = QFontMetricsF(font)
+            names = [item.name() for plot in plots for item in self._entries.get(plot, [])]
+            text = max((metrics.horizontalAdvance(name) for name in names), default=0.0)
+            width = round(1.15 * text + 3 * metrics.height() + 40)
+            for plot in plots:
+                legend = self._legends.get(plot)
+                if legend is not None and abs(legend.maximumWidth() - width) > 0.5:
+                    legend.setFixedWidth(width)
+
+    def _style_text(self, plot: pg.PlotItem, scale: float) -> None:
+        title = plot.titleLabel
+        size = f"{TITLE_PT * scale:g}pt"
+        if title.text and title.opts.get("size") != size:
+            title.setText(title.text, size=size, color="k")
+        font = QFont()
+        font.setPointSizeF(AXIS_PT * scale)
+        label_size = f"{AXIS_PT * scale:g}pt"
+        left = plot.getAxis("left")
+        if left not in self._axis_widths:
+            self._axis_widths[left] = left.fixedWidth
+        if scale == 1.0:
+            left.setWidth(self._axis_widths.pop(left))
+        else:
+            metrics = QFontMetricsF(font)
+            width = metrics.horizontalAdvance("−00.00") + 1.6 * metrics.height() + 10
+            left.setWidth(max(round(width), self._axis_widths[left] or 0))
+        for side in ("left", "bottom"):
+            axis = plot.getAxis(side)
+            if axis.style.get("tickFont") != font:
+                # large text: labels on the major ticks only, fewer of them
+                axis.setStyle(
+                    tickFont=font if scale != 1.0 else None, maxTextLevel=0 if scale != 1.0 else 2
+                )
+                axis.setTickDensity(1.0 / scale)
+            if axis.labelText and axis.labelStyle.get("font-size") != label_size:
+                axis.setLabel(
+                    axis.labelText, axis.labelUnits, **{**axis.labelStyle, "font-size": label_size}
+                )
+
+    def _style_item(self, item: pg.GraphicsObject, scale: float) -> None:
+        """Scale one curve's pen and markers from the values it was made with, darkened."""
+        base = self._base.get(item)
+        if base is None:
+            if scale == 1.0:
+                return
+            pen = item.opts.get("pen")
+            size = item.opts.get("symbolSize" if isinstance(item, pg.PlotDataItem) else "size")
+            base = self._base[item] = (pg.mkPen(pen) if pen is not None else None, size, scale)
+        elif base[2] == scale:
+            return
+        pen, size, _scale = base
+        if isinstance(item, pg.ScatterPlotItem):
+            item.setSize(size * scale)
+        else:
+            if pen is not None:
+                item.setPen(_scaled_pen(pen, scale))
+            if isinstance(item, pg.PlotDataItem) and item.opts.get("symbol") is not None:
+                item.setSymbolSize(size * scale)
+        if scale == 1.0:
+            del self._base[item]
+        else:
+            self._base[item] = (pen, size, scale)
+
+    def _style_legend(self, plot: pg.PlotItem, scale: float) -> None:
+        inside = plot.legend
+        outside = self._legends.get(plot)
+        if scale == 1.0:
+            if outside is not None:
+                plot.parentItem().removeItem(outside)
+                del self._legends[plot], self._entries[plot]
+            if inside is not None:
+                inside.setVisible(True)
+            return
+        if inside is not None:
+            inside.setVisible(False)
+        named = [item for item in plot.listDataItems() if item.name()]
+        if outside is None:
+            # beside the plot in its pyqtgraph GraphicsLayout, which owns (and frees) it
+            grid = plot.parentItem()
+            row, column = grid.items[plot][0]
+            outside = pg.LegendItem(offset=None, labelTextColor="k", verSpacing=-4)
+            grid.addItem(outside, row=row, col=column + 1)
+            self._legends[plot], self._entries[plot] = outside, []
+        size = f"{LEGEND_PT * scale:g}pt"
+        if named != self._entries[plot] or outside.opts["labelTextSize"] != size:
+            outside.clear()
+            outside.setLabelTextSize(size)
+            for item in named:
+                outside.addItem(item, item.name())
+            self._entries[plot] = named
+
+    def legend_texts(self, plot: pg.PlotItem) -> list[str]:
+        """The entries of ``plot``'s outside legend (empty when there is none)."""
+        legend = self._legends.get(plot)
+        if legend is None:
+            return []
+        return [label.text for _sample, label in legend.items]
+
+    def outside_legend(self, plot: pg.PlotItem) -> pg.LegendItem | None:
+        """The legend shown right of ``plot`` in presentation mode, if any."""
+        return self._legends.get(plot)
+
+
+class Presentation(QObject):
+    """Presentation mode of a ``MainWindow``.
+
+    Parameters
+    ----------
+    window : MainWindow
+        The window to present.
+
+    Attributes
+    ----------
+    scale : float
+        Factor on fonts and line widths while on, within ``SCALE_RANGE``.
+    styler : PlotStyler
+        Styles the window's plots (the live plots and the motion plots).
+    """
+
+    toggled = Signal(bool)
+    """Presentation mode went on (True) or off."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.scale = SCALE_DEFAULT
+        self.enabled = False
+        self.styler = PlotStyler(self._plots)
+        self._saved: dict[str, object] = {}
+        self._timer = QTimer(self)
+        self._timer.setInterval(RESTYLE_INTERVAL_MS)
+        self._timer.timeout.connect(self.restyle_plots)
+
+    def _plots(self) -> list[pg.PlotItem]:
+        return [*self.window.plots.plots, *self.window.motion_plots.plots]
+
+    @Slot(bool)
+    def set_enabled(self, enabled: bool) -> None:
+        """Turn presentation mode on or off."""
+        if enabled == self.enabled:
+            return
+        self.enabled = enabled
+        if enabled:
+            self._turn_on()
+        else:
+            self._turn_off()
+        self.toggled.emit(enabled)
+
+    def set_scale(self, scale: float) -> None:
+        """Set the factor on fonts and line widths (clamped to ``SCALE_RANGE``)."""
+        self.scale = min(max(float(scale), SCALE_RANGE[0]), SCALE_RANGE[1])
+        if self.enabled:
+            self._apply(self.scale)
+
+    def _turn_on(self) -> None:
+        window = self.window
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        log = window.event_log
+        self._saved = {
+            "font": QFont(app.font()),
+            "state": window.windowState(),
+            "honest": window.honesty.enabled,
+            "elide": log.textElideMode(),
+            "wrap": log.wordWrap(),
+            "row": log.verticalHeader().defaultSectionSize(),
+            "modes": [
+                log.horizontalHeader().sectionResizeMode(c)
+                for c in range(log.horizontalHeader().count())
+            ],
+            "widths": [log.columnWidth(c) for c in range(log.horizontalHeader().count())],
+            "properties": window.properties_dock.isVisible(),
+            "geometry": window.saveGeometry(),
+            "docks": window.saveState(),
+            "corner": window.corner(Qt.Corner.BottomRightCorner),
+        }
+        log.setTextElideMode(Qt.TextElideMode.ElideNone)
+        log.setWordWrap(False)
+        log.horizontalHeader().setResizeContentsPrecision(0)
+        window.honesty.set_enabled(True)
+        window.properties_dock.hide()
+        # the plots take the whole height, the event log the width under the canvas
+        window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        window.showFullScreen()
+        screen = window.screen().geometry()
+        window.setGeometry(screen)  # without a window manager, full screen is only a state
+        window.resizeDocks([window.plots_dock], [round(screen.width() * PLOTS_SHARE)], _WIDE)
+        self._apply(self.scale)
+        self._timer.start()
+
+    def _turn_off(self) -> None:
+        self._timer.stop()
+        window, saved = self.window, self._saved
+        self._apply(1.0, font=saved["font"])
+        log = window.event_log
+        log.setTextElideMode(saved["elide"])
+        log.setWordWrap(saved["wrap"])
+        log.verticalHeader().setDefaultSectionSize(saved["row"])
+        header = log.horizontalHeader()
+        for column, (mode, width) in enumerate(
+            zip(saved["modes"], saved["widths"], strict=True)
+        ):
+            header.setSectionResizeMode(column, mode)
+            log.setColumnWidth(column, width)
+        window.honesty.set_enabled(bool(saved["honest"]))
+        window.setWindowState(saved["state"])
+        window.restoreGeometry(saved["geometry"])
+        window.setCorner(Qt.Corner.BottomRightCorner, saved["corner"])
+        window.restoreState(saved["docks"])
+        window.properties_dock.setVisible(bool(saved["properties"]))
+
+    def _apply(self, scale: float, font: QFont | None = None) -> None:
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        base = font if font is not None else self._saved["font"]
+        scaled = QFont(base)
+        scaled.setPointSizeF(base.pointSizeF() * scale)
+        app.setFont(scaled)
+        scene_items.set_line_scale(scale)
+        self.window.canvas.restyle()
+        self.styler.apply(scale)
+        log = self.window.event_log
+        if scale != 1.0:
+            log.verticalHeader().setDefaultSectionSize(round(QFontMetricsF(scaled).height() * 1.3))
+            header = log.horizontalHeader()
+            for column in range(header.count() - 1):
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+    @Slot()
+    def restyle_plots(self) -> None:
+        """Style curves added (and titles reset) since the last time."""
+        if self.enabled:
+            self.styler.apply(self.scale)
+
+
+def _scaled_pen(pen: QPen, scale: float) -> QPen:
+    """``pen`` ``scale`` times as wide (a 0-width pen counts as 1 px) and darkened; as is at 1."""
+    styled = QPen(pen)
+    if scale != 1.0:
+        styled.setWidthF(max(pen.widthF(), 1.0) * scale)
+        styled.setColor(contrast_colour(pen.color()))
+    return styled

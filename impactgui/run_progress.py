@@ -1,0 +1,100 @@
+"""The status bar's run read-out: computed time of t_end, a progress bar, the solver's speed.
+
+``running: 169.7 of 1000 s computed · 12.5× real time`` next to a bar at
+17 %. The speed is simulated seconds per wall-clock second, averaged over
+the last ``SPEED_WINDOW_S`` of wall-clock time the solver was computing
+(paused time does not count).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
+
+SPEED_WINDOW_S = 2.0
+"""The solver's speed is measured over this much recent wall-clock time, s."""
+BAR_STEPS = 1000
+"""Resolution of the progress bar (steps from 0 to t_end)."""
+
+
+class SolverSpeed:
+    """Simulated seconds computed per wall-clock second, over a sliding window."""
+
+    def __init__(self, window_s: float = SPEED_WINDOW_S) -> None:
+        self.window_s = window_s
+        self._samples: deque[tuple[float, float]] = deque()
+
+    def reset(self) -> None:
+        """Forget every sample (a new run, or a resume after a pause)."""
+        self._samples.clear()
+
+    def add(self, computed: float, wall: float | None = None) -> None:
+        """The solver has computed up to ``computed`` (s) at wall-clock time ``wall`` (s)."""
+        wall = time.monotonic() if wall is None else wall
+        self._samples.append((wall, computed))
+        while len(self._samples) > 2 and wall - self._samples[1][0] >= self.window_s:
+            self._samples.popleft()
+
+    @property
+    def speed(self) -> float | None:
+        """Simulated s per wall-clock s over the window; None before two samples."""
+        if len(self._samples) < 2:
+            return None
+        (w0, c0), (w1, c1) = self._samples[0], self._samples[-1]
+        return (c1 - c0) / (w1 - w0) if w1 > w0 else None
+
+
+def progress_text(state: str, computed: float, t_end: float | None, speed: float | None) -> str:
+    """The read-out for a run in ``state`` that has computed ``computed`` of ``t_end`` seconds."""
+    if state not in ("running", "paused"):
+        return f"{state} at t = {computed:.6g} s"
+    of = f" of {t_end:.4g}" if t_end is not None else ""
+    text = f"{state}: {computed:.4g}{of} s computed"
+    if state == "running" and speed is not None and math.isfinite(speed):
+        text += f" · {speed:.3g}× real time"
+    return text
+
+
+class RunProgress(QWidget):
+    """Label and progress bar of the current run, for the status bar."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel("editing")
+        self.bar = QProgressBar()
+        self.bar.setRange(0, BAR_STEPS)
+        self.bar.setMaximumWidth(160)
+        self.bar.setTextVisible(True)
+        self.bar.hide()
+        self.speed = SolverSpeed()
+        self.t_end: float | None = None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+
+    def start(self, t_end: float | None) -> None:
+        """A run to ``t_end`` (s) starts."""
+        self.t_end = t_end
+        self.speed.reset()
+        self.bar.setVisible(t_end is not None and t_end > 0)
+
+    def idle(self) -> None:
+        """No run: editing."""
+        self.t_end = None
+        self.speed.reset()
+        self.bar.hide()
+        self.label.setText("editing")
+
+    def show_state(self, state: str, computed: float) -> None:
+        """The run is in ``state`` and has computed up to ``computed`` (s)."""
+        if state == "running":
+            self.speed.add(computed)
+        else:
+            self.speed.reset()
+        self.label.setText(progress_text(state, computed, self.t_end, self.speed.speed))
+        if self.t_end:
+            self.bar.setValue(round(BAR_STEPS * min(max(computed / self.t_end, 0.0), 1.0)))
