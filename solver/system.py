@@ -27,6 +27,7 @@ import numpy as np
 
 from solver.broadphase import StaticIndex, disk_pairs
 from solver.cart_motion import initial_velocity
+from solver.contact_arrays import DiskDofs, FeatureArrays
 from solver.geometry import (
     DiskContact,
     boundary_features,
@@ -225,6 +226,16 @@ class System:
     def M_inv(self) -> np.ndarray:
         """Dense inverse mass matrix, shape (N, N) (1/kg, 1/(kg·m²)), built on first use."""
         return np.diag(1.0 / self.M_diag) if self.N else np.zeros((0, 0))
+
+    @cached_property
+    def disk_dofs(self) -> DiskDofs:
+        """Where each disk's coordinates sit in ``q``, for contact kinematics on arrays."""
+        return DiskDofs(self._ix, self._iy, self._iphi, self.radii, self.N)
+
+    @cached_property
+    def feature_arrays(self) -> FeatureArrays:
+        """The boundary features (indices as in :attr:`features`) as arrays."""
+        return FeatureArrays([f for _, f, _, _ in self._features])
 
     @property
     def n_disks(self) -> int:
