@@ -36,7 +36,7 @@ Shortcut = QKeySequence.StandardKey | str | None
 Keys = QKeySequence.StandardKey
 Icons = QStyle.StandardPixmap
 
-MENUS = ("&File", "&Edit", "&Run", "&View")
+MENUS = ("&File", "&Edit", "&Run", "&View", "&Help")
 """Menu titles in menu-bar order (the Presets menu goes between Run and View)."""
 
 
@@ -102,6 +102,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "export_plots_action", "&File", "Export p&lots PNG…", "export_plots_png", None,
         "Save the plots as an image", "export",
     ),
+    ActionSpec(
+        "export_video_action", "&File", "Export &video…", "export_video", None,
+        "Record the run as an MP4 video or a GIF animation", "export",
+    ),
     ActionSpec("quit_action", "&File", "&Quit", "close", Keys.Quit, "Close impactgui", "quit"),
     ActionSpec(
         "run_action", "&Run", "Run", "start_run", "F5", "Run (or resume) the scene",
@@ -123,6 +127,25 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "compare_action", "&Run", "&Compare impact laws…", "open_compare", None,
         "Run copies of the scene under several impact laws side by side", "compare",
     ),
+    ActionSpec(
+        "presentation_action", "&View", "&Presentation", "presentation.set_enabled", "F11",
+        "Full screen, large fonts, wide lines, legends beside the plots: for a lecture hall",
+        "present", checkable=True,
+    ),
+    ActionSpec(
+        "honesty_action", "&View", "Show only up to the &playback time", "set_honest", None,
+        "Plots and event log hide what the solver computed beyond the time shown",
+        "present", checkable=True,
+    ),
+    ActionSpec(
+        "shortcuts_action", "&Help", "&Keyboard shortcuts", "help.show_shortcuts",
+        Keys.HelpContents, "Every key of every menu and tool",
+    ),
+    ActionSpec(
+        "getting_started_action", "&Help", "&Getting started", "help.show_getting_started",
+        None, "A scene, a run, the plots and exports in six steps",
+    ),
+    ActionSpec("about_action", "&Help", "&About impactgui", "help.show_about", section="about"),
 )  # fmt: skip
 
 
@@ -150,7 +173,7 @@ def install_actions(window: MainWindow) -> None:
 
     Sets one attribute per spec (``window.run_action``…) and
     ``undo_action``, ``redo_action``, ``recent_menu``, ``presets_menu``,
-    ``view_menu`` and ``menus`` (title → ``QMenu``).
+    ``view_menu``, ``help_menu`` and ``menus`` (title → ``QMenu``).
     """
     actions = {spec.name: make_action(window, spec) for spec in ACTIONS}
     for name, action in actions.items():
@@ -169,6 +192,7 @@ def install_actions(window: MainWindow) -> None:
         menus[title] = bar.addMenu(title)
     window.menus = menus
     window.view_menu = menus["&View"]
+    window.help_menu = menus["&Help"]
     menus["&Edit"].addActions([window.undo_action, window.redo_action])
     menus["&Edit"].addSeparator()
     menus["&Edit"].addAction(window.canvas.snap_action)
@@ -193,5 +217,12 @@ def install_actions(window: MainWindow) -> None:
     run_bar.addActions([actions[spec.name] for spec in ACTIONS if spec.toolbar == "run"])
     window.addToolBar(run_bar)
     window.view_menu.addSeparator()
-    for item in (tools, run_bar, window.properties_dock, window.plots_dock, window.event_dock):
+    for item in (
+        tools,
+        run_bar,
+        window.properties_dock,
+        window.plots_dock,
+        window.motion_dock,
+        window.event_dock,
+    ):
         window.view_menu.addAction(item.toggleViewAction())

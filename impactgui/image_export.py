@@ -33,7 +33,8 @@ def render_widget(widget: QWidget, scale: float) -> QImage:
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.setDevicePixelRatio(scale)
     image.fill(BACKGROUND)
-    widget.render(image, QPoint(0, 0))
+    # QWidget's render (a graphics view's own render draws its scene, not the widget)
+    QWidget.render(widget, image, QPoint(0, 0))
     image.setDevicePixelRatio(1.0)
     return image
 

@@ -39,7 +39,6 @@ from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QVBoxLayout,
@@ -51,10 +50,23 @@ from impactgui.canvas import SceneCanvas
 from impactgui.compare import CompareDialog
 from impactgui.document import SceneDocument
 from impactgui.eventlog import EventLog
+from impactgui.help import HelpPages
+from impactgui.image_export import ask_scale, save_png
+from impactgui.motion_plots import MotionPlots
 from impactgui.playback import PlaybackBar, PlaybackClock
+from impactgui.playback_honesty import PlaybackHonesty
 from impactgui.plots import PlotPanel
+from impactgui.presentation import Presentation
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
+from impactgui.run_progress import RunProgress
+from impactgui.video_export import (
+    VideoDialog,
+    VideoProgress,
+    VideoRecorder,
+    VideoSettings,
+    VideoSettingsError,
+)
 from impactgui.worker import SimulationRunner
 from solver.errors import InputError
 from solver.frames import Event, Frame, StepOutput
@@ -141,6 +153,7 @@ class MainWindow(QMainWindow):
         self.run_state = "idle"
         self._step_pending = False
         self._compare_dialogs: list[CompareDialog] = []
+        self._video: VideoProgress | None = None
         self._shut_down = False
 
         self.canvas = SceneCanvas(self.doc)
@@ -148,8 +161,15 @@ class MainWindow(QMainWindow):
         self.playback_bar = PlaybackBar(self.clock)
         self.properties = PropertyPanel(self.doc)
         self.plots = PlotPanel()
+        self.motion_plots = MotionPlots()
         self.event_log = EventLog()
-        self.run_label = QLabel("ready")
+        self.progress = RunProgress()
+        self.run_label = self.progress.label
+        self.honesty = PlaybackHonesty(
+            lambda: [*self.plots.plots, *self.motion_plots.plots], self.event_log, self
+        )
+        self.presentation = Presentation(self)
+        self.help = HelpPages(self)
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -161,13 +181,16 @@ class MainWindow(QMainWindow):
         self.properties_dock = self._dock("Properties", self.properties, "properties")
         self.plots_dock = self._dock("Plots", self.plots, "plots")
         self.event_dock = self._dock("Event log", self.event_log, "events")
+        self.motion_dock = self._dock("Motion", self.motion_plots, "motion")
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.properties_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots_dock)
+        self.tabifyDockWidget(self.plots_dock, self.motion_dock)
+        self.plots_dock.raise_()
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.event_dock)
         self.resizeDocks([self.properties_dock], [250], Qt.Orientation.Horizontal)
         self.resizeDocks([self.plots_dock], [520], Qt.Orientation.Horizontal)
         self.resizeDocks([self.event_dock], [150], Qt.Orientation.Vertical)
-        self.statusBar().addPermanentWidget(self.run_label)
+        self.statusBar().addPermanentWidget(self.progress)
 
         install_actions(self)
         self._fill_recent_menu()
@@ -195,6 +218,8 @@ class MainWindow(QMainWindow):
         self.clock.frame_shown.connect(self._on_frame_shown)
         self.clock.time_changed.connect(self._on_time_changed)
         self.event_log.time_selected.connect(self._on_event_time_selected)
+        self.doc.selection_changed.connect(self._on_selection_changed)
+        self.presentation.toggled.connect(self._on_presentation_toggled)
 
     # ------------------------------------------------------------- messages
 
@@ -376,19 +401,67 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"CSV written to {directory}", 5000)
         return Path(directory)
 
-    def export_canvas_png(self, path: str | Path | None = None) -> bool:
-        """Save the canvas as a PNG image."""
-        path = path or self._ask_png_path("Export canvas")
-        if not path:
-            return False
-        return self._report_png(path, self.canvas.export_png(str(path)))
+    def export_canvas_png(self, path: str | Path | None = None, scale: float | None = None) -> bool:
+        """Save the canvas as a PNG image, ``scale`` times its size on screen.
 
-    def export_plots_png(self, path: str | Path | None = None) -> bool:
-        """Save the plots as a PNG image."""
-        path = path or self._ask_png_path("Export plots")
+        Without ``path`` the file and the resolution (screen, 2×, 3000 px
+        wide) are asked for; with a path, ``scale`` defaults to 1.
+        """
+        return self._export_png(self.canvas.plot, "Export canvas", path, scale)
+
+    def export_plots_png(self, path: str | Path | None = None, scale: float | None = None) -> bool:
+        """Save the plots as a PNG image, ``scale`` times their size (as ``export_canvas_png``)."""
+        self.plots.redraw()
+        return self._export_png(self.plots.graphics, "Export plots", path, scale)
+
+    def _export_png(
+        self, widget: QWidget, title: str, path: str | Path | None, scale: float | None
+    ) -> bool:
         if not path:
-            return False
-        return self._report_png(path, self.plots.export_png(str(path)))
+            path = self._ask_png_path(title)
+            if not path:
+                return False
+            if scale is None:
+                scale = ask_scale(self, widget)
+                if scale is None:
+                    return False
+        return self._report_png(path, save_png(widget, path, 1.0 if scale is None else scale))
+
+    def export_video(self, settings: VideoSettings | None = None) -> VideoProgress | None:
+        """File ▸ Export video: record the run so far as MP4 or GIF, with a progress dialog.
+
+        Without ``settings`` a dialog asks for them. Returns the progress
+        dialog (the recording goes on in the event loop), or None when
+        cancelled or there is nothing to record.
+        """
+        if settings is None:
+            dialog = VideoDialog(self)
+            if dialog.exec() != VideoDialog.DialogCode.Accepted:
+                return None
+            settings = dialog.settings()
+        try:
+            recorder = VideoRecorder(self, settings)
+        except VideoSettingsError as error:
+            self.warn("Cannot export video", str(error))
+            return None
+        self.pause_run()
+        progress = VideoProgress(recorder, self)
+        progress.finished.connect(self._on_video_finished)
+        self._video = progress
+        return progress
+
+    @Slot(int)
+    def _on_video_finished(self, _result: int) -> None:
+        progress, self._video = self._video, None
+        if progress is None:
+            return
+        settings = progress.recorder.settings
+        if progress.recorder.completed:
+            self.statusBar().showMessage(
+                f"video written to {settings.path} ({progress.recorder.count} frames)", 8000
+            )
+        else:
+            self.statusBar().showMessage("video export cancelled", 5000)
 
     def _ask_png_path(self, title: str) -> str:
         chosen, _ = QFileDialog.getSaveFileName(self, title, "impactgui.png", PNG_FILTER)
@@ -558,7 +631,9 @@ class MainWindow(QMainWindow):
         self.canvas.set_editing_enabled(False)
         self.properties.setEnabled(False)
         self.plots.set_run(runner.trajectory, runner.system)
+        self.motion_plots.set_run(runner.trajectory, runner.system, self._selected_body())
         self.event_log.set_system(runner.system)
+        self.progress.start(runner.system.scene.solver.t_end if runner.system else None)
         self.frames_drawn = 0
         self.clock.set_trajectory(runner.trajectory)
         self._update_horizon()
@@ -594,6 +669,7 @@ class MainWindow(QMainWindow):
         self.clock.set_trajectory(None)
         self.canvas.clear_animation()
         self.plots.clear()
+        self.motion_plots.clear()
         self.event_log.set_system(None)
         self.canvas.set_editing_enabled(True)
         self.properties.setEnabled(True)
@@ -628,15 +704,14 @@ class MainWindow(QMainWindow):
         self.pause_action.setEnabled(running)
         self.reset_action.setEnabled(has_run)
         self.export_csv_action.setEnabled(has_run)
-        self.run_label.setText(self._run_text())
+        self.export_video_action.setEnabled(has_run)
+        self._show_progress()
 
-    def _run_text(self) -> str:
+    def _show_progress(self) -> None:
         if self.runner is None:
-            return "editing"
-        computed = self.clock.end_time()
-        if self.run_state in ("running", "paused"):
-            return f"{self.run_state}: {computed:.4g} s computed"
-        return f"{self.run_state} at t = {computed:.6g} s"
+            self.progress.idle()
+        else:
+            self.progress.show_state(self.run_state, self.clock.end_time())
 
     @Slot(object)
     def _on_frames_added(self, batch: StepOutput) -> None:
@@ -652,7 +727,7 @@ class MainWindow(QMainWindow):
                 )
         if self._step_pending and self.clock.step_frame():
             self._step_pending = False
-        self.run_label.setText(self._run_text())
+        self._show_progress()
         self.frames_arrived.emit(len(self.runner.trajectory))
 
     @Slot(str, str)
@@ -660,6 +735,7 @@ class MainWindow(QMainWindow):
         assert self.runner is not None
         self._step_pending = False
         self.plots.redraw()
+        self.motion_plots.redraw()
         if status == "failed":
             recorded = self.runner.trajectory.events[-5:]
             if not any(event.type == "error" for event in recorded):
@@ -682,6 +758,8 @@ class MainWindow(QMainWindow):
     @Slot(float)
     def _on_time_changed(self, t: float) -> None:
         self.plots.set_cursor(t)
+        self.motion_plots.set_cursor(t)
+        self.honesty.set_time(t)
         self._update_horizon()
         if self.runner is not None and self.runner.is_running:
             speed = self.clock.speed
@@ -700,6 +778,46 @@ class MainWindow(QMainWindow):
     def _on_event_time_selected(self, t: float) -> None:
         self.clock.pause()
         self.clock.seek(t)
+
+    # ------------------------------------------------------------------- view
+
+    def _selected_body(self) -> str | None:
+        """Id of the body selected in the scene, if a body is."""
+        selection = self.doc.selection
+        if selection is None or selection[0] != "bodies":
+            return None
+        bodies = self.doc.data.get("bodies", [])
+        if not 0 <= selection[1] < len(bodies):
+            return None
+        return str(bodies[selection[1]].get("id", ""))
+
+    @Slot(object)
+    def _on_selection_changed(self, _selection: object) -> None:
+        if self.runner is not None:
+            self.motion_plots.choose(self._selected_body())
+
+    def set_honest(self, enabled: bool) -> None:
+        """View ▸ Show only up to the playback time: plots and event log hide what comes next."""
+        self.honesty.set_enabled(enabled)
+        self._sync_view_actions()
+
+    @Slot(bool)
+    def _on_presentation_toggled(self, _enabled: bool) -> None:
+        self._sync_view_actions()
+        runner = self.runner
+        if runner is not None and runner.system is not None and self.clock.index >= 0:
+            # the canvas was drawn afresh: show the frame of the playback time again
+            self.canvas.show_frame(runner.trajectory.frame(self.clock.index), runner.system)
+
+    def _sync_view_actions(self) -> None:
+        for action, checked in (
+            (self.presentation_action, self.presentation.enabled),
+            (self.honesty_action, self.honesty.enabled),
+        ):
+            if action.isChecked() != checked:
+                action.blockSignals(True)
+                action.setChecked(checked)
+                action.blockSignals(False)
 
     # --------------------------------------------------------------- document
 
@@ -757,12 +875,16 @@ class MainWindow(QMainWindow):
 
         Unsaved changes are autosaved and their recovery file is kept (only
         ``close`` after the unsaved-changes prompt deletes it): it is offered
-        at the next start-up.
+        at the next start-up. Presentation mode ends (the application's
+        font is the user's again).
         """
         self.autosave()
         self._end_recovery(remove=False)
         self.clock.pause()
         self._stop_runner()
+        if self._video is not None:
+            self._video.cancel()
+        self.presentation.set_enabled(False)
         for dialog in self._compare_dialogs:
             dialog.shutdown()
         self._shut_down = True
