@@ -27,6 +27,7 @@ is ``μΛ`` (paper 004 (32) writes ``μ‖G‖Λ``). In 2-D each phase is an LCP
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -49,6 +50,36 @@ TIE_TOLERANCE = 1e-12
 
 _BANDED_MIN_SIZE = 16
 """Below this many constraints the dense least-distance route is used even for band matrices."""
+
+TIME_BUDGET_S = 2.0
+"""Wall time (s) one call of :func:`resolve_impact` may take before it gives up (SolverError)."""
+MAX_STAGES = 1000
+"""Default bound on the stages of the ``staged`` law."""
+MAX_ROUNDS = 200
+"""Default bound on the rounds of the ``newton`` law."""
+
+
+def max_collisions(n: int) -> int:
+    """Default bound on the collisions of the ``sequential`` law for ``n`` constraints."""
+    return 50_000 + 100 * n
+
+
+class _Budget:
+    """The bounds of one call: a count of stages (collisions, rounds) and a wall-clock deadline."""
+
+    def __init__(self, law: str, unit: str, limit: int, seconds: float) -> None:
+        self.law, self.unit, self.limit, self.seconds = law, unit, limit, seconds
+        self._deadline = time.monotonic() + seconds
+
+    def check(self, count: int, detail: str = "") -> None:
+        """Raise :class:`SolverError` naming the bound when ``count`` or the deadline is past."""
+        if count >= self.limit:
+            bound = f"max_stages={self.limit} {self.unit}"
+        elif time.monotonic() > self._deadline:
+            bound = f"the time budget of {self.seconds:g} s ({count} {self.unit})"
+        else:
+            return
+        raise SolverError(f"{self.law} impact did not end within {bound}{detail}")
 
 
 @dataclass(frozen=True)
@@ -92,6 +123,10 @@ class ImpactResult:
         zeros without friction.
     law : str
         The law used.
+    note : str
+        What the law did beyond its plain form, in words (empty when nothing):
+        an infinite tail summed in closed form, or the ``newton`` law's
+        friction taken in its energetically consistent form.
     """
 
     v_plus: np.ndarray
@@ -101,6 +136,7 @@ class ImpactResult:
     admissible: bool
     tangent_impulse: np.ndarray
     law: str
+    note: str = ""
 
 
 # ---------------------------------------------------------------------------
@@ -335,9 +371,16 @@ class _ImpactProblem:
         return result.z
 
     def plastic_with_friction(
-        self, y: np.ndarray, offset: np.ndarray, cols: np.ndarray
+        self,
+        y: np.ndarray,
+        offset: np.ndarray,
+        cols: np.ndarray,
+        tangent_offset: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Plastic phase with Routh friction on constraints ``cols``: ``(w, Λ̃, p_t)``."""
+        """Plastic phase with Routh friction on constraints ``cols``: ``(w, Λ̃, p_t)``.
+
+        Friction opposes ``u_t⁺ + tangent_offset`` (``u_t⁺`` alone by default).
+        """
         k = cols.size
         Wnn = self.W_dense[np.ix_(cols, cols)]
         Wnt = self.Wnt[np.ix_(cols, cols)]
@@ -352,6 +395,8 @@ class _ImpactProblem:
             ]
         )
         u_t = self.H[:, cols].T @ y
+        if tangent_offset is not None:
+            u_t = u_t + tangent_offset[cols]
         q = np.concatenate([self.G_dense[:, cols].T @ y + offset[cols], u_t, -u_t, np.zeros(k)])
         x = self._solve_lcp(A, q, "plastic")
         lam, p_t = x[:k], x[k : 2 * k] - x[2 * k : 3 * k]
@@ -428,7 +473,7 @@ class _ImpactProblem:
 
 
 def _staged(
-    problem: _ImpactProblem, v_minus: np.ndarray, max_stages: int, single_stage: bool
+    problem: _ImpactProblem, v_minus: np.ndarray, budget: _Budget, single_stage: bool
 ) -> tuple[np.ndarray, list[ImpactStage], np.ndarray]:
     """Stages of paper 000 (9)-(14) until no constraint approaches.
 
@@ -452,11 +497,7 @@ def _staged(
     while problem.approaching(y):
         if single_stage and stages:
             break
-        if len(stages) >= max_stages:
-            raise SolverError(
-                f"staged impact did not end within max_stages={max_stages} "
-                f"stages (largest approach speed {-problem.speeds(y).min():.3g} m/s)"
-            )
+        budget.check(len(stages), f" (largest approach speed {-problem.speeds(y).min():.3g} m/s)")
         y_next, stage = problem.poisson_stage(y, all_cols)
         previous = stages[-1] if stages else None
         stages.append(stage)
@@ -488,8 +529,8 @@ def _self_similar(problem: _ImpactProblem, previous: ImpactStage, stage: ImpactS
 
 
 def _newton(
-    problem: _ImpactProblem, v_minus: np.ndarray, max_rounds: int
-) -> tuple[np.ndarray, list[ImpactStage]]:
+    problem: _ImpactProblem, v_minus: np.ndarray, budget: _Budget, consistent: bool = False
+) -> tuple[np.ndarray, list[ImpactStage], str]:
     """Moreau's law ``0 <= Λ ⊥ u_n⁺ + e u_n⁻ >= 0``, repeated until admissible.
 
     Each round applies the law to the constraints that are not separating
@@ -502,16 +543,29 @@ def _newton(
     separating constraint as well would let it end up approaching
     (``u⁺ = −e u⁻ < 0``) and could gain energy (paper 000 ex. 2 gains
     0.042 J that way), so separating constraints are left out.
+
+    Without friction, rounds that take turns on a few nearly parallel
+    constraints are relaxed M-projections (factor ``1 + e``) like the
+    ``sequential`` law's collisions, and converge geometrically to the
+    projection onto ``{G_Sᵀv = 0}``; such an infinite tail is summed in
+    closed form (:func:`_tail_impulse`) instead of followed round by round.
+
+    With ``consistent``, friction opposes ``ξ_t = u_t⁺ + e u_t⁻`` instead of
+    ``u_t⁺`` (Glocker's energetically consistent Newton–Coulomb law): with
+    one ``e <= 1`` for all constraints, ``T⁺ − T⁻ = P·ξ/(1 + e) −
+    (1 − e)/(2(1 + e)) PᵀM⁻¹P`` with ``P·ξ = Σ Λ ξ_n + p_t ξ_t <= 0``, so no
+    round gains energy whatever the coupling of tangents and normals.
+
+    Returns the final velocity, the rounds and a note (the summed tail).
     """
     n = problem.e.size
     stages: list[ImpactStage] = []
+    history: list[int] = []
+    next_tail_check = 8
+    note = ""
     y = v_minus
     while problem.approaching(y):
-        if len(stages) == max_rounds:
-            raise SolverError(
-                f"newton law: still approaching after {max_rounds} rounds; no admissible "
-                "velocity reached"
-            )
+        budget.check(len(stages), "; no admissible velocity reached")
         u = problem.speeds(y)
         cols = np.flatnonzero(u <= problem.tol)
         offset = np.zeros(n)
@@ -519,14 +573,35 @@ def _newton(
         lam = np.zeros(n)
         p_t = np.zeros(n)
         if problem.has_friction:
-            w, lam[cols], p_t[cols] = problem.plastic_with_friction(y, offset, cols)
+            tangent_offset = None
+            if consistent:
+                tangent_offset = np.zeros(n)
+                tangent_offset[cols] = problem.e[cols] * (problem.H[:, cols].T @ y)
+            w, lam[cols], p_t[cols] = problem.plastic_with_friction(y, offset, cols, tangent_offset)
         else:
             # separating constraints get no bound: the least-distance problem on cols only
             w, lam_cols = problem.plastic_on(y, offset, cols)
             lam[cols] = lam_cols
         stages.append(ImpactStage(y=y, w=w, lam=lam, tangent_impulse=p_t))
         y = w
-    return y, stages
+        if problem.has_friction:
+            continue
+        history += np.flatnonzero(lam > 0.0).tolist()
+        if len(stages) >= next_tail_check:
+            next_tail_check = int(1.25 * next_tail_check) + 1
+            tail = _tail_impulse(problem, problem.speeds(y), history)
+            if tail is not None:
+                S, impulse = tail
+                lam = np.zeros(n)
+                lam[S] = impulse
+                w = y + _column_combination(problem.MinvG, S, impulse)
+                stages.append(ImpactStage(y=y, w=w, lam=lam, tangent_impulse=np.zeros(n)))
+                note = (
+                    f"an infinite tail of rounds on constraints {S.tolist()} summed in "
+                    f"closed form after {len(stages) - 1} rounds"
+                )
+                y = w
+    return y, stages, note
 
 
 class _Collisions(Sequence[ImpactStage]):
@@ -550,6 +625,18 @@ class _Collisions(Sequence[ImpactStage]):
 
     def __len__(self) -> int:
         return len(self._steps)
+
+    def last_impulses(self, S: np.ndarray) -> dict[int, tuple[float, float]]:
+        """Normal and tangential impulse (N·s) of the last collision on each constraint of ``S``."""
+        wanted = set(S.tolist())
+        last: dict[int, tuple[float, float]] = {}
+        for cols, _, total, tangent in reversed(self._steps):
+            for c, lam_c, p_c in zip(cols.tolist(), total, tangent, strict=True):
+                if c in wanted:
+                    last.setdefault(c, (float(lam_c), float(p_c)))
+            if len(last) == len(wanted):
+                break
+        return last
 
     def totals(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Summed normal and tangential impulse per constraint (N·s)."""
@@ -604,8 +691,8 @@ def _column_combination(matrix, cols: np.ndarray, weights: np.ndarray) -> np.nda
 
 
 def _sequential(
-    problem: _ImpactProblem, v_minus: np.ndarray, max_stages: int
-) -> tuple[np.ndarray, _Collisions]:
+    problem: _ImpactProblem, v_minus: np.ndarray, budget: _Budget
+) -> tuple[np.ndarray, _Collisions, str]:
     """One constraint at a time, most negative approach speed first.
 
     Ties (speeds within :data:`TIE_TOLERANCE`) go to the lowest index. Without
@@ -624,6 +711,12 @@ def _sequential(
     infinite sequence; otherwise the collisions go on (a rank-deficient tail,
     say a bead jammed between walls, has many impulse splits with the same
     limit velocity; only the collisions themselves give the law's).
+
+    With friction each collision is a Poisson stage with Routh friction
+    (two LCPs), and tails of tens of thousands of collisions are summed the
+    same way with each constraint's friction mode held (:func:`_friction_tail`).
+
+    Returns the final velocity, the collisions and a note naming a summed tail.
     """
     n = problem.e.size
     v = v_minus.copy()
@@ -633,6 +726,7 @@ def _sequential(
     collisions = _Collisions(problem, v_minus)
     history: list[int] = []
     next_tail_check = 16
+    summed: list[str] = []
     while True:
         u_min = float(u.min()) if n else 0.0
         if u_min >= -problem.tol:
@@ -640,11 +734,7 @@ def _sequential(
             u_min = float(u.min()) if n else 0.0
             if u_min >= -problem.tol:
                 break
-        if len(collisions) >= max_stages:
-            raise SolverError(
-                f"sequential impact did not end within max_stages={max_stages} "
-                f"collisions (largest approach speed {-u_min:.3g} m/s)"
-            )
+        budget.check(len(collisions), f" (largest approach speed {-u_min:.3g} m/s)")
         i = int(np.argmax(u <= u_min + TIE_TOLERANCE))
         cols = np.array([i])
         if problem.has_friction:
@@ -655,6 +745,13 @@ def _sequential(
             )
             v = y_next
             u = problem.speeds(v)
+            history.append(i)
+            if len(history) >= next_tail_check:
+                next_tail_check = int(1.25 * next_tail_check) + 1
+                jumped = _friction_tail(problem, v, u, history, collisions)
+                if jumped is not None:
+                    v, u = jumped
+                    summed.append(len(collisions) - 1)
         else:
             lam_i = -u[i] / diagonal[i]
             total = np.array([(1.0 + problem.e[i]) * lam_i])
@@ -667,20 +764,28 @@ def _sequential(
                 jumped = _sum_infinite_tail(problem, v, u, history, collisions)
                 if jumped is not None:
                     v, u = jumped
-    return v, collisions
+                    summed.append(len(collisions) - 1)
+    note = ""
+    if summed:
+        note = f"infinite tails of collisions summed in closed form at collisions {summed}"
+    return v, collisions, note
 
 
-def _sum_infinite_tail(
-    problem: _ImpactProblem,
-    v: np.ndarray,
-    u: np.ndarray,
-    history: list[int],
-    collisions: _Collisions,
-):
-    """Jump to the limit of an infinite converging tail, if the recent history is one."""
+def _tail_impulse(
+    problem: _ImpactProblem, u: np.ndarray, history: list[int]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The impulse of an infinite converging tail, if the recent history is one.
+
+    ``history`` lists the constraints hit, oldest first (a collision each, or
+    those a round pushed). Those hit in its latter half, ``S``, each at least
+    twice and with ``e < 1``, are tried as the tail's set: its impulse solves
+    ``W_SS Λ = −u_S``, ``Λ >= 0`` (the M-projection onto ``{G_Sᵀv = 0}``). It
+    is taken only when ``G_S`` has full column rank, ``Λ >= 0`` and no other
+    constraint approaches at the limit. Returns ``(S, Λ)`` or ``None``.
+    """
     recent = np.asarray(history[len(history) // 2 :])
     S, counts = np.unique(recent, return_counts=True)
-    if np.any(counts < 2) or np.any(problem.e[S] >= 1.0):
+    if S.size == 0 or np.any(counts < 2) or np.any(problem.e[S] >= 1.0):
         return None
     W = problem.W
     W_SS = W[np.ix_(S, S)].toarray() if sp.issparse(W) else W[np.ix_(S, S)]
@@ -698,9 +803,84 @@ def _sum_infinite_tail(
     u_limit = u + _column_combination(W_cols, S, tail)
     if np.any(u_limit < -problem.tol) or np.max(np.abs(u_limit[S])) > 1e3 * problem.tol:
         return None
+    return S, tail
+
+
+def _sum_infinite_tail(
+    problem: _ImpactProblem,
+    v: np.ndarray,
+    u: np.ndarray,
+    history: list[int],
+    collisions: _Collisions,
+):
+    """Jump to the limit of an infinite converging tail of collisions, if the history is one."""
+    found = _tail_impulse(problem, u, history)
+    if found is None:
+        return None
+    S, tail = found
     collisions.append(S, tail / (1.0 + problem.e[S]), tail, np.zeros(S.size))
     v_limit = v + _column_combination(problem.MinvG, S, tail)
     return v_limit, problem.speeds(v_limit)
+
+
+def _friction_tail(
+    problem: _ImpactProblem,
+    v: np.ndarray,
+    u: np.ndarray,
+    history: list[int],
+    collisions: _Collisions,
+):
+    """Jump to the limit of an infinite tail of collisions with friction, if the history is one.
+
+    ``S`` is chosen as in :func:`_tail_impulse`. Each constraint of ``S``
+    keeps the friction mode of its last collision: slipping (its tangential
+    impulse on the bound ``μΛ``) with ``τ`` fixed, or sticking. With the
+    modes held, every collision is linear in ``v`` and the tail converges to
+    the velocity with ``G_Sᵀv = 0`` and ``H_Kᵀv = 0`` on the sticking ones
+    ``K``, reached by ``M Δv = G_S Λ − H_L μ τ Λ_L + H_K p_K``. That linear
+    system is solved (square: ``|S| + |K|`` unknowns), and the jump is taken
+    only when its matrix is regular and the answer keeps the modes:
+    ``Λ >= 0``, ``|p_K| <= μΛ_K``, slip not reversed at the limit, and no
+    other constraint approaching. Otherwise the collisions go on.
+    """
+    recent = np.asarray(history[len(history) // 2 :])
+    S, counts = np.unique(recent, return_counts=True)
+    if np.any(counts < 2) or np.any(problem.e[S] >= 1.0):
+        return None
+    last = collisions.last_impulses(S)
+    mu = problem.mu[S]
+    bound = np.array([mu[k] * last[int(c)][0] for k, c in enumerate(S)])
+    p_last = np.array([last[int(c)][1] for c in S])
+    slipping = (bound > 0.0) & (np.abs(p_last) >= (1.0 - 1e-9) * bound)
+    tau = -np.sign(p_last) * slipping
+    K = S[~slipping & (mu > 0.0)]
+    # Normal directions of S with the slip friction folded in, then the sticking tangents.
+    MinvD = problem.MinvG_dense[:, S] - problem.MinvH[:, S] * (mu * tau)
+    MinvHK = problem.MinvH[:, K]
+    rows = np.vstack((problem.G_dense[:, S].T, problem.H[:, K].T))
+    A = rows @ np.hstack((MinvD, MinvHK))
+    if np.linalg.matrix_rank(A) < A.shape[0]:
+        return None
+    x = np.linalg.solve(A, -(rows @ v))
+    lam, p_K = x[: S.size], x[S.size :]
+    stick = np.isin(S, K)
+    if np.any(lam < 0.0) or np.any(np.abs(p_K) > problem.mu[K] * lam[stick] * (1 + 1e-9)):
+        return None
+    v_limit = v + MinvD @ lam + MinvHK @ p_K
+    u_limit = problem.speeds(v_limit)
+    slip_limit = problem.H[:, S].T @ v_limit
+    scale = max(1.0, float(np.max(np.abs(u))))
+    if (
+        np.any(u_limit < -problem.tol)
+        or np.max(np.abs(u_limit[S])) > 1e3 * problem.tol
+        or np.any(tau * slip_limit < -1e3 * problem.tol * scale)
+        or not np.all(np.isfinite(v_limit))
+    ):
+        return None
+    tangent = -mu * tau * lam
+    tangent[stick] = p_K
+    collisions.append(S, lam / (1.0 + problem.e[S]), lam, tangent)
+    return v_limit, u_limit
 
 
 # ---------------------------------------------------------------------------
@@ -719,6 +899,7 @@ def resolve_impact(
     friction: float | np.ndarray | None = None,
     tol: float = 1e-12,
     max_stages: int | None = None,
+    time_budget: float = TIME_BUDGET_S,
 ) -> ImpactResult:
     """Velocity jump of a system hitting closed unilateral constraints (SPEC §3).
 
@@ -750,9 +931,14 @@ def resolve_impact(
         ``max(1 m/s, max |Gᵀv⁻|)``: a constraint with ``Gᵀv >= −tol·scale``
         does not approach.
     max_stages : int, optional
-        Bound on stages (``staged``) or collisions (``sequential``); default
-        1000 and ``50000 + 100 n`` (a pair jammed between walls with e = 0.999
-        takes 40 000 collisions, 0.5 s). Hitting it raises :class:`SolverError`.
+        Bound on stages (``staged``), rounds (``newton``) or collisions
+        (``sequential``); default ``MAX_STAGES`` (1000), ``MAX_ROUNDS`` (200)
+        and ``max_collisions(n)`` = ``50000 + 100 n`` (a pair jammed between
+        walls with e = 0.999 takes 40 000 collisions, 0.5 s). Hitting it raises
+        :class:`SolverError`.
+    time_budget : float, optional
+        Wall time (s) the call may take, ``TIME_BUDGET_S`` (2 s) by default;
+        past it :class:`SolverError` says so (docs/LIMITS.md).
 
     Returns
     -------
@@ -766,7 +952,17 @@ def resolve_impact(
         ``H``, unknown ``law``.
     SolverError
         A stage bound is hit or no consistent impulse exists (e.g. the
-        ``newton`` law with incompatible restitutions on dependent constraints).
+        ``newton`` law with incompatible restitutions on dependent constraints),
+        naming the bound that was hit.
+
+    Notes
+    -----
+    The ``newton`` law with friction never gains energy: when its plain form
+    (friction opposing ``u_t⁺``) would, with tangents coupled to the normals
+    through ``M``, the impact is computed again with friction opposing
+    ``u_t⁺ + e u_t⁻`` (energetically consistent for one ``e <= 1``), and if that
+    still gains (restitutions differing per constraint), as a plastic impact
+    with friction; ``note`` says which.
     """
     if law not in IMPACT_LAWS:
         raise InputError(f"`law` must be one of {', '.join(IMPACT_LAWS)}, got {law!r}")
@@ -788,21 +984,29 @@ def resolve_impact(
         raise InputError(f"`tol` must be a positive number, got {tol}")
     if max_stages is not None and max_stages < 1:
         raise InputError(f"`max_stages` must be >= 1, got {max_stages}")
+    if not (np.isfinite(time_budget) and time_budget > 0.0):
+        raise InputError(f"`time_budget` must be a positive number of seconds, got {time_budget}")
 
     u_minus = np.asarray(G.T @ v_minus)
     scale = max(1.0, float(np.max(np.abs(u_minus), initial=0.0)))
     problem = _ImpactProblem(inertia=inertia, G=G, e=e, mu=mu, H=H, tol=tol * scale)
 
     stages: Sequence[ImpactStage]
+    note = ""
     if law in ("staged", "poisson"):
-        v_plus, stages, impulse = _staged(problem, v_minus, max_stages or 1000, law == "poisson")
+        budget = _Budget(law, "stages", max_stages or MAX_STAGES, time_budget)
+        v_plus, stages, impulse = _staged(problem, v_minus, budget, law == "poisson")
         tangent = sum((s.tangent_impulse for s in stages), np.zeros(n))
     elif law == "newton":
-        v_plus, stages = _newton(problem, v_minus, max_stages or 200)
+        budget = _Budget(law, "rounds", max_stages or MAX_ROUNDS, time_budget)
+        v_plus, stages, note = _newton(problem, v_minus, budget)
+        if problem.has_friction and _gains_energy(inertia, v_minus, v_plus):
+            v_plus, stages, note = _dissipative_newton(problem, v_minus, budget, inertia)
         impulse = sum((s.lam for s in stages), np.zeros(n))
         tangent = sum((s.tangent_impulse for s in stages), np.zeros(n))
     else:
-        v_plus, stages = _sequential(problem, v_minus, max_stages or 50_000 + 100 * n)
+        budget = _Budget(law, "collisions", max_stages or max_collisions(n), time_budget)
+        v_plus, stages, note = _sequential(problem, v_minus, budget)
         impulse, tangent = stages.totals(n)
     dv = v_plus - v_minus
     energy_change = 0.5 * float(dv @ inertia.times(v_plus + v_minus))
@@ -814,4 +1018,51 @@ def resolve_impact(
         admissible=not problem.approaching(v_plus),
         tangent_impulse=tangent,
         law=law,
+        note=note,
+    )
+
+
+ENERGY_GAIN_TOLERANCE = 1e-10
+"""Relative gain of kinetic energy (of T⁻) under which an impact counts as not gaining."""
+
+
+def _kinetic(inertia: _Inertia, v: np.ndarray) -> float:
+    return 0.5 * float(v @ inertia.times(v))
+
+
+def _gains_energy(inertia: _Inertia, v_minus: np.ndarray, v_plus: np.ndarray) -> bool:
+    before = _kinetic(inertia, v_minus)
+    return _kinetic(inertia, v_plus) - before > ENERGY_GAIN_TOLERANCE * before
+
+
+def _dissipative_newton(
+    problem: _ImpactProblem, v_minus: np.ndarray, budget: _Budget, inertia: _Inertia
+) -> tuple[np.ndarray, list[ImpactStage], str]:
+    """The ``newton`` law with friction in a form that cannot gain energy (see resolve_impact)."""
+    v_plus, stages, _ = _newton(problem, v_minus, budget, consistent=True)
+    if not _gains_energy(inertia, v_minus, v_plus):
+        return (
+            v_plus,
+            stages,
+            (
+                "friction on u_t+ + e u_t- (energetically consistent form): with friction on "
+                "u_t+ the coupled tangents gained energy"
+            ),
+        )
+    plastic = _ImpactProblem(
+        inertia=inertia,
+        G=problem.G,
+        e=np.zeros_like(problem.e),
+        mu=problem.mu,
+        H=problem.H,
+        tol=problem.tol,
+    )
+    v_plus, stages, _ = _newton(plastic, v_minus, budget)
+    return (
+        v_plus,
+        stages,
+        (
+            "plastic impact with friction: the newton law gained energy with these "
+            "restitutions and coupled tangents"
+        ),
     )
