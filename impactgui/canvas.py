@@ -96,6 +96,22 @@ def _nice_ceiling(value: float) -> float:
     return 10.0 ** (exponent + 1)
 
 
+def impulse_in_world(impulse: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[Point, Point]:
+    """Point (m) and vector (N·s) of a scheduled impulse in world axes, as drawn while editing.
+
+    A body-frame impulse (``"frame": "body"``) is drawn on its cart where the
+    cart starts: the spot it will strike, from the side it will strike it.
+    """
+    (px, py), (sx, sy) = impulse["point"], impulse["vector"]
+    if impulse.get("frame", "world") != "body":
+        return (float(px), float(py)), (float(sx), float(sy))
+    cart = next(b for b in data.get("bodies", []) if b.get("id") == impulse["body"])
+    (cx, cy), phi = cart["position"], float(cart.get("angle", 0.0))
+    c, s = math.cos(phi), math.sin(phi)
+    point = (cx + c * px - s * py, cy + s * px + c * py)
+    return point, (c * sx - s * sy, s * sx + c * sy)
+
+
 @dataclass(frozen=True)
 class _FrameLayout:
     """Where each animated body's numbers sit in a frame, as index arrays.
@@ -569,7 +585,11 @@ class SceneCanvas(QWidget):
                 if distance_to_polyline(pos, np.array([a, b], dtype=float)) <= tolerance:
                     return Hit(("springs", index), "spring")
         for index, impulse in enumerate(data.get("impulses", [])):
-            if math.dist(pos, tuple(impulse.get("point", (math.inf, math.inf)))) <= tolerance:
+            try:
+                point, _ = impulse_in_world(impulse, data)
+            except (KeyError, TypeError, ValueError, StopIteration):
+                continue
+            if math.dist(pos, point) <= tolerance:
                 return Hit(("impulses", index), "impulse")
         return None
 
@@ -652,9 +672,9 @@ class SceneCanvas(QWidget):
         self._impulse_labels = []
         for impulse in data.get("impulses", []):
             try:
-                (px, py), (sx, sy) = impulse["point"], impulse["vector"]
+                (px, py), (sx, sy) = impulse_in_world(impulse, data)
                 text = f"{math.hypot(sx, sy):.3g} N·s at {float(impulse['time']):g} s"
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, StopIteration):
                 continue
             scale = 1.0 / IMPULSE_SCALE
             head = (px + scale * sx, py + scale * sy)

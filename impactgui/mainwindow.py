@@ -17,13 +17,12 @@ or dropped after the prompt) and when the changes are discarded at close.
 discard or keep each one. A restored scene opens unsaved, under its original
 file name.
 
-The nonholonomic cart lab: during a run of a top-view scene the canvas's
-impulse tool asks for an impulse (``impulse_requested``). The window reads
-the point of application off the cart as it is on screen (a distance along
-the axle), refuses points off the axle with a status-bar message, and hands
-the impulse to the worker thread, which applies it with the stepper's
-``add_impulse`` at the solver's time. Such runs are kept just ahead of the
-playback (``IMPULSE_LEAD_S``), so the impulse acts close to the time shown.
+The nonholonomic cart lab: the canvas's impulse tool strikes an axle cart of
+the run on screen (``impulse_requested``). The strike is recorded in the
+scene at the time shown, in the cart's own axes, and the run is computed
+again from the start with it, so the saved scene reproduces the run exactly
+(``give_impulse``). Such runs are kept just ahead of the playback
+(``IMPULSE_LEAD_S``): little is computed twice.
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.actions import install_actions
 from impactgui.canvas import SceneCanvas
+from impactgui.commands import AddItem
 from impactgui.compare import CompareDialog
 from impactgui.document import SceneDocument
 from impactgui.eventlog import EventLog
@@ -68,12 +68,12 @@ from impactgui.video_export import (
     VideoSettingsError,
 )
 from impactgui.worker import SimulationRunner
+from solver.cart_motion import strike_impulse
 from solver.errors import InputError
 from solver.frames import Event, Frame, StepOutput
 from solver.record import write_csv
 from solver.scene import SceneError
 from solver.simulation import make_stepper
-from solver.system import System, axle_cart_model
 
 RECENT_FILES_KEY = "recent_files"
 RECENT_FILES_LIMIT = 8
@@ -244,44 +244,49 @@ class MainWindow(QMainWindow):
         self.give_impulse(body_id, point, vector)
 
     def give_impulse(self, body_id: str, point: Any, vector: Any) -> bool:
-        """Strike an axle cart during the run: the impulse tool's request.
+        """Strike an axle cart of the run on screen: the impulse tool's request.
 
-        ``point`` (m, world) is read off the cart as shown on the canvas and
-        becomes a distance along its axle; ``vector`` is the impulse S (N·s,
-        world axes). The impulse acts at the solver's time when the worker
-        takes it. Returns False, with a status-bar message, when there is no
-        live run that takes impulses or the input is bad (a point off the axle).
+        ``point`` (m) and ``vector`` (the impulse S, N·s), world axes, are read
+        off the cart as it is on screen. The strike is recorded in the scene,
+        as an undoable edit: an impulse in the cart's own axes at the time of
+        the frame shown (``solver.cart_motion.strike_impulse``). The run is
+        then computed again from the start, exactly as ``python -m solver
+        run`` computes the saved scene, and the screen goes on from the
+        strike's time (or stays there when paused). Returns False, with a
+        status-bar message, when no run is shown or the strike is refused
+        (off the axle, zero).
         """
         runner = self.runner
-        if runner is None or not runner.is_running:
+        if runner is None or runner.system is None or not runner.accepts_impulses:
             self.statusBar().showMessage(
-                "No run is live: press Reset, then drag the impulse to schedule it "
-                "at the time shown.",
+                "Strikes act on the axle carts of a run: press Run, or drag the impulse "
+                "now to schedule it at t = 0.",
                 8000,
             )
             return False
-        if not runner.accepts_impulses or runner.system is None:
-            self.statusBar().showMessage("This run's solver takes no impulses.", 8000)
-            return False
         try:
             shown = self.clock.index
-            q = runner.trajectory.frame(shown).q if shown >= 0 else runner.system.q0
-            along = axle_coordinate(runner.system, q, body_id, point)
-            impulse = _impulse_vector(vector)
+            frame = runner.trajectory.frame(shown) if shown >= 0 else None
+            q, t = (frame.q, frame.t) if frame is not None else (runner.system.q0, 0.0)
+            strike = strike_impulse(runner.system, q, t, body_id, point, vector)
         except InputError as error:
             self.statusBar().showMessage(f"Impulse refused: {error}", 8000)
             return False
-        runner.add_impulse(body_id, along, impulse)
+        playing = self.clock.is_playing
+        self.doc.push(AddItem(self.doc, "impulses", strike))
+        if not self.start_run():
+            return False
+        self.clock.resume_at(strike["time"], playing)
+        if not playing:
+            self._set_run_state("paused")
+        size = float(np.hypot(*strike["vector"]))
         self.statusBar().showMessage(
-            f"impulse S = {float(np.hypot(*impulse)):.3g} N·s on {body_id}, "
-            f"{along:+.3g} m along the axle: handed to the solver",
+            f"impulse S = {size:.3g} N·s on {body_id} at t = {strike['time']:.4g} s, "
+            f"{strike['point'][0]:+.3g} m along the axle: recorded in the scene (undo with "
+            "Ctrl+Z), run computed again",
             8000,
         )
         return True
-
-    @Slot(str)
-    def _on_impulse_refused(self, message: str) -> None:
-        self.statusBar().showMessage(message, 8000)
 
     def _ask_discard(self) -> QMessageBox.StandardButton:
         return QMessageBox.question(
@@ -626,7 +631,6 @@ class MainWindow(QMainWindow):
         runner = SimulationRunner(stepper, self)
         runner.frames_added.connect(self._on_frames_added)
         runner.ended.connect(self._on_run_ended)
-        runner.impulse_refused.connect(self._on_impulse_refused)
         self.runner = runner
         self.canvas.set_editing_enabled(False)
         self.properties.setEnabled(False)
@@ -898,56 +902,3 @@ class MainWindow(QMainWindow):
             self._end_recovery(remove=True)
         self.shutdown()
         super().closeEvent(event)
-
-
-def axle_coordinate(system: System, q: np.ndarray, body_id: str, point: Any) -> float:
-    """Signed distance (m) along the axle of cart ``body_id`` from C towards wheel B of ``point``.
-
-    ``point`` (m, world) is projected onto the axle at the configuration
-    ``q`` (the system's layout).
-
-    Raises
-    ------
-    InputError
-        When ``body_id`` is no axle cart of the system, ``point`` is not two
-        finite numbers, or it projects beyond the axle's ends.
-    """
-    start = 0
-    for label_id, coords, _rates in system.dof_labels:
-        if label_id == body_id:
-            break
-        start += len(coords)
-    else:
-        raise InputError(f"there is no body {body_id!r} in this run")
-    body = next(item for item in system.scene.bodies if item.id == body_id)
-    if body.type != "axle_cart":
-        raise InputError(f"impulses act on axle carts only, {body_id!r} is a {body.type}")
-    xy = _finite_pair(point, "the point")
-    centre, phi = np.asarray(q[start : start + 2], dtype=float), float(q[start + 2])
-    along = float((xy - centre) @ np.array([math.cos(phi), math.sin(phi)]))
-    half_length = axle_cart_model(body).half_length
-    if abs(along) > half_length * (1.0 + 1e-9):
-        raise InputError(
-            f"the point must lie on the axle of {body_id}: it is {along:+.3g} m from the "
-            f"centre along the axle, beyond the half-length {half_length:g} m"
-        )
-    return float(np.clip(along, -half_length, half_length))
-
-
-def _finite_pair(value: Any, name: str) -> np.ndarray:
-    """``value`` as two finite floats, or an InputError naming ``name``."""
-    try:
-        pair = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InputError(f"{name} must be two numbers, got {value!r}") from error
-    if pair.shape != (2,) or not np.all(np.isfinite(pair)):
-        raise InputError(f"{name} must be two finite numbers, got {value!r}")
-    return pair
-
-
-def _impulse_vector(vector: Any) -> np.ndarray:
-    """The impulse S (N·s); an InputError when it is not two finite numbers or is zero."""
-    impulse = _finite_pair(vector, "the impulse S")
-    if not np.any(impulse):
-        raise InputError("the impulse S is zero: drag away from the point to give it a size")
-    return impulse

@@ -8,6 +8,9 @@ since the last tick times the speed (real time ×1, slow motion down to
 past what has been computed. When drawing falls behind, ticks skip frames:
 each tick shows only the newest frame due, never every buffered one, and
 costs O(1) in the length of the run (no copies of the frame or event lists).
+``resume_at`` follows a recomputed run up to a given time as fast as its
+frames arrive, then plays on (or holds) from there: a run restarted with a
+strike goes on from the time the strike was given.
 ``PlaybackBar`` is the time slider (scrub through everything computed) and
 the speed slider.
 """
@@ -78,6 +81,8 @@ class PlaybackClock(QObject):
         self._speed = 1.0
         self._playing = False
         self._last_tick = time.monotonic()
+        self._resume_time: float | None = None
+        self._resume_playing = True
         self._timer = QTimer(self)
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(DISPLAY_INTERVAL_MS)
@@ -108,9 +113,15 @@ class PlaybackClock(QObject):
         """The run being shown."""
         return self._trajectory
 
+    @property
+    def resuming(self) -> bool:
+        """True while ``resume_at`` waits for frames up to its time."""
+        return self._resume_time is not None
+
     def set_trajectory(self, trajectory: Trajectory | None) -> None:
         """Show another run from its start; ``None`` shows nothing."""
         self._trajectory = trajectory
+        self._resume_time = None
         self._time = 0.0
         self._index = -1
         self._event_count = 0
@@ -133,10 +144,25 @@ class PlaybackClock(QObject):
     def pause(self) -> None:
         """Hold the current time (and stop the display timer until ``play``)."""
         self._playing = False
+        self._resume_time = None
         self._timer.stop()
+
+    def resume_at(self, t: float, playing: bool) -> None:
+        """Follow the run's newest frame up to time ``t`` (s), then play on or hold there.
+
+        For a run being recomputed from its start: the screen goes to ``t`` as
+        fast as the frames arrive, and from there plays at the chosen speed
+        (``playing``) or holds (paused). ``pause`` or ``seek`` cancel it.
+        """
+        self._resume_time = float(t)
+        self._resume_playing = playing
+        self._playing = True
+        self._last_tick = time.monotonic()
+        self._timer.start()
 
     def seek(self, t: float) -> None:
         """Show the frame at time ``t`` (s), clamped to what has been computed."""
+        self._resume_time = None
         self._time = float(t)
         self.refresh()
 
@@ -176,7 +202,13 @@ class PlaybackClock(QObject):
         self.ticked.emit()
         if self._trajectory is None or not self._playing:
             return
-        if math.isinf(self._speed):
+        if self._resume_time is not None:
+            self._time = min(self._resume_time, self.end_time())
+            if self._time >= self._resume_time:
+                self._resume_time = None
+                if not self._resume_playing:
+                    self.pause()
+        elif math.isinf(self._speed):
             self._time = self.end_time()
         else:
             self._time = min(self._time + elapsed * self._speed, self.end_time())

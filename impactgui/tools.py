@@ -32,6 +32,9 @@ from impactgui.commands import (
     SetInitialVelocity,
 )
 from impactgui.scene_items import arc_points
+from solver.cart_motion import strike_in_body_frame
+from solver.errors import InputError
+from solver.nonholonomic import AxleCart
 
 if TYPE_CHECKING:
     from impactgui.canvas import Hit, SceneCanvas
@@ -677,8 +680,9 @@ class ImpulseTool(Tool):
 
     The drag sets the point of application, the direction and the size
     (``IMPULSE_SCALE`` N·s per metre). While editing, the impulse is added to
-    the scene's schedule at the time shown; during a run the canvas emits
-    ``impulse_requested`` instead.
+    the scene's schedule at the time shown, in the cart's own axes (it
+    strikes the same spot from the same side wherever the cart has rolled by
+    then); during a run the canvas emits ``impulse_requested`` instead.
     """
 
     name = "impulse"
@@ -724,11 +728,22 @@ class ImpulseTool(Tool):
         if not self.canvas.editing_enabled:
             self.canvas.impulse_requested.emit(body, point, list(vector))
             return
+        cart = self.doc.item(("bodies", self.doc.body_index(body)))
+        try:
+            pose = (*cart["position"], cart.get("angle", 0.0), 0.0, 0.0)
+            model = AxleCart(
+                cart["axle_mass"], cart["half_length"], cart["wheel_mass"], cart["wheel_radius"]
+            )
+            where, size = strike_in_body_frame(model, pose, point, vector)
+        except (InputError, KeyError, TypeError, ValueError) as error:
+            self.canvas.status_message.emit(f"Impulse refused: {error}")
+            return
         impulse = {
             "time": float(self.canvas.current_time),
             "body": body,
-            "point": point,
-            "vector": list(vector),
+            "point": where,
+            "vector": size,
+            "frame": "body",
         }
         self.canvas.try_push(AddItem(self.doc, "impulses", impulse))
 

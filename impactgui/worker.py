@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, Signal, Slot
 
 from impactgui.collector import gui_thread_collector
-from solver.errors import InputError, SolverError
+from solver.errors import SolverError
 from solver.frames import StepOutput
 from solver.record import Trajectory
 
@@ -37,9 +37,6 @@ AHEAD_REST_S = 0.006
 
 _PAUSE_POLL_S = 0.05
 
-ImpulseRequest = tuple[str, Any, Any]
-"""``(body id, point, vector)`` as ``CartStepper.add_impulse`` takes them."""
-
 
 class SimulationWorker(QObject):
     """Steps one stepper to its end in a worker thread.
@@ -54,7 +51,7 @@ class SimulationWorker(QObject):
     computed stays exactly what the command line would write.
 
     Control methods (``pause``, ``resume``, ``step_once``, ``stop``,
-    ``set_horizon``, ``add_impulse``) are thread-safe and are meant to be
+    ``set_horizon``, ``set_ahead``) are thread-safe and are meant to be
     called from the GUI thread.
 
     Parameters
@@ -70,8 +67,6 @@ class SimulationWorker(QObject):
     """A ``StepOutput`` holding every frame and event since the last batch."""
     run_ended = Signal(str, str)
     """``(status, message)`` once stepping is over: finished, failed or stopped."""
-    impulse_refused = Signal(str)
-    """Why an impulse handed over with ``add_impulse`` was not applied."""
 
     def __init__(self, stepper: Any, batch_interval: float = BATCH_INTERVAL_S) -> None:
         super().__init__()
@@ -82,7 +77,6 @@ class SimulationWorker(QObject):
         self._pending_steps = 0
         self._stop_requested = False
         self._horizon: float | None = None
-        self._impulses: list[ImpulseRequest] = []
         self._duty = (WORK_SLICE_S, REST_S)
 
     def pause(self) -> None:
@@ -111,8 +105,9 @@ class SimulationWorker(QObject):
     def set_horizon(self, t: float | None) -> None:
         """Take no step once the stepper's time has reached ``t`` (s); ``None``: no limit.
 
-        Keeps an interactive run just ahead of the playback, so that an
-        impulse given on the canvas acts close to the time on screen.
+        Keeps an interactive run just ahead of the playback: a strike given
+        on the canvas restarts the run, and what was computed beyond the
+        screen is then computed again.
         """
         with self._control:
             self._horizon = t
@@ -126,21 +121,9 @@ class SimulationWorker(QObject):
         """
         self._duty = (AHEAD_WORK_SLICE_S, AHEAD_REST_S) if ahead else (WORK_SLICE_S, REST_S)
 
-    def add_impulse(self, body: str, point: Any, vector: Any) -> None:
-        """Hand an impulse to the stepper's ``add_impulse`` before its next step.
-
-        It acts at the stepper's time then. While paused, the worker takes
-        one step at once to apply it, so the jump shows without resuming.
-        An impulse the stepper refuses, or one left when the run ends, is
-        reported by ``impulse_refused``.
-        """
-        with self._control:
-            self._impulses.append((body, point, vector))
-            self._control.notify_all()
-
     def _would_wait(self, t: float) -> bool:
         """True when ``_next_step_allowed`` would block now (lock held by the caller)."""
-        if self._stop_requested or self._impulses:
+        if self._stop_requested:
             return False
         if self._paused:
             return not self._pending_steps
@@ -151,42 +134,21 @@ class SimulationWorker(QObject):
         with self._control:
             return self._would_wait(t)
 
-    def _next_step_allowed(
-        self, thread: QThread, t: float
-    ) -> tuple[bool, bool, list[ImpulseRequest]]:
+    def _next_step_allowed(self, thread: QThread, t: float) -> tuple[bool, bool]:
         """Block while paused or at the horizon.
 
-        Returns ``(go on, this is a single step, impulses to apply first)``.
+        Returns ``(go on, this is a single step)``.
         """
         with self._control:
             while True:
                 if self._stop_requested or thread.isInterruptionRequested():
-                    return False, False, []
-                if self._impulses:
-                    impulses, self._impulses = self._impulses, []
-                    return True, self._paused, impulses
+                    return False, False
                 if not self._would_wait(t):
                     single = self._paused
                     if single:
                         self._pending_steps -= 1
-                    return True, single, []
+                    return True, single
                 self._control.wait(_PAUSE_POLL_S)
-
-    def _apply_impulses(self, stepper: Any, impulses: list[ImpulseRequest]) -> None:
-        """Schedule impulses at the stepper's current time (worker thread)."""
-        for body, point, vector in impulses:
-            try:
-                stepper.add_impulse(body, point, vector)
-            except InputError as exc:
-                self.impulse_refused.emit(f"impulse on {body} refused: {exc}")
-
-    def _refuse_leftover_impulses(self, status: str) -> None:
-        with self._control:
-            impulses, self._impulses = self._impulses, []
-        if status == "stopped":
-            return
-        for body, _point, _vector in impulses:
-            self.impulse_refused.emit(f"the run {status} before the impulse on {body} could act")
 
     @Slot()
     def run(self) -> None:
@@ -201,10 +163,9 @@ class SimulationWorker(QObject):
                 if (batch.frames or batch.events) and self._must_hand_over(stepper.t):
                     self.batch_ready.emit(batch)
                     batch = StepOutput()
-                go_on, single, impulses = self._next_step_allowed(thread, stepper.t)
+                go_on, single = self._next_step_allowed(thread, stepper.t)
                 if not go_on:
                     break
-                self._apply_impulses(stepper, impulses)
                 output = stepper.step()
                 batch.frames.extend(output.frames)
                 batch.events.extend(output.events)
@@ -226,7 +187,6 @@ class SimulationWorker(QObject):
             status, message = "failed", f"{type(exc).__name__}: {exc}"
         if batch.frames or batch.events:
             self.batch_ready.emit(batch)
-        self._refuse_leftover_impulses(status)
         self.run_ended.emit(status, message)
 
 
@@ -248,8 +208,8 @@ class SimulationRunner(QObject):
     Attributes
     ----------
     accepts_impulses : bool
-        True when the stepper takes impulses during the run (axle carts,
-        ``add_impulse``).
+        True when the run may be struck (axle carts: the stepper has
+        ``add_impulse``); the window then keeps it just ahead of the screen.
     ahead : bool
         As last given to ``set_ahead``: the worker computes in the background.
     """
@@ -258,8 +218,6 @@ class SimulationRunner(QObject):
     """The ``StepOutput`` batch just appended to ``trajectory`` (GUI thread)."""
     ended = Signal(str, str)
     """``(status, message)``: ``"finished"``, ``"failed"`` or ``"stopped"`` (GUI thread)."""
-    impulse_refused = Signal(str)
-    """Why an impulse given with ``add_impulse`` did not act (GUI thread)."""
 
     def __init__(self, stepper: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -277,7 +235,6 @@ class SimulationRunner(QObject):
         self._thread.started.connect(self._worker.run)
         self._worker.batch_ready.connect(self._on_batch)
         self._worker.run_ended.connect(self._on_run_ended)
-        self._worker.impulse_refused.connect(self._on_impulse_refused)
         self._thread.finished.connect(self._release_collector)
         self._holds_collector = False
 
@@ -344,19 +301,6 @@ class SimulationRunner(QObject):
         if self._worker is not None:
             self._worker.set_ahead(ahead)
 
-    def add_impulse(self, body: str, point: Any, vector: Any) -> bool:
-        """Hand an impulse to the running stepper (``CartStepper.add_impulse`` arguments).
-
-        It acts at the solver's time when the worker picks it up, before its
-        next step. Returns False, doing nothing, when the run has ended or its
-        stepper takes no impulses; a refusal by the stepper arrives later as
-        ``impulse_refused``.
-        """
-        if self._worker is None or not self.is_running or not self.accepts_impulses:
-            return False
-        self._worker.add_impulse(body, point, vector)
-        return True
-
     def stop(self, timeout_ms: int = 10000) -> None:
         """End the run and join the worker thread; idempotent.
 
@@ -384,10 +328,6 @@ class SimulationRunner(QObject):
     def _on_batch(self, batch: StepOutput) -> None:
         self.trajectory.append(batch)
         self.frames_added.emit(batch)
-
-    @Slot(str)
-    def _on_impulse_refused(self, message: str) -> None:
-        self.impulse_refused.emit(message)
 
     @Slot(str, str)
     def _on_run_ended(self, status: str, message: str) -> None:

@@ -16,7 +16,10 @@ The state integrated by ``solve_ivp`` (DOP853) is ``(q, u)`` per cart; the
 full velocity is rebuilt as ``v = C(q) u`` at every output, which is the
 projection onto ``A v = 0``: the no-slip constraints hold to rounding at
 every frame, never drift. Impulses are applied exactly at their times with
-:func:`solver.nonholonomic.impulsive_response`.
+:func:`solver.nonholonomic.impulsive_response`, in world axes or in the
+cart's own axes (``frame = "body"``: the same spot of the cart struck from
+the same side wherever it has rolled; :func:`strike_in_body_frame` turns a
+strike given on screen into such an impulse).
 """
 
 from __future__ import annotations
@@ -103,12 +106,15 @@ class CartStepper:
         thetaB)`` (m, rad) and velocity ``(vxC, vyC, omega, omegaA, omegaB)``
         (m/s, rad/s); ``v0`` must satisfy the no-slip constraints (build it
         with :func:`initial_velocity`).
-    impulses : sequence of mappings with keys ``time``, ``body``, ``point``, ``vector``
-        ``time`` (s); ``body`` a cart id; ``point`` the signed distance (m)
-        along the axle from C towards wheel B (``|point| <= half_length``), or
-        a world point ``(x, y)`` (m, as the scene file gives it) projected onto
-        the axle at the impulse time;
-        ``vector`` the impulse ``(Sx, Sy)`` in world axes (N·s). Impulses
+    impulses : sequence of mappings with keys ``time``, ``body``, ``point``, ``vector``, ``frame``
+        ``time`` (s); ``body`` a cart id; ``frame`` (optional) ``"world"``
+        (default) or ``"body"``. In world axes ``point`` is the signed distance
+        (m) along the axle from C towards wheel B (``|point| <= half_length``),
+        or a world point ``(x, y)`` (m, as the scene file gives it) projected
+        onto the axle at the impulse time, and ``vector`` the impulse
+        ``(Sx, Sy)`` (N·s). In body axes (x along the axle towards wheel B, y
+        the rolling direction, at the impulse time) ``point`` is ``(s, 0)``
+        or ``s`` and ``vector`` ``(S_along, S_rolling)`` (N·s). Impulses
         after ``t_end`` never happen; those at one time are applied in the
         given order.
     t_end : float
@@ -192,9 +198,7 @@ class CartStepper:
         self._q.append(q.copy())
         self._u.append(v[WHEEL_RATES].copy())
 
-    def _check_impulses(
-        self, impulses: Sequence[Mapping[str, object]]
-    ) -> list[tuple[float, int, float | np.ndarray, np.ndarray]]:
+    def _check_impulses(self, impulses: Sequence[Mapping[str, object]]) -> list[_Impulse]:
         checked = []
         for index, impulse in enumerate(impulses):
             where = f"impulses[{index}]"
@@ -207,7 +211,16 @@ class CartStepper:
             if impulse["body"] not in self.cart_ids:
                 raise InputError(f"{where}.body: unknown cart id {impulse['body']!r}")
             cart_index = self.cart_ids.index(impulse["body"])
+            frame = impulse.get("frame", "world")
+            if frame not in ("world", "body"):
+                raise InputError(f"{where}.frame: must be 'world' or 'body', got {frame!r}")
             point = _impulse_point(impulse["point"], f"{where}.point")
+            if frame == "body" and not isinstance(point, float):
+                if point[1] != 0.0:
+                    raise InputError(
+                        f"{where}.point: a body-frame point must be (s, 0) on the axle"
+                    )
+                point = float(point[0])
             try:
                 vector = np.asarray(impulse["vector"], dtype=float)
             except (TypeError, ValueError) as exc:
@@ -220,7 +233,7 @@ class CartStepper:
                     f"{where}.point: must lie on the axle, |point| <= {half_length} m, got {point}"
                 )
             if time <= self.t_end:
-                checked.append((time, cart_index, point, vector))
+                checked.append((time, cart_index, point, vector, frame))
         checked.sort(key=lambda item: item[0])
         return checked
 
@@ -243,7 +256,13 @@ class CartStepper:
             part = system.body_slices[body.id]
             carts.append((axle_cart_model(body), system.q0[part], system.v0[part]))
         impulses = [
-            {"time": i.time, "body": i.body, "point": tuple(i.point), "vector": tuple(i.vector)}
+            {
+                "time": i.time,
+                "body": i.body,
+                "point": tuple(i.point),
+                "vector": tuple(i.vector),
+                "frame": i.frame,
+            }
             for i in system.scene.impulses
         ]
         stepper = cls(carts, impulses, t_end, dt_out, [b.id for b in system.scene.bodies])
@@ -416,13 +435,12 @@ class CartStepper:
             )
         return float(np.clip(along, -cart.half_length, cart.half_length))
 
-    def _apply(
-        self, impulse: tuple[float, int, float | np.ndarray, np.ndarray], out: StepOutput
-    ) -> None:
+    def _apply(self, impulse: _Impulse, out: StepOutput) -> None:
         """Apply one impulse at the current time: pre frame, jump, post frame, event."""
-        _, index, where, vector = impulse
+        _, index, where, given, frame = impulse
         cart, q = self._carts[index], self._q[index]
         point = self._axle_coordinate(index, where)
+        vector = given if frame == "world" else body_axes(q) @ given
         pre = self._frame("pre")
         v_minus = _wheel_rate_basis(cart, q) @ self._u[index]
         v_plus = impulsive_response(
@@ -449,6 +467,121 @@ class CartStepper:
                 v_plus=post.v,
             )
         )
+
+
+_Impulse = tuple[float, int, float | np.ndarray, np.ndarray, str]
+"""A checked impulse: time (s), cart index, point, vector (N·s), frame of point and vector."""
+
+
+def body_axes(q: ArrayLike) -> np.ndarray:
+    """Columns ``e`` (along the axle, towards wheel B) and ``n`` (rolling direction) at pose ``q``.
+
+    A vector with body-frame components ``b`` is ``body_axes(q) @ b`` in world
+    axes, and a world vector ``w`` has components ``body_axes(q).T @ w``.
+    """
+    phi = float(np.asarray(q, dtype=float)[2])
+    c, s = np.cos(phi), np.sin(phi)
+    return np.array([[c, -s], [s, c]])
+
+
+def strike_in_body_frame(
+    cart: AxleCart, q: ArrayLike, point: ArrayLike, vector: ArrayLike
+) -> tuple[list[float], list[float]]:
+    """A strike given in world axes on the cart at pose ``q``, in the cart's own axes.
+
+    Parameters
+    ----------
+    cart : AxleCart
+        The cart struck.
+    q : array_like, shape (5,)
+        Its configuration when struck (m, rad).
+    point : array_like, shape (2,)
+        Where it is struck, world axes (m); projected onto the axle.
+    vector : array_like, shape (2,)
+        The impulse ``S``, world axes (N·s); not zero.
+
+    Returns
+    -------
+    point, vector : list of float
+        ``[s, 0]`` (m along the axle from C towards wheel B) and
+        ``[S_along, S_rolling]`` (N·s): the ``point`` and ``vector`` of a
+        scene impulse with ``frame = "body"``.
+
+    Raises
+    ------
+    InputError
+        When ``point`` or ``vector`` is not two finite numbers, the vector is
+        zero, or the point projects beyond the axle's ends.
+    """
+    pose = np.asarray(q, dtype=float)
+    where = _finite_pair(point, "the point (m)")
+    impulse = _finite_pair(vector, "the impulse S (N·s)")
+    if not np.any(impulse):
+        raise InputError("the impulse S is zero: drag away from the point to give it a size")
+    axes = body_axes(pose)
+    along = float(axes[:, 0] @ (where - pose[:2]))
+    if abs(along) > cart.half_length * (1.0 + 1e-9):
+        raise InputError(
+            f"the point must lie on the axle: it is {along:+.3g} m from the centre along "
+            f"the axle, beyond the half-length {cart.half_length:g} m"
+        )
+    along = float(np.clip(along, -cart.half_length, cart.half_length))
+    return [along, 0.0], [float(x) for x in axes.T @ impulse]
+
+
+def strike_impulse(
+    system: Any, q: ArrayLike, t: float, body_id: str, point: ArrayLike, vector: ArrayLike
+) -> dict[str, Any]:
+    """The scene impulse that records a strike on cart ``body_id`` given at time ``t``.
+
+    Parameters
+    ----------
+    system : solver.system.System
+        The compiled scene of the run struck.
+    q : array_like
+        The configuration of the whole system when struck (the ``Frame.q``
+        on screen).
+    t : float
+        The time of that frame (s): when the impulse acts.
+    body_id : str
+        Id of the cart struck.
+    point, vector : array_like, shape (2,)
+        Where (m) and how hard (N·s), world axes, as drawn on the screen.
+
+    Returns
+    -------
+    dict
+        A scene-file impulse object with ``frame = "body"`` (see
+        :func:`strike_in_body_frame`), to append to the scene's ``impulses``.
+
+    Raises
+    ------
+    InputError
+        When ``body_id`` is no axle cart of ``system`` or the strike is off the
+        axle or zero.
+    """
+    from solver.system import axle_cart_model
+
+    try:
+        body = system.scene.body(body_id)
+    except KeyError:
+        raise InputError(f"there is no body {body_id!r} in this run") from None
+    if body.type != "axle_cart":
+        raise InputError(f"impulses act on axle carts only, {body_id!r} is a {body.type}")
+    pose = np.asarray(q, dtype=float)[system.body_slices[body_id]]
+    where, impulse = strike_in_body_frame(axle_cart_model(body), pose, point, vector)
+    return {"time": float(t), "body": body_id, "point": where, "vector": impulse, "frame": "body"}
+
+
+def _finite_pair(value: object, name: str) -> np.ndarray:
+    """``value`` as two finite floats, or an InputError naming ``name``."""
+    try:
+        pair = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be two numbers, got {value!r}") from exc
+    if pair.shape != (2,) or not np.all(np.isfinite(pair)):
+        raise InputError(f"{name} must be two finite numbers, got {value!r}")
+    return pair
 
 
 def _impulse_point(value: object, name: str) -> float | np.ndarray:

@@ -1,7 +1,8 @@
 """The scene: what the user drew, as validated, immutable models, and its JSON file.
 
 A scene file is a JSON object with ``"format": "impactgui-scene"`` and
-``"version": 1`` (see DESIGN.md, "Scene file"). Every model attribute below is
+``"version": 2`` (see DESIGN.md, "Scene file"; version 1 files are read as they
+were). Every model attribute below is
 spelled exactly as its JSON key, so ``Scene.model_validate(json_object)`` and
 ``scene_to_dict(scene)`` are inverse to each other. Unknown keys are errors,
 every number must be finite, and all models are frozen (edit with
@@ -58,8 +59,11 @@ C − l(cos φ, sin φ), B at C + l(cos φ, sin φ)); its two degrees of freedom
 are the wheel rates θ̇_A, θ̇_B. A spring's force acts along the line joining
 its two ends (body centres or anchor). A harmonic force is
 ``F(t) = amplitude · sin(omega t + phase)`` (N) at the body's centre. A
-scheduled impulse ``vector`` (N·s, world frame) acts at ``point`` (m, world
-frame) at time ``time`` (s).
+scheduled impulse ``vector`` (N·s) acts at ``point`` (m) at time ``time`` (s),
+both in the axes its ``frame`` names (see ``ScheduledImpulse``).
+
+Versions: 1 is the first format; 2 adds an impulse's ``frame`` (``"world"``,
+the default, is what version 1 meant). A version-1 file is read unchanged.
 """
 
 from __future__ import annotations
@@ -90,7 +94,7 @@ from solver.errors import InputError
 FORMAT = "impactgui-scene"
 """Value of the ``format`` key of every scene file."""
 
-VERSION = 1
+VERSION = 2
 """The scene-file version this program writes (and the newest it reads)."""
 
 ImpactLaw = Literal["staged", "poisson", "sequential", "newton"]
@@ -330,12 +334,25 @@ class HarmonicForce(_Model):
 
 
 class ScheduledImpulse(_Model):
-    """An impulse ``vector`` (N·s) on an axle cart at ``point`` (m) at ``time`` (s); world frame."""
+    """An impulse ``vector`` (N·s) on an axle cart at ``point`` (m) at ``time`` (s).
+
+    ``frame`` (version 2) names the axes of ``point`` and ``vector``:
+
+    * ``"world"`` (default; version 1's only meaning): the scene's axes. The
+      point is projected onto the axle where the cart is at ``time`` and must
+      fall on it, so it suits an impulse whose place in the plane is known.
+    * ``"body"``: the cart's own axes at ``time``, origin at the axle's centre
+      C, x along the axle towards wheel B, y the rolling direction. The
+      point is ``[s, 0]`` with ``|s| <= half_length``. The impulse strikes the
+      same spot of the cart from the same side wherever the cart has rolled:
+      what the GUI records for a strike.
+    """
 
     time: NonNegative
     body: Identifier
     point: Vec2
     vector: Vec2
+    frame: Literal["world", "body"] = "world"
 
 
 # ------------------------------------------------------------------------ scene
@@ -351,7 +368,7 @@ class Scene(_Model):
     """
 
     format: Literal["impactgui-scene"] = FORMAT
-    version: Literal[1] = VERSION
+    version: Literal[2] = VERSION
     title: str = "Untitled"
     description: str = ""
     view: Literal["side", "top"] = "side"
@@ -487,6 +504,25 @@ def _reference_problems(scene: Scene) -> Iterator[tuple[Loc, str]]:
         elif not isinstance(bodies[impulse.body], AxleCart):
             kind = bodies[impulse.body].type
             yield ("impulses", i, "body"), f"impulses act on axle carts only, got a {kind}"
+        elif impulse.frame == "body":
+            yield from _body_frame_point_problems(i, impulse, bodies[impulse.body])
+
+
+BODY_POINT_RTOL = 1e-9
+"""Relative tolerance (of the half-length) of a body-frame impulse point's place on the axle."""
+
+
+def _body_frame_point_problems(
+    index: int, impulse: ScheduledImpulse, cart: AxleCart
+) -> Iterator[tuple[Loc, str]]:
+    along, across = impulse.point
+    slack = BODY_POINT_RTOL * cart.half_length
+    if abs(across) > slack or abs(along) > cart.half_length + slack:
+        yield (
+            ("impulses", index, "point"),
+            f"a body-frame point must lie on the axle, [s, 0] with |s| <= {cart.half_length:g} m, "
+            f"got {_show(list(impulse.point))}",
+        )
 
 
 def _boundary_problems(scene: Scene) -> Iterator[tuple[Loc, str]]:
@@ -683,7 +719,19 @@ def _problems_from(error: ValidationError, data: Any) -> list[str]:
     return problems
 
 
-_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 → 2: the same object; an impulse ``frame`` did not exist in version 1."""
+    impulses = data.get("impulses")
+    if isinstance(impulses, list):
+        for index, impulse in enumerate(impulses):
+            if isinstance(impulse, dict) and "frame" in impulse:
+                raise SceneError(
+                    [f"impulses[{index}].frame: needs version 2 (this file says version 1)"]
+                )
+    return data
+
+
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _from_version_1}
 """Upgrade steps: ``_MIGRATIONS[n]`` turns a version-n object into a version-(n+1) one."""
 
 

@@ -290,13 +290,103 @@ def test_bundled_cart_scene_runs_from_its_system_and_matches_the_maggi_jump():
     body = trajectory.system.scene.bodies[0]
     cart = AxleCart(body.axle_mass, body.half_length, body.wheel_mass, body.wheel_radius)
     impulse = trajectory.system.scene.impulses[0]
-    along = (np.asarray(impulse.point) - pre.q[:2]) @ np.array([np.cos(pre.q[2]), np.sin(pre.q[2])])
+    assert impulse.frame == "body" and event.t == 4.0
+    # body axes at the strike: e along the axle, n the rolling direction; S = -n, at C
+    phi = pre.q[2]
+    e, n = np.array([np.cos(phi), np.sin(phi)]), np.array([-np.sin(phi), np.cos(phi)])
+    world = impulse.vector[0] * e + impulse.vector[1] * n
+    np.testing.assert_allclose(world, [np.sqrt(0.5), -np.sqrt(0.5)], atol=1e-9)
     expected = impulsive_response(
         cart.mass_matrix(pre.q),
         cart.constraint_matrix(pre.q),
-        cart.generalized_impulse(pre.q, along, impulse.vector),
+        cart.generalized_impulse(pre.q, impulse.point[0], world),
         pre.v,
     )
     np.testing.assert_allclose(event.v_plus, expected, atol=1e-12)
     for frame in trajectory.frames[-5:]:
         assert np.max(np.abs(cart.constraint_matrix(frame.q) @ frame.v)) < 1e-10
+
+
+def _preset_with(*strikes):
+    """The bundled axle-cart scene object with ``strikes`` added to its impulses."""
+    import json
+
+    data = json.loads(open("resources/scenes/axle_cart.json").read())
+    data["impulses"] = [*strikes, *data["impulses"]]
+    return data
+
+
+def test_preset_impulse_still_acts_after_a_strike_has_moved_the_cart():
+    # issue 10 bug 2: a strike at 1 s used to leave the preset's fixed world point
+    # (0, 0) 0.24 m off the axle at 4 s, and the run failed at 3.99 s
+    from solver.scene import parse_scene
+    from solver.simulation import simulate
+
+    strike = {
+        "time": 1.0,
+        "body": "cart",
+        "point": [0.05, 0.0],
+        "vector": [0.3, 0.8],
+        "frame": "body",
+    }
+    trajectory = simulate(parse_scene(_preset_with(strike)))
+    assert trajectory.status == "finished", trajectory.message
+    assert [e.t for e in trajectory.events if e.type == "impulse"] == [1.0, 4.0]
+    pre = [f for f in trajectory.frames if f.kind == "pre"][1]
+    assert np.linalg.norm(pre.q[:2]) > 0.1, "the strike moved the cart off its circle"
+
+
+def test_body_frame_impulse_equals_the_world_impulse_at_the_pose_it_meets():
+    # the same strike given in world axes at the pose the cart has at 1 s, and in body axes
+    from solver.scene import parse_scene
+    from solver.simulation import simulate
+
+    cart = AxleCart(1.0, 0.1, 1.0, 0.1)
+    q0, rates = np.array([0.0, 0.0, np.pi / 4, 0.0, 0.0]), (0.0, np.pi)
+    q1 = circular_rolling(cart, q0, rates, 1.0)
+    e = np.array([np.cos(q1[2]), np.sin(q1[2])])
+    n = np.array([-np.sin(q1[2]), np.cos(q1[2])])
+    s, body_vector = -0.04, np.array([0.5, -0.7])
+    world_point = q1[:2] + s * e
+    world_vector = body_vector[0] * e + body_vector[1] * n
+    world = {"time": 1.0, "body": "cart", "point": list(world_point), "vector": list(world_vector)}
+    body = {"time": 1.0, "body": "cart", "point": [s, 0.0], "vector": list(body_vector)}
+    body["frame"] = "body"
+    jumps = []
+    for strike in (world, body):
+        data = _preset_with(strike)
+        data["impulses"] = [strike]
+        trajectory = simulate(parse_scene(data))
+        (event,) = [e for e in trajectory.events if e.type == "impulse"]
+        jumps.append(event.v_plus)
+    np.testing.assert_allclose(jumps[0], jumps[1], atol=1e-9)
+
+
+def test_strike_in_body_frame_reads_the_point_and_vector_off_the_pose():
+    from solver.cart_motion import strike_in_body_frame
+
+    cart = AxleCart(1.0, 0.1, 1.0, 0.1)
+    q = np.array([1.0, 2.0, np.pi / 2, 0.3, 0.4])  # axle along +y, rolling towards -x
+    point, vector = strike_in_body_frame(cart, q, (1.0, 2.05), (-2.0, 1.0))
+    assert point == [pytest.approx(0.05), 0.0]
+    assert vector == [pytest.approx(1.0), pytest.approx(2.0)]
+    with pytest.raises(InputError, match="beyond the half-length"):
+        strike_in_body_frame(cart, q, (1.0, 2.2), (1.0, 0.0))
+    with pytest.raises(InputError, match="zero"):
+        strike_in_body_frame(cart, q, (1.0, 2.0), (0.0, 0.0))
+
+
+def test_body_frame_points_must_lie_on_the_axle_and_need_version_2():
+    from solver.scene import SceneError, parse_scene
+
+    off = {"time": 1.0, "body": "cart", "point": [0.0, 0.02], "vector": [1, 0], "frame": "body"}
+    with pytest.raises(SceneError) as error:
+        parse_scene(_preset_with(off))
+    assert error.value.problems[0].startswith("impulses[0].point: a body-frame point must lie")
+    old = _preset_with({**off, "point": [0.0, 0.0]})
+    old["version"] = 1
+    with pytest.raises(SceneError, match=r"impulses\[0\].frame: needs version 2"):
+        parse_scene(old)
+    del old["impulses"][0]["frame"]
+    old["impulses"] = old["impulses"][:1]
+    assert parse_scene(old).impulses[0].frame == "world"

@@ -472,14 +472,14 @@ def test_impulses_act_on_existing_axle_carts_only():
             "format: must be 'impactgui-scene' (not an impactgui scene?), got nothing",
         ),
         (
-            lambda d: d.update(version=2),
-            "version: 2 is newer than this program reads (1); update impactgui",
+            lambda d: d.update(version=3),
+            "version: 3 is newer than this program reads (2); update impactgui",
         ),
         (lambda d: d.update(version=0), "version: must be a positive integer, got 0"),
         (lambda d: d.update(version="1"), "version: must be a positive integer, got '1'"),
         (
             lambda d: d.pop("version"),
-            "version: required key is missing (this program writes 1)",
+            "version: required key is missing (this program writes 2)",
         ),
     ],
 )

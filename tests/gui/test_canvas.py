@@ -205,12 +205,15 @@ def test_impulse_tool_schedules_or_requests_an_impulse(
     doc.load(SCENES_DIR / "axle_cart.json")
     canvas.set_tool("impulse")
     _drag(canvas, (0.0, 0.0), (0.1, 0.1), (0.2, 0.0))
+    # recorded in the cart's own axes (at 45°): S = (1, 0) is (cos 45°, -sin 45°) along (e, n)
     assert doc.data["impulses"][-1] == {
         "time": 0.0,
         "body": "cart",
         "point": [0.0, 0.0],
-        "vector": [pytest.approx(1.0), 0.0],
+        "vector": [pytest.approx(math.sqrt(0.5)), pytest.approx(-math.sqrt(0.5))],
+        "frame": "body",
     }
+    assert canvas.hit_test((0.0, 0.0)) is not None
     canvas.set_editing_enabled(False)
     system = System(doc.scene())
     q = system.q0 + np.array([0.5, 0.0, 0.0, 0.0, 0.0])
