@@ -1,6 +1,8 @@
 """The ``impactgui`` command: open the window, or run a scene headless when there is no screen.
 
     impactgui [SCENE.json] [--run] [--screenshot PNG --after SECONDS] [--out DIR]
+    impactgui SCENE.json --video OUT.mp4 [--video-size 1280x720] [--fps 30]
+              [--video-speed 1] [--video-plots]
 
 With a display, the window opens on SCENE.json (the bundled paper-004 wheel
 by default); ``--run`` starts the run; ``--screenshot`` saves the whole
@@ -12,6 +14,12 @@ of the window after the run, rendered offscreen. Exit status: 0 on success,
 1 when an image cannot be written, 2 for a bad command line or scene file
 (one line per problem on stderr), 3 when the solver fails mid-run (the
 files hold everything up to the failure).
+
+``--video OUT.mp4`` (or ``.gif``) never opens a window: it runs the scene
+to its end offscreen and records the canvas (``--video-plots``: with the
+plots beside it) at the chosen size and frame rate, ``--video-speed``
+simulated seconds per second of video; progress goes to stderr. A run the
+solver stops early is recorded up to the failure, exit 3.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
     from impactgui.mainwindow import MainWindow
+    from impactgui.video_export import VideoSettings
 
 EXIT_OK = 0
 EXIT_IMAGE_FAILED = 1
@@ -77,6 +86,29 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help=f"without a display: directory for the CSV files and PNG (default ./{DEFAULT_OUT})",
     )
+    video = parser.add_argument_group("video (no window)")
+    video.add_argument(
+        "--video", metavar="OUT", help="run the scene and record it as OUT.mp4 or OUT.gif"
+    )
+    video.add_argument(
+        "--video-size",
+        metavar="WxH",
+        default="1280x720",
+        help="frame size in pixels, even numbers (default 1280x720)",
+    )
+    video.add_argument(
+        "--fps", type=float, default=30.0, help="frames per second of video (default 30)"
+    )
+    video.add_argument(
+        "--video-speed",
+        metavar="SPEED",
+        type=float,
+        default=1.0,
+        help="simulated seconds per second of video (default 1: real time)",
+    )
+    video.add_argument(
+        "--video-plots", action="store_true", help="record the plots beside the canvas"
+    )
     return parser
 
 
@@ -117,6 +149,18 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     if not (math.isfinite(args.after) and args.after >= 0):
         print(f"--after: must be a number of seconds >= 0, got {args.after}", file=stderr)
         return EXIT_INVALID_INPUT
+    video = None
+    if args.video:
+        from impactgui.video_export import VideoSettings, VideoSettingsError, parse_size
+
+        try:
+            width, height = parse_size(args.video_size)
+            video = VideoSettings(
+                Path(args.video), width, height, args.fps, args.video_speed, args.video_plots
+            ).check()
+        except VideoSettingsError as error:
+            print(f"impactgui: {error}", file=stderr)
+            return EXIT_INVALID_INPUT
     path = _scene_path(args.scene)
     try:
         load_scene(path)
@@ -126,7 +170,9 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
             print(line, file=stderr)
         return EXIT_INVALID_INPUT
     headless = not has_display()
-    if headless:
+    if video is not None:
+        headless = True  # recorded offscreen: no window, with a display or without
+    elif headless:
         print(
             "impactgui: no display (DISPLAY and WAYLAND_DISPLAY are not set): "
             "running the scene headless, rendering offscreen",
@@ -155,7 +201,7 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     app.setOrganizationName("impactgui")
     # Crash recovery only in an interactive session: a headless or --screenshot run
     # must never stop at the "restore unsaved scene?" question.
-    interactive = not headless and not args.screenshot
+    interactive = not headless and not args.screenshot and video is None
     window = MainWindow(recovery=RecoveryStore() if interactive else None)
     if not window.open_file(path):
         window.shutdown()
@@ -164,6 +210,8 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     if interactive:
         window.offer_recovery()
     try:
+        if video is not None:
+            return _record_video(app, window, video, stderr)
         if headless:
             out_dir = Path(args.out) if args.out else DEFAULT_OUT
             png = Path(args.screenshot) if args.screenshot else out_dir / HEADLESS_PNG
@@ -236,6 +284,44 @@ def _run_headless(
         return EXIT_INVALID_INPUT
     app.exec()
     return outcome["code"]
+
+
+def _record_video(
+    app: QApplication, window: MainWindow, settings: VideoSettings, stderr: TextIO
+) -> int:
+    """Run the scene to its end as fast as possible, then record it; the exit status."""
+    from impactgui.playback import AS_FAST_AS_POSSIBLE
+    from impactgui.video_export import VideoRecorder
+
+    window.playback_bar.set_speed(AS_FAST_AS_POSSIBLE)
+    window.run_state_changed.connect(
+        lambda state: app.quit() if state in ("finished", "failed", "stopped") else None
+    )
+    if not window.start_run():
+        print("impactgui: the scene cannot be run", file=stderr)
+        return EXIT_INVALID_INPUT
+    app.exec()
+    window.clock.seek(window.clock.end_time())
+    window.plots.redraw()
+    app.processEvents()
+    recorder = VideoRecorder(window, settings)
+    step = max(1, recorder.count // 10)
+    try:
+        for done in recorder.frames():
+            if done % step == 0 or done == recorder.count:
+                print(f"impactgui: video frame {done} of {recorder.count}", file=stderr)
+    except OSError as error:
+        print(f"impactgui: could not write {settings.path}: {error}", file=stderr)
+        return EXIT_IMAGE_FAILED
+    print(
+        f"impactgui: video written to {settings.path} ({recorder.count} frames, "
+        f"{settings.width}x{settings.height}, {settings.fps:g} frames/s)",
+        file=stderr,
+    )
+    if window.run_state == "failed" and window.runner is not None:
+        print(f"solver failed: {window.runner.message}", file=stderr)
+        return EXIT_SOLVER_FAILED
+    return EXIT_OK
 
 
 if __name__ == "__main__":

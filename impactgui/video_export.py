@@ -12,7 +12,9 @@ Video frame ``k`` shows the run at simulated time ``t_k = k · speed / fps``
 (``speed``: simulated seconds per second of video, 1 for real time), from
 0 to the last computed time, so a video has ``⌊t_last · fps / speed⌋ + 1``
 frames. Each picture is the widgets rendered at the scale that fits the
-chosen size (sharp, not an enlarged screenshot), centred on white.
+chosen size (sharp, not an enlarged screenshot), centred on white. With
+the plots, playback honesty is on while recording: the curves grow with
+the video's time instead of showing the whole run from the first frame.
 """
 
 from __future__ import annotations
@@ -186,8 +188,11 @@ class VideoRecorder:
         trajectory, system = runner.trajectory, runner.system
         size = QSize(self.settings.width, self.settings.height)
         shown = window.clock.index
+        honest = window.honesty.enabled
         Path(self.settings.path).parent.mkdir(parents=True, exist_ok=True)
         writer = self._writer()
+        if self.settings.with_plots:
+            window.honesty.set_enabled(True)  # the curves grow with the video's time
         try:
             for t in self.times:
                 index = window.clock.frame_index_at(float(t))
@@ -205,6 +210,7 @@ class VideoRecorder:
             if shown >= 0:
                 window.canvas.show_frame(trajectory.frame(shown), system)
             window.plots.set_cursor(window.clock.time)
+            window.honesty.set_enabled(honest)
             window.honesty.set_time(window.clock.time)
 
     def run(self) -> None:
@@ -304,6 +310,7 @@ class VideoProgress(QProgressDialog):
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumDuration(0)
         self._frames = recorder.frames()
+        self._busy = False
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._step)
@@ -312,16 +319,26 @@ class VideoProgress(QProgressDialog):
 
     @Slot()
     def _step(self) -> None:
+        # a modal progress dialog's setValue processes events: the timer may fire inside it
+        if self._busy or not self._timer.isActive():
+            return
+        self._busy = True
         try:
             done = next(self._frames)
         except StopIteration:
             self._timer.stop()
             self.setValue(self.maximum())
+            self.accept()  # emits finished, as Cancel does
             return
-        self.setValue(done)
+        finally:
+            self._busy = False
         self.setLabelText(f"Recording the video… frame {done} of {self.recorder.count}")
+        self._busy = True
+        self.setValue(done)
+        self._busy = False
 
     @Slot()
     def _stop(self) -> None:
         self._timer.stop()
         self._frames.close()
+        self.reject()
