@@ -1,0 +1,114 @@
+"""Motion plots x(t), y(t), v(t), ω(t) against closed forms: free flight and a bead on a rail."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.gui.conftest import run_to_end
+
+G = 9.81
+
+
+def _scene(tmp_path: Path, bodies: list[dict], t_end: float = 0.4, e: float = 0.5) -> Path:
+    scene = {
+        "format": "impactgui-scene",
+        "version": 2,
+        "title": "free motion",
+        "view": "side",
+        "gravity": [0.0, -G],
+        "contact": {"restitution": e, "friction": 0.0, "impact_law": "staged"},
+        "boundaries": [],
+        "bodies": bodies,
+        "springs": [],
+        "forces": [],
+        "impulses": [],
+        "solver": {"method": "event-driven", "t_end": t_end, "dt_out": 0.01, "dt": 0.001},
+    }
+    path = tmp_path / "free.json"
+    path.write_text(json.dumps(scene))
+    return path
+
+
+WHEEL = {
+    "id": "wheel",
+    "type": "wheel",
+    "mass": 2.0,
+    "inertia": 0.01,
+    "radius": 0.1,
+    "position": [0.2, 1.5],
+    "angle": 0.0,
+    "velocity": [0.3, 0.0],
+    "angular_velocity": 2.0,
+}
+BEAD = {"id": "bead", "type": "bead", "rail_y": 0.25, "mass": 1.0, "radius": 0.05, "x": -0.5,
+        "vx": 0.5}  # fmt: skip
+
+
+def test_free_flight_of_a_wheel_follows_the_parabola(qtbot, window, tmp_path: Path) -> None:
+    assert window.open_file(_scene(tmp_path, [WHEEL]))
+    run_to_end(qtbot, window)
+    plots = window.motion_plots
+    assert plots.bodies == ["wheel"]
+    t, x = plots.series("wheel", "x")
+    _, y = plots.series("wheel", "y")
+    _, v = plots.series("wheel", "v")
+    _, omega = plots.series("wheel", "omega")
+    assert t[-1] == pytest.approx(0.4)
+    assert np.allclose(x, 0.2 + 0.3 * t, atol=1e-9)
+    assert np.allclose(y, 1.5 - 0.5 * G * t**2, atol=1e-9)
+    assert np.allclose(v, np.hypot(0.3, G * t), atol=1e-9)
+    assert np.allclose(omega, 2.0, atol=1e-12)  # no torque in free flight
+    assert plots.plot_of["omega"].isVisible()
+    assert plots.curves["wheel", "v"].name() == "wheel |v|"
+    # what the curves hold is what the series hold
+    assert np.array_equal(plots.curves["wheel", "y"].getData()[1], y)
+
+
+def test_a_bead_plots_its_signed_rail_velocity_and_no_spin(qtbot, window, tmp_path: Path) -> None:
+    assert window.open_file(_scene(tmp_path, [BEAD]))
+    run_to_end(qtbot, window)
+    plots = window.motion_plots
+    t, x = plots.series("bead", "x")
+    _, y = plots.series("bead", "y")
+    _, v = plots.series("bead", "v")
+    assert np.allclose(x, -0.5 + 0.5 * t, atol=1e-12)
+    assert np.all(y == 0.25)
+    assert np.all(v == 0.5)
+    assert ("bead", "omega") not in plots.curves
+    assert not plots.plot_of["omega"].isVisible()
+    assert plots.curves["bead", "v"].name() == "bead vx"
+
+
+def test_selecting_a_body_plots_it_alone(qtbot, window, tmp_path: Path) -> None:
+    assert window.open_file(_scene(tmp_path, [WHEEL, BEAD]))
+    run_to_end(qtbot, window)
+    plots = window.motion_plots
+    assert plots.bodies == ["wheel", "bead"]  # nothing selected: the first bodies
+    window.doc.select(("bodies", 1))
+    assert plots.bodies == ["bead"]
+    t, x = plots.series("bead", "x")
+    assert len(t) == len(window.runner.trajectory)  # rebuilt from the whole run
+    assert np.allclose(x, -0.5 + 0.5 * t, atol=1e-12)
+    window.doc.select(None)
+    assert plots.bodies == ["wheel", "bead"]
+
+
+def test_an_impact_is_a_vertical_step_in_v(qtbot, window, tmp_path: Path) -> None:
+    # two equal beads, elastic: the first stops and the second leaves at 0.5 m/s
+    other = {**BEAD, "id": "other", "x": 0.0, "vx": 0.0}
+    assert window.open_file(_scene(tmp_path, [BEAD, other], t_end=1.0, e=1.0))
+    run_to_end(qtbot, window)
+    t, v = window.motion_plots.series("bead", "v")
+    # contact when the centres are 0.1 m apart: x = -0.5 + 0.5 t = -0.1 at t = 0.8 s
+    jump = int(np.argmax(np.diff(v) != 0))
+    assert t[jump] == pytest.approx(0.8, abs=1e-9)
+    assert t[jump + 1] == t[jump]  # pre and post frames at the same instant
+    assert v[jump] == pytest.approx(0.5) and v[jump + 1] == pytest.approx(0.0, abs=1e-12)
+    _, v_other = window.motion_plots.series("other", "v")
+    assert v_other[-1] == pytest.approx(0.5)
+    assert math.isclose(t[-1], 1.0)
