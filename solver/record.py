@@ -3,7 +3,8 @@
 The stepper's ``StepOutput`` batches are appended to a ``Trajectory`` while
 the GUI (another thread) reads it; ``write_csv`` turns a trajectory into the
 three files of the public contract (DESIGN.md, "CSV"): ``trajectory.csv``,
-``contacts.csv`` and ``events.csv``. Every file is written to a temporary
+``contacts.csv`` and ``events.csv``, and the stages of every impact,
+``stages.csv``. Every file is written to a temporary
 name in the target directory and renamed, so a reader never sees a
 half-written file, and the bytes depend only on the trajectory, so a GUI
 export is identical to the command line's for the same run.
@@ -22,6 +23,7 @@ import numpy as np
 
 from solver.atomic_file import atomic_write
 from solver.frames import Event, Frame, StepOutput
+from solver.stages import STAGES_FILE, write_stages_csv
 
 if TYPE_CHECKING:
     from solver.system import System
@@ -317,7 +319,8 @@ def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[s
     Returns
     -------
     dict of str to Path
-        ``{"trajectory": ..., "contacts": ..., "events": ...}``, the files written.
+        ``{"trajectory": ..., "contacts": ..., "events": ..., "stages": ...}``, the
+        files written.
 
     Notes
     -----
@@ -325,7 +328,8 @@ def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[s
     ``float(text)`` gives back the exact value; SI units throughout.
     ``trajectory.csv`` has every frame (``kind`` ``sample``, ``pre``,
     ``post``); ``contacts.csv`` one row per active contact at each sample
-    frame; ``events.csv`` one row per event.
+    frame; ``events.csv`` one row per event; ``stages.csv`` one row per stage
+    of each impact of ``events.csv`` (:mod:`solver.stages`).
     """
     if trajectory.system is None:
         raise ValueError("trajectory has no system: its CSV columns are unknown")
@@ -335,10 +339,12 @@ def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[s
         "trajectory": directory / TRAJECTORY_FILE,
         "contacts": directory / CONTACTS_FILE,
         "events": directory / EVENTS_FILE,
+        "stages": directory / STAGES_FILE,
     }
     write_csv_atomic(
         paths["trajectory"], trajectory_columns(trajectory.system), _trajectory_rows(trajectory)
     )
     write_csv_atomic(paths["contacts"], CONTACT_COLUMNS, _contact_rows(trajectory))
     write_csv_atomic(paths["events"], EVENT_COLUMNS, _event_rows(trajectory))
+    write_stages_csv(trajectory, paths["stages"])
     return paths

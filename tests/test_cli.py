@@ -20,7 +20,7 @@ from solver.simulation import simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 BALL = ROOT / "resources" / "scenes" / "bouncing_ball.json"
-FILES = ["contacts.csv", "events.csv", "trajectory.csv"]
+FILES = ["contacts.csv", "events.csv", "stages.csv", "trajectory.csv"]
 
 
 def run_cli(*argv: str | Path, stderr: io.StringIO | None = None) -> tuple[int, list[str]]:

@@ -239,9 +239,9 @@ def test_write_csv_creates_the_directory_and_leaves_no_temporary_files(tmp_path)
     paths = write_csv(sample_trajectory(), out_dir)
 
     assert sorted(p.name for p in out_dir.iterdir()) == [
-        "contacts.csv", "events.csv", "trajectory.csv",
+        "contacts.csv", "events.csv", "stages.csv", "trajectory.csv",
     ]  # fmt: skip
-    assert set(paths) == {"trajectory", "contacts", "events"}
+    assert set(paths) == {"trajectory", "contacts", "events", "stages"}
 
 
 def test_a_failed_write_leaves_the_previous_file_intact_and_no_temporary_file(tmp_path):
