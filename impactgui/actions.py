@@ -106,7 +106,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "export_video_action", "&File", "Export &video…", "export_video", None,
         "Record the run as an MP4 video or a GIF animation", "export",
     ),
-    ActionSpec("quit_action", "&File", "&Quit", "close", Keys.Quit, "Close impactgui", "quit"),
+    # Keys.Quit is empty on some Linux desktops; Ctrl+Q is Cmd+Q on macOS
+    ActionSpec("quit_action", "&File", "&Quit", "close", "Ctrl+Q", "Close impactgui", "quit"),
     ActionSpec(
         "run_action", "&Run", "Run", "start_run", "F5", "Run (or resume) the scene",
         icon=Icons.SP_MediaPlay, toolbar="run",
@@ -126,6 +127,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "compare_action", "&Run", "&Compare impact laws…", "open_compare", None,
         "Run copies of the scene under several impact laws side by side", "compare",
+    ),
+    ActionSpec(
+        "sweep_action", "&Run", "S&weep…", "sweeps.open", None,
+        "Run the scene over a range of one or two of its fields: bifurcation diagrams", "compare",
     ),
     ActionSpec(
         "presentation_action", "&View", "&Presentation", "presentation.set_enabled", "F11",
