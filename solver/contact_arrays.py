@@ -337,18 +337,18 @@ class FeatureArrays:
         omega: np.ndarray,
         radius: np.ndarray,
     ) -> ContactArrays:
-        """Contacts of disk ``disk[k]`` with feature ``feature[k]``, grouped by kind.
+        """Contacts of disk ``disk[k]`` with feature ``feature[k]``, row ``k`` for pair ``k``.
 
-        Rows come out segments first, then vertices, then arcs, each group in
-        the given order. ``c``, ``cdot``, ``omega``, ``radius`` are those of
-        all disks, as in :func:`disk_disk`.
+        Each kind is computed in one pass. ``c``, ``cdot``, ``omega``,
+        ``radius`` are those of all disks, as in :func:`disk_disk`.
         """
-        parts = []
+        parts, order = [], []
         kind = self.kind[feature]
         for code in (0, 1, 2):
             rows = np.flatnonzero(kind == code)
             if not len(rows):
                 continue
+            order.append(rows)
             i, f = disk[rows], feature[rows]
             if code == 0:
                 parts.append(disk_segment(self._a[f], self._b[f], c, cdot, omega, radius, i, f))
@@ -357,7 +357,11 @@ class FeatureArrays:
             else:
                 radius_start_span = self._arc[f].T
                 parts.append(disk_arc(self._a[f], *radius_start_span, c, cdot, omega, radius, i, f))
-        return ContactArrays.concatenate(parts) if parts else empty_contacts()
+        if not parts:
+            return empty_contacts()
+        if len(parts) == 1:
+            return parts[0]
+        return ContactArrays.concatenate(parts).select(np.argsort(np.concatenate(order)))
 
 
 @dataclass(frozen=True, eq=False)

@@ -118,6 +118,7 @@ class Frame:
     energy: EnergyBudget
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something discrete that happened at time ``t`` (s).

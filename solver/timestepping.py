@@ -22,8 +22,16 @@ previous step's positive unknowns still give a solution, else by
     β   ≥ 0  ⊥  μ Λ_n − Λ_+ − Λ_− ≥ 0
 
 with ``u⁻ = G·v_k``, ``u⁺ = G·v_k+1`` and the tangential impulse
-``Λ_t = Λ_+ − Λ_−`` (N·s along the contact tangent ``t``). A persistent
-contact reports the force ``λ = Λ_n / h``; a contact whose approach speed is
+``Λ_t = Λ_+ − Λ_−`` (N·s along the contact tangent ``t``). Beyond
+``EXACT_CONTACTS`` closed contacts (a chain, a heap) the same law is solved
+by projected Gauss–Seidel on the sparse Delassus operator
+(:mod:`solver.gauss_seidel`), warm-started from the previous step's
+impulses, as game engines do. The contact kinematics of all candidate pairs
+are computed on arrays (:mod:`solver.contact_arrays`); the candidate pairs
+are searched again only when some disk has moved far enough to close a pair
+that was not a candidate.
+
+A persistent contact reports the force ``λ = Λ_n / h``; a contact whose approach speed is
 far above what finite forces reach in one step (``IMPACT_SPEED_STEPS``) is
 an impact and gets an ``impact`` event with ``pre`` / ``post`` frames at
 ``t_k + (1 − θ) h``.
@@ -32,18 +40,21 @@ an impact and gets an ``impact`` event with ``pre`` / ``post`` frames at
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from solver import gauss_seidel
+from solver.broadphase import StaticIndex, disk_pairs
 from solver.complementarity import lemke
 from solver.contact import SLIP_SPEED_TOL
+from solver.contact_arrays import ContactArrays, SparseRows, disk_disk, empty_contacts
 from solver.errors import InputError, SolverError
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
 
 if TYPE_CHECKING:
-    from solver.system import Contact, System
+    from solver.system import System
 
 DEFAULT_STEP = 1e-4
 """Default step ``h`` (s), the scene's ``solver.dt`` default."""
@@ -55,11 +66,49 @@ ROUND_OFF = 1e-13
 """Relative size below which a free contact speed in the LCP is round-off and set to 0."""
 
 QUERY_MARGIN = 0.5
-"""Contacts are looked for within this share of the smallest radius, so that queries can be
-skipped until the bodies have moved that far."""
+"""Candidate pairs are looked for within this share of the smallest radius, so that the
+search can be skipped until the disks have moved that far."""
 
 IMPACT_SPEED_STEPS = 10.0
 """An approach speed above this many steps' worth of normal acceleration is an impact."""
+
+EXACT_CONTACTS = 8
+"""Most closed contacts whose LCP is solved exactly (Lemke); more go to Gauss–Seidel."""
+
+PGS_TOL = 1e-10
+"""Gauss–Seidel stops when no impulse changed by more than this share of the largest."""
+
+PGS_MAX_SWEEPS = 50
+"""Most Gauss–Seidel sweeps per step."""
+
+CONTACT_SOLVERS = ("auto", "lemke", "pgs")
+
+
+@dataclass(frozen=True, eq=False)
+class _Closed:
+    """The closed contacts of a step: kinematics, Jacobian rows, laws and identities."""
+
+    rows: ContactArrays
+    G: SparseRows
+    H: SparseRows
+    restitution: np.ndarray
+    friction: np.ndarray
+    keys: np.ndarray  # one integer per pair, stable from step to step
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+@dataclass(frozen=True, eq=False)
+class _Persistent:
+    """What the output needs of a step's persistent contacts (built into states lazily)."""
+
+    closed: _Closed
+    rows: np.ndarray
+    force_n: np.ndarray
+    force_t: np.ndarray
+    u_n: np.ndarray
+    u_t: np.ndarray
 
 
 class TimeSteppingStepper:
@@ -87,6 +136,11 @@ class TimeSteppingStepper:
     theta : float, optional
         θ of the scheme, in [1/2, 1]; 1/2 (default) is second order between
         impacts, 1 is the classical first-order Moreau–Jean choice.
+    contact_solver : {"auto", "lemke", "pgs"}, optional
+        How the contact problem of a step is solved: ``"lemke"`` exactly,
+        ``"pgs"`` by projected Gauss–Seidel (``PGS_TOL``, ``PGS_MAX_SWEEPS``),
+        ``"auto"`` (default) exactly up to ``EXACT_CONTACTS`` closed
+        contacts and by Gauss–Seidel beyond.
 
     Raises
     ------
@@ -101,17 +155,24 @@ class TimeSteppingStepper:
         dt_out: float,
         h: float = DEFAULT_STEP,
         theta: float = 0.5,
+        contact_solver: str = "auto",
     ) -> None:
         for name, value in (("t_end", t_end), ("dt_out", dt_out), ("h", h)):
             if not math.isfinite(value) or value <= 0:
                 raise InputError(f"`{name}` must be a finite number > 0, got {value!r}")
         if not 0.5 <= theta <= 1.0:
             raise InputError(f"`theta` must be in [0.5, 1], got {theta!r}")
+        if contact_solver not in CONTACT_SOLVERS:
+            raise InputError(
+                f"`contact_solver` must be one of {', '.join(CONTACT_SOLVERS)}, "
+                f"got {contact_solver!r}"
+            )
         self.system = system
         self.t_end = float(t_end)
         self.dt_out = float(dt_out)
         self.h = float(h)
         self.theta = float(theta)
+        self.contact_solver = contact_solver
         self.t = 0.0
         self.q = np.array(system.q0, dtype=float)
         self.v = np.array(system.v0, dtype=float)
@@ -121,12 +182,24 @@ class TimeSteppingStepper:
         self._interval = 0
         self._dissipated = 0.0
         self._input = 0.0
-        self._m_inv = 1.0 / np.diag(system.M)
+        self._m_inv = 1.0 / np.asarray(system.M_diag, dtype=float)
         self._query_margin = QUERY_MARGIN * float(np.min(system.radii, initial=1.0))
         self._clearance = -math.inf  # every gap is at least this, m (-inf: unknown)
         self._closing_speed_now = self._closing_speed(self.v)
-        self._basis_keys: list[Hashable] = []  # contacts of the last LCP solved
+        features = system.features
+        self._feature_ids = [fid for fid, _, _, _ in features]
+        self._disk_ids = [system.disk_body_id(k) for k in range(system.n_disks)]
+        self._feature_restitution = np.array([e for _, _, e, _ in features], dtype=float)
+        self._feature_friction = np.array([mu for _, _, _, mu in features], dtype=float)
+        self._static_index = StaticIndex([f for _, f, _, _ in features]) if features else None
+        self._key_stride = len(features) + system.n_disks
+        self._candidates: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._candidate_centres = np.zeros((0, 2))
+        self._candidate_margin = 0.0
+        self._basis_keys = np.zeros(0, dtype=np.int64)  # contacts of the last LCP solved
         self._basis = np.zeros(0, dtype=bool)  # its unknowns that were positive
+        self._warm_keys = np.zeros(0, dtype=np.int64)  # sorted keys of the last impulses
+        self._warm = np.zeros((0, 2))  # their (Λ_n, Λ_t), N·s
         self._started = False
 
     # ------------------------------------------------------------------ stepping
@@ -157,23 +230,24 @@ class TimeSteppingStepper:
         t_start = self.t
         n_steps = max(1, math.ceil((t_next - t_start) / self.h - 1e-9))
         h = (t_next - t_start) / n_steps
-        contacts: tuple[ContactState, ...] = ()
+        persistent = None
         try:
             for k in range(n_steps):
-                contacts = self._advance(t_start + k * h, h, out)
+                persistent = self._advance(t_start + k * h, h, out)
         except (SolverError, np.linalg.LinAlgError) as error:
             self.status = "failed"
             self.message = f"t = {self.t!r} s: {error}"
             out.events.append(Event(t=self.t, type="error", message=self.message))
             return out
         self.t = t_next
+        contacts = self._contact_states(persistent) if persistent is not None else ()
         out.frames.append(self._frame("sample", self.t, self.q, self.v, contacts))
         if self._interval == self._n_intervals:
             self.status = "finished"
             self.message = f"reached t_end = {self.t_end!r} s"
         return out
 
-    def _advance(self, t: float, h: float, out: StepOutput) -> tuple[ContactState, ...]:
+    def _advance(self, t: float, h: float, out: StepOutput) -> _Persistent | None:
         """One Moreau–Jean step from ``(t, self.q, self.v)``; returns the persistent contacts."""
         system, theta = self.system, self.theta
         q, v = self.q, self.v
@@ -185,8 +259,8 @@ class TimeSteppingStepper:
             raise SolverError("the applied forces are no longer finite")
         closing_speed = self._closing_speed_now
         closed = self._closed_contacts(q_theta, v, h, closing_speed)
-        if closed:
-            impulse_n, impulse_t, v_next = self._solve_contact_lcp(closed, v, v_free, t_theta)
+        if closed is not None:
+            impulse_n, impulse_t, v_next = self._solve_contacts(closed, v, v_free, t_theta)
         else:
             impulse_n = impulse_t = np.zeros(0)
             v_next = v_free
@@ -197,77 +271,216 @@ class TimeSteppingStepper:
         v_mean = (q_next - q) / h
         self._input += h * system.input_power(t_theta, q_theta, v_mean)
         self._dissipated += h * system.damping_power(q_theta, v_mean)
-        persistent: list[ContactState] = []
-        impacts: list[Event] = []
-        v_pre = v + (1.0 - theta) * h * accel
-        v_post = v_next - theta * h * accel
-        for c, lam_n, lam_t in zip(closed, impulse_n, impulse_t, strict=True):
-            if lam_n <= 0.0:
-                continue
-            u_n0, u_n1 = float(c.G @ v), float(c.G @ v_next)
-            u_t0, u_t1 = float(c.H @ v), float(c.H @ v_next)
-            work = 0.5 * (lam_n * (u_n0 + u_n1) + lam_t * (u_t0 + u_t1))
-            self._dissipated -= work
-            if self._is_impact(c, u_n0, accel, h):
+        persistent = None
+        if closed is not None:
+            persistent = self._account(
+                closed, impulse_n, impulse_t, v, v_next, accel, h, t_theta, out
+            )
+        self._closing_speed_now = self._closing_speed(v_next)
+        closing_speed = max(closing_speed, self._closing_speed_now)
+        self._clearance = -math.inf if closed is not None else self._clearance - h * closing_speed
+        self.q, self.v, self.t = q_next, v_next, t + h
+        return persistent
+
+    def _account(
+        self,
+        closed: _Closed,
+        impulse_n: np.ndarray,
+        impulse_t: np.ndarray,
+        v: np.ndarray,
+        v_next: np.ndarray,
+        accel: np.ndarray,
+        h: float,
+        t_theta: float,
+        out: StepOutput,
+    ) -> _Persistent:
+        """Work of the impulses, impact events and frames; the persistent contacts."""
+        theta = self.theta
+        pressing = impulse_n > 0.0
+        G, H = closed.G, closed.H
+        u_n0, u_n1 = G.dot(v), G.dot(v_next)
+        u_t0, u_t1 = H.dot(v), H.dot(v_next)
+        work = 0.5 * (impulse_n * (u_n0 + u_n1) + impulse_t * (u_t0 + u_t1))
+        smooth_speed = IMPACT_SPEED_STEPS * h * (np.abs(G.dot(accel)) + np.abs(closed.rows.gamma_n))
+        impact = pressing & (-u_n0 > smooth_speed)
+        if not np.any(impact):
+            self._dissipated -= float(work[pressing].sum())
+        else:
+            v_pre = v + (1.0 - theta) * h * accel
+            v_post = v_next - theta * h * accel
+            impacts = []
+            hits = np.flatnonzero(impact)
+            for k, lam_n, lam_t, energy_change in zip(
+                hits.tolist(),
+                impulse_n[hits].tolist(),
+                impulse_t[hits].tolist(),
+                work[hits].tolist(),
+                strict=True,
+            ):
+                body, other = self._names(closed.rows, k)
                 impacts.append(
                     Event(
                         t=t_theta,
                         type="impact",
-                        body=c.body,
-                        other=c.other,
-                        normal_impulse=float(lam_n),
-                        tangent_impulse=float(lam_t),
+                        body=body,
+                        other=other,
+                        normal_impulse=lam_n,
+                        tangent_impulse=lam_t,
                         stages=1,
-                        energy_change=work,
+                        energy_change=energy_change,
                         v_minus=v_pre,
                         v_plus=v_post,
                     )
                 )
-            else:
-                persistent.append(_contact_state(c, lam_n / h, lam_t / h, u_n1, u_t1))
-        if impacts:
-            dissipated_before = self._dissipated + sum(e.energy_change for e in impacts)
+            # in the order of the contacts, as a running sum would add them
+            for w in work[pressing].tolist():
+                self._dissipated -= w
+            q_theta = self.q + (1.0 - theta) * h * self.v
+            dissipated_before = self._dissipated + float(work[hits].sum())
             out.frames.append(self._frame("pre", t_theta, q_theta, v_pre, (), dissipated_before))
             out.frames.append(self._frame("post", t_theta, q_theta, v_post, ()))
             out.events.extend(impacts)
-        self._closing_speed_now = self._closing_speed(v_next)
-        closing_speed = max(closing_speed, self._closing_speed_now)
-        self._clearance = -math.inf if closed else self._clearance - h * closing_speed
-        self.q, self.v, self.t = q_next, v_next, t + h
-        return tuple(persistent)
+        rows = np.flatnonzero(pressing & ~impact)
+        return _Persistent(
+            closed, rows, impulse_n[rows] / h, impulse_t[rows] / h, u_n1[rows], u_t1[rows]
+        )
 
     def _closing_speed(self, v: np.ndarray) -> float:
         """Bound on the rate at which any gap can shrink, m/s: twice the fastest centre."""
         if not self.system.n_disks:
             return 0.0
-        return 2.0 * float(np.max(np.hypot(*self.system.centre_velocities(v).T)))
+        cd = self.system.centre_velocities(v)
+        return 2.0 * math.sqrt(float(np.max(np.einsum("kd,kd->k", cd, cd))))
+
+    # ------------------------------------------------------------------ contacts
 
     def _closed_contacts(
         self, q_theta: np.ndarray, v: np.ndarray, h: float, closing_speed: float
-    ) -> list[Contact]:
+    ) -> _Closed | None:
         """Contacts predicted closed at mid-step: ``g(q_θ) + (θ − 1/2) h u_n ≤ GAP_TOL``.
 
-        The geometric query is skipped while ``self._clearance`` (a lower
-        bound on every gap) shows that nothing can close within this step.
+        Skipped while ``self._clearance`` (a lower bound on every gap) shows
+        that nothing can close within this step; ``None`` when nothing is
+        closed.
         """
-        if self._clearance - h * closing_speed > GAP_TOL:
-            return []
+        if self._clearance - h * closing_speed > GAP_TOL or not self.system.n_disks:
+            return None
+        system = self.system
         lead = (self.theta - 0.5) * h
-        margin = max(GAP_TOL + lead * closing_speed, self._query_margin)
-        closed = []
-        clearance = margin
-        for c in self.system.contacts(q_theta, v, margin):
-            if c.g + lead * c.u_n <= GAP_TOL:
-                closed.append(c)
-            else:
-                clearance = min(clearance, c.g)
-        self._clearance = clearance
-        return closed
+        needed = GAP_TOL + lead * closing_speed
+        c = system.centres(q_theta)
+        moved = self._largest_move(c)
+        if self._candidates is None or 2.0 * moved >= self._candidate_margin - needed:
+            self._search_candidates(c, max(needed, self._query_margin))
+            moved = 0.0
+        rows = self._kinematics(c, system.centre_velocities(v), system.angular_velocities(v))
+        closed = rows.valid & (rows.g + lead * rows.u_n <= GAP_TOL)
+        open_gaps = rows.g[rows.valid & ~closed]
+        self._clearance = min(
+            self._candidate_margin - 2.0 * moved, float(np.min(open_gaps, initial=math.inf))
+        )
+        if not np.any(closed):
+            return None
+        rows = rows.select(closed)
+        G, H = system.disk_dofs.jacobians(rows)
+        is_pair = rows.j >= 0
+        feature = np.where(is_pair, 0, rows.feature)
+        if len(self._feature_ids):
+            restitution = np.where(
+                is_pair, system.disk_restitution, self._feature_restitution[feature]
+            )
+            friction = np.where(is_pair, system.disk_friction, self._feature_friction[feature])
+        else:
+            restitution = np.full(len(rows), float(system.disk_restitution))
+            friction = np.full(len(rows), float(system.disk_friction))
+        keys = rows.i.astype(np.int64) * self._key_stride + np.where(
+            is_pair, len(self._feature_ids) + rows.j, rows.feature
+        )
+        return _Closed(rows, G, H, restitution, friction, keys)
+
+    def _largest_move(self, c: np.ndarray) -> float:
+        """Largest distance (m) of a disk centre from where the candidates were searched."""
+        if self._candidates is None or len(c) != len(self._candidate_centres):
+            return math.inf
+        d = c - self._candidate_centres
+        return math.sqrt(float(np.max(np.einsum("kd,kd->k", d, d))))
+
+    def _search_candidates(self, c: np.ndarray, margin: float) -> None:
+        """Disk–feature and disk–disk pairs that may come within ``margin`` (m) at ``c``."""
+        radii = self.system.radii
+        if self._static_index is not None:
+            feature_pairs = self._static_index.query(c, radii, margin).pairs
+        else:
+            feature_pairs = np.zeros((0, 2), dtype=int)
+        pairs = disk_pairs(c, radii, margin).pairs if len(c) > 1 else np.zeros((0, 2), dtype=int)
+        self._candidates = (feature_pairs[:, 0], feature_pairs[:, 1], pairs)
+        self._candidate_centres = c.copy()
+        self._candidate_margin = margin
+
+    def _kinematics(self, c: np.ndarray, cd: np.ndarray, omega: np.ndarray) -> ContactArrays:
+        """Kinematics of every candidate pair: disk–feature pairs first, then disk–disk."""
+        assert self._candidates is not None
+        disk, feature, pairs = self._candidates
+        radii = self.system.radii
+        parts = []
+        if len(disk):
+            parts.append(self.system.feature_arrays.contacts(disk, feature, c, cd, omega, radii))
+        if len(pairs):
+            parts.append(disk_disk(c, cd, omega, radii, pairs[:, 0], pairs[:, 1]))
+        if not parts:
+            return empty_contacts()
+        return parts[0] if len(parts) == 1 else ContactArrays.concatenate(parts)
+
+    def _solve_contacts(
+        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray, t: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Impulses ``(Λ_n, Λ_t)`` (N·s) of the closed contacts and the end-of-step velocity."""
+        exact = self.contact_solver == "lemke" or (
+            self.contact_solver == "auto" and len(closed) <= EXACT_CONTACTS
+        )
+        if exact:
+            return self._solve_contact_lcp(closed, v, v_free, t)
+        return self._solve_by_gauss_seidel(closed, v, v_free)
+
+    def _solve_by_gauss_seidel(
+        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Projected Gauss–Seidel on the sparse Delassus operator, warm-started by pair."""
+        G, H = closed.G, closed.H
+        m_inv = self._m_inv
+        w_nn = G.diagonal_gram(m_inv)
+        w_tt = H.diagonal_gram(m_inv)
+        solvable = w_nn > 0.0  # a bead pressed across its rail: the rail takes it all
+        mu = np.where(w_tt > 0.0, closed.friction, 0.0)
+        impulse_n = np.zeros(len(closed))
+        impulse_t = np.zeros(len(closed))
+        if len(self._warm_keys):
+            at = np.minimum(np.searchsorted(self._warm_keys, closed.keys), len(self._warm_keys) - 1)
+            known = self._warm_keys[at] == closed.keys
+            impulse_n[known] = self._warm[at[known], 0]
+            impulse_t[known] = np.clip(self._warm[at[known], 1], -mu[known] * impulse_n[known],
+                                       mu[known] * impulse_n[known])  # fmt: skip
+        impulse_n[~solvable] = 0.0
+        impulse_t[~solvable] = 0.0
+        v_next = v_free + m_inv * (G.transpose_dot(impulse_n) + H.transpose_dot(impulse_t))
+        rows = np.flatnonzero(solvable)
+        lam_n, lam_t = impulse_n[rows], impulse_t[rows]
+        gauss_seidel.sweeps(
+            G.cols[rows], G.values[rows], H.cols[rows], H.values[rows], m_inv,
+            closed.restitution[rows] * G.dot(v)[rows], mu[rows], w_nn[rows],
+            np.where(w_tt[rows] > 0.0, w_tt[rows], 1.0), lam_n, lam_t, v_next,
+            PGS_TOL, PGS_MAX_SWEEPS,
+        )  # fmt: skip
+        impulse_n[rows], impulse_t[rows] = lam_n, lam_t
+        order = np.argsort(closed.keys)
+        self._warm_keys = closed.keys[order]
+        self._warm = np.column_stack((impulse_n, impulse_t))[order]
+        return impulse_n, impulse_t, v_next
 
     def _solve_contact_lcp(
-        self, closed: list[Contact], v: np.ndarray, v_free: np.ndarray, t: float
+        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray, t: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Impulses of the closed contacts and the end-of-step velocity.
+        """The exact LCP of the closed contacts (2-edge friction cone) on their own coordinates.
 
         Returns
         -------
@@ -276,12 +489,15 @@ class TimeSteppingStepper:
         v_next : (N,) velocity at the end of the step
         """
         n = len(closed)
-        rubbing = [i for i, c in enumerate(closed) if c.friction > 0.0]
+        rubbing = np.flatnonzero(closed.friction > 0.0)
         m = len(rubbing)
-        G = np.column_stack([c.G for c in closed])
-        H = np.array([closed[i].H for i in rubbing]).reshape(m, len(v)).T
+        # the coordinates the contacts touch, and their rows restricted to them (dense)
+        dofs = np.unique(np.concatenate((closed.G.cols.ravel(), closed.H.cols.ravel())))
+        G = _local_columns(closed.G, dofs)
+        H = _local_columns(closed.H, dofs)[:, rubbing]
         B = np.hstack((G, H, -H))
-        A = B.T @ (self._m_inv[:, None] * B)
+        m_inv = self._m_inv[dofs]
+        A = B.T @ (m_inv[:, None] * B)
         size = n + 3 * m
         lcp_matrix = np.zeros((size, size))
         lcp_matrix[: n + 2 * m, : n + 2 * m] = A
@@ -290,38 +506,41 @@ class TimeSteppingStepper:
         lcp_matrix[n + m : n + 2 * m, n + 2 * m :] = identity
         lcp_matrix[n + 2 * m :, n : n + m] = -identity
         lcp_matrix[n + 2 * m :, n + m : n + 2 * m] = -identity
-        for row, i in enumerate(rubbing):
-            lcp_matrix[n + 2 * m + row, i] = closed[i].friction
-        restitution = np.array([c.restitution for c in closed])
-        u_t_free = H.T @ v_free
+        lcp_matrix[n + 2 * m + np.arange(m), rubbing] = closed.friction[rubbing]
+        u_t_free = H.T @ v_free[dofs]
         lcp_q = np.concatenate(
-            (G.T @ v_free + restitution * (G.T @ v), u_t_free, -u_t_free, np.zeros(m))
+            (
+                G.T @ v_free[dofs] + closed.restitution * (G.T @ v[dofs]),
+                u_t_free,
+                -u_t_free,
+                np.zeros(m),
+            )
         )
         if np.all(lcp_q[:n] >= 0.0):  # the free motion already obeys the impact law
-            self._basis_keys = []
+            self._basis_keys = np.zeros(0, dtype=np.int64)
             return np.zeros(n), np.zeros(n), v_free
         # Speeds at round-off level are zero: this keeps Lemke's first pivot unambiguous.
         lcp_q[np.abs(lcp_q) <= ROUND_OFF * max(1.0, float(np.max(np.abs(lcp_q))))] = 0.0
-        keys = [c.key for c in closed]
-        z = self._solve_on_previous_basis(keys, lcp_matrix, lcp_q)
+        z = self._solve_on_previous_basis(closed.keys, lcp_matrix, lcp_q)
         if z is None:
             result = lemke(lcp_matrix, lcp_q)
             if result.status != "solved":
-                names = ", ".join(f"{c.body}–{c.other}" for c in closed)
+                names = ", ".join("–".join(self._names(closed.rows, k)) for k in range(len(closed)))
                 raise SolverError(
                     f"the contact LCP has no solution ({result.status}) at t = {t!r} s "
                     f"for the contacts {names}"
                 )
             z = result.z
-        self._basis_keys, self._basis = keys, z > 0.0
+        self._basis_keys, self._basis = closed.keys, z > 0.0
         impulses = z[: n + 2 * m]
-        v_next = v_free + self._m_inv * (B @ impulses)
+        v_next = v_free.copy()
+        v_next[dofs] += m_inv * (B @ impulses)
         impulse_t = np.zeros(n)
         impulse_t[rubbing] = impulses[n : n + m] - impulses[n + m : n + 2 * m]
         return impulses[:n], impulse_t, v_next
 
     def _solve_on_previous_basis(
-        self, keys: list[Hashable], lcp_matrix: np.ndarray, lcp_q: np.ndarray
+        self, keys: np.ndarray, lcp_matrix: np.ndarray, lcp_q: np.ndarray
     ) -> np.ndarray | None:
         """The LCP solution when the last step's positive unknowns are again the positive ones.
 
@@ -330,7 +549,7 @@ class TimeSteppingStepper:
         answer is accepted only when it satisfies the LCP to round-off;
         otherwise ``None`` is returned and Lemke decides.
         """
-        if self._basis_keys != keys:
+        if not np.array_equal(self._basis_keys, keys):
             return None
         basic = self._basis
         z = np.zeros(len(lcp_q))
@@ -345,12 +564,35 @@ class TimeSteppingStepper:
             return z
         return None
 
-    def _is_impact(self, c: Contact, u_n_minus: float, accel: np.ndarray, h: float) -> bool:
-        """True when the approach speed is beyond what finite forces give in a few steps."""
-        smooth_speed = IMPACT_SPEED_STEPS * h * (abs(float(c.G @ accel)) + abs(c.gamma_n))
-        return -u_n_minus > smooth_speed
-
     # ------------------------------------------------------------------ output
+
+    def _names(self, rows: ContactArrays, k: int) -> tuple[str, str]:
+        """Scene ids ``(body, other)`` of contact row ``k``."""
+        body = self._disk_ids[rows.i[k]]
+        if rows.j[k] >= 0:
+            return body, self._disk_ids[rows.j[k]]
+        return body, self._feature_ids[rows.feature[k]]
+
+    def _contact_states(self, persistent: _Persistent) -> tuple[ContactState, ...]:
+        """The persistent contacts of a step as ContactState objects (made for output only)."""
+        closed = persistent.closed
+        states = []
+        for index, k in enumerate(persistent.rows):
+            body, other = self._names(closed.rows, k)
+            states.append(
+                _contact_state(
+                    body,
+                    other,
+                    closed.rows.point[k],
+                    closed.rows.n[k],
+                    float(closed.friction[k]),
+                    float(persistent.force_n[index]),
+                    float(persistent.force_t[index]),
+                    float(persistent.u_n[index]),
+                    float(persistent.u_t[index]),
+                )
+            )
+        return tuple(states)
 
     def _frame(
         self,
@@ -380,8 +622,25 @@ class TimeSteppingStepper:
         )
 
 
+def _local_columns(rows: SparseRows, dofs: np.ndarray) -> np.ndarray:
+    """The rows as dense columns over the coordinates ``dofs`` (sorted): shape (len(dofs), K)."""
+    out = np.zeros((len(dofs), len(rows.cols)))
+    K, W = rows.cols.shape
+    np.add.at(out, (np.searchsorted(dofs, rows.cols.ravel()), np.repeat(np.arange(K), W)),
+              rows.values.ravel())  # fmt: skip
+    return out
+
+
 def _contact_state(
-    c: Contact, lam: float, friction_force: float, u_n: float, u_t: float
+    body: str,
+    other: str,
+    point: np.ndarray,
+    normal: np.ndarray,
+    friction: float,
+    lam: float,
+    friction_force: float,
+    u_n: float,
+    u_t: float,
 ) -> ContactState:
     """A persistent contact's state: normal force ``lam`` and tangential force (N), end speeds."""
     if abs(u_t) <= SLIP_SPEED_TOL:
@@ -389,17 +648,17 @@ def _contact_state(
     else:
         mode = "slip+" if u_t > 0 else "slip-"
     tau = 0.0
-    if c.friction > 0.0 and friction_force != 0.0:
-        tau = -friction_force / (c.friction * lam)
+    if friction > 0.0 and friction_force != 0.0:
+        tau = -friction_force / (friction * lam)
     return ContactState(
-        body=c.body,
-        other=c.other,
-        lam=float(lam),
+        body=body,
+        other=other,
+        lam=lam,
         tau=float(tau),
         u_n=u_n,
         u_t=u_t,
         mode=mode,
-        point=(float(c.point[0]), float(c.point[1])),
-        normal=(float(c.n[0]), float(c.n[1])),
-        friction=float(c.friction),
+        point=(float(point[0]), float(point[1])),
+        normal=(float(normal[0]), float(normal[1])),
+        friction=friction,
     )

@@ -89,12 +89,16 @@ def test_first_bounce_is_an_impact_with_newton_impulse_and_pre_post_frames():
     assert post.energy.dissipated - pre.energy.dissipated == pytest.approx(-impact.energy_change)
 
 
-def test_sliding_wheel_starts_rolling_when_friction_has_removed_the_slip():
+@pytest.mark.parametrize("contact_solver", ["lemke", "pgs"])
+def test_sliding_wheel_starts_rolling_when_friction_has_removed_the_slip(contact_solver):
     m, J, r, v0, mu, g = 2.0, 0.01, 0.1, 2.0, 0.3, 9.81
     t_roll = v0 / (mu * g * (1 + m * r * r / J))
     v_roll = v0 * m * r * r / (m * r * r + J)  # angular momentum about the contact point
+    stepper = TimeSteppingStepper(
+        rolling_wheel_scene(mu), t_end=0.5, dt_out=0.05, h=1e-3, contact_solver=contact_solver
+    )
 
-    trajectory = run(TimeSteppingStepper(rolling_wheel_scene(mu), t_end=0.5, dt_out=0.05, h=1e-3))
+    trajectory = run(stepper)
 
     for frame in samples(trajectory)[1:]:
         (contact,) = frame.contacts
@@ -153,6 +157,7 @@ def test_stepping_a_finished_run_gives_nothing_more():
         ({"t_end": 1.0, "dt_out": math.nan}, "dt_out"),
         ({"t_end": 1.0, "dt_out": 0.1, "h": -1e-4}, "h"),
         ({"t_end": 1.0, "dt_out": 0.1, "theta": 0.3}, "theta"),
+        ({"t_end": 1.0, "dt_out": 0.1, "contact_solver": "newton"}, "contact_solver"),
     ],
 )
 def test_bad_arguments_are_refused_at_the_door(arguments, message):
@@ -166,15 +171,17 @@ def sample_positions(trajectory: Trajectory) -> np.ndarray:
 
 
 @pytest.mark.parametrize(
-    ("scene_name", "t_end", "theta"),
+    ("scene_name", "t_end", "theta", "contact_solver"),
     [
-        ("bouncing_ball.json", 1.2, 0.5),
-        ("bouncing_ball.json", 1.2, 1.0),
-        ("two_masses_plastic.json", 2.0, 0.5),
+        ("bouncing_ball.json", 1.2, 0.5, "auto"),
+        ("bouncing_ball.json", 1.2, 1.0, "auto"),
+        ("two_masses_plastic.json", 2.0, 0.5, "auto"),
+        ("bouncing_ball.json", 1.2, 1.0, "pgs"),
+        ("two_masses_plastic.json", 2.0, 0.5, "pgs"),
     ],
 )
 def test_time_stepping_converges_at_first_order_to_the_event_driven_motion(
-    scene_name, t_end, theta
+    scene_name, t_end, theta, contact_solver
 ):
     # The steps are t_hit / 2^k with t_hit the first impact time, so every
     # refinement meets the impact at the same phase of a step: the error then
@@ -189,7 +196,9 @@ def test_time_stepping_converges_at_first_order_to_the_event_driven_motion(
 
     errors = []
     for k in range(5, 9):
-        stepper = TimeSteppingStepper(system, n_samples * dt_out, dt_out, t_hit / 2**k, theta)
+        stepper = TimeSteppingStepper(
+            system, n_samples * dt_out, dt_out, t_hit / 2**k, theta, contact_solver
+        )
         difference = sample_positions(run(stepper)) - sample_positions(reference)
         errors.append(float(np.abs(difference).max()))
 
