@@ -21,6 +21,7 @@ from solver.errors import InputError, SolverError
 from solver.record import Trajectory, write_csv
 from solver.scene import Scene, SceneError, load_scene
 from solver.simulation import make_stepper
+from solver.reference import NO_REFERENCE, recognise, write_reference_file
 from solver.sweep_command import add_sweep_parser, run_sweep_command
 
 EXIT_OK = 0
@@ -75,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--dt-out", metavar="S", help="spacing of output samples, s (default: solver.dt_out)"
+    )
+    run.add_argument(
+        "--reference",
+        action="store_true",
+        help="also write DIR/reference.csv: the closed form the scene matches, beside each "
+        "trajectory row (refused when no closed form matches)",
     )
     add_sweep_parser(commands)
     return parser
@@ -207,6 +214,8 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     if args.method is not None and args.method not in METHODS:
         problems.append(f"--method: must be one of {', '.join(METHODS)}, got {args.method!r}")
     scene = _read_scene(args.scene, problems)
+    if args.reference and scene is not None and recognise(scene, t_end) is None:
+        problems.append(f"--reference: {NO_REFERENCE}")
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         problems.append(f"--out: not a directory: {args.out}")
@@ -216,7 +225,10 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
         return EXIT_INVALID_INPUT
     assert scene is not None
     try:
-        return run_scene(scene, out_dir, t_end, args.method, dt_out, stderr)
+        status = run_scene(scene, out_dir, t_end, args.method, dt_out, stderr)
+        if args.reference and status != EXIT_INVALID_INPUT:
+            write_reference_file(scene, out_dir, t_end)
+        return status
     except OSError as error:
         print(f"--out: cannot write to {args.out}: {error.strerror or error}", file=stderr)
         return EXIT_INVALID_INPUT

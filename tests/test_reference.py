@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -480,3 +481,27 @@ def test_reference_csv_sits_beside_the_trajectory(tmp_path):
     impacts = [float(row["t"]) for row in rows if row["kind"] == "impact"]
     period = spring_stop_period(1.0, 10.0, 0.05)
     assert impacts == pytest.approx([period * k for k in range(1, len(impacts) + 1)], rel=1e-13)
+
+
+def test_run_with_reference_writes_reference_csv_beside_the_others(tmp_path):
+    from solver import cli
+
+    stream = io.StringIO()
+    scene = SCENES / "mass_spring_stop_offset.json"
+    status = cli.main(["run", str(scene), "--out", str(tmp_path), "--reference"], stderr=stream)
+    assert (status, stream.getvalue()) == (0, "")
+    rows = list(csv.DictReader((tmp_path / "reference.csv").open(newline="")))
+    assert list(rows[0]) == ["t", "kind", "mass.x", "mass.vx"]
+    assert (tmp_path / "trajectory.csv").is_file()
+
+
+def test_run_with_reference_refuses_a_scene_without_one(tmp_path):
+    from solver import cli
+
+    stream = io.StringIO()
+    out = tmp_path / "out"
+    scene = SCENES / "four_balls.json"
+    status = cli.main(["run", str(scene), "--out", str(out), "--reference"], stderr=stream)
+    lines = stream.getvalue().splitlines()
+    assert status == 2 and len(lines) == 1 and lines[0].startswith("--reference: no closed")
+    assert not out.exists()
