@@ -4,7 +4,9 @@ Runs a scene to its end without Qt and writes the CSV files of the public
 contract (DESIGN.md). Exit status: 0 on success, 2 on invalid input (one
 line per problem on stderr, each starting with the JSON path of the field
 or the name of the option), 3 when the solver fails mid-run (the message on
-stderr; the files hold everything computed up to the failure).
+stderr; the files hold everything computed up to the failure). That holds
+for every input: an unexpected exception anywhere is reported as exit 3 in
+one line, its traceback printed only with ``--debug`` (docs/LIMITS.md).
 """
 
 from __future__ import annotations
@@ -13,14 +15,24 @@ import argparse
 import math
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from solver.errors import InputError, SolverError
+from solver.errors import InputError
 from solver.record import Trajectory, write_csv
-from solver.scene import Scene, SceneError, load_scene
-from solver.simulation import make_stepper
+from solver.scene import (
+    MAGNITUDES,
+    MAX_FILE_BYTES,
+    MAX_SAMPLES,
+    MAX_TIME_STEPS,
+    Scene,
+    SceneError,
+    load_scene,
+    run_size_problems,
+)
+from solver.simulation import STALL_WALL_TIME_S, Watchdog, drive, make_stepper
 from solver.reference import NO_REFERENCE, recognise, write_reference_file
 from solver.sweep_command import add_sweep_parser, run_sweep_command
 
@@ -61,7 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
             "Simulate SCENE.json and write DIR/trajectory.csv, DIR/contacts.csv and "
             "DIR/events.csv (SI units, full float precision). Exit 0 on success, 2 on "
             "invalid input (one line per problem), 3 when the solver fails mid-run "
-            "(files then hold everything up to the failure)."
+            "(files then hold everything up to the failure; any unexpected error is "
+            "exit 3 too). Limits: a scene file of at most "
+            f"{MAX_FILE_BYTES // 2**20} MiB, at most {MAX_SAMPLES:.0e} output samples "
+            f"(t_end / dt_out) and {MAX_TIME_STEPS:.0e} time steps (t_end / dt); a run "
+            f"whose simulated time does not advance for {STALL_WALL_TIME_S:g} s of wall "
+            "time fails (exit 3); each impact is bounded in collisions, stages and "
+            "seconds (docs/LIMITS.md)."
         ),
     )
     run.add_argument("scene", metavar="SCENE.json", help="scene file (impactgui-scene JSON)")
@@ -75,7 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="event-driven (exact impact times) or time-stepping (Moreau–Jean; default: scene)",
     )
     run.add_argument(
-        "--dt-out", metavar="S", help="spacing of output samples, s (default: solver.dt_out)"
+        "--dt-out",
+        metavar="S",
+        help=(
+            "spacing of output samples, s (default: solver.dt_out); "
+            f"t_end / S is at most {MAX_SAMPLES:.0e}"
+        ),
+    )
+    run.add_argument(
+        "--debug",
+        action="store_true",
+        help="print the traceback of an unexpected error (exit 3) to stderr",
     )
     run.add_argument(
         "--reference",
@@ -88,7 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _positive_option(name: str, text: str | None, problems: list[str]) -> float | None:
-    """``text`` as a finite positive number, or ``None``; appends a problem line if it is not."""
+    """``text`` as a duration within ``MAGNITUDES["duration"]`` (s), or ``None``.
+
+    Appends a problem line when it is not a number in that range.
+    """
     if text is None:
         return None
     try:
@@ -99,12 +130,16 @@ def _positive_option(name: str, text: str | None, problems: list[str]) -> float 
     if not math.isfinite(value) or value <= 0:
         problems.append(f"{name}: must be > 0, got {text}")
         return None
+    smallest, largest, _unit = MAGNITUDES["duration"]
+    if not smallest <= value <= largest:
+        problems.append(f"{name}: must lie between {smallest:g} and {largest:g} s, got {text}")
+        return None
     return value
 
 
 def _read_scene(text: str, problems: list[str]) -> Scene | None:
     path = Path(text)
-    if not path.is_file():
+    if not path.exists():
         problems.append(f"SCENE: no such file: {text}")
         return None
     try:
@@ -143,6 +178,33 @@ class ProgressBar:
         self.stream.flush()
 
 
+def _run_size_problems(
+    scene: Scene, t_end: float | None, method: str | None, dt_out: float | None
+) -> list[str]:
+    """The run-size bounds (samples, time steps) for the settings in effect, as problem lines.
+
+    Each line names the option that set the value, or the scene's field.
+    """
+    settings = scene.solver
+    names = {
+        "dt_out": "--dt-out" if dt_out is not None else "solver.dt_out",
+        "dt": "solver.dt",
+    }
+    problems = run_size_problems(
+        settings.t_end if t_end is None else t_end,
+        settings.dt_out if dt_out is None else dt_out,
+        settings.dt,
+        settings.method if method is None else method,
+    )
+    return [f"{names[key]}: {message}" for key, message in problems]
+
+
+def _report_unexpected(error: BaseException, stderr: TextIO, debug: bool) -> None:
+    """The traceback of an unexpected error, with ``--debug`` only."""
+    if debug:
+        traceback.print_exception(error, file=stderr)
+
+
 def run_scene(
     scene: Scene,
     out_dir: Path,
@@ -150,25 +212,35 @@ def run_scene(
     method: str | None,
     dt_out: float | None,
     stderr: TextIO,
+    debug: bool = False,
+    watchdog: Watchdog | None = None,
 ) -> int:
-    """Simulate ``scene``, write the CSV files into ``out_dir``; return the exit status."""
+    """Simulate ``scene``, write the CSV files into ``out_dir``; return the exit status.
+
+    An unexpected exception while the system is compiled or the run is
+    stepped ends it with exit 3 and the files computed so far; ``debug``
+    prints its traceback. ``watchdog`` (default ``Watchdog()``) fails a run
+    whose simulated time stops advancing.
+    """
     try:
         stepper = make_stepper(scene, t_end=t_end, method=method, dt_out=dt_out)
     except InputError as error:
         for line in str(error).splitlines():
             print(line, file=stderr)
         return EXIT_INVALID_INPUT
+    except Exception as error:
+        _report_unexpected(error, stderr, debug)
+        print(f"solver failed: internal error ({type(error).__name__}: {error})", file=stderr)
+        return EXIT_SOLVER_FAILED
     trajectory = Trajectory(stepper.system)
     progress = ProgressBar(stderr, t_end or scene.solver.t_end) if stderr.isatty() else None
     status = EXIT_OK
     try:
-        while stepper.status == "running":
-            trajectory.append(stepper.step())
-            if progress is not None:
-                progress.update(stepper.t)
-        trajectory.status, trajectory.message = stepper.status, stepper.message
-    except SolverError as error:
-        trajectory.status, trajectory.message = "failed", str(error)
+        unexpected = drive(
+            stepper, trajectory, watchdog, None if progress is None else progress.update
+        )
+        if unexpected is not None:
+            _report_unexpected(unexpected, stderr, debug)
     except KeyboardInterrupt:
         trajectory.status, trajectory.message = "failed", f"interrupted at t = {stepper.t!r} s"
         status = EXIT_INTERRUPTED
@@ -205,9 +277,18 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     if args.command is None:
         parser.print_help(stderr)
         return EXIT_INVALID_INPUT
-    if args.command == "sweep":
-        return run_sweep_command(args, stderr)
+    try:
+        if args.command == "sweep":
+            return run_sweep_command(args, stderr)
+        return _run_command(args, stderr)
+    except Exception as error:
+        _report_unexpected(error, stderr, getattr(args, "debug", False))
+        print(f"solver failed: internal error ({type(error).__name__}: {error})", file=stderr)
+        return EXIT_SOLVER_FAILED
 
+
+def _run_command(args: argparse.Namespace, stderr: TextIO) -> int:
+    """``run`` with parsed arguments: check every input, then simulate."""
     problems: list[str] = []
     t_end = _positive_option("--t-end", args.t_end, problems)
     dt_out = _positive_option("--dt-out", args.dt_out, problems)
@@ -216,6 +297,8 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     scene = _read_scene(args.scene, problems)
     if args.reference and scene is not None and recognise(scene, t_end) is None:
         problems.append(f"--reference: {NO_REFERENCE}")
+    if scene is not None and not problems:
+        problems += _run_size_problems(scene, t_end, args.method, dt_out)
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         problems.append(f"--out: not a directory: {args.out}")
@@ -225,7 +308,7 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
         return EXIT_INVALID_INPUT
     assert scene is not None
     try:
-        status = run_scene(scene, out_dir, t_end, args.method, dt_out, stderr)
+        status = run_scene(scene, out_dir, t_end, args.method, dt_out, stderr, args.debug)
         if args.reference and status != EXIT_INVALID_INPUT:
             write_reference_file(scene, out_dir, t_end)
         return status

@@ -72,11 +72,14 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
+import numpy as np
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -108,6 +111,53 @@ SIDE_GRAVITY = (0.0, -9.81)
 """Default gravity of a side-view scene, m/s²."""
 
 
+# ----------------------------------------------------------------------- limits
+# What a scene may ask for (docs/LIMITS.md). Past these a file is refused with the
+# reason, so every run ends in one of the documented outcomes: no number overflows
+# to inf, no recursion runs out of stack, no allocation is sized by a typo.
+
+MAX_FILE_BYTES = 16 * 2**20
+"""Largest scene file read, bytes (16 MiB; a 1000-bead chain takes about 200 kB)."""
+MAX_NESTING = 16
+"""Deepest nesting of JSON arrays and objects (a scene needs 5)."""
+MAX_ITEMS = 10_000
+"""Most entries in each list section (``boundaries``, ``bodies``, …) and polyline points."""
+MAX_TEXT = 10_000
+"""Longest ``title`` or ``description``, characters; ids have at most ``MAX_ID`` characters."""
+MAX_ID = 200
+MAX_SAMPLES = 1_000_000
+"""Most output samples of a run, ``t_end / dt_out`` (about 1 kB of memory each)."""
+MAX_TIME_STEPS = 10_000_000
+"""Most time-stepping steps of a run, ``t_end / dt``."""
+
+MAGNITUDES: dict[str, tuple[float, float, str]] = {
+    "coordinate": (0.0, 1e6, "m"),
+    "length": (1e-6, 1e6, "m"),
+    "mass": (1e-6, 1e6, "kg"),
+    "inertia": (1e-18, 1e18, "kg·m²"),
+    "speed": (0.0, 1e6, "m/s"),
+    "angle": (0.0, 1e6, "rad"),
+    "degrees": (0.0, 1e6, "°"),
+    "rate": (0.0, 1e6, "rad/s"),
+    "acceleration": (0.0, 1e4, "m/s²"),
+    "stiffness": (0.0, 1e12, "N/m"),
+    "damping": (0.0, 1e12, "N·s/m"),
+    "force": (0.0, 1e12, "N"),
+    "impulse": (0.0, 1e9, "N·s"),
+    "friction": (0.0, 100.0, ""),
+    "time": (0.0, 1e6, "s"),
+    "duration": (1e-9, 1e6, "s"),
+    "tolerance": (1e-15, 1.0, ""),
+}
+"""Range of magnitudes of each kind of number: ``(smallest nonzero, largest, unit)``.
+
+A signed quantity (a coordinate, a velocity) may be zero or anything up to the
+largest magnitude in either direction; a positive one (a mass, a radius, a time
+step) lies between the two bounds. These keep energies, gaps and sample counts
+finite and the arithmetic well inside double precision.
+"""
+
+
 # ---------------------------------------------------------------- field types
 
 
@@ -127,14 +177,58 @@ def _as_id(value: Any) -> Any:
     return value
 
 
+def _within(kind: str) -> AfterValidator:
+    """Refuse a number whose magnitude lies outside ``MAGNITUDES[kind]``."""
+    smallest, largest, unit = MAGNITUDES[kind]
+
+    def check(value: float) -> float:
+        size = abs(value)
+        if size > largest or (0.0 < size < smallest):
+            low = f"{smallest:g} to " if smallest else "up to "
+            raise PydanticCustomError(
+                "magnitude",
+                "must have a magnitude of {low}{largest}{unit} (the range of {kind}s this "
+                "program computes with finite, accurate numbers), got {got}",
+                {
+                    "low": low,
+                    "largest": f"{largest:g}",
+                    "unit": f" {unit}" if unit else "",
+                    "kind": kind,
+                    "got": _show(value),
+                },
+            )
+        return value
+
+    return AfterValidator(check)
+
+
 Number = Annotated[float, Strict()]
 """A finite JSON number (integers accepted, booleans and strings refused)."""
 Positive = Annotated[float, Strict(), Field(gt=0)]
 NonNegative = Annotated[float, Strict(), Field(ge=0)]
 Fraction = Annotated[float, Strict(), Field(ge=0, le=1)]
+Coordinate = Annotated[Number, _within("coordinate")]
+Length = Annotated[Positive, _within("length")]
 Vec2 = Annotated[tuple[Number, Number], BeforeValidator(_as_pair)]
 """A 2-vector ``[x, y]`` (JSON array of two numbers)."""
-Identifier = Annotated[str, Strict(), BeforeValidator(_as_id)]
+Point2 = Annotated[tuple[Coordinate, Coordinate], BeforeValidator(_as_pair)]
+"""A point ``[x, y]`` of the plane, m, each coordinate within ``MAGNITUDES["coordinate"]``."""
+
+
+def _vector(kind: str) -> Any:
+    """A 2-vector type whose components lie within ``MAGNITUDES[kind]``."""
+    component = Annotated[Number, _within(kind)]
+    return Annotated[tuple[component, component], BeforeValidator(_as_pair)]
+
+
+Mass = Annotated[Positive, _within("mass")]
+Angle = Annotated[Number, _within("angle")]
+Friction = Annotated[NonNegative, _within("friction")]
+Duration = Annotated[Positive, _within("duration")]
+Tolerance = Annotated[Positive, _within("tolerance")]
+Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT)]
+"""Free text (title, description): at most ``MAX_TEXT`` characters; lone surrogates refused."""
+Identifier = Annotated[str, Strict(), BeforeValidator(_as_id), Field(max_length=MAX_ID)]
 """An id of a body or boundary: non-empty, no ``#``."""
 
 
@@ -157,7 +251,7 @@ class ContactDefaults(_Model):
     """
 
     restitution: Fraction = 0.5
-    friction: NonNegative = 0.0
+    friction: Friction = 0.0
     impact_law: ImpactLaw = "staged"
 
 
@@ -174,11 +268,54 @@ class SolverSettings(_Model):
     """
 
     method: Literal["event-driven", "time-stepping"] = "event-driven"
-    t_end: Positive = 1.0
-    dt_out: Positive = 0.001
-    dt: Positive = 1e-4
-    rtol: Positive | None = None
-    atol: Positive | None = None
+    t_end: Duration = 1.0
+    dt_out: Duration = 0.001
+    dt: Duration = 1e-4
+    rtol: Tolerance | None = None
+    atol: Tolerance | None = None
+
+    @model_validator(mode="after")
+    def _bounded_run(self) -> SolverSettings:
+        problems = run_size_problems(self.t_end, self.dt_out, self.dt, self.method)
+        if problems:
+            raise ValidationError.from_exception_data(
+                "SolverSettings",
+                [
+                    {"type": PydanticCustomError("run_size", message), "loc": (key,), "input": None}
+                    for key, message in problems
+                ],
+            )
+        return self
+
+
+def run_size_problems(t_end: float, dt_out: float, dt: float, method: str) -> list[tuple[str, str]]:
+    """Why a run of these settings would be too large to compute, as ``(key, message)`` pairs.
+
+    A run is refused before anything is allocated when it would write more
+    than ``MAX_SAMPLES`` output samples (``t_end / dt_out``) or, with
+    ``method == "time-stepping"``, take more than ``MAX_TIME_STEPS`` steps
+    (``t_end / dt``). Empty when the run is within bounds.
+    """
+    problems = []
+    samples = t_end / dt_out
+    if samples > MAX_SAMPLES:
+        problems.append(
+            (
+                "dt_out",
+                f"gives {samples:.3g} output samples over t_end = {t_end:g} s, more than "
+                f"{MAX_SAMPLES:.0e}: use a larger dt_out or a shorter t_end",
+            )
+        )
+    steps = t_end / dt
+    if method == "time-stepping" and steps > MAX_TIME_STEPS:
+        problems.append(
+            (
+                "dt",
+                f"gives {steps:.3g} time steps over t_end = {t_end:g} s, more than "
+                f"{MAX_TIME_STEPS:.0e}: use a larger dt or a shorter t_end",
+            )
+        )
+    return problems
 
 
 # ------------------------------------------------------------------- boundaries
@@ -193,10 +330,10 @@ class SegmentBoundary(_Model):
 
     id: Identifier
     type: Literal["segment"] = "segment"
-    a: Vec2
-    b: Vec2
+    a: Point2
+    b: Point2
     restitution: Fraction | None = None
-    friction: NonNegative | None = None
+    friction: Friction | None = None
 
 
 class PolylineBoundary(_Model):
@@ -204,9 +341,9 @@ class PolylineBoundary(_Model):
 
     id: Identifier
     type: Literal["polyline"] = "polyline"
-    points: tuple[Vec2, ...] = Field(min_length=2)
+    points: tuple[Point2, ...] = Field(min_length=2, max_length=MAX_ITEMS)
     restitution: Fraction | None = None
-    friction: NonNegative | None = None
+    friction: Friction | None = None
 
 
 class ArcBoundary(_Model):
@@ -218,12 +355,12 @@ class ArcBoundary(_Model):
 
     id: Identifier
     type: Literal["arc"] = "arc"
-    center: Vec2
-    radius: Positive
-    start_deg: Number
-    end_deg: Number
+    center: Point2
+    radius: Length
+    start_deg: Annotated[Number, _within("degrees")]
+    end_deg: Annotated[Number, _within("degrees")]
     restitution: Fraction | None = None
-    friction: NonNegative | None = None
+    friction: Friction | None = None
 
 
 Boundary = Annotated[SegmentBoundary | PolylineBoundary | ArcBoundary, Field(discriminator="type")]
@@ -243,13 +380,13 @@ class Wheel(_Model):
 
     id: Identifier
     type: Literal["wheel"] = "wheel"
-    mass: Positive
-    inertia: Positive
-    radius: Positive
-    position: Vec2
-    angle: Number = 0.0
-    velocity: Vec2 = (0.0, 0.0)
-    angular_velocity: Number = 0.0
+    mass: Mass
+    inertia: Annotated[Positive, _within("inertia")]
+    radius: Length
+    position: Point2
+    angle: Angle = 0.0
+    velocity: _vector("speed") = (0.0, 0.0)
+    angular_velocity: Annotated[Number, _within("rate")] = 0.0
 
 
 class Bead(_Model):
@@ -260,11 +397,11 @@ class Bead(_Model):
 
     id: Identifier
     type: Literal["bead"] = "bead"
-    rail_y: Number
-    mass: Positive
-    radius: Positive
-    x: Number
-    vx: Number = 0.0
+    rail_y: Coordinate
+    mass: Mass
+    radius: Length
+    x: Coordinate
+    vx: Annotated[Number, _within("speed")] = 0.0
 
 
 class AxleCart(_Model):
@@ -279,14 +416,14 @@ class AxleCart(_Model):
 
     id: Identifier
     type: Literal["axle_cart"] = "axle_cart"
-    axle_mass: Positive
-    half_length: Positive
-    wheel_mass: Positive
-    wheel_radius: Positive
-    position: Vec2
-    angle: Number = 0.0
-    wheel_angles: Vec2 = (0.0, 0.0)
-    wheel_rates: Vec2 = (0.0, 0.0)
+    axle_mass: Mass
+    half_length: Length
+    wheel_mass: Mass
+    wheel_radius: Length
+    position: Point2
+    angle: Angle = 0.0
+    wheel_angles: _vector("angle") = (0.0, 0.0)
+    wheel_rates: _vector("rate") = (0.0, 0.0)
 
 
 Body = Annotated[Wheel | Bead | AxleCart, Field(discriminator="type")]
@@ -306,10 +443,10 @@ class Spring(_Model):
 
     a: Identifier
     b: Identifier | None = None
-    anchor: Vec2 | None = None
-    stiffness: Positive
-    rest_length: NonNegative
-    damping: NonNegative = 0.0
+    anchor: Point2 | None = None
+    stiffness: Annotated[Positive, _within("stiffness")]
+    rest_length: Annotated[NonNegative, _within("coordinate")]
+    damping: Annotated[NonNegative, _within("damping")] = 0.0
 
     @model_validator(mode="after")
     def _one_other_end(self) -> Spring:
@@ -328,9 +465,9 @@ class HarmonicForce(_Model):
 
     body: Identifier
     type: Literal["harmonic"] = "harmonic"
-    amplitude: Vec2
-    omega: NonNegative
-    phase: Number = 0.0
+    amplitude: _vector("force")
+    omega: Annotated[NonNegative, _within("rate")]
+    phase: Angle = 0.0
 
 
 class ScheduledImpulse(_Model):
@@ -348,10 +485,10 @@ class ScheduledImpulse(_Model):
       what the GUI records for a strike.
     """
 
-    time: NonNegative
+    time: Annotated[NonNegative, _within("time")]
     body: Identifier
-    point: Vec2
-    vector: Vec2
+    point: Point2
+    vector: _vector("impulse")
     frame: Literal["world", "body"] = "world"
 
 
@@ -369,16 +506,16 @@ class Scene(_Model):
 
     format: Literal["impactgui-scene"] = FORMAT
     version: Literal[2] = VERSION
-    title: str = "Untitled"
-    description: str = ""
+    title: Text = "Untitled"
+    description: Text = ""
     view: Literal["side", "top"] = "side"
-    gravity: Vec2 = SIDE_GRAVITY
+    gravity: _vector("acceleration") = SIDE_GRAVITY
     contact: ContactDefaults = ContactDefaults()
-    boundaries: tuple[Boundary, ...] = ()
-    bodies: tuple[Body, ...] = ()
-    springs: tuple[Spring, ...] = ()
-    forces: tuple[HarmonicForce, ...] = ()
-    impulses: tuple[ScheduledImpulse, ...] = ()
+    boundaries: tuple[Boundary, ...] = Field((), max_length=MAX_ITEMS)
+    bodies: tuple[Body, ...] = Field((), max_length=MAX_ITEMS)
+    springs: tuple[Spring, ...] = Field((), max_length=MAX_ITEMS)
+    forces: tuple[HarmonicForce, ...] = Field((), max_length=MAX_ITEMS)
+    impulses: tuple[ScheduledImpulse, ...] = Field((), max_length=MAX_ITEMS)
     solver: SolverSettings = SolverSettings()
 
     @model_validator(mode="before")
@@ -652,6 +789,8 @@ def _show(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
     return repr(value)
 
 
@@ -690,6 +829,15 @@ def _plain_message(error: dict[str, Any]) -> str:
         "finite_number": lambda: f"must be a finite number, got {got}",
         "float_type": lambda: f"must be a number, got {got}",
         "string_type": lambda: f"must be a string, got {got}",
+        "string_unicode": lambda: (
+            "holds a character that cannot be saved as UTF-8 (a lone surrogate)"
+        ),
+        "string_too_long": lambda: (
+            f"must have at most {ctx.get('max_length')} characters, got {len(error['input'])}"
+        ),
+        "too_long": lambda: (
+            f"must have at most {ctx.get('max_length')} items, got {ctx.get('actual_length')}"
+        ),
         "extra_forbidden": lambda: "unknown key",
         "missing": lambda: "required key is missing",
         "literal_error": lambda: f"must be one of {options('expected')}, got {got}",
@@ -761,21 +909,129 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def nesting_depth(data: Any, limit: int = MAX_NESTING) -> int:
+    """Depth of nested lists and dicts in ``data`` (a scalar is 0), counted up to ``limit + 1``.
+
+    Iterative, so any depth is measured without recursion; it stops descending
+    past ``limit``.
+    """
+    deepest = 0
+    pending = [(data, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= limit:
+            pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def text_nesting_depth(text: str) -> int:
+    """Deepest nesting of ``[`` and ``{`` in JSON text (strings skipped), without parsing it."""
+    brackets = re.sub(r"[^\[\]{}]+", "", re.sub(r'"(?:[^"\\]|\\.)*"', "", text))
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
+def _nesting_problem() -> str:
+    return (
+        f"(scene): arrays and objects nested more than {MAX_NESTING} levels deep "
+        "(a scene needs 5): not a scene file"
+    )
+
+
 def parse_scene(data: dict[str, Any]) -> Scene:
     """Validate a scene object (the parsed JSON) and return the ``Scene``.
 
     Raises
     ------
     SceneError
-        Listing every problem as ``"<json path>: <message>"``.
+        Listing every problem as ``"<json path>: <message>"``; data nested
+        deeper than ``MAX_NESTING`` is refused as a whole.
     """
     if not isinstance(data, dict):
         raise SceneError([f"(scene): must be a JSON object, got {_show(data)}"])
+    depth = nesting_depth(data)
+    if depth > MAX_NESTING:
+        raise SceneError([_nesting_problem()])
     data = migrate(data)
     try:
         return Scene.model_validate(data)
     except ValidationError as error:
         raise SceneError(_problems_from(error, data)) from None
+
+
+def read_scene_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
+    """The text of the scene file at ``path``: a regular file of at most ``limit`` bytes.
+
+    The file is opened without blocking and checked before it is read, so a
+    FIFO, a device or a directory is refused at once instead of waiting for a
+    writer or reading without end.
+
+    Raises
+    ------
+    SceneError
+        If the file is missing, not a regular file, larger than ``limit``,
+        unreadable or not UTF-8.
+    """
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise SceneError([f"{path}: cannot read the file ({error.strerror or error})"]) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SceneError([f"{path}: not a regular file (a folder, device or pipe)"])
+        if info.st_size > limit:
+            raise SceneError(
+                [
+                    f"{path}: the file has {info.st_size:,} bytes, more than the limit of "
+                    f"{limit:,} for a scene file"
+                ]
+            )
+        with os.fdopen(os.dup(fd), "rb") as stream:
+            raw = stream.read(limit + 1)
+    except OSError as error:
+        raise SceneError([f"{path}: cannot read the file ({error.strerror or error})"]) from None
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        raise SceneError([f"{path}: the file grew past the limit of {limit:,} bytes while read"])
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SceneError([f"{path}: not UTF-8 text (byte {error.start})"]) from None
+
+
+def scene_data_from_text(text: str, source: str = "(scene)") -> Any:
+    """Parse scene JSON text, refusing nesting deeper than ``MAX_NESTING`` before parsing.
+
+    Raises
+    ------
+    SceneError
+        For invalid JSON (line and column given, ``source`` naming the file),
+        too deep nesting or a number too long to read.
+    """
+    depth = text_nesting_depth(text)
+    if depth > MAX_NESTING:
+        raise SceneError([f"{source}: {_nesting_problem().removeprefix('(scene): ')}"])
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SceneError(
+            [f"{source}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"]
+        ) from None
+    except (ValueError, RecursionError) as error:
+        raise SceneError([f"{source}: cannot read the JSON ({error})"]) from None
 
 
 def load_scene(path: str | os.PathLike[str]) -> Scene:
@@ -784,21 +1040,12 @@ def load_scene(path: str | os.PathLike[str]) -> Scene:
     Raises
     ------
     SceneError
-        If the file cannot be read, is not valid JSON (line and column given),
-        or is not a valid scene.
+        If the file cannot be read (see :func:`read_scene_text`: only regular
+        files of at most ``MAX_FILE_BYTES``), is not valid JSON (line and
+        column given), or is not a valid scene.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise SceneError([f"{path}: cannot read the file ({error})"]) from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SceneError(
-            [f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"]
-        ) from None
-    return parse_scene(data)
+    return parse_scene(scene_data_from_text(read_scene_text(path), str(path)))
 
 
 def scene_to_dict(scene: Scene) -> dict[str, Any]:

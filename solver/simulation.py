@@ -4,18 +4,26 @@
 roll with :class:`solver.cart_motion.CartStepper`, ``"time-stepping"`` uses
 :class:`solver.timestepping.TimeSteppingStepper` (Moreau–Jean), everything
 else the event-driven :class:`solver.events.EventDrivenStepper` — and
-``simulate`` drives it into a :class:`solver.record.Trajectory`. The GUI
-worker and the command line use the same two calls.
+``drive`` runs it into a :class:`solver.record.Trajectory` under a
+``Watchdog``: a run whose simulated time stops advancing for
+``STALL_WALL_TIME_S`` of wall time fails instead of hanging, and an
+unexpected exception ends the run as a failure that keeps everything
+computed so far. ``simulate`` and the command line use these calls.
 """
 
 from __future__ import annotations
 
+import math
+import time
+from collections.abc import Callable
 from typing import Any
 
 from solver.cart_motion import CartStepper
-from solver.errors import InputError
+from solver.errors import InputError, SolverError
 from solver.events import EventDrivenStepper
+from solver.frames import Event, StepOutput
 from solver.record import Trajectory
+from solver.scene import run_size_problems
 from solver.system import System
 from solver.timestepping import TimeSteppingStepper
 
@@ -23,6 +31,96 @@ METHODS = ("event-driven", "time-stepping")
 DEFAULT_RTOL = 1e-10
 DEFAULT_ATOL = 1e-12
 """Event-driven ODE tolerances used when the scene gives none."""
+STALL_WALL_TIME_S = 30.0
+"""Wall time (s) a run may go on without advancing simulated time before it fails."""
+
+
+class Watchdog:
+    """Fails a run whose simulated time has not advanced for ``stall_seconds`` of wall time.
+
+    Call :meth:`check` with the stepper's time after every step. The work
+    inside one step is bounded on its own (the impact laws' budgets), so a
+    stall is always seen at the next check.
+
+    Parameters
+    ----------
+    stall_seconds : float
+        Wall time allowed without progress, s.
+    clock : callable, optional
+        Monotonic clock in seconds (``time.monotonic``; tests pass their own).
+    """
+
+    def __init__(
+        self, stall_seconds: float = STALL_WALL_TIME_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.stall_seconds = stall_seconds
+        self._clock = clock
+        self._t = -math.inf
+        self._since = clock()
+
+    def check(self, t: float) -> None:
+        """Note simulated time ``t`` (s); raise :class:`SolverError` past the stall limit."""
+        now = self._clock()
+        if t > self._t:
+            self._t, self._since = t, now
+            return
+        if now - self._since > self.stall_seconds:
+            raise SolverError(
+                f"no progress in simulated time for {self.stall_seconds:g} s of wall time "
+                f"(stuck at t = {t!r} s; STALL_WALL_TIME_S)"
+            )
+
+
+def drive(
+    stepper: Any,
+    trajectory: Trajectory,
+    watchdog: Watchdog | None = None,
+    on_step: Callable[[float], None] | None = None,
+) -> Exception | None:
+    """Step ``stepper`` to its end, appending every output to ``trajectory``.
+
+    Sets ``trajectory.status`` and ``message``. A :class:`SolverError` (a stall
+    seen by ``watchdog`` included) or any other exception ends the run as
+    ``"failed"`` with an ``error`` event, keeping everything recorded so far;
+    ``KeyboardInterrupt`` propagates.
+
+    Parameters
+    ----------
+    stepper : stepper
+        From :func:`make_stepper`.
+    trajectory : Trajectory
+        Where the frames and events go.
+    watchdog : Watchdog, optional
+        Default ``Watchdog()`` (``STALL_WALL_TIME_S``).
+    on_step : callable, optional
+        Called with the simulated time (s) after each step (a progress bar).
+
+    Returns
+    -------
+    Exception or None
+        The unexpected exception (not a ``SolverError``) that ended the run,
+        for a caller that logs its traceback; ``None`` otherwise.
+    """
+    watchdog = Watchdog() if watchdog is None else watchdog
+    unexpected: Exception | None = None
+    try:
+        while stepper.status == "running":
+            trajectory.append(stepper.step())
+            if on_step is not None:
+                on_step(stepper.t)
+            watchdog.check(stepper.t)
+        trajectory.status, trajectory.message = stepper.status, stepper.message
+        return None
+    except SolverError as error:
+        message = str(error)
+    except Exception as error:
+        unexpected = error
+        message = f"internal error ({type(error).__name__}: {error})"
+    t = float(getattr(stepper, "t", 0.0))
+    message = f"t = {t!r} s: {message}"
+    trajectory.append(StepOutput(events=[Event(t=t, type="error", message=message)]))
+    trajectory.status, trajectory.message = "failed", message
+    return unexpected
 
 
 def make_stepper(
@@ -53,7 +151,9 @@ def make_stepper(
     Raises
     ------
     InputError
-        For an unknown ``method``.
+        For an unknown ``method``, or a run past the bounds of
+        :func:`solver.scene.run_size_problems` (too many output samples or
+        time steps), refused before anything is allocated.
     """
     system = scene_or_system if isinstance(scene_or_system, System) else System(scene_or_system)
     settings = system.scene.solver
@@ -62,6 +162,8 @@ def make_stepper(
     method = settings.method if method is None else method
     if method not in METHODS:
         raise InputError(f"`method` must be one of {', '.join(METHODS)}, got {method!r}")
+    for key, problem in run_size_problems(t_end, dt_out, settings.dt, method):
+        raise InputError(f"`{key}` {problem}")
     if system.scene.view == "top":
         return CartStepper.from_system(system, t_end=t_end, dt_out=dt_out)
     if method == "time-stepping":
@@ -89,8 +191,5 @@ def simulate(
     """
     stepper = make_stepper(scene, t_end=t_end, method=method, dt_out=dt_out)
     trajectory = Trajectory(stepper.system)
-    while stepper.status == "running":
-        trajectory.append(stepper.step())
-    trajectory.status = stepper.status
-    trajectory.message = stepper.message
+    drive(stepper, trajectory)
     return trajectory
