@@ -1,9 +1,12 @@
 """Pictures of widgets at any resolution: PNG export for slides and papers, video frames.
 
 A widget is rendered (not grabbed and enlarged) at a device pixel ratio
-of the wanted scale, so text and lines stay sharp at 2× or at 3000 px
-wide. File ▸ Export canvas PNG… and Export plots PNG… ask for the
-resolution among ``RESOLUTIONS``.
+of the wanted scale, so text, bodies and curves are drawn afresh at 2× or
+3000 px wide: sharp, never blurred. Lines keep their width in pixels (Qt's
+cosmetic pens), so in a large picture they are crisp and comparatively
+thin; for thicker lines, export in presentation mode. File ▸ Export
+canvas PNG… and Export plots PNG… ask for the resolution among
+``RESOLUTIONS``.
 """
 
 from __future__ import annotations
