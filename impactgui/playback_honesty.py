@@ -65,17 +65,22 @@ class PlotCurtain(QGraphicsRectItem):
 
     def set_time(self, t: float) -> None:
         """Hide what is right of ``t`` (s); moves only when ``t`` reaches another pixel column."""
-        pixel = self.plot.vb.viewPixelSize()[0]
+        pixel = self._pixel()
         same_column = pixel > 0 and math.isfinite(self.time + t)
         if same_column and round(t / pixel) == round(self.time / pixel):
             return
         self.time = t
         self._cover()
 
+    def _pixel(self) -> float:
+        """Width of a pixel column of the plot's view, s (0 before it has a width)."""
+        (x0, x1), width = self.plot.vb.viewRange()[0], self.plot.vb.width()
+        return (x1 - x0) / width if width > 0 else 0.0
+
     def _cover(self) -> None:
         (x0, x1), (y0, y1) = self.plot.vb.viewRange()
         # one pixel column right of the time: the time cursor stays in view
-        start = max(self.time + 1.5 * self.plot.vb.viewPixelSize()[0], x0)
+        start = max(self.time + 1.5 * self._pixel(), x0)
         if start >= x1:
             self.setRect(QRectF())
         else:

@@ -277,7 +277,9 @@ class Presentation(QObject):
         }
         log.setTextElideMode(Qt.TextElideMode.ElideNone)
         log.setWordWrap(False)
+        # columns fit the rows in view (not every row of a long run), again after each scroll
         log.horizontalHeader().setResizeContentsPrecision(0)
+        log.verticalScrollBar().valueChanged.connect(self._fit_event_columns)
         window.honesty.set_enabled(True)
         window.properties_dock.hide()
         # the plots take the whole height, the event log the width under the canvas
@@ -291,6 +293,7 @@ class Presentation(QObject):
 
     def _turn_off(self) -> None:
         self._timer.stop()
+        self.window.event_log.verticalScrollBar().valueChanged.disconnect(self._fit_event_columns)
         window, saved = self.window, self._saved
         self._apply(1.0, font=saved["font"])
         log = window.event_log
@@ -326,6 +329,12 @@ class Presentation(QObject):
             header = log.horizontalHeader()
             for column in range(header.count() - 1):
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+    @Slot(int)
+    def _fit_event_columns(self, _value: int) -> None:
+        self.window.event_log.horizontalHeader().resizeSections(
+            QHeaderView.ResizeMode.ResizeToContents
+        )
 
     @Slot()
     def restyle_plots(self) -> None:
