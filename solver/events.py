@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -98,12 +98,27 @@ MAX_IMPACT_ROUNDS = 1000
 """Bound on impacts resolved one after another at a single instant."""
 MAX_STALLED_EVENTS = 200
 """Bound on consecutive events without time advancing."""
+MAX_PHASES_PER_STEP = 256
+"""Smooth phases one ``step()`` integrates at most before it returns (bounded work per step)."""
+PENETRATION_TOL = 1e-9
+"""Overlap (m) of a watched contact at the end of a flight piece that is never accepted silently."""
+REGION_TOL = 1e-12
+"""Distance (m) beyond a segment's or arc's end within which a contact on it still counts.
+
+A disk exactly at a junction (a scene drawn that way, or an event located
+there) is then in the contact set of both features that meet."""
+JUNCTION_TOL = 1e-12
+"""Distance (m) within which the end points of two features are one junction."""
 MAX_PROJECTION_ITERATIONS = 20
 """Bound on the Gauss–Newton iterations of the position projection."""
 FEW_DISKS = 16
 """Up to this many disks are searched for neighbours directly, more through the grid."""
 SPARSE_ABOVE = 64
 """Systems with more coordinates than this pass sparse Jacobians to the impact law."""
+MISSED_SAMPLES = 64
+"""Samples of a piece on which a gap closing that the search missed is looked for."""
+REOPEN_SAMPLES = 16
+"""Samples of a step searched for a contact that opened after an impact closing again."""
 SUBPOINTS_ODE = 4
 SUBPOINTS_FLIGHT = 8
 SUBPOINTS_LINEAR = 2
@@ -152,6 +167,57 @@ class _Pair:
     feature: Any
     restitution: float
     friction: float
+    neighbours: tuple[Any, ...] = ()
+    """For a vertex: the segments and arcs that end at it (they hide it where they reach)."""
+    order: float = 0.0
+    """For two beads whose disks overlap in height: the sign of ``x_i − x_j`` (they never pass)."""
+
+
+def _in_region(feature: Any, c: np.ndarray, band: float) -> bool:
+    """True when ``c`` (m) projects onto ``feature`` (segment or arc) or ``band`` (m) beyond it."""
+    if isinstance(feature, Segment):
+        a, b = np.asarray(feature.a), np.asarray(feature.b)
+        e = b - a
+        length = float(np.hypot(*e))
+        along = float((c - a) @ e) / length
+        return -band < along < length + band
+    if isinstance(feature, Arc):
+        if feature.is_full_circle:
+            return True
+        w = c - np.asarray(feature.center)
+        rho = float(np.hypot(*w))
+        if rho == 0.0:
+            return False
+        tol = band / feature.radius
+        angle = (math.atan2(w[1], w[0]) - feature.start + tol) % (2.0 * math.pi)
+        return 0.0 < angle < feature.span + 2.0 * tol
+    return False
+
+
+def _hidden(pair: _Pair, c: np.ndarray) -> bool:
+    """True when a vertex is covered by a feature ending at it: that feature holds the contact."""
+    return any(_in_region(f, c, REGION_TOL) for f in pair.neighbours)
+
+
+def _junction_neighbours(features: list[Any]) -> list[tuple[Any, ...]]:
+    """Per feature: for a vertex, the segments and arcs with an end point on it; else ``()``."""
+    ends = []
+    for feature in features:
+        if isinstance(feature, Segment):
+            ends.append((feature, np.asarray(feature.a)))
+            ends.append((feature, np.asarray(feature.b)))
+        elif isinstance(feature, Arc) and not feature.is_full_circle:
+            ends.append((feature, feature.point_at(feature.start)))
+            ends.append((feature, feature.point_at(feature.end)))
+    found = []
+    for feature in features:
+        if not isinstance(feature, Vertex):
+            found.append(())
+            continue
+        p = np.asarray(feature.p)
+        near = [f for f, end in ends if float(np.hypot(*(end - p))) <= JUNCTION_TOL]
+        found.append(tuple(dict.fromkeys(near)))
+    return found
 
 
 class _Kinematics:
@@ -165,6 +231,12 @@ class _Kinematics:
         self.feature_list = system.features
         self.index = (
             StaticIndex([f for _, f, _, _ in self.feature_list]) if self.feature_list else None
+        )
+        self.neighbours = _junction_neighbours([f for _, f, _, _ in self.feature_list])
+        # a bead's rail height, NaN for a wheel (two beads on rails closer than their
+        # radii keep their order along x)
+        self.rail_y = np.array(
+            [d.rail_y if d.iy is None else np.nan for d in system._disks], dtype=float
         )
         self.pairs: dict[Hashable, _Pair] = {}
 
@@ -182,7 +254,11 @@ class _Kinematics:
                 fid, feature, e, mu = self.feature_list[index]
                 disk = int(disks[k])
                 body = system.disk_body_id(disk)
-                pairs.append(self._pair((body, fid), body, fid, disk, -1, feature, e, mu))
+                pairs.append(
+                    self._pair(
+                        (body, fid), body, fid, disk, -1, feature, e, mu, self.neighbours[index]
+                    )
+                )
         if len(disks) > FEW_DISKS:
             found = [(int(i), int(j)) for i, j in disk_pairs(c, self.radii, margin).pairs]
             chosen = np.zeros(len(c), dtype=bool)
@@ -198,9 +274,20 @@ class _Kinematics:
             found = sorted(found)
         for i, j in found:
             bi, bj = system.disk_body_id(i), system.disk_body_id(j)
+            order = 0.0
+            if abs(self.rail_y[i] - self.rail_y[j]) < self.radii[i] + self.radii[j]:
+                order = float(np.sign(c[i, 0] - c[j, 0]))  # used only when first met
             pairs.append(
                 self._pair(
-                    (bi, bj), bi, bj, i, j, None, system.disk_restitution, system.disk_friction
+                    (bi, bj),
+                    bi,
+                    bj,
+                    i,
+                    j,
+                    None,
+                    system.disk_restitution,
+                    system.disk_friction,
+                    order=order,
                 )
             )
         return pairs
@@ -215,15 +302,34 @@ class _Kinematics:
         feature: Any,
         restitution: float,
         friction: float,
+        neighbours: tuple[Any, ...] = (),
+        order: float = 0.0,
     ) -> _Pair:
         found = self.pairs.get(key)
         if found is None:
-            found = _Pair(key, body, other, i, j, feature, float(restitution), float(friction))
+            found = _Pair(
+                key,
+                body,
+                other,
+                i,
+                j,
+                feature,
+                float(restitution),
+                float(friction),
+                neighbours,
+                order,
+            )
             self.pairs[key] = found
         return found
 
     def evaluate(self, pair: _Pair, q: np.ndarray, v: np.ndarray) -> Contact:
-        """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed."""
+        """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed.
+
+        ``inside`` is False more than ``REGION_TOL`` beyond the feature's ends
+        and for a vertex hidden by a feature that ends at it. Two beads that
+        have passed each other (against :attr:`_Pair.order`) get the gap
+        ``−|d| − r_i − r_j`` and the matching normal speed.
+        """
         system = self.system
         i, j = pair.i, pair.j
         ci, cdi, omi = system.disk_motion(q, v, i)
@@ -231,8 +337,10 @@ class _Kinematics:
         if j < 0:
             near = pair.feature.nearest(ci)
             if near is None:
-                inside = False
+                inside = _in_region(pair.feature, ci, REGION_TOL)
                 near = _continued_nearest(pair.feature, ci)
+            elif pair.neighbours and _hidden(pair, ci):
+                inside = False
             dc = disk_contact_from_nearest(near, cdi, self.radii[i], omi)
         else:
             cj, cdj, omj = system.disk_motion(q, v, j)
@@ -240,6 +348,8 @@ class _Kinematics:
             if found is None:
                 raise SolverError(f"the centres of {pair.body!r} and {pair.other!r} coincide")
             dc = found
+            if pair.order and pair.order * (ci[0] - cj[0]) < 0.0:
+                dc = replace(dc, g=-dc.g - 2.0 * (self.radii[i] + self.radii[j]), u_n=-dc.u_n)
         return system.generalize(
             pair.key,
             pair.body,
@@ -287,6 +397,18 @@ class _GapSet:
         self.vertex_p = np.array(
             [pairs[n].feature.p for n in self.vertex_rows], dtype=float
         ).reshape(-1, 2)
+        self.order = np.array([pairs[n].order for n in self.disk_rows], dtype=float)
+        self.ordered = bool(np.any(self.order))
+        # vertices hidden by the segments and arcs that end at them
+        covering = [(r, f) for r, n in enumerate(self.vertex_rows) for f in pairs[n].neighbours]
+        self.cover_rows = np.array([r for r, f in covering if isinstance(f, Segment)], dtype=int)
+        cover_ends = np.array(
+            [(*f.a, *f.b) for _, f in covering if isinstance(f, Segment)], dtype=float
+        ).reshape(-1, 4)
+        self.cover_a = cover_ends[:, :2]
+        self.cover_e = cover_ends[:, 2:] - cover_ends[:, :2]
+        self.cover_len2 = _row_dots(self.cover_e, self.cover_e)
+        self.cover_arcs = [(r, f) for r, f in covering if isinstance(f, Arc)]
         length = np.sqrt(self.seg_len2)
         self.seg_normal = (
             np.column_stack((-self.seg_e[:, 1], self.seg_e[:, 0]))
@@ -398,6 +520,7 @@ class _GapSet:
             g = self._never.copy()  # the other kinds are resolved
             for fill in doubtful:
                 fill(c, None, g, None)
+            self._nearest_possible(c, g)
             reach = travel[self.first] + travel[self.second]
             unresolved &= ~(g - reach > GAP_TOL)
         return tau, unresolved
@@ -412,13 +535,17 @@ class _GapSet:
         self._arc_values(c, cd, g, u_n)
         return g, u_n
 
-    def gaps(self, q: np.ndarray) -> np.ndarray:
-        """``g`` per pair (m), as :meth:`values` without the speeds."""
+    def gaps(self, q: np.ndarray, band: bool = False) -> np.ndarray:
+        """``g`` per pair (m), as :meth:`values` without the speeds.
+
+        With ``band`` a segment or arc counts ``REGION_TOL`` beyond its ends.
+        """
         g = np.empty(len(self.pairs))
         c = self.kin.system.centres(q)
-        for fill in (self._disk_values, self._segment_values, self._vertex_values):
-            fill(c, None, g, None)
-        self._arc_values(c, None, g, None)
+        self._disk_values(c, None, g, None)
+        self._segment_values(c, None, g, None, REGION_TOL if band else 0.0)
+        self._vertex_values(c, None, g, None)
+        self._arc_values(c, None, g, None, REGION_TOL if band else 0.0)
         return g
 
     # Each of the following fills the rows of one kind of pair: the gaps ``g``
@@ -432,14 +559,24 @@ class _GapSet:
             return
         d = c[self.I] - c[self.J]
         dist = np.hypot(d[:, 0], d[:, 1])
-        g[self.disk_rows] = dist - self.rsum
+        gap = dist - self.rsum
+        if self.ordered:  # beads that have passed each other overlap by more than their size
+            passed = self.order * d[:, 0] < 0.0
+            gap = np.where(passed, -dist - self.rsum, gap)
+        g[self.disk_rows] = gap
         if cd is not None:
             rel = cd[self.I] - cd[self.J]
             with np.errstate(invalid="ignore", divide="ignore"):
-                u_n[self.disk_rows] = (d[:, 0] * rel[:, 0] + d[:, 1] * rel[:, 1]) / dist
+                speed = (d[:, 0] * rel[:, 0] + d[:, 1] * rel[:, 1]) / dist
+            u_n[self.disk_rows] = np.where(passed, -speed, speed) if self.ordered else speed
 
     def _segment_values(
-        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+        self,
+        c: np.ndarray,
+        cd: np.ndarray | None,
+        g: np.ndarray,
+        u_n: np.ndarray | None,
+        band: float = 0.0,
     ) -> None:
         if not len(self.segment_rows):
             return
@@ -448,7 +585,11 @@ class _GapSet:
         s = _row_dots(w, self.seg_e) / self.seg_len2
         w -= s[:, None] * self.seg_e
         d = np.hypot(w[:, 0], w[:, 1])
-        inside = (s > 0.0) & (s < 1.0)
+        if band:
+            reach = band / np.sqrt(self.seg_len2)
+            inside = (s > -reach) & (s < 1.0 + reach)
+        else:
+            inside = (s > 0.0) & (s < 1.0)
         g[self.segment_rows] = np.where(inside, d - self.seg_radii, np.inf)
         if cd is not None:
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -462,17 +603,60 @@ class _GapSet:
         k = self.vertex_disks
         w = c[k] - self.vertex_p
         d = np.hypot(w[:, 0], w[:, 1])
-        g[self.vertex_rows] = d - self.vertex_radii
+        gap = d - self.vertex_radii
+        hidden = self._hidden(c)
+        if hidden is not None:
+            gap = np.where(hidden, np.inf, gap)
+        g[self.vertex_rows] = gap
         if cd is not None:
             with np.errstate(invalid="ignore", divide="ignore"):
                 u_n[self.vertex_rows] = _row_dots(w, cd[k]) / d
 
+    def _nearest_possible(self, c: np.ndarray, g: np.ndarray) -> None:
+        """Lower the gaps ``g`` of vertices and arcs to a bound valid beyond their regions.
+
+        A disk outside an arc's sector (or where a vertex is hidden) has no
+        gap to it, yet may enter with the gap already closed: its distance to
+        the whole circle (to the bare vertex) bounds the gap from below.
+        """
+        if len(self.vertex_rows):
+            w = c[self.vertex_disks] - self.vertex_p
+            g[self.vertex_rows] = np.minimum(
+                g[self.vertex_rows], np.hypot(w[:, 0], w[:, 1]) - self.vertex_radii
+            )
+        for n in self.arc_rows:
+            pair = self.pairs[n]
+            rho = float(np.hypot(*(c[pair.i] - np.asarray(pair.feature.center))))
+            g[n] = min(g[n], abs(rho - pair.feature.radius) - self.kin.radii[pair.i])
+
+    def _hidden(self, c: np.ndarray) -> np.ndarray | None:
+        """Per vertex row: True where a segment or arc ending at it covers the disk centre."""
+        if not len(self.cover_rows) and not self.cover_arcs:
+            return None
+        hidden = np.zeros(len(self.vertex_rows), dtype=bool)
+        if len(self.cover_rows):
+            w = c[self.vertex_disks[self.cover_rows]] - self.cover_a
+            s = _row_dots(w, self.cover_e) / self.cover_len2
+            reach = REGION_TOL / np.sqrt(self.cover_len2)
+            hidden[self.cover_rows[(s > -reach) & (s < 1.0 + reach)]] = True
+        for r, arc in self.cover_arcs:
+            if not hidden[r] and _in_region(arc, c[self.vertex_disks[r]], REGION_TOL):
+                hidden[r] = True
+        return hidden
+
     def _arc_values(
-        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+        self,
+        c: np.ndarray,
+        cd: np.ndarray | None,
+        g: np.ndarray,
+        u_n: np.ndarray | None,
+        band: float = 0.0,
     ) -> None:
         for n in self.arc_rows:
             pair = self.pairs[n]
             near = pair.feature.nearest(c[pair.i])
+            if near is None and band and _in_region(pair.feature, c[pair.i], band):
+                near = _continued_nearest(pair.feature, c[pair.i])
             if near is None:
                 g[n] = np.inf
                 if cd is not None:
@@ -481,6 +665,20 @@ class _GapSet:
                 g[n] = near.d - self.kin.radii[pair.i]
                 if cd is not None:
                     u_n[n] = float(near.n @ cd[pair.i])
+
+
+def _grazing(contact: Contact, qdd: np.ndarray | None) -> bool:
+    """True when ``contact`` closes so slowly and turns back so fast that it stays in ``GAP_TOL``.
+
+    With the normal acceleration ``a_n = G·q̈ + γ_n`` (m/s²) of the motion so
+    far, an approach at ``u_n < 0`` bottoms out ``u_n²/(2 a_n)`` (m) further
+    on: a contact grazed within the closing tolerance, as a wheel leaving an
+    arc for the floor it is tangent to, is taken up without an impact.
+    """
+    if qdd is None:
+        return False
+    a_n = float(contact.G @ qdd) + contact.gamma_n
+    return a_n > 0.0 and contact.u_n * contact.u_n <= 2.0 * a_n * GAP_TOL
 
 
 def _row_dots(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -694,7 +892,11 @@ class EventDrivenStepper:
     # ------------------------------------------------------------ public
 
     def step(self) -> StepOutput:
-        """Advance by at least one output sample or one event.
+        """Advance by at least one output sample or one event, or by ``MAX_PHASES_PER_STEP`` phases.
+
+        The work of one call is bounded: a run that needs very many short
+        phases between two output samples (a bead at 1e6 m/s) returns
+        between them with an empty output and a later ``t``.
 
         Returns
         -------
@@ -711,7 +913,9 @@ class EventDrivenStepper:
                 self._started = True
                 self._settle(out, {})
                 self._emit_samples(out, lambda _t: self._y(), self.t, inclusive=True)
-            while self.status == "running" and not out.frames and not out.events:
+            for _ in range(MAX_PHASES_PER_STEP):
+                if self.status != "running" or out.frames or out.events:
+                    break
                 self._phase(out)
         except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
             self.status = "failed"
@@ -1187,6 +1391,7 @@ class EventDrivenStepper:
                         _Piece(t0, end, piece.state, piece.states), self._no_gaps, SUBPOINTS_FLIGHT
                     )
                     found = other or found
+            found = self._missed(piece, gaps, found) or found
             limit = found.t if found else piece.tb
             self._emit_samples(
                 out,
@@ -1216,6 +1421,47 @@ class EventDrivenStepper:
                 self._finish(out)
             return
         raise SolverError("smooth phase ended without reaching an event or the horizon")
+
+    def _missed(self, piece: _Piece, gaps: _GapSet, found: _Found | None) -> _Found | None:
+        """A gap closing that the search missed in ``piece``, located; None if there is none.
+
+        Every watched gap is checked where the piece ends (at ``found`` or its
+        end). One below ``−PENETRATION_TOL`` there was either closed already
+        at the start — a ``SolverError`` naming the contact, time and depth —
+        or closed in between: its first closing on ``MISSED_SAMPLES`` samples
+        is bisected to ``TIME_TOL``.
+        """
+        if not len(gaps):
+            return None
+        N = self._N
+        ta, tb = piece.ta, found.t if found is not None else piece.tb
+        deep = np.nonzero(gaps.gaps(piece.state(tb)[:N]) < -PENETRATION_TOL)[0]
+        if not len(deep):
+            return None
+        start = gaps.gaps(piece.state(ta)[:N])[deep]
+        if np.any(start < -PENETRATION_TOL):
+            k = int(deep[int(np.argmin(start))])
+            pair = gaps.pairs[k]
+            raise SolverError(
+                f"contact {pair.body}–{pair.other} overlaps by {-float(np.min(start)):.3g} m "
+                f"at t = {ta:.12g} s (more than {PENETRATION_TOL:g} m) without an event"
+            )
+        pairs = _GapSet(self._kin, [gaps.pairs[k] for k in deep])
+        ts = np.linspace(ta, tb, MISSED_SAMPLES + 1)
+        before = ta
+        for t in ts[1:]:
+            if np.any(pairs.gaps(piece.state(t)[:N]) < -GAP_EVENT_TOL):
+                break
+            before = t
+        after = t
+        while after - before > TIME_TOL:
+            mid = 0.5 * (before + after)
+            if np.any(pairs.gaps(piece.state(mid)[:N]) < -GAP_EVENT_TOL):
+                after = mid
+            else:
+                before = mid
+        k = int(np.argmin(pairs.gaps(piece.state(after)[:N])))
+        return _Found(after, "gap", pairs.pairs[k].key)
 
     def _advance_clock(self, t: float) -> None:
         if t > self.t:
@@ -1475,16 +1721,54 @@ class EventDrivenStepper:
         """First time in ``[ta, tb]`` where gap ``n`` closes, given ``g(tb) < 0``.
 
         A contact that starts closed but separating (just after an impact)
-        closes again after its gap's maximum, found where ``u_n = 0``.
+        closes again after its gap's maximum, found where ``u_n = 0``. A
+        contact whose disk enters the feature's region during the step
+        (``g_a`` infinite: the arc beginning on a floor, a vertex no longer
+        hidden) closes where it enters if its gap there is already about zero.
         """
+        if math.isinf(g_a):
+            ta = self._region_entry(piece, gaps.pairs[n], ta, tb)
+            g_entry = self._gap(piece, gaps, n, ta)
+            if g_entry <= GAP_TOL:
+                return ta
+            return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
         if not g_a > 0.0:
             if not self._gap_speed(piece, gaps, n, ta) > 0.0:
                 return ta
-            t_max = brentq(lambda t: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
-            if not self._gap(piece, gaps, n, t_max) > 0.0:
+            if self._gap_speed(piece, gaps, n, tb) < 0.0:  # one maximum in between
+                t_max = brentq(lambda t: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+                if not self._gap(piece, gaps, n, t_max) > 0.0:
+                    return ta
+                return brentq(lambda t: self._gap(piece, gaps, n, t), t_max, tb, xtol=TIME_TOL)
+            # it opens, then closes: the first sub-sample below zero after one above it
+            ts = np.linspace(ta, tb, REOPEN_SAMPLES + 1)
+            g = np.array([self._gap(piece, gaps, n, t) for t in ts])
+            below = np.nonzero(g < -GAP_EVENT_TOL)[0]
+            last = int(below[0]) if len(below) else REOPEN_SAMPLES
+            above = np.nonzero(g[:last] > 0.0)[0]
+            if not len(above):
                 return ta
-            ta = t_max
+            ta, tb = ts[above[-1]], ts[last]
+            if not g[last] < 0.0:
+                return tb
         return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+
+    def _region_entry(self, piece: _Piece, pair: _Pair, ta: float, tb: float) -> float:
+        """First time (s, to ``TIME_TOL``) in ``[ta, tb]`` with ``pair``'s disk inside its region.
+
+        The pair is outside at ``ta`` and inside at ``tb``.
+        """
+        N = self._N
+        for _ in range(200):
+            if tb - ta <= TIME_TOL:
+                return tb
+            mid = 0.5 * (ta + tb)
+            y = piece.state(mid)
+            if self._kin.evaluate(pair, y[:N], y[N : 2 * N]).inside:
+                tb = mid
+            else:
+                ta = mid
+        raise SolverError("bisection for a disk entering a contact's region did not converge")
 
     def _active_value(self, piece: _Piece, gaps: _GapSet, col: int, t: float) -> float:
         y = piece.state(t)
@@ -1519,7 +1803,7 @@ class EventDrivenStepper:
         every = self._all_candidates()
         if not len(every):
             return []
-        g = every.gaps(self._q)
+        g = every.gaps(self._q, band=True)
         touching = np.nonzero(np.abs(g) <= GAP_TOL)[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
@@ -1548,21 +1832,21 @@ class EventDrivenStepper:
         """
         impacted = False
         pairs = self._closed_pairs()  # impacts change velocities only
+        qdd = self._accelerations()
         for _ in range(MAX_IMPACT_ROUNDS):
             closed = self._closed(pairs)
             if not any(e.u_n < -REST_SPEED_TOL for e in closed):
                 break
-            if self._law == "sequential":
-                # the law takes one closed contact at a time until none approaches:
-                # all of them, or a jam between walls cascades through rounds
-                touching = closed
-            else:
-                touching = [e for e in closed if e.u_n < REST_SPEED_TOL]
-            if any(e.u_n < -IMPACT_SPEED_TOL for e in closed):
-                self._impact(out, touching)
+            approaching = [e for e in closed if e.u_n < -IMPACT_SPEED_TOL]
+            if approaching and not all(_grazing(e, qdd) for e in approaching):
+                # every law is given all closed contacts: the staged and poisson laws
+                # act on the separating ones too (paper 000), the sequential law takes
+                # one at a time until none approaches (a jam cascades through rounds)
+                self._impact(out, closed)
                 impacted = True
             else:
-                self._absorb(touching)
+                self._absorb([e for e in closed if e.u_n < REST_SPEED_TOL])
+            qdd = None  # after a jump the motion so far says nothing
         else:
             raise SolverError(
                 f"impacts did not end after {MAX_IMPACT_ROUNDS} rounds at one instant"
@@ -1585,6 +1869,12 @@ class EventDrivenStepper:
         if impacted:
             # without active contacts nothing was projected: the evaluations still hold
             self._check_zeno(out, [] if self._active else evaluated)
+
+    def _accelerations(self) -> np.ndarray | None:
+        """``q̈`` (N,) of the motion that led to this instant (active contacts as they were)."""
+        if self._active:
+            return self._active_forces(self.t, self._q, self._v)[1].qdd
+        return self.system.applied_force(self.t, self._q, self._v) * self._M_inv
 
     def _report_changes(
         self, out: StepOutput, previous: dict[Hashable, tuple[_Pair, str]], impacted: bool
