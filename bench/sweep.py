@@ -1,0 +1,102 @@
+"""Sweep benchmark: a frequency sweep of a harmonically forced mass between two stops.
+
+Run with ``python bench/sweep.py [--points N] [--periods P]`` (default: the
+issue's 500 points of 200 forcing periods each). Prints figures and asserts
+nothing (benchmarks print ratios, never timed assertions).
+
+The scene: a 1 kg bead between two stops 0.2 m of free travel apart
+(restitution 0.8), driven by ``F = 20 N · sin(ω t)``; the sweep varies
+``forces[0].omega`` evenly over ``[OMEGA_LOW, OMEGA_HIGH]`` rad/s and runs
+every point for ``P`` periods of the lowest frequency (so at least ``P``
+periods each), sampling only the end (``solver.dt_out = t_end``: a sweep
+keeps impacts and the final state, not the trajectory).
+
+Figures: wall time with one worker and with two, their ratio (the target
+is 2 within 20 %: 1.6 to 2.4), points per second, the wall time the full
+500 × 200 sweep takes at the measured two-worker rate against the 60 s
+target, and whether the two runs wrote the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from solver.scene import parse_scene
+from solver.sweep import Axis, Sweep
+
+OMEGA_LOW, OMEGA_HIGH = 6.0, 20.0
+"""Forcing frequencies swept, rad/s."""
+TARGET_POINTS, TARGET_PERIODS, TARGET_SECONDS = 500, 200, 60.0
+
+
+def forced_mass_scene(periods: float) -> dict:
+    """The scene as a JSON object, run for ``periods`` periods of the lowest frequency."""
+    t_end = periods * 2.0 * math.pi / OMEGA_LOW
+    return {
+        "format": "impactgui-scene",
+        "version": 1,
+        "title": "Harmonically forced mass between two stops",
+        "contact": {"restitution": 0.8, "friction": 0.0},
+        "boundaries": [
+            {"id": "left", "type": "segment", "a": [-0.15, -0.2], "b": [-0.15, 0.2]},
+            {"id": "right", "type": "segment", "a": [0.15, -0.2], "b": [0.15, 0.2]},
+        ],
+        "bodies": [
+            {"id": "mass", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.05, "x": 0.0}
+        ],
+        "forces": [{"body": "mass", "amplitude": [20.0, 0.0], "omega": OMEGA_LOW}],
+        "solver": {"t_end": t_end, "dt_out": t_end},
+    }
+
+
+def timed_sweep(plan: Sweep, workers: int, out_dir: Path) -> tuple[float, bytes, int]:
+    """Wall time (s), the bytes of both files, and the number of impacts."""
+    start = time.perf_counter()
+    result = plan.run(workers=workers)
+    elapsed = time.perf_counter() - start
+    paths = result.write_csv(out_dir)
+    data = paths["summary"].read_bytes() + paths["impacts"].read_bytes()
+    return elapsed, data, sum(point.n_impacts for point in result.points)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", type=int, default=TARGET_POINTS)
+    parser.add_argument("--periods", type=float, default=TARGET_PERIODS)
+    args = parser.parse_args(argv)
+    scene = parse_scene(forced_mass_scene(args.periods))
+    plan = Sweep(
+        scene,
+        [Axis.linspace("forces[0].omega", OMEGA_LOW, OMEGA_HIGH, args.points)],
+        transient=scene.solver.t_end / 2,
+    )
+    print(
+        f"forced mass between two stops: {args.points} points, {args.periods:g} periods "
+        f"of {2 * math.pi / OMEGA_LOW:.4g} s each (t_end = {scene.solver.t_end:.4g} s)"
+    )
+    print(f"  cores {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} (other work skews)")
+    with tempfile.TemporaryDirectory() as tmp:
+        one, bytes_one, impacts = timed_sweep(plan, 1, Path(tmp) / "one")
+        two, bytes_two, _ = timed_sweep(plan, 2, Path(tmp) / "two")
+    rate = args.points / two
+    full = TARGET_POINTS * (TARGET_PERIODS / args.periods) / rate
+    print(f"  impacts computed per sweep    {impacts}  ({impacts / args.points:.0f} per point)")
+    print(f"  1 worker                      {one:8.2f} s  ({args.points / one:.3g} points/s)")
+    print(f"  2 workers                     {two:8.2f} s  ({rate:.3g} points/s)")
+    print(f"  speed-up 1 -> 2 workers       {one / two:8.2f}   (target 2 within 20 %: 1.6-2.4)")
+    print(
+        f"  full {TARGET_POINTS} x {TARGET_PERIODS} sweep, 2 workers  {full:8.1f} s  "
+        f"(target {TARGET_SECONDS:g} s: ratio {full / TARGET_SECONDS:.2f})"
+    )
+    print(f"  same bytes for 1 and 2 workers: {bytes_one == bytes_two}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
