@@ -234,11 +234,14 @@ class SceneCanvas(QWidget):
         ``[x, y]`` (m) and vector ``[Sx, Sy]`` (N·s), world frame.
     tool_changed(str)
         The active tool changed (its name).
+    pointer_moved(float, float)
+        The pointer moved over the view, to ``(x, y)`` (m, world).
     """
 
     status_message = Signal(str)
     impulse_requested = Signal(str, object, object)
     tool_changed = Signal(str)
+    pointer_moved = Signal(float, float)
 
     def __init__(self, document: SceneDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -444,6 +447,7 @@ class SceneCanvas(QWidget):
         if self.view.sceneBoundingRect().contains(scene_pos):
             pos = self.view.mapSceneToView(scene_pos)
             self._tool.hover((pos.x(), pos.y()))
+            self.pointer_moved.emit(pos.x(), pos.y())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Enter finishes, Escape cancels what the tool is drawing."""

@@ -56,6 +56,7 @@ from impactgui.motion_plots import MotionPlots
 from impactgui.playback import PlaybackBar, PlaybackClock
 from impactgui.playback_honesty import PlaybackHonesty
 from impactgui.plots import PlotPanel
+from impactgui.pointer_readout import PointerReadout
 from impactgui.presentation import Presentation
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
@@ -164,6 +165,7 @@ class MainWindow(QMainWindow):
         self.motion_plots = MotionPlots()
         self.event_log = EventLog()
         self.progress = RunProgress()
+        self.pointer = PointerReadout()
         self.run_label = self.progress.label
         self.honesty = PlaybackHonesty(
             lambda: [*self.plots.plots, *self.motion_plots.plots], self.event_log, self
@@ -190,6 +192,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.properties_dock], [250], Qt.Orientation.Horizontal)
         self.resizeDocks([self.plots_dock], [520], Qt.Orientation.Horizontal)
         self.resizeDocks([self.event_dock], [150], Qt.Orientation.Vertical)
+        self.statusBar().addPermanentWidget(self.pointer)
         self.statusBar().addPermanentWidget(self.progress)
 
         install_actions(self)
@@ -219,6 +222,7 @@ class MainWindow(QMainWindow):
         self.clock.time_changed.connect(self._on_time_changed)
         self.event_log.time_selected.connect(self._on_event_time_selected)
         self.doc.selection_changed.connect(self._on_selection_changed)
+        self.canvas.pointer_moved.connect(self._on_pointer_moved)
         self.presentation.toggled.connect(self._on_presentation_toggled)
 
     # ------------------------------------------------------------- messages
@@ -794,6 +798,12 @@ class MainWindow(QMainWindow):
         if not 0 <= selection[1] < len(bodies):
             return None
         return str(bodies[selection[1]].get("id", ""))
+
+    @Slot(float, float)
+    def _on_pointer_moved(self, x: float, y: float) -> None:
+        canvas = self.canvas
+        position = canvas.snap((x, y)) if canvas.editing_enabled else (x, y)
+        self.pointer.show_pointer(position, canvas.tool.name, canvas.preview_points())
 
     @Slot(object)
     def _on_selection_changed(self, _selection: object) -> None:

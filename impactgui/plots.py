@@ -658,6 +658,8 @@ class PlotPanel(QWidget):
         ):
             x, y = points.data()
             self._bounds[plot].include(y[series.shown :])
+            if plot is self.lambda_plot:
+                self._bounds[plot].include(np.zeros(1))  # λ ≥ 0: its axis always shows 0
             curve.setData(x, y)
         series.shown = count
 

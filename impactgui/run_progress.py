@@ -35,7 +35,7 @@ class SolverSpeed:
         """The solver has computed up to ``computed`` (s) at wall-clock time ``wall`` (s)."""
         wall = time.monotonic() if wall is None else wall
         self._samples.append((wall, computed))
-        while len(self._samples) > 2 and wall - self._samples[1][0] >= self.window_s:
+        while len(self._samples) > 2 and wall - self._samples[1][0] > self.window_s:
             self._samples.popleft()
 
     @property
