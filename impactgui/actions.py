@@ -134,6 +134,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "present", checkable=True,
     ),
     ActionSpec(
+        "presentation_scale_action", "&View", "Presentation &scale…", "presentation.ask_scale",
+        None, "How much larger fonts and lines are in presentation mode (1.5–2.5×)", "present",
+    ),
+    ActionSpec(
         "honesty_action", "&View", "Show only up to the &playback time", "set_honest", None,
         "Plots and event log hide what the solver computed beyond the time shown",
         "present", checkable=True,

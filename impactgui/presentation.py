@@ -2,9 +2,10 @@
 
 View ▸ Presentation (F11) turns it on and off. While on:
 
-* every font is ``scale`` times its size (1.5–2.5, ``View ▸ Presentation
-  scale``; 2 by default): menus, panels, the event log, the canvas's labels,
-  the plots' titles, ticks, axis labels and legends;
+* every font is ``scale`` times its size (1.5–2.5, set live with the
+  labelled slider of View ▸ Presentation scale…; 2 by default): menus,
+  panels, the event log, the canvas's labels, the plots' titles, ticks,
+  axis labels and legends;
 * every line, marker and arrow is ``scale`` times as wide, on the canvas
   (``scene_items.set_line_scale``) and in the plots;
 * the plots' legends sit outside the plot area, to the right of each plot,
@@ -32,7 +33,8 @@ from typing import TYPE_CHECKING
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
-from PySide6.QtWidgets import QApplication, QHeaderView
+from PySide6.QtWidgets import QApplication, QDialog, QHeaderView, QLabel, QVBoxLayout
+from superqt import QLabeledDoubleSlider
 
 from impactgui import scene_items
 
@@ -253,6 +255,13 @@ class Presentation(QObject):
         if self.enabled:
             self._apply(self.scale)
 
+    @Slot()
+    def ask_scale(self) -> ScaleDialog:
+        """View ▸ Presentation scale…: a labelled slider that sets the scale live."""
+        dialog = ScaleDialog(self)
+        dialog.show()
+        return dialog
+
     def _turn_on(self) -> None:
         window = self.window
         app = QApplication.instance()
@@ -350,3 +359,32 @@ def _scaled_pen(pen: QPen, scale: float) -> QPen:
         styled.setWidthF(max(pen.widthF(), 1.0) * scale)
         styled.setColor(contrast_colour(pen.color()))
     return styled
+
+
+class ScaleDialog(QDialog):
+    """A labelled slider (superqt) for the presentation scale; it applies as it moves.
+
+    Parameters
+    ----------
+    presentation : Presentation
+        Whose scale the slider sets.
+    """
+
+    def __init__(self, presentation: Presentation) -> None:
+        super().__init__(presentation.window)
+        self.presentation = presentation
+        self.setWindowTitle("Presentation scale")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.slider = QLabeledDoubleSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(*SCALE_RANGE)
+        self.slider.setSingleStep(0.1)
+        self.slider.setValue(presentation.scale)
+        self.slider.valueChanged.connect(self._on_value_changed)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Fonts and lines in presentation mode, × their size:"))
+        layout.addWidget(self.slider)
+        self.resize(420, self.sizeHint().height())
+
+    @Slot(float)
+    def _on_value_changed(self, value: float) -> None:
+        self.presentation.set_scale(round(value, 2))

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from impactgui import scene_items
 from impactgui.image_export import image_array, render_widget
 from impactgui.plots import ENERGY_TERMS
-from impactgui.presentation import CONTRAST_LIGHTNESS, SCALE_RANGE, contrast_colour
+from impactgui.presentation import CONTRAST_LIGHTNESS, SCALE_RANGE, ScaleDialog, contrast_colour
 from tests.gui.conftest import run_to_end, scene_path
 
 
@@ -179,3 +179,15 @@ def test_honest_plots_show_nothing_right_of_the_playback_time(qtbot, window) -> 
     image = image_array(render_widget(graphics, 1.0))
     assert np.any(image[top + 2 : bottom - 2, left : right - 2] < 200)
 
+
+
+def test_the_scale_slider_sets_the_scale_live(qtbot, presenting) -> None:
+    window, base = presenting
+    window.presentation_scale_action.trigger()
+    dialog = window.findChild(ScaleDialog)
+    assert dialog is not None and dialog.slider.value() == pytest.approx(2.0)
+    dialog.slider.setValue(2.5)
+    assert window.presentation.scale == pytest.approx(2.5)
+    assert QApplication.font().pointSizeF() == pytest.approx(2.5 * base)
+    assert window.plots.energy_curves["total"].opts["pen"].widthF() == pytest.approx(5.0)
+    dialog.close()
