@@ -4,10 +4,10 @@ The stepper's ``StepOutput`` batches are appended to a ``Trajectory`` while
 the GUI (another thread) reads it; ``write_csv`` turns a trajectory into the
 three files of the public contract (DESIGN.md, "CSV"): ``trajectory.csv``,
 ``contacts.csv`` and ``events.csv``, and the stages of every impact,
-``stages.csv``. Every file is written to a temporary
-name in the target directory and renamed, so a reader never sees a
-half-written file, and the bytes depend only on the trajectory, so a GUI
-export is identical to the command line's for the same run.
+``stages.csv``. The files are written as a set into a staging folder in the
+target directory and renamed together, so a reader never sees a
+half-written file nor a new file beside old ones, and the bytes depend only
+on the trajectory, so a GUI export is identical to the command line's for the same run.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver.atomic_file import atomic_write
+from solver.atomic_file import atomic_write, replace_together
 from solver.frames import Event, Frame, StepOutput
 from solver.stages import STAGES_FILE, write_stages_csv
 
@@ -330,21 +330,32 @@ def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[s
     ``post``); ``contacts.csv`` one row per active contact at each sample
     frame; ``events.csv`` one row per event; ``stages.csv`` one row per stage
     of each impact of ``events.csv`` (:mod:`solver.stages`).
+
+    The files are written as a set (:func:`solver.atomic_file.replace_together`):
+    all of them replace the old ones or none does, also when the disk fills
+    or the process is killed while they are written.
     """
     if trajectory.system is None:
         raise ValueError("trajectory has no system: its CSV columns are unknown")
-    directory = Path(out_dir)
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "trajectory": directory / TRAJECTORY_FILE,
-        "contacts": directory / CONTACTS_FILE,
-        "events": directory / EVENTS_FILE,
-        "stages": directory / STAGES_FILE,
-    }
-    write_csv_atomic(
-        paths["trajectory"], trajectory_columns(trajectory.system), _trajectory_rows(trajectory)
+    system = trajectory.system
+    written = replace_together(
+        out_dir,
+        {
+            TRAJECTORY_FILE: lambda path: write_csv_atomic(
+                path, trajectory_columns(system), _trajectory_rows(trajectory)
+            ),
+            CONTACTS_FILE: lambda path: write_csv_atomic(
+                path, CONTACT_COLUMNS, _contact_rows(trajectory)
+            ),
+            EVENTS_FILE: lambda path: write_csv_atomic(
+                path, EVENT_COLUMNS, _event_rows(trajectory)
+            ),
+            STAGES_FILE: lambda path: write_stages_csv(trajectory, path),
+        },
     )
-    write_csv_atomic(paths["contacts"], CONTACT_COLUMNS, _contact_rows(trajectory))
-    write_csv_atomic(paths["events"], EVENT_COLUMNS, _event_rows(trajectory))
-    write_stages_csv(trajectory, paths["stages"])
-    return paths
+    return {
+        "trajectory": written[TRAJECTORY_FILE],
+        "contacts": written[CONTACTS_FILE],
+        "events": written[EVENTS_FILE],
+        "stages": written[STAGES_FILE],
+    }
