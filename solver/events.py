@@ -94,6 +94,10 @@ TIME_TOL = 1e-14
 """Absolute accuracy of event times (s)."""
 ZENO_HEIGHT = 1e-6
 """A geometric bounce sequence is ended once its next hop would rise less than this (m)."""
+MAX_ZENO_BOUNCES = 20000
+"""Bound on the bounces summed in closed form on the way to an accumulation point."""
+ZENO_SPEED_FLOOR = 1e-12
+"""Approach speed (m/s) at which a summed bounce series has reached its accumulation point."""
 MAX_IMPACT_ROUNDS = 1000
 """Bound on impacts resolved one after another at a single instant."""
 MAX_STALLED_EVENTS = 200
@@ -1919,18 +1923,7 @@ class EventDrivenStepper:
     def _impact(self, out: StepOutput, closed: list[Contact]) -> None:
         """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
         v_minus = self._v.copy()
-        if len(closed) == 1 and closed[0].friction == 0.0:
-            result = self._newton_single(closed[0], closed[0].restitution)
-        else:
-            G = self._columns(closed, "G_local")
-            restitution = np.array([e.restitution for e in closed])
-            friction = np.array([e.friction for e in closed])
-            kwargs: dict[str, Any] = {}
-            if np.any(friction > 0.0):
-                kwargs = {"H": self._columns(closed, "H_local"), "friction": friction}
-            result = resolve_impact(
-                self.system.M_diag, G, v_minus, restitution, law=self._law, **kwargs
-            )
+        result = self._law_result(closed, v_minus)
         out.frames.append(self._frame(self.t, "pre", self._y()))
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
@@ -1975,7 +1968,21 @@ class EventDrivenStepper:
         self._zeno.record(self.t, hit)
         self._cluster.record(self.t, hit)
 
-    def _newton_single(self, contact: Contact, restitution: float) -> ImpactResult:
+    def _law_result(self, closed: list[Contact], v_minus: np.ndarray) -> ImpactResult:
+        """The scene's impact law on the ``closed`` contacts from velocities ``v_minus``."""
+        if len(closed) == 1 and closed[0].friction == 0.0:
+            return self._newton_single(closed[0], closed[0].restitution, v_minus)
+        G = self._columns(closed, "G_local")
+        restitution = np.array([e.restitution for e in closed])
+        friction = np.array([e.friction for e in closed])
+        kwargs: dict[str, Any] = {}
+        if np.any(friction > 0.0):
+            kwargs = {"H": self._columns(closed, "H_local"), "friction": friction}
+        return resolve_impact(self.system.M_diag, G, v_minus, restitution, law=self._law, **kwargs)
+
+    def _newton_single(
+        self, contact: Contact, restitution: float, v: np.ndarray | None = None
+    ) -> ImpactResult:
         """Impact of one frictionless contact in closed form (Newton's law).
 
         With a single frictionless constraint every law of SPEC §3 reduces to
@@ -1993,24 +2000,27 @@ class EventDrivenStepper:
             The closed, approaching contact.
         restitution : float
             ``e`` in [0, 1].
+        v : numpy.ndarray, optional
+            Velocities before the impact (N,); default the current ones.
 
         Returns
         -------
         ImpactResult
             One stage; the plastic multiplier is ``Λ/(1 + e)``.
         """
+        v = self._v if v is None else v
         dofs, G = contact.dofs, contact.G_local
         w = G * self._M_inv[dofs]
         k = float(G.dot(w))
-        u = float(G.dot(self._v[dofs]))
+        u = float(G.dot(v[dofs]))
         dv = np.zeros(self._N)
         dv[dofs] = (-(1.0 + restitution) * u) * (w / k)  # a contact's dofs are distinct
-        v_plus = self._v + dv
+        v_plus = v + dv
         impulse = float(G.dot(self.system.M_diag[dofs] * dv[dofs])) / float(G.dot(G))
         lam = np.array([impulse / (1.0 + restitution)])
         stage = ImpactStage(
-            y=self._v.copy(),
-            w=self._v + dv / (1.0 + restitution),
+            y=v.copy(),
+            w=v + dv / (1.0 + restitution),
             lam=lam,
             tangent_impulse=np.zeros(1),
         )
@@ -2055,6 +2065,11 @@ class EventDrivenStepper:
         a_n = float(e.G @ (f * self._M_inv)) + e.gamma_n
         if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
             return
+        if self._can_sum_bounces():
+            bounces = self._sum_bounces(out, [e])
+            if bounces is not None:
+                self._end_bounces(out, [e], bounces)
+                return
         t_inf = accumulation_time(self.t, e.u_n, pair.restitution, a_n)
         kinetic_before = self.system.kinetic_energy(self._v)
         w = e.G * self._M_inv
@@ -2073,6 +2088,133 @@ class EventDrivenStepper:
                 message=f"geometric bouncing accumulates at t = {t_inf:.15g} s; resting contact",
             )
         )
+
+    def _can_sum_bounces(self) -> bool:
+        """True when the bounces ahead are free flights under constant gravity between impacts."""
+        return self._flight and not self._active
+
+    def _sum_bounces(self, out: StepOutput, contacts: list[Contact]) -> int | None:
+        """Carry the bounces of ``contacts`` to their accumulation point (SPEC §4).
+
+        Between impacts the motion is a free flight under gravity, a parabola;
+        each gap ``g_k`` is followed in closed form (``g + u_n τ + ½ a_n τ²``,
+        ``a_n`` the normal acceleration of the flight) so that hops far below
+        the rounding of positions still close exactly, and every impact is the
+        scene's law with its friction, so the friction impulse of each bounce
+        is included. The series converges geometrically; it ends when no
+        contact approaches faster than ``ZENO_SPEED_FLOOR`` or the run ends.
+        Output samples on the way are written; the bounces are not events.
+
+        Returns
+        -------
+        int or None
+            The number of bounces summed, or None (nothing changed) when a
+            flight would not close any of the contacts again.
+        """
+        a = self._gravity * self._M_inv
+        pairs = self._bounce_pairs(contacts, a)
+        q, v = self._q.copy(), self._v.copy()
+        gaps = np.maximum([self._kin.evaluate(pair, q, v).g for pair in pairs], 0.0)
+        t, loss = self.t, self._impact_loss
+        for bounce in range(MAX_ZENO_BOUNCES):
+            evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
+            u = np.array([e.u_n for e in evals])
+            a_n = np.array([float(e.G @ a) + e.gamma_n for e in evals])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                tau = np.where(
+                    a_n < 0.0,
+                    (u + np.sqrt(np.maximum(u * u - 2.0 * a_n * gaps, 0.0))) / -a_n,
+                    np.inf,
+                )
+            k = int(np.argmin(tau))
+            if not math.isfinite(tau[k]):
+                if bounce == 0:
+                    return None
+                break
+            if np.max(u, initial=0.0) <= ZENO_SPEED_FLOOR:
+                break
+            tau_k = float(tau[k])
+            flight = _Parabola(t, q, v, a, self._work.copy(), np.zeros(2))
+            if t + tau_k >= self.t_end:
+                self._impact_loss = loss
+                self._emit_samples(out, flight.state, self.t_end, True, flight.states)
+                self._set_y(flight.state(self.t_end))
+                self.t = self.t_end
+                return bounce
+            self._emit_samples(out, flight.state, t + tau_k, False, flight.states)
+            q, v = flight.state(t + tau_k)[: self._N], v + tau_k * a
+            gaps = np.maximum(gaps + tau_k * (u + 0.5 * tau_k * a_n), 0.0)
+            gaps[k] = 0.0
+            t += tau_k
+            evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
+            hit = [e for e, g in zip(evals, gaps, strict=True) if g <= GAP_TOL]
+            result = self._law_result(hit, v)
+            v = np.array(result.v_plus, dtype=float)
+            loss -= float(result.energy_change)
+            self._impact_loss = loss
+        else:
+            raise SolverError(
+                f"bouncing did not reach its accumulation point in {MAX_ZENO_BOUNCES} bounces"
+            )
+        self._q, self._v, self._impact_loss = q, v, loss
+        self._advance_clock(t)
+        return bounce
+
+    def _bounce_pairs(self, contacts: list[Contact], a: np.ndarray) -> list[_Pair]:
+        """The bouncing contacts and every other pair the disks can reach before they settle.
+
+        The series lasts about ``T = 2 max u_n / ((1 − max e) min |a_n|)``;
+        pairs whose gap is within twice the distance a disk centre travels in
+        that time are followed too (a ball bouncing in a corner touches one
+        wall at a time).
+        """
+        u = max(e.u_n for e in contacts)
+        a_n = min(abs(float(e.G @ a) + e.gamma_n) for e in contacts)
+        e_max = max(e.restitution for e in contacts)
+        T = 2.0 * u / ((1.0 - min(e_max, 0.999)) * a_n)
+        cd = self.system.centre_velocities(self._v)
+        ca = self.system.centre_velocities(a)
+        reach = 2.0 * float(
+            np.max(np.hypot(cd[:, 0], cd[:, 1]) * T + 0.5 * np.hypot(ca[:, 0], ca[:, 1]) * T * T)
+        )
+        every = self._all_candidates()
+        near = set(np.nonzero(every.gaps(self._q, band=True) <= reach)[0].tolist())
+        keys = {e.key for e in contacts}
+        return [self._kin.pairs[e.key] for e in contacts] + [
+            every.pairs[n] for n in sorted(near) if every.pairs[n].key not in keys
+        ]
+
+    def _end_bounces(self, out: StepOutput, contacts: list[Contact], bounces: int) -> None:
+        """Persistent contact from the accumulation point: the rest of ``u_n`` removed, LCP."""
+        self._zeno.reset()
+        self._cluster.reset()
+        first = contacts[0]
+        where = ""
+        if len(contacts) > 1:
+            where = (
+                " on several contacts (" + ", ".join(f"{e.body}–{e.other}" for e in contacts) + ")"
+            )
+        event = Event(
+            t=self.t,
+            type="zeno",
+            body=first.body,
+            other=first.other,
+            message=f"bouncing{where} accumulates at t = {self.t:.15g} s after {bounces} more "
+            "bounces summed in closed form; resting contact",
+        )
+        if self.t >= self.t_end:
+            out.events.append(event)
+            self._finish(out)
+            return
+        evals = [self._kin.evaluate(self._kin.pairs[e.key], self._q, self._v) for e in contacts]
+        C = np.column_stack([e.G for e in evals])
+        W = self._M_inv[:, None] * C
+        kinetic_before = self.system.kinetic_energy(self._v)
+        u = np.maximum(C.T @ self._v, 0.0)
+        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, u, rcond=1e-12)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
+        self._settle(out, dict(self._active))
+        out.events.append(event)
 
     def _capture(self, out: StepOutput) -> None:
         """Plastic capture of bounces shared among several contacts (never an endless run).
@@ -2098,6 +2240,11 @@ class EventDrivenStepper:
                 chosen.append(e)
         if not chosen or not self._cluster.last <= {e.key for e in chosen}:
             return
+        if self._can_sum_bounces():
+            bounces = self._sum_bounces(out, chosen)
+            if bounces is not None:
+                self._end_bounces(out, chosen, bounces)
+                return
         C = np.column_stack([e.G for e in chosen])
         W = self._M_inv[:, None] * C
         kinetic_before = self.system.kinetic_energy(self._v)
