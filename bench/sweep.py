@@ -4,8 +4,9 @@ Run with ``python bench/sweep.py [--points N] [--periods P]`` (default: the
 issue's 500 points of 200 forcing periods each). Prints figures and asserts
 nothing (benchmarks print ratios, never timed assertions).
 
-The scene: a 1 kg bead between two stops 0.2 m of free travel apart
-(restitution 0.8), driven by ``F = 20 N · sin(ω t)``; the sweep varies
+The scene (``docs/examples/forced_mass_between_stops.json``): a 1 kg bead
+between two stops 0.2 m of free travel apart (restitution 0.8), driven by
+``F = 20 N · sin(ω t)``; the sweep varies
 ``forces[0].omega`` evenly over ``[OMEGA_LOW, OMEGA_HIGH]`` rad/s and runs
 every point for ``P`` periods of the lowest frequency (so at least ``P``
 periods each), sampling only the end (``solver.dt_out = t_end``: a sweep
@@ -20,6 +21,7 @@ target, and whether the two runs wrote the same bytes.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -30,29 +32,18 @@ from pathlib import Path
 from solver.scene import parse_scene
 from solver.sweep import Axis, Sweep
 
+SCENE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "forced_mass_between_stops.json"
 OMEGA_LOW, OMEGA_HIGH = 6.0, 20.0
 """Forcing frequencies swept, rad/s."""
 TARGET_POINTS, TARGET_PERIODS, TARGET_SECONDS = 500, 200, 60.0
 
 
 def forced_mass_scene(periods: float) -> dict:
-    """The scene as a JSON object, run for ``periods`` periods of the lowest frequency."""
+    """The example scene as a JSON object, run for ``periods`` periods of the lowest frequency."""
+    data = json.loads(SCENE.read_text(encoding="utf-8"))
     t_end = periods * 2.0 * math.pi / OMEGA_LOW
-    return {
-        "format": "impactgui-scene",
-        "version": 1,
-        "title": "Harmonically forced mass between two stops",
-        "contact": {"restitution": 0.8, "friction": 0.0},
-        "boundaries": [
-            {"id": "left", "type": "segment", "a": [-0.15, -0.2], "b": [-0.15, 0.2]},
-            {"id": "right", "type": "segment", "a": [0.15, -0.2], "b": [0.15, 0.2]},
-        ],
-        "bodies": [
-            {"id": "mass", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.05, "x": 0.0}
-        ],
-        "forces": [{"body": "mass", "amplitude": [20.0, 0.0], "omega": OMEGA_LOW}],
-        "solver": {"t_end": t_end, "dt_out": t_end},
-    }
+    data["solver"] = {**data["solver"], "t_end": t_end, "dt_out": t_end}
+    return data
 
 
 def timed_sweep(plan: Sweep, workers: int, out_dir: Path) -> tuple[float, bytes, int]:

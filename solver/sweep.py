@@ -475,14 +475,14 @@ class Sweep:
         self.transient = float(transient)
         self.method = method
         self.points: list[tuple[Value, ...]] = list(product(*(axis.values for axis in axes)))
-        self._scenes = [self._point_scene(values) for values in self.points]
+        self._scenes = [self._changed_scene(values) for values in self.points]
         system = System(scene)
         self.state_columns = trajectory_columns(system)[2 : -len(ENERGY_COLUMNS)]
         self.impact_state_columns = impact_state_columns(system)
         self.summary_columns = ["run", *paths, *SUMMARY_COLUMNS, *self.state_columns, "message"]
         self.impact_columns = ["run", *paths, *IMPACT_COLUMNS, *self.impact_state_columns]
 
-    def _point_scene(self, values: tuple[Value, ...]) -> dict[str, Any]:
+    def _changed_scene(self, values: tuple[Value, ...]) -> dict[str, Any]:
         assignment = dict(zip((axis.path for axis in self.axes), values, strict=True))
         try:
             return scene_to_dict(with_values(self.scene, assignment))
@@ -496,6 +496,10 @@ class Sweep:
     def __len__(self) -> int:
         """Number of points."""
         return len(self.points)
+
+    def point_scene(self, run: int) -> Scene:
+        """The scene of point ``run`` (grid order, from 0): the base scene with its values."""
+        return parse_scene(self._scenes[run])
 
     def task(self, run: int) -> PointTask:
         """The task of point ``run`` (grid order, from 0)."""

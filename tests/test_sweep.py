@@ -341,3 +341,9 @@ def test_an_unreachable_scheduler_is_refused(tmp_path):
     )  # fmt: skip
     assert status == 2
     assert len(lines) == 1 and lines[0].startswith("--scheduler: cannot reach")
+
+
+def test_each_point_has_its_scene():
+    plan = Sweep(load_scene(BALL), [Axis.parse("contact.restitution=0.2,0.7")])
+    assert [plan.point_scene(run).contact.restitution for run in range(len(plan))] == [0.2, 0.7]
+    assert plan.point_scene(1).bodies == load_scene(BALL).bodies
