@@ -61,8 +61,9 @@ TRAIL_LENGTH = 600
 TRAIL_POINT_BUDGET = 30_000
 """Most centre positions kept in all trails together: many bodies get shorter trails."""
 LABELLED_BODIES_MAX = 20
-"""During a run, bodies carry their id labels only when there are at most this many
-(more labels overlap into a smear and cost a text item each per frame)."""
+"""Bodies carry their id labels only when there are at most this many, while editing and
+during a run (more labels overlap into a smear, and each costs a text item to make and to
+move; the property panel names the selected body)."""
 FORCE_LEGEND_LENGTH = 0.1
 """Length of the reference force arrow of the legend, m (10 cm)."""
 FLASH_TICK_MS = 30
@@ -294,6 +295,8 @@ class SceneCanvas(QWidget):
         self._animating = False
         self._system: Any = None
         self._layout = _FrameLayout.empty()
+        self._shown_pose = np.zeros((0, 3))
+        """``(x, y, angle)`` per body of the frame shown last: only bodies that moved are placed."""
         self._trails = self._overlay(TrailField(), 4)
         self._last_time = -math.inf
         self._force_unit = 1.0
@@ -658,7 +661,8 @@ class SceneCanvas(QWidget):
 
     def _redraw(self) -> None:
         data = self.document.data
-        self.layer.build(data, self.document.selection)
+        crowded = len(data.get("bodies", [])) > LABELLED_BODIES_MAX
+        self.layer.build(data, self.document.selection, labels=not crowded)
         arrows: list[Arrow] = []
         heads: list[Point] = []
         for body in data.get("bodies", []):
@@ -753,8 +757,10 @@ class SceneCanvas(QWidget):
         ``system`` is the compiled ``solver.system.System`` of the run (its
         ``scene`` and ``dof_labels`` place the bodies); ``events`` are the
         events since the previous frame shown (impacts flash). The cost per
-        frame is a few numpy operations plus one ``setPos`` per body: the
-        trails and the velocity arrows of all bodies are one item each.
+        frame is a few numpy operations plus one ``setPos`` per body that
+        moved since the last frame shown (a chain of 2000 beads moves a few
+        at a time): the trails and the velocity arrows of all bodies are one
+        item each, and bodies at rest get no arrow.
         """
         if system is not self._system:
             self._start_animation(system)
@@ -770,15 +776,26 @@ class SceneCanvas(QWidget):
         for item, theta_a, theta_b in layout.carts:
             item.set_wheel_angles(q[theta_a], q[theta_b])
         xs, ys = x.tolist(), y.tolist()
-        for body_id, bx, by, angle, turns in zip(
-            layout.ids, xs, ys, angles.tolist(), layout.turns, strict=True
-        ):
-            self.layer.place(body_id, bx, by, angle if turns else None)
+        pose = np.column_stack((x, y, angles))
+        moved = (
+            ~np.all(pose == self._shown_pose, axis=1)
+            if len(pose) == len(self._shown_pose)
+            else None
+        )
+        self._shown_pose = pose
+        for k in range(len(xs)) if moved is None else np.flatnonzero(moved).tolist():
+            self.layer.place(
+                layout.ids[k], xs[k], ys[k], float(angles[k]) if layout.turns[k] else None
+            )
         centres = dict(zip(layout.ids, zip(xs, ys, strict=True), strict=True))
-        heads_x, heads_y = x + VELOCITY_SCALE * vx, y + VELOCITY_SCALE * vy
+        moving = np.flatnonzero((vx != 0.0) | (vy != 0.0))
+        heads_x, heads_y = (
+            x[moving] + VELOCITY_SCALE * vx[moving],
+            y[moving] + VELOCITY_SCALE * vy[moving],
+        )
         self._frame_velocity.set_arrows(
-            (bx, by, hx, hy, VELOCITY_COLOUR)
-            for bx, by, hx, hy in zip(xs, ys, heads_x.tolist(), heads_y.tolist(), strict=True)
+            (xs[k], ys[k], hx, hy, VELOCITY_COLOUR)
+            for k, hx, hy in zip(moving.tolist(), heads_x.tolist(), heads_y.tolist(), strict=True)
         )
         self._trails.append(np.column_stack((x, y)))
         self.layer.update_springs(centres)
@@ -812,6 +829,7 @@ class SceneCanvas(QWidget):
         self._animating = False
         self._system = None
         self._layout = _FrameLayout.empty()
+        self._shown_pose = np.zeros((0, 3))
         self._trails.start(0, TRAIL_LENGTH)
         self._last_time = -math.inf
         self.current_time = 0.0

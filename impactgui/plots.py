@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Slot
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QVBoxLayout, QWidget
 
 from impactgui.grid import show_grid
@@ -198,16 +198,64 @@ class _ContactSeries:
 
 
 class _StemGroup:
-    """Stems of one colour: a ``connect="pairs"`` curve (their tips: the plot's scatter)."""
+    """Stems of one colour: a ``connect="pairs"`` curve and a scatter of their tips.
+
+    What is drawn is binned to the plot's pixel columns: per column in view,
+    the stem to the largest value and the stem to the smallest (the two a
+    screen can show there). The bins are kept and updated with new stems
+    only, and made afresh when the time range or the plot's width changes, so
+    a redraw costs the plot's width in items, whatever the number of stems.
+    """
 
     def __init__(self, colour: QColor, name: str | None) -> None:
         self.colour = colour
-        self.brush = pg.mkBrush(colour)
         self.name = name
         self.points = GrowingSeries()
         self.curve: pg.PlotCurveItem | None = None
+        self.tips: pg.ScatterPlotItem | None = None
         self.shown = 0
-        """Points already handed to the items."""
+        """Points already binned."""
+        self.view: tuple[float, float, int] | None = None
+        """``(t0, t1, columns)`` the bins are for."""
+        self.high = self.low = self.high_t = self.low_t = np.zeros(0)
+        """Per column: the largest value (≥ 0), the smallest (≤ 0), and their times."""
+
+    def bin(self, view: tuple[float, float, int]) -> None:
+        """Bring the per-column extremes up to date for ``view`` (new points only if unchanged)."""
+        x, y = self.points.data()
+        t0, t1, columns = view
+        if view != self.view:
+            self.view, self.shown = view, 0
+            self.high, self.low = np.zeros(columns), np.zeros(columns)
+            self.high_t, self.low_t = np.zeros(columns), np.zeros(columns)
+        first = self.shown + int(np.searchsorted(x[self.shown :], t0, side="left"))
+        last = self.shown + int(np.searchsorted(x[self.shown :], t1, side="right"))
+        self.shown = len(x)
+        if last <= first:
+            return
+        times, values = x[first:last], y[first:last]
+        column = np.clip(((times - t0) * (columns / (t1 - t0))).astype(int), 0, columns - 1)
+        order = np.lexsort((values, column))  # by column, then by value
+        ordered = column[order]
+        boundary = ordered[1:] != ordered[:-1]
+        for extreme, ends, keep in (
+            (self.high, np.append(boundary, True), np.greater),  # each column's largest
+            (self.low, np.insert(boundary, 0, True), np.less),  # and smallest
+        ):
+            pick = order[ends]
+            where = column[pick]
+            better = keep(values[pick], extreme[where])
+            extreme[where[better]] = values[pick][better]
+            extreme_t = self.high_t if extreme is self.high else self.low_t
+            extreme_t[where[better]] = times[pick][better]
+
+    def stems(self) -> tuple[np.ndarray, np.ndarray]:
+        """Tips ``(t, value)`` of the stems drawn: each column's largest and smallest value."""
+        up, down = self.high > 0, self.low < 0
+        return (
+            np.concatenate((self.high_t[up], self.low_t[down])),
+            np.concatenate((self.high[up], self.low[down])),
+        )
 
 
 class _StemPlot:
@@ -216,12 +264,10 @@ class _StemPlot:
     Each of the first ``LEGEND_LIMIT`` series has its own items and legend
     entry. The later ones have no legend entry and are told apart by colour
     only (``STEM_HUES`` of them), so the series of one colour share their
-    items: a 200-bead chain draws its jumps with at most 17 stem curves.
-    The tips of every series are one scatter, each tip in its series'
-    colour (a scatter item costs its Python bounds at every repaint of
-    the plot, even of the one pixel column a moving cursor exposes).
-    Stems are drawn in full, not downsampled (a peak or subsample would
-    break the pairs of ``connect="pairs"``); new tips are appended.
+    items: a 2000-bead chain draws its jumps with at most 17 stem curves and
+    17 tip scatters. Each group draws at most two stems per pixel column of
+    the plot (``_StemGroup``): what is off-screen or hidden behind another
+    stem costs nothing to draw.
     """
 
     def __init__(self, plot: pg.PlotItem) -> None:
@@ -229,7 +275,6 @@ class _StemPlot:
         self.series: dict[str, GrowingSeries] = {}
         self._groups: dict[str | int, _StemGroup] = {}
         self._group_of: dict[str, _StemGroup] = {}
-        self._tips: pg.ScatterPlotItem | None = None
 
     def append(self, name: str, t: float, value: float) -> None:
         """Add the stem ``value`` at time ``t`` to the series ``name`` (created the first time)."""
@@ -247,43 +292,39 @@ class _StemPlot:
         series.append(t, value)
         self._group_of[name].points.append(t, value)
 
+    def view(self) -> tuple[float, float, int]:
+        """The time range shown and the plot's width in pixel columns."""
+        (t0, t1), _ = self.plot.vb.viewRange()
+        columns = max(1, int(self.plot.vb.width()))
+        return float(t0), float(t1) if t1 > t0 else float(t0) + 1.0, columns
+
     def draw(self, bounds: _Bounds) -> None:
-        """Hand the new stems to the items (created the first time) and widen ``bounds``."""
-        tips_x: list[np.ndarray] = []
-        tips_y: list[np.ndarray] = []
-        brushes: list[QBrush] = []
+        """Bin the new stems (all, after a change of view), set the items and widen ``bounds``."""
+        view = self.view()
         for group in self._groups.values():
             count = len(group.points)
-            if count == group.shown:
+            if count == group.shown and view == group.view:
                 continue
+            bounds.include(np.append(group.points.data()[1][group.shown :], 0.0))
+            group.bin(view)
+            x, y = group.stems()
             if group.curve is None:
                 group.curve = pg.PlotCurveItem(
                     pen=pg.mkPen(group.colour, width=1.5), connect="pairs", name=group.name
                 )
                 group.curve.setCacheMode(_CACHED)
                 self.plot.addItem(group.curve)
-            x, y = group.points.data()
-            new = slice(group.shown, count)
-            bounds.include(np.append(y[new], 0.0))  # the stems stand on 0
-            group.curve.setData(*_stems(group.points))
-            tips_x.append(x[new])
-            tips_y.append(y[new])
-            brushes += [group.brush] * (count - group.shown)
-            group.shown = count
-        if not brushes:
-            return
-        if self._tips is None:
-            self._tips = pg.ScatterPlotItem(size=6, pen=None)
-            self._tips.setCacheMode(_CACHED)
-            self.plot.addItem(self._tips)
-        self._tips.addPoints(x=np.concatenate(tips_x), y=np.concatenate(tips_y), brush=brushes)
+                group.tips = pg.ScatterPlotItem(size=6, pen=None, brush=pg.mkBrush(group.colour))
+                group.tips.setCacheMode(_CACHED)
+                self.plot.addItem(group.tips)
+            group.curve.setData(np.repeat(x, 2), np.column_stack((np.zeros_like(y), y)).ravel())
+            group.tips.setData(x=x, y=y)
 
     def clear(self) -> None:
         """Forget every series (the panel removes the items from the plot)."""
         self.series.clear()
         self._groups.clear()
         self._group_of.clear()
-        self._tips = None
 
 
 def _jump_values(delta: np.ndarray, names: tuple[str, ...]) -> list[tuple[str, float]]:
@@ -297,12 +338,6 @@ def _jump_values(delta: np.ndarray, names: tuple[str, ...]) -> list[tuple[str, f
     if names == CART_RATE_NAMES:
         return [(f" Δ{name}", float(value)) for name, value in zip(names, delta, strict=True)]
     return [("", float(np.hypot(delta[0], delta[1])))]
-
-
-def _stems(series: GrowingSeries) -> tuple[np.ndarray, np.ndarray]:
-    """Vertical segments from 0 to each value (for ``connect="pairs"``)."""
-    x, y = series.data()
-    return np.repeat(x, 2), np.column_stack((np.zeros_like(y), y)).ravel()
 
 
 def nice_ceil(value: float) -> float:
@@ -467,8 +502,37 @@ class PlotPanel(QWidget):
         self._axis_width = AXIS_WIDTH
         for plot in self.plots:
             plot.getAxis("left").setWidth(AXIS_WIDTH)
+        for plot in (self.jump_plot, self.impulse_plot):
+            plot.vb.sigXRangeChanged.connect(self._on_stem_view_changed)
+            plot.vb.sigResized.connect(self._on_stem_view_changed)
         self._make_energy_curves()
         self._forget_ranges()
+        self._show_view("side")
+
+    @Slot()
+    def _on_stem_view_changed(self) -> None:
+        """The stems are binned to the view's pixel columns: bin them afresh."""
+        self._dirty = True
+
+    def _show_view(self, view: str) -> None:
+        """Titles, units, legends and plots of a side-view or a top-view run; ranges reset.
+
+        The time axis shows 0 to 1 s and every value axis 0 to 1 until data
+        arrive: nothing of an earlier run's ranges remains.
+        """
+        titles = TITLES[view]
+        self.jump_plot.setTitle(titles["jump"], size="9pt", color="k")
+        self.jump_plot.setLabel("left", titles["jump_unit"], color="k")
+        self.impulse_plot.setTitle(titles["impulse"], size="9pt", color="k")
+        self._legends[3].setColumnCount(3 if view == "top" else 1)
+        for plot in (self.lambda_plot, self.tau_plot):
+            plot.setVisible(view == "side")
+        self.energy_plot.setXRange(0.0, 1.0, padding=0)
+        for plot in self.plots:
+            plot.setYRange(0.0, 1.0, padding=0)
+        self._axis_width = AXIS_WIDTH
+        for plot in self.plots:
+            plot.getAxis("left").setWidth(AXIS_WIDTH)
 
     def _make_energy_curves(self) -> None:
         for name, colour in ENERGY_TERMS:
@@ -491,10 +555,8 @@ class PlotPanel(QWidget):
         self._follow_x = True
 
     def clear(self) -> None:
-        """Forget the run: empty every plot (all five shown again)."""
+        """Forget the run: empty every plot, back to a side view's titles and default ranges."""
         self._redraw_timer.stop()
-        for plot in (self.lambda_plot, self.tau_plot):
-            plot.setVisible(True)
         for plot in (self.lambda_plot, self.tau_plot, self.jump_plot, self.impulse_plot):
             for item in list(plot.listDataItems()):
                 plot.removeItem(item)
@@ -514,6 +576,7 @@ class PlotPanel(QWidget):
         self._dirty = False
         self._next_part = 0
         self._forget_ranges()
+        self._show_view("side")
 
     def set_run(self, trajectory: Trajectory, system: System | None) -> None:
         """Start plotting a new run (``trajectory`` grows; feed its batches to ``add_output``)."""
@@ -529,14 +592,7 @@ class PlotPanel(QWidget):
                 self._rate_slices.append((body_id, slice(start, start + len(rates)), tuple(rates)))
                 start += len(rates)
         self._rate_owner = np.array(owners, dtype=int)
-        view = "top" if system is not None and system.scene.view == "top" else "side"
-        titles = TITLES[view]
-        self.jump_plot.setTitle(titles["jump"], size="9pt", color="k")
-        self.jump_plot.setLabel("left", titles["jump_unit"], color="k")
-        self.impulse_plot.setTitle(titles["impulse"], size="9pt", color="k")
-        self._legends[3].setColumnCount(3 if view == "top" else 1)
-        for plot in (self.lambda_plot, self.tau_plot):
-            plot.setVisible(view == "side")
+        self._show_view("top" if system is not None and system.scene.view == "top" else "side")
         self._redraw_timer.start()
 
     @Slot(object)

@@ -12,10 +12,11 @@ drawn with a few painter calls: all arrows (``ArrowField``), all trails
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -551,36 +552,63 @@ class SceneLayer:
     spring, re-shaped with ``update_springs``. Beads on the same rail share
     one rail line. The id labels can be hidden (``set_labels_visible``);
     hidden labels are not moved.
+
+    ``build`` re-makes only the parts whose data (or selection) changed
+    since the last build: selecting or editing one of 2000 beads touches
+    that bead's items, not the others' (making and removing an item costs
+    about a millisecond each).
     """
 
     def __init__(self, view: pg.ViewBox) -> None:
         self._view = view
-        self._items: list[QGraphicsItem] = []
+        self._parts: dict[tuple[Any, ...], tuple[Any, list[QGraphicsItem]]] = {}
+        """Built parts: key → (the data and flags they were built from, their items)."""
         self.bodies: dict[str, DiskItem | CartItem] = {}
         self._labels: dict[str, pg.TextItem] = {}
         self.springs: list[pg.PlotCurveItem] = []
         self._spring_ends: list[tuple[str, str | None, tuple[float, float] | None]] = []
         self._radii: dict[str, float] = {}
-        self._rails: set[float] = set()
         self._labels_visible = True
+        self._posed: set[str] = set()
+        """Bodies moved with ``place`` since the last build (by an animation)."""
 
     def clear(self) -> None:
         """Remove every item of the scene from the view."""
-        for item in self._items:
-            self._view.removeItem(item)
-        self._items.clear()
-        self.bodies.clear()
-        self._labels.clear()
+        for key in list(self._parts):
+            self._drop(key)
         self.springs.clear()
         self._spring_ends.clear()
-        self._radii.clear()
-        self._rails.clear()
         self._labels_visible = True
 
-    def _add(self, item: QGraphicsItem, z: float) -> None:
+    def _drop(self, key: tuple[Any, ...]) -> None:
+        """Remove the items of one part (and forget the body it drew)."""
+        _, items = self._parts.pop(key)
+        for item in items:
+            self._view.removeItem(item)
+        body_id = key[2] if key[0] == "bodies" else None
+        if body_id is not None and self.bodies.get(body_id) in items:
+            del self.bodies[body_id]
+            self._labels.pop(body_id, None)
+            self._radii.pop(body_id, None)
+
+    def _add(self, items: list[QGraphicsItem], item: QGraphicsItem, z: float) -> None:
         item.setZValue(z)
         self._view.addItem(item)
-        self._items.append(item)
+        items.append(item)
+
+    def _update_part(
+        self, key: tuple[Any, ...], source: Any, make: Callable[[list[QGraphicsItem]], None]
+    ) -> bool:
+        """Keep the part ``key`` if it was built from ``source`` (True), else (re)make it."""
+        built = self._parts.get(key)
+        if built is not None and built[0] == source:
+            return True
+        if built is not None:
+            self._drop(key)
+        items: list[QGraphicsItem] = []
+        make(items)
+        self._parts[key] = (copy.deepcopy(source), items)
+        return False
 
     def build(
         self,
@@ -588,21 +616,79 @@ class SceneLayer:
         selection: tuple[str, int] | None = None,
         labels: bool = True,
     ) -> None:
-        """Draw ``data`` from scratch (after an edit), highlighting ``selection``.
+        """Draw ``data`` (after an edit), highlighting ``selection``; unchanged parts stay.
 
         ``labels=False`` draws the bodies without their id labels (a crowded
-        animation: a label costs more to make than its body).
+        scene: a label costs more to make than its body).
         """
-        self.clear()
+        wanted: set[tuple[Any, ...]] = set()
         for index, boundary in enumerate(data.get("boundaries", [])):
-            self._build_boundary(boundary, selection == ("boundaries", index))
+            key = ("boundaries", index)
+            selected = selection == key
+            wanted.add(key)
+            self._update_part(
+                key,
+                (boundary, selected),
+                lambda items, b=boundary, s=selected: self._build_boundary(items, b, s),
+            )
+        rails: set[float] = set()
+        posed, self._posed = self._posed, set()
         for index, body in enumerate(data.get("bodies", [])):
-            self._build_body(body, selection == ("bodies", index), labels)
+            key = ("bodies", index, str(body.get("id", "")))
+            selected = selection == ("bodies", index)
+            wanted.add(key)
+            kept = self._update_part(
+                key,
+                (body, selected, labels),
+                lambda items, b=body, s=selected: self._build_body(items, b, s, labels),
+            )
+            if kept and key[2] in posed and key[2] in self.bodies:
+                self._reset_pose(key[2], body)
+            if body.get("type") == "bead" and key[2] in self.bodies:
+                rails.add(float(body["rail_y"]))
+        for key in [key for key in self._parts if key not in wanted and key[0] != "scene"]:
+            self._drop(key)
         self._labels_visible = labels
-        for index, spring in enumerate(data.get("springs", [])):
-            selected = selection == ("springs", index)
-            curve = pg.PlotCurveItem(pen=_pen(SELECTION_COLOUR if selected else SPRING_COLOUR, 2.0))
-            self._add(curve, 5)
+        rail_list = sorted(rails)
+        self._update_part(
+            ("scene", "rails"), rail_list, lambda items: self._build_rails(items, rail_list)
+        )
+        springs = data.get("springs", [])
+        chosen = selection[1] if selection is not None and selection[0] == "springs" else None
+        self._update_part(
+            ("scene", "springs"),
+            (springs, chosen),
+            lambda items: self._build_springs(items, springs, chosen),
+        )
+        self.update_springs(self.centres())
+        self._posed.clear()
+
+    def _reset_pose(self, body_id: str, body: Mapping[str, Any]) -> None:
+        """Put a body moved by an animation back where ``body`` (its scene data) has it."""
+        item = self.bodies[body_id]
+        if isinstance(item, CartItem):
+            item.set_wheel_angles(*body.get("wheel_angles", (0.0, 0.0)))
+        if body.get("type") == "bead":
+            self.place(body_id, body["x"], body["rail_y"])
+        else:
+            self.place(body_id, *body["position"], body.get("angle", 0.0))
+
+    def _build_rails(self, items: list[QGraphicsItem], rails: list[float]) -> None:
+        for rail_y in rails:
+            line = pg.InfiniteLine(
+                pos=rail_y, angle=0, pen=_pen(RAIL_COLOUR, 1.0, Qt.PenStyle.DashLine)
+            )
+            self._add(items, line, 1)
+
+    def _build_springs(
+        self, items: list[QGraphicsItem], springs: list[Mapping[str, Any]], chosen: int | None
+    ) -> None:
+        self.springs.clear()
+        self._spring_ends.clear()
+        for index, spring in enumerate(springs):
+            colour = SELECTION_COLOUR if index == chosen else SPRING_COLOUR
+            curve = pg.PlotCurveItem(pen=_pen(colour, 2.0))
+            self._add(items, curve, 5)
             self.springs.append(curve)
             ends = (spring.get("a", ""), spring.get("b"))
             a, b = (end if end is None or isinstance(end, str) else "" for end in ends)
@@ -616,16 +702,18 @@ class SceneLayer:
                 pen=_pen(BOUNDARY_COLOUR, 1.0),
                 brush=QBrush(BOUNDARY_COLOUR),
             )
-            self._add(pins, 6)
-        self.update_springs(self.centres())
+            self._add(items, pins, 6)
 
-    def _build_boundary(self, boundary: Mapping[str, Any], selected: bool) -> None:
+    def _build_boundary(
+        self, items: list[QGraphicsItem], boundary: Mapping[str, Any], selected: bool
+    ) -> None:
         try:
             points = boundary_points(boundary)
         except (KeyError, TypeError, ValueError):
             return
         colour = SELECTION_COLOUR if selected else BOUNDARY_COLOUR
-        self._add(pg.PlotCurveItem(points[:, 0], points[:, 1], pen=_pen(colour, BOUNDARY_WIDTH)), 2)
+        curve = pg.PlotCurveItem(points[:, 0], points[:, 1], pen=_pen(colour, BOUNDARY_WIDTH))
+        self._add(items, curve, 2)
         lengths = np.hypot(*np.diff(points, axis=0).T)
         longest = int(np.argmax(lengths)) if len(lengths) else 0
         middle = points[longest : longest + 2].mean(axis=0)
@@ -633,9 +721,15 @@ class SceneLayer:
         anchor = (-0.2, 0.5) if dy > dx else (0.5, 1.2)
         label = pg.TextItem(str(boundary.get("id", "")), color=BOUNDARY_COLOUR, anchor=anchor)
         label.setPos(float(middle[0]), float(middle[1]))
-        self._add(label, 3)
+        self._add(items, label, 3)
 
-    def _build_body(self, body: Mapping[str, Any], selected: bool, labelled: bool = True) -> None:
+    def _build_body(
+        self,
+        items: list[QGraphicsItem],
+        body: Mapping[str, Any],
+        selected: bool,
+        labelled: bool = True,
+    ) -> None:
         body_id = str(body.get("id", ""))
         kind = body.get("type")
         try:
@@ -644,36 +738,29 @@ class SceneLayer:
                 item.setPos(*body["position"])
                 item.setRotation(math.degrees(body.get("angle", 0.0)))
                 item.set_wheel_angles(*body.get("wheel_angles", (0.0, 0.0)))
-                self._radii[body_id] = float(body["half_length"] + body["wheel_radius"])
+                extent = float(body["half_length"] + body["wheel_radius"])
             elif kind == "bead":
                 item = DiskItem(body["radius"], BEAD_COLOUR, spoke=False)
                 item.setPos(body["x"], body["rail_y"])
-                rail_y = float(body["rail_y"])
-                if rail_y not in self._rails:
-                    rail = pg.InfiniteLine(
-                        pos=rail_y, angle=0, pen=_pen(RAIL_COLOUR, 1.0, Qt.PenStyle.DashLine)
-                    )
-                    self._add(rail, 1)
-                    self._rails.add(rail_y)
-                self._radii[body_id] = float(body["radius"])
+                extent = float(body["radius"])
             else:
                 item = DiskItem(body["radius"], WHEEL_COLOUR, spoke=True)
                 item.setPos(*body["position"])
                 item.setRotation(math.degrees(body.get("angle", 0.0)))
-                self._radii[body_id] = float(body["radius"])
+                extent = float(body["radius"])
         except (KeyError, TypeError, ValueError):
             return
-        extent = self._radii[body_id]
         centre = (item.pos().x(), item.pos().y())
         if not (0.0 < extent < math.inf and all(map(math.isfinite, centre))):
-            del self._radii[body_id]  # nothing sensible to draw: the panel lists the problem
-            return
+            return  # nothing sensible to draw: the panel lists the problem
+        self._radii[body_id] = extent
         item.set_selected(selected)
-        self._add(item, 10)
+        self._add(items, item, 10)
         self.bodies[body_id] = item
+        self._labels.pop(body_id, None)
         if labelled:
             label = pg.TextItem(body_id, color=QColor("#263238"), anchor=(0.5, 1.0))
-            self._add(label, 11)
+            self._add(items, label, 11)
             self._labels[body_id] = label
             self.place(body_id, item.pos().x(), item.pos().y())
 
@@ -684,6 +771,7 @@ class SceneLayer:
         centre, above the bounding box of a cart as turned (y up: its bottom).
         """
         item = self.bodies[body_id]
+        self._posed.add(body_id)
         item.setPos(x, y)
         if angle is not None:
             item.setRotation(math.degrees(angle))

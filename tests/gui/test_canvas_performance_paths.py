@@ -170,3 +170,38 @@ def test_beads_are_blitted_from_a_cache_and_wheels_repainted(canvas: SceneCanvas
     assert bead.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
     wheel = DiskItem(0.1, QColor("#000000"), spoke=True)  # it turns: a cache would be redone
     assert wheel.cacheMode() == QGraphicsItem.CacheMode.NoCache
+
+
+def _body_items(canvas: SceneCanvas) -> dict[str, QGraphicsItem]:
+    return dict(canvas.layer.bodies)
+
+
+def test_selecting_or_editing_one_bead_remakes_only_its_items(canvas: SceneCanvas) -> None:
+    # issue 10 bug 6: with 2000 beads one selection or edit re-made every item (≈ 2 s)
+    from impactgui.commands import SetProperty
+
+    before = _body_items(canvas)
+    items = _item_count(canvas)
+    canvas.document.select(("bodies", 7))
+    after = _body_items(canvas)
+    assert after["b7"] is not before["b7"] and after["b7"].selected
+    assert all(after[k] is before[k] for k in before if k != "b7")
+    canvas.document.push(SetProperty(canvas.document, ("bodies", 9, "x"), 9 * 0.025 + 0.002))
+    edited = _body_items(canvas)
+    assert edited["b9"] is not after["b9"]
+    assert edited["b9"].pos().x() == pytest.approx(9 * 0.025 + 0.002)
+    assert all(edited[k] is after[k] for k in after if k != "b9")
+    assert _item_count(canvas) == items
+    canvas.document.undo_stack.undo()
+    assert canvas.layer.bodies["b9"].pos().x() == pytest.approx(9 * 0.025)
+
+
+def test_after_a_run_the_kept_items_go_back_to_the_scene(canvas: SceneCanvas) -> None:
+    system = System(canvas.document.scene())
+    before = _body_items(canvas)
+    canvas.show_frame(_frame(system, 0.5, 1e-3), system)
+    assert canvas.layer.bodies["b5"].pos().x() != pytest.approx(5 * 0.025)
+    canvas.clear_animation()
+    assert all(canvas.layer.bodies[k] is before[k] for k in before), "no item re-made"
+    for k in range(N_BEADS):
+        assert canvas.layer.bodies[f"b{k}"].pos().x() == pytest.approx(k * 0.025)

@@ -29,6 +29,7 @@ def test_every_preset_opens_and_runs(qtbot, window, preset) -> None:
     assert window.doc.data["title"] == preset.title
     assert not window.doc.is_dirty
     assert window.doc.problems() == []
+    window.playback_bar.set_speed(0.1)  # three frames drawn before a short scene has played
     assert window.start_run()
     qtbot.waitUntil(lambda: window.frames_drawn >= 3, timeout=10000)
     qtbot.waitUntil(lambda: window.plots.point_count() > 0, timeout=10000)
