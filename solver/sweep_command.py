@@ -168,6 +168,9 @@ def run_sweep_command(args: argparse.Namespace, stderr: TextIO) -> int:
     """Run the parsed ``sweep`` command; return the exit status."""
     try:
         plan, workers = _plan(args)
+    except KeyboardInterrupt:
+        print("interrupted before any point ran; nothing written", file=stderr)
+        return EXIT_INTERRUPTED
     except SceneError as error:
         for line in error.problems:
             print(line, file=stderr)

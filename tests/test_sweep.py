@@ -13,10 +13,19 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from solver import cli
 from solver.scene import load_scene
-from solver.scene_paths import ScenePathError, field_value, numeric_fields, parse_path, with_values
+from solver.scene_paths import (
+    ScenePathError,
+    field_value,
+    format_path,
+    numeric_fields,
+    parse_path,
+    with_values,
+)
 from solver.sweep import Axis, PointResult, Sweep, SweepError, run_point, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,7 +299,11 @@ def test_cli_ctrl_c_leaves_files_with_every_finished_point(tmp_path):
          "contact.restitution=0.1:0.9:400", "--t-end", "3", "--workers", "2", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    time.sleep(6.0)
+    psutil = pytest.importorskip("psutil")
+    deadline = time.monotonic() + 120.0
+    while not psutil.Process(process.pid).children() and time.monotonic() < deadline:
+        time.sleep(0.1)  # the pool's processes exist: the sweep is running
+    time.sleep(4.0)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
@@ -347,3 +360,27 @@ def test_each_point_has_its_scene():
     plan = Sweep(load_scene(BALL), [Axis.parse("contact.restitution=0.2,0.7")])
     assert [plan.point_scene(run).contact.restitution for run in range(len(plan))] == [0.2, 0.7]
     assert plan.point_scene(1).bodies == load_scene(BALL).bodies
+
+
+def test_time_stepping_impacts_have_no_normal_speeds():
+    result = sweep(
+        load_scene(BALL), {"contact.restitution": [0.5]}, t_end=0.6, method="time-stepping"
+    )
+    columns = result.impact_columns
+    rows = [dict(zip(columns, row, strict=True)) for row in result.impact_rows()]
+    assert rows and all(row["u_n_minus"] is None and row["u_n_plus"] is None for row in rows)
+    assert rows[0]["impulse"] > 0.0
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
+            st.integers(min_value=0, max_value=99),
+        ),
+        min_size=1,
+        max_size=6,
+    ).filter(lambda parts: isinstance(parts[0], str))
+)
+def test_paths_read_back_as_written(parts):
+    assert parse_path(format_path(tuple(parts))) == tuple(parts)
