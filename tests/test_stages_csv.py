@@ -79,14 +79,15 @@ def test_newton_cradle_sequential_stages_through_the_command_line(tmp_path):
         )
         assert rows[0]["body"] == events[index]["body"] and rows[0]["t"] == events[index]["t"]
         total = sum(float(row["normal_impulse"]) for row in rows)
-        assert total == pytest.approx(float(events[index]["normal_impulse"]), rel=1e-14)
+        assert total == pytest.approx(float(events[index]["normal_impulse"]), rel=1e-12)
     # the classroom cradle: ball 1 stops and hands its speed to ball 2, ball 2 to ball 3
     first = [row for row in stages if int(row["event"]) == impacts[0]]
     velocities = [[float(row[c]) for c in ("ball1.vx", "ball2.vx", "ball3.vx")] for row in first]
     assert np.allclose(velocities, [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], atol=1e-14)
     trajectory = read_rows(tmp_path / "trajectory.csv")
     post = next(row for row in trajectory if row["kind"] == "post")
-    assert [float(post[c]) for c in ("ball1.vx", "ball2.vx", "ball3.vx")] == velocities[-1]
+    after = [float(post[c]) for c in ("ball1.vx", "ball2.vx", "ball3.vx")]
+    assert after == pytest.approx(velocities[-1], abs=1e-14)
 
 
 def test_time_stepping_impacts_have_one_stage_row(tmp_path):
@@ -98,7 +99,8 @@ def test_time_stepping_impacts_have_one_stage_row(tmp_path):
     assert impacts and [int(row["event"]) for row in stages] == impacts
     assert all(row["stage"] == "1" for row in stages)
     for row in stages:
-        assert row["normal_impulse"] == events[int(row["event"])]["normal_impulse"]
+        event = events[int(row["event"])]
+        assert float(row["normal_impulse"]) == pytest.approx(float(event["normal_impulse"]))
 
 
 def test_a_run_without_impacts_has_a_header_only(tmp_path):
