@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QApplication, QDialog, QHeaderView, QLabel, QVBoxLayout
 from superqt import QLabeledDoubleSlider
@@ -47,16 +47,16 @@ SCALE_RANGE = (1.5, 2.5)
 """Smallest and largest presentation scale."""
 CONTRAST_LIGHTNESS = 0.4
 """Curve colours are darkened to at most this HSL lightness in presentation mode."""
-PLOTS_SHARE = 0.42
+PLOTS_SHARE = 0.46
 """Share of the screen's width the plots take in presentation mode (the properties hide)."""
 RESTYLE_INTERVAL_MS = 500
 """While presentation mode is on, new curves and reset titles are restyled this often, ms."""
 TITLE_PT = 9.0
 """Size of the plot titles outside presentation mode, pt."""
-LEGEND_PT = 8.0
-"""Size of the legend texts outside presentation mode, pt."""
 AXIS_PT = 9.0
 """Size of tick labels and axis labels outside presentation mode, pt."""
+LABEL_SHARE = 0.8
+"""Axis labels and legends in presentation mode, as a share of the tick labels' size."""
 
 _WIDE = Qt.Orientation.Horizontal
 
@@ -100,7 +100,7 @@ class PlotStyler:
         if scale != 1.0:
             # one width for every legend: the plots line up under one time axis
             font = QFont()
-            font.setPointSizeF(LEGEND_PT * scale)
+            font.setPointSizeF(AXIS_PT * LABEL_SHARE * scale)
             metrics = QFontMetricsF(font)
             names = [item.name() for plot in plots for item in self._entries.get(plot, [])]
             text = max((metrics.horizontalAdvance(name) for name in names), default=0.0)
@@ -117,7 +117,8 @@ class PlotStyler:
             title.setText(title.text, size=size, color="k")
         font = QFont()
         font.setPointSizeF(AXIS_PT * scale)
-        label_size = f"{AXIS_PT * scale:g}pt"
+        # axis labels a little smaller than the ticks: they run along short plots
+        label_size = f"{AXIS_PT * LABEL_SHARE * scale:g}pt"
         left = plot.getAxis("left")
         if left not in self._axis_widths:
             self._axis_widths[left] = left.fixedWidth
@@ -184,7 +185,7 @@ class PlotStyler:
             outside = pg.LegendItem(offset=None, labelTextColor="k", verSpacing=-4)
             grid.addItem(outside, row=row, col=column + 1)
             self._legends[plot], self._entries[plot] = outside, []
-        size = f"{LEGEND_PT * scale:g}pt"
+        size = f"{AXIS_PT * LABEL_SHARE * scale:g}pt"
         if named != self._entries[plot] or outside.opts["labelTextSize"] != size:
             outside.clear()
             outside.setLabelTextSize(size)
@@ -321,6 +322,9 @@ class Presentation(QObject):
         window.setCorner(Qt.Corner.BottomRightCorner, saved["corner"])
         window.restoreState(saved["docks"])
         window.properties_dock.setVisible(bool(saved["properties"]))
+        # The font and layout changes are posted events: deliver them now. Left for the
+        # interpreter's exit, they would reach pyqtgraph's Python items half torn down.
+        QCoreApplication.sendPostedEvents()
 
     def _apply(self, scale: float, font: QFont | None = None) -> None:
         app = QApplication.instance()
