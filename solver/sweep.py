@@ -70,12 +70,12 @@ from typing import Any
 
 import numpy as np
 
-from solver.errors import InputError
+from solver.errors import InputError, SolverError
 from solver.frames import Event, Frame
 from solver.record import ENERGY_COLUMNS, trajectory_columns, write_csv_atomic
-from solver.scene import Scene, SceneError, parse_scene, scene_to_dict
+from solver.scene import Scene, SceneError, parse_scene, run_size_problems, scene_to_dict
 from solver.scene_paths import ScenePathError, check_settable, with_values
-from solver.simulation import METHODS, make_stepper
+from solver.simulation import METHODS, Watchdog, make_stepper
 from solver.stages import normal_speeds
 from solver.system import System
 
@@ -344,6 +344,7 @@ def run_point(task: PointTask) -> PointResult:
     status, message = "failed", ""
     try:
         stepper = make_stepper(parse_scene(task.scene), t_end=task.t_end, method=task.method)
+        watchdog = Watchdog()
         bodies = _BodyStates(stepper.system)
         while stepper.status == "running":
             out = stepper.step()
@@ -360,9 +361,12 @@ def run_point(task: PointTask) -> PointResult:
             if out.frames:
                 last = out.frames[-1]
             t_reached = stepper.t
+            watchdog.check(t_reached)
         status, message = stepper.status, stepper.message
+    except SolverError as error:  # a stall the watchdog saw
+        message = str(error)
     except Exception as error:  # a point never stops the sweep: it fails with the reason
-        message = f"{type(error).__name__}: {error}"
+        message = f"internal error ({type(error).__name__}: {error})"
     return PointResult(
         run=task.run,
         values=task.values,
@@ -484,14 +488,20 @@ class Sweep:
 
     def _changed_scene(self, values: tuple[Value, ...]) -> dict[str, Any]:
         assignment = dict(zip((axis.path for axis in self.axes), values, strict=True))
+        given = ", ".join(f"{path} = {value!r}" for path, value in assignment.items())
         try:
-            return scene_to_dict(with_values(self.scene, assignment))
+            scene = with_values(self.scene, assignment)
         except SceneError as error:
             problem = error.problems[0]
             if problem.startswith(tuple(f"{path}:" for path in assignment)):
                 raise SweepError(problem) from None
-            given = ", ".join(f"{path} = {value!r}" for path, value in assignment.items())
             raise SweepError(f"{given}: the scene refuses it: {problem}") from None
+        settings = scene.solver
+        t_end = settings.t_end if self.t_end is None else self.t_end
+        method = settings.method if self.method is None else self.method
+        for key, problem in run_size_problems(t_end, settings.dt_out, settings.dt, method):
+            raise SweepError(f"solver.{key} at {given}: {problem}")
+        return scene_to_dict(scene)
 
     def __len__(self) -> int:
         """Number of points."""

@@ -384,3 +384,28 @@ def test_time_stepping_impacts_have_no_normal_speeds():
 )
 def test_paths_read_back_as_written(parts):
     assert parse_path(format_path(tuple(parts))) == tuple(parts)
+
+
+def test_a_stalled_point_fails_with_the_watchdog_message(monkeypatch):
+    from solver import sweep as sweep_module
+    from solver.errors import SolverError
+
+    class StallAfterThreeSteps:
+        def __init__(self):
+            self.steps = 0
+
+        def check(self, t):
+            self.steps += 1
+            if self.steps > 3:
+                raise SolverError(f"no progress past t = {t} s")
+
+    monkeypatch.setattr(sweep_module, "Watchdog", StallAfterThreeSteps)
+    plan = Sweep(load_scene(BALL), [Axis("contact.restitution", (0.5,))])
+    point = run_point(plan.task(0))
+    assert point.status == "failed" and point.message.startswith("no progress past")
+    assert point.impacts  # what was computed before the stall is kept
+
+
+def test_a_sweep_too_large_to_record_is_refused_before_it_runs():
+    with pytest.raises(SweepError, match="output samples"):
+        Sweep(load_scene(BALL), [Axis("contact.restitution", (0.5,))], t_end=1e5)
