@@ -23,7 +23,9 @@ previous step's positive unknowns still give a solution, else by
 
 with ``u⁻ = G·v_k``, ``u⁺ = G·v_k+1`` and the tangential impulse
 ``Λ_t = Λ_+ − Λ_−`` (N·s along the contact tangent ``t``). Beyond
-``EXACT_CONTACTS`` closed contacts (a chain, a heap) the same law is solved
+``EXACT_CONTACTS`` closed contacts, frictionless ones whose sparse Delassus
+matrix ``G M⁻¹ Gᵀ`` is banded (a chain) are still solved exactly, by block
+principal pivoting on banded Cholesky factors; the others (a heap, friction)
 by projected Gauss–Seidel on the sparse Delassus operator
 (:mod:`solver.gauss_seidel`), warm-started from the previous step's
 impulses, as game engines do. The contact kinematics of all candidate pairs
@@ -44,10 +46,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 
 from solver import gauss_seidel
 from solver.broadphase import StaticIndex, disk_pairs
-from solver.complementarity import lemke
+from solver.complementarity import banded_lcp, lemke
 from solver.contact import SLIP_SPEED_TOL
 from solver.contact_arrays import ContactArrays, SparseRows, disk_disk, empty_contacts
 from solver.errors import InputError, SolverError
@@ -74,6 +77,9 @@ IMPACT_SPEED_STEPS = 10.0
 
 EXACT_CONTACTS = 8
 """Most closed contacts whose LCP is solved exactly (Lemke); more go to Gauss–Seidel."""
+
+BAND_MAX = 8
+"""Widest band of a frictionless Delassus matrix solved exactly (block principal pivoting)."""
 
 PGS_TOL = 1e-10
 """Gauss–Seidel stops when no impulse changed by more than this share of the largest."""
@@ -140,7 +146,8 @@ class TimeSteppingStepper:
         How the contact problem of a step is solved: ``"lemke"`` exactly,
         ``"pgs"`` by projected Gauss–Seidel (``PGS_TOL``, ``PGS_MAX_SWEEPS``),
         ``"auto"`` (default) exactly up to ``EXACT_CONTACTS`` closed
-        contacts and by Gauss–Seidel beyond.
+        contacts, beyond that exactly when frictionless with a banded
+        Delassus matrix (``BAND_MAX``), else by Gauss–Seidel.
 
     Raises
     ------
@@ -440,7 +447,52 @@ class TimeSteppingStepper:
         )
         if exact:
             return self._solve_contact_lcp(closed, v, v_free, t)
+        if self.contact_solver == "auto" and not np.any(closed.friction > 0.0):
+            solution = self._solve_banded(closed, v, v_free)
+            if solution is not None:
+                return solution
         return self._solve_by_gauss_seidel(closed, v, v_free)
+
+    def _solve_banded(
+        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Frictionless contacts whose Delassus matrix is banded (a chain): solved exactly.
+
+        ``W = G M⁻¹ Gᵀ`` is assembled sparse; when its bandwidth in contact
+        order is at most ``BAND_MAX`` the LCP
+        ``Λ_n ≥ 0 ⊥ W Λ_n + u_free + e u⁻ ≥ 0`` goes to
+        :func:`complementarity.banded_lcp` (block principal pivoting, one
+        banded Cholesky per pivot), starting from the contacts that pressed
+        at the last step (new ones: those not separating). ``None`` when the
+        band is wider, ``W`` is singular (dependent contacts) or the pivoting
+        does not finish: then Gauss–Seidel decides.
+        """
+        G = closed.G.to_csr()
+        W = (G @ sp.diags_array(self._m_inv) @ G.T).tocoo()
+        upper = W.row <= W.col
+        rows, cols, values = W.row[upper], W.col[upper], W.data[upper]
+        bandwidth = int(np.max(cols - rows, initial=0))
+        if bandwidth > BAND_MAX:
+            return None
+        band = np.zeros((bandwidth + 1, len(closed)))
+        band[bandwidth + rows - cols, cols] = values
+        q = G @ v_free + closed.restitution * (G @ v)
+        initial = q <= 0.0
+        if len(self._warm_keys):
+            at = np.minimum(np.searchsorted(self._warm_keys, closed.keys), len(self._warm_keys) - 1)
+            known = self._warm_keys[at] == closed.keys
+            initial[known] = self._warm[at[known], 0] > 0.0
+        try:
+            result = banded_lcp(band, q, initial_free=initial)
+        except SolverError:
+            return None
+        if result.status != "solved":
+            return None
+        impulse_n = result.z
+        order = np.argsort(closed.keys)
+        self._warm_keys = closed.keys[order]
+        self._warm = np.column_stack((impulse_n, np.zeros(len(closed))))[order]
+        return impulse_n, np.zeros(len(closed)), v_free + self._m_inv * (G.T @ impulse_n)
 
     def _solve_by_gauss_seidel(
         self, closed: _Closed, v: np.ndarray, v_free: np.ndarray

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from solver import timestepping
-from solver.complementarity import LCPResult
+from solver.complementarity import LCPResult, banded_lcp
 from solver.errors import InputError
 from solver.frames import Frame
 from solver.record import Trajectory
@@ -206,3 +206,45 @@ def test_time_stepping_converges_at_first_order_to_the_event_driven_motion(
     assert reference.status == "finished"
     assert np.all((ratios > 1.8) & (ratios < 2.2)), (errors, ratios)
     assert errors[-1] < 0.01
+
+
+def touching_chain(n: int, restitution: float) -> System:
+    """``n`` touching unit beads (radius 0.5 m) on a rail, the first moving at 1 m/s."""
+    return System(
+        parse_scene(
+            {
+                "format": "impactgui-scene",
+                "version": 1,
+                "gravity": [0.0, 0.0],
+                "contact": {"restitution": restitution, "friction": 0.0},
+                "bodies": [
+                    {"id": f"b{k}", "type": "bead", "rail_y": 0.0, "mass": 1.0 + 0.1 * k,
+                     "radius": 0.5, "x": float(k), "vx": 1.0 if k == 0 else 0.0}
+                    for k in range(n)
+                ],
+            }
+        )
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("restitution", [0.0, 0.5, 1.0])
+def test_a_long_frictionless_chain_gets_the_exact_lcp_solution(restitution, monkeypatch):
+    # 15 contacts: beyond Lemke's share in "auto", solved on the banded Delassus matrix
+    system = touching_chain(16, restitution)
+    banded_solves = []
+
+    def counted(*args, **kwargs):
+        banded_solves.append(1)
+        return banded_lcp(*args, **kwargs)
+
+    monkeypatch.setattr(timestepping, "banded_lcp", counted)
+    runs = {
+        solver: run(TimeSteppingStepper(system, 0.05, 0.01, h=1e-3, contact_solver=solver))
+        for solver in ("auto", "lemke")
+    }
+
+    banded, lemke = (np.array([f.v for f in samples(runs[s])]) for s in ("auto", "lemke"))
+    assert banded_solves
+    np.testing.assert_allclose(banded, lemke, atol=1e-12)
+    momentum = banded @ system.M_diag
+    np.testing.assert_allclose(momentum, 1.0, rtol=1e-13)
