@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
 from solver.reference import (
@@ -505,3 +507,22 @@ def test_run_with_reference_refuses_a_scene_without_one(tmp_path):
     lines = stream.getvalue().splitlines()
     assert status == 2 and len(lines) == 1 and lines[0].startswith("--reference: no closed")
     assert not out.exists()
+
+
+@given(
+    lam=st.floats(min_value=0.5, max_value=50.0),
+    u=st.floats(min_value=1e-3, max_value=10.0),
+    d=st.floats(min_value=-1.0, max_value=1.0),
+)
+def test_spring_stop_period_is_the_first_return_to_the_stop(lam, u, d):
+    """y(t) = d(1 − cos λt) + (u/λ) sin λt: distance from the stop after leaving it at u."""
+    period = spring_stop_period(u, lam, d)
+    scale = abs(d) + u / lam
+    assert 0.0 < period < 2 * math.pi / lam
+    y_end = d * (1 - math.cos(lam * period)) + u / lam * math.sin(lam * period)
+    assert abs(y_end) <= 1e-9 * scale
+    speed_end = d * lam * math.sin(lam * period) + u * math.cos(lam * period)
+    assert speed_end == pytest.approx(-u, rel=1e-9, abs=1e-12 * scale * lam)
+    t = np.linspace(0.0, period, 402)[1:-1]
+    y = d * (1 - np.cos(lam * t)) + u / lam * np.sin(lam * t)
+    assert np.all(y > -1e-12 * scale)
