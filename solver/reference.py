@@ -536,23 +536,11 @@ def _mass_between_stops(scene: Scene, t_end: float) -> Reference | None:
     v0 = bead.vx
     first = ((hi - bead.x) / v0) if v0 > 0 else ((bead.x - lo) / -v0)
 
-    def speed_after(k: int) -> float:
-        """Signed velocity after impact k (impacts alternate walls)."""
-        speed = abs(v0)
-        direction = 1.0 if v0 > 0 else -1.0
-        for _ in range(k):
-            speed *= e_right if direction > 0 else e_left
-            direction = -direction
-        return direction * speed
-
-    velocities = [v0]
+    velocities = [v0]  # velocities[k]: after impact k (impacts alternate walls)
 
     def piece(k: int) -> StateFunction:
-        if k == 0:
-            x_start, v = bead.x, v0
-        else:
-            v = velocities[k] if k < len(velocities) else speed_after(k)
-            x_start = hi if v < 0 else lo
+        v = velocities[k]
+        x_start = bead.x if k == 0 else (hi if v < 0 else lo)
 
         def state(tau: np.ndarray) -> dict[str, np.ndarray]:
             return {f"{name}.x": x_start + v * tau, f"{name}.vx": np.full_like(tau, v)}
@@ -560,12 +548,13 @@ def _mass_between_stops(scene: Scene, t_end: float) -> Reference | None:
         return state
 
     def flight(k: int) -> float:
-        v = speed_after(k)
+        before = velocities[k - 1]
+        v = -before * (e_right if before > 0 else e_left)
         velocities.append(v)
         return 0.0 if v == 0.0 else gap / abs(v)
 
     def rest(tau: np.ndarray) -> dict[str, np.ndarray]:
-        x_stop = hi if v0 * (-1) ** (len(velocities) - 1) > 0 else lo
+        x_stop = hi if velocities[-2] > 0 else lo
         return {f"{name}.x": np.full_like(tau, x_stop), f"{name}.vx": np.zeros_like(tau)}
 
     pieces, impacts, _ = _flights(t_end, first, flight, piece, rest)

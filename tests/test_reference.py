@@ -526,3 +526,17 @@ def test_spring_stop_period_is_the_first_return_to_the_stop(lam, u, d):
     t = np.linspace(0.0, period, 402)[1:-1]
     y = d * (1 - np.cos(lam * t)) + u / lam * np.sin(lam * t)
     assert np.all(y > -1e-12 * scale)
+
+
+def test_mass_between_stops_with_lossy_walls_slows_by_each_walls_restitution():
+    data = json.loads((SCENES / "mass_between_stops.json").read_text())
+    data["boundaries"][0]["restitution"] = 0.5  # left
+    data["boundaries"][1]["restitution"] = 0.8  # right
+    scene = parse_scene(data)
+    reference = recognise(scene)
+    # independent: right at 0.5 s, speed 0.8; left 1/0.8 s later, speed 0.4; right 1/0.4 s later
+    assert reference.impact_times[:3] == pytest.approx([0.5, 1.75, 4.25], rel=1e-15)
+    assert reference.evaluate([2.0, 5.0])[:, 1] == pytest.approx([0.4, -0.32], rel=1e-15)
+    result = compare_trajectory(reference, simulate(scene))
+    assert result.impact_time_difference < 1e-12
+    assert result.max_difference["mass.x"] < 1e-12
