@@ -188,6 +188,9 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots_dock)
         self.tabifyDockWidget(self.plots_dock, self.motion_dock)
         self.plots_dock.raise_()
+        # behind the live plots, the motion plots draw nothing until their tab is raised
+        self.motion_plots.set_shown(False)
+        self.motion_dock.visibilityChanged.connect(self.motion_plots.set_shown)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.event_dock)
         self.resizeDocks([self.properties_dock], [250], Qt.Orientation.Horizontal)
         self.resizeDocks([self.plots_dock], [520], Qt.Orientation.Horizontal)

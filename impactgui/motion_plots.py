@@ -14,7 +14,8 @@ first ``DEFAULT_BODIES`` of the run. Every frame of the run is plotted
 (``pre`` and ``post`` frames of an impact too, so a velocity jump is a
 vertical step at its instant). Data reach the curves at most every
 ``REDRAW_INTERVAL_MS``, and only the frames new since the last time are
-read — the cost does not grow with the run's length.
+read. While the plots are hidden (``set_shown``: their tab is behind the
+live plots) they cost nothing: the frames are read when they are shown.
 """
 
 from __future__ import annotations
@@ -148,6 +149,10 @@ class MotionPlots(QWidget):
         self._chosen: list[str] = []
         self._trajectory: Trajectory | None = None
         self._read = 0
+        self._drawn = 0
+        """Frames read into the series, and handed to the curves."""
+        self.shown = True
+        """False while the plots are off screen (a dock tab behind another): no redraws."""
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self.redraw)
@@ -172,7 +177,7 @@ class MotionPlots(QWidget):
                 plot.legend.clear()
         self.curves.clear()
         self._series.clear()
-        self._read = 0
+        self._read = self._drawn = 0
 
     def set_run(self, trajectory: Trajectory, system: System, selected: str | None) -> None:
         """Plot the run of ``system`` whose frames grow in ``trajectory``.
@@ -212,6 +217,12 @@ class MotionPlots(QWidget):
         self._show_time_axis_on(self.plot_of["omega" if spins else "v"])
         self.redraw()
 
+    @Slot(bool)
+    def set_shown(self, shown: bool) -> None:
+        """The plots came on screen (True) or went off it; on screen they catch up at once."""
+        self.shown = shown
+        self.redraw()
+
     def _show_time_axis_on(self, lowest: pg.PlotItem) -> None:
         """Time values and label under the lowest plot shown only."""
         for plot in self.plots:
@@ -220,7 +231,18 @@ class MotionPlots(QWidget):
 
     @Slot()
     def redraw(self) -> None:
-        """Read the frames new since the last redraw into the curves."""
+        """Hand the frames new since the last redraw to the curves (only while shown)."""
+        if not self.shown:
+            return
+        self._catch_up()
+        if self._drawn == self._read:
+            return
+        for key, curve in self.curves.items():
+            curve.setData(*self._series[key].data())
+        self._drawn = self._read
+
+    def _catch_up(self) -> None:
+        """Read the frames new since the last time into the series."""
         if self._trajectory is None:
             return
         count = len(self._trajectory)
@@ -230,8 +252,6 @@ class MotionPlots(QWidget):
         for body_id in self._chosen:
             self._extend(body_id, frames)
         self._read = count
-        for key, curve in self.curves.items():
-            curve.setData(*self._series[key].data())
 
     def _extend(self, body_id: str, frames: list[Frame]) -> None:
         columns = self._columns[body_id]
@@ -243,7 +263,8 @@ class MotionPlots(QWidget):
                 series.extend(t, values[:, index])
 
     def series(self, body_id: str, quantity: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(t, values)`` plotted for ``body_id``'s ``quantity`` (one of ``QUANTITIES``)."""
+        """``(t, values)`` of ``body_id``'s ``quantity`` (one of ``QUANTITIES``) so far."""
+        self._catch_up()
         return self._series[body_id, quantity].data()
 
     def set_cursor(self, t: float) -> None:
@@ -255,8 +276,3 @@ class MotionPlots(QWidget):
     def _on_y_range_changed(self, view: pg.ViewBox, y_range: tuple[float, float]) -> None:
         """Keep the cursor of ``view`` from the bottom to the top of its value range."""
         self._cursors[view].setLine(0.0, y_range[0], 0.0, y_range[1])
-
-    def export_png(self, path: str) -> bool:
-        """Save the motion plots as a PNG image; True on success."""
-        self.redraw()
-        return self.graphics.grab().save(path, "PNG")

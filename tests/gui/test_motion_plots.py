@@ -65,7 +65,10 @@ def test_free_flight_of_a_wheel_follows_the_parabola(qtbot, window, tmp_path: Pa
     assert np.allclose(omega, 2.0, atol=1e-12)  # no torque in free flight
     assert plots.plot_of["omega"].isVisible()
     assert plots.curves["wheel", "v"].name() == "wheel |v|"
-    # what the curves hold is what the series hold
+    # hidden behind the live plots, the curves wait; raised, they show the run
+    assert plots.curves["wheel", "y"].getData()[1] is None
+    window.motion_dock.raise_()
+    qtbot.waitUntil(lambda: plots.curves["wheel", "y"].getData()[1] is not None)
     assert np.array_equal(plots.curves["wheel", "y"].getData()[1], y)
 
 
