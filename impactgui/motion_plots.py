@@ -151,6 +151,7 @@ class MotionPlots(QWidget):
         self._read = 0
         self._drawn = 0
         """Frames read into the series, and handed to the curves."""
+        self._cursor_time = 0.0
         self.shown = True
         """False while the plots are off screen (a dock tab behind another): no redraws."""
         self._timer = QTimer(self)
@@ -222,6 +223,7 @@ class MotionPlots(QWidget):
         """The plots came on screen (True) or went off it; on screen they catch up at once."""
         self.shown = shown
         self.redraw()
+        self.set_cursor(self._cursor_time)
 
     def _show_time_axis_on(self, lowest: pg.PlotItem) -> None:
         """Time values and label under the lowest plot shown only."""
@@ -268,9 +270,11 @@ class MotionPlots(QWidget):
         return self._series[body_id, quantity].data()
 
     def set_cursor(self, t: float) -> None:
-        """Move the playback-time cursors to ``t`` (s)."""
-        for cursor in self._cursors.values():
-            cursor.setPos(t, 0.0)
+        """Move the playback-time cursors to ``t`` (s) (when shown; else when next shown)."""
+        self._cursor_time = t
+        if self.shown:
+            for cursor in self._cursors.values():
+                cursor.setPos(t, 0.0)
 
     @Slot(object, object)
     def _on_y_range_changed(self, view: pg.ViewBox, y_range: tuple[float, float]) -> None:
