@@ -129,6 +129,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Run copies of the scene under several impact laws side by side", "compare",
     ),
     ActionSpec(
+        "sweep_action", "&Run", "S&weep…", "sweeps.open", None,
+        "Run the scene over a range of one or two of its fields: bifurcation diagrams", "compare",
+    ),
+    ActionSpec(
         "presentation_action", "&View", "&Presentation", "presentation.set_enabled", "F11",
         "Full screen, large fonts, wide lines, legends beside the plots: for a lecture hall",
         "present", checkable=True,

@@ -61,6 +61,7 @@ from impactgui.presentation import Presentation
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.run_progress import RunProgress
+from impactgui.sweep_window import SweepLauncher
 from impactgui.video_export import (
     VideoDialog,
     VideoProgress,
@@ -172,6 +173,7 @@ class MainWindow(QMainWindow):
         )
         self.presentation = Presentation(self)
         self.help = HelpPages(self)
+        self.sweeps = SweepLauncher(self)
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -904,6 +906,7 @@ class MainWindow(QMainWindow):
         self.presentation.set_enabled(False)
         for dialog in self._compare_dialogs:
             dialog.shutdown()
+        self.sweeps.shutdown()
         self._shut_down = True
 
     def closeEvent(self, event: QCloseEvent) -> None:
