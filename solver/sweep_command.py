@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -161,6 +162,12 @@ def _plan(args: argparse.Namespace) -> tuple[Sweep, int | None]:
     scene = load_scene(args.scene)
     axes = [Axis.parse(text) for text in args.vary]
     plan = Sweep(scene, axes, t_end=t_end, transient=transient, method=args.method)
+    try:  # the points may take hours: make sure their files can be written first
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"--out: cannot create {args.out}: {error.strerror or error}") from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise InputError(f"--out: cannot write to {args.out}: permission denied")
     return plan, workers
 
 

@@ -409,3 +409,12 @@ def test_a_stalled_point_fails_with_the_watchdog_message(monkeypatch):
 def test_a_sweep_too_large_to_record_is_refused_before_it_runs():
     with pytest.raises(SweepError, match="output samples"):
         Sweep(load_scene(BALL), [Axis("contact.restitution", (0.5,))], t_end=1e5)
+
+
+def test_an_output_directory_that_cannot_be_made_is_refused_before_the_points_run(tmp_path):
+    (tmp_path / "file").write_text("")
+    status, lines = run_cli(
+        "sweep", BALL, "--vary", "contact.restitution=0.5", "--out", tmp_path / "file" / "out"
+    )
+    assert status == 2
+    assert len(lines) == 1 and lines[0].startswith("--out: cannot create")
