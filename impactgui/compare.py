@@ -6,10 +6,23 @@ sequential, newton); each ticked law runs a copy of the current scene with
 of the bodies' velocities over time and a line of the velocities at the
 newest frame — e.g. Newton's cradle: staged spreads the impact over the
 row, sequential lets only the last ball leave.
+
+Beside the velocities each panel gives the law's own answer at the first
+impact of the scene (:func:`first_impact_outcome`): the impact resolved once
+by that law over every contact closed at that instant — touching contacts
+that separate included, as paper 000 poses its examples — with the energy it
+loses and whether it is admissible (no closed contact left approaching,
+``Gᵀv⁺ ≥ 0``). Four touching balls hit with ``[1, 0, 0, 1/3]``: ``poisson``
+gives ``[−1/3, 2/3, 2/3, 1/3]``, inadmissible (``Gᵀv⁺ = [1, 0, −1/3]``);
+``staged`` gives ``[−1/3, 4/9, 4/9, 7/9]``, admissible; both keep the
+energy (``e = 1``). The run itself never goes on from an inadmissible
+velocity: the engine resolves the contacts still approaching in further
+rounds at the same instant.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,14 +42,19 @@ from PySide6.QtWidgets import (
 from impactgui.grid import show_grid
 from impactgui.worker import SimulationRunner
 from solver.errors import InputError
-from solver.frames import StepOutput
+from solver.events import GAP_TOL
+from solver.frames import Frame, StepOutput
+from solver.impact import resolve_impact
 from solver.scene import IMPACT_LAWS, Scene, parse_scene, scene_to_dict
 from solver.simulation import make_stepper
+from solver.system import System
 
 BODY_LIMIT = 10
 """At most this many bodies get velocity curves (the first ones in scene order)."""
 
 ANGULAR_RATES = ("omega", "omegaA", "omegaB")
+ENERGY_ROUNDOFF = 1e-12
+"""An energy change below this fraction of the energy before is shown as 0 (round-off)."""
 
 
 def scene_with_law(scene: Scene, law: str) -> Scene:
@@ -44,6 +62,75 @@ def scene_with_law(scene: Scene, law: str) -> Scene:
     data = scene_to_dict(scene)
     data.setdefault("contact", {})["impact_law"] = law
     return parse_scene(data)
+
+
+@dataclass(frozen=True)
+class ImpactOutcome:
+    """One law's resolution of one impact over all its closed contacts.
+
+    Attributes
+    ----------
+    t : float
+        Time of the impact (s).
+    contacts : list of str
+        The closed contacts, ``"body–other"``, in the order of ``u_n_plus``.
+    v_plus : ndarray
+        Generalized velocity after the impact (system layout; m/s, rad/s).
+    energy_before : float
+        ``T⁻``, the kinetic energy before (J).
+    energy_lost : float
+        ``T⁻ − T⁺`` (J); 0 for an elastic law that keeps the energy.
+    admissible : bool
+        No closed contact approaches after the impact (``Gᵀv⁺ ≥ −tol``).
+    u_n_plus : ndarray
+        ``Gᵀv⁺``: each closed contact's normal speed after (m/s, > 0 separating).
+    """
+
+    t: float
+    contacts: list[str]
+    v_plus: np.ndarray
+    energy_before: float
+    energy_lost: float
+    admissible: bool
+    u_n_plus: np.ndarray
+
+
+def first_impact_outcome(system: System, before: Frame, law: str) -> ImpactOutcome | None:
+    """``law``'s answer to the impact at the state ``before`` (a ``pre`` frame).
+
+    Every contact whose gap is within ``GAP_TOL`` takes part, whether it
+    approaches or not; each has its restitution and friction. Returns None
+    when no contact is closed.
+    """
+    contacts = [
+        contact
+        for contact in system.contacts(before.q, before.v, margin=GAP_TOL)
+        if abs(contact.g) <= GAP_TOL and contact.G_local.any()
+    ]
+    if not contacts:
+        return None
+    G = np.column_stack([contact.G for contact in contacts])
+    friction = np.array([contact.friction for contact in contacts])
+    kwargs: dict[str, Any] = {}
+    if np.any(friction > 0.0):
+        kwargs = {"H": np.column_stack([c.H for c in contacts]), "friction": friction}
+    result = resolve_impact(
+        system.M_diag,
+        G,
+        before.v,
+        np.array([contact.restitution for contact in contacts]),
+        law=law,
+        **kwargs,
+    )
+    return ImpactOutcome(
+        t=before.t,
+        contacts=[f"{contact.body}–{contact.other}" for contact in contacts],
+        v_plus=np.asarray(result.v_plus, dtype=float),
+        energy_before=system.kinetic_energy(before.v),
+        energy_lost=-float(result.energy_change),
+        admissible=bool(result.admissible),
+        u_n_plus=G.T @ np.asarray(result.v_plus, dtype=float),
+    )
 
 
 class LawPanel(QWidget):
@@ -79,10 +166,11 @@ class LawPanel(QWidget):
         layout.addWidget(self.summary)
         self.columns: list[tuple[str, int]] = []
         self._curves: list[pg.PlotDataItem] = []
+        self._n_coords = 0
         system = runner.system
         if system is not None:
-            n_coords = sum(len(coords) for _, coords, _ in system.dof_labels)
-            column = n_coords
+            self._n_coords = sum(len(coords) for _, coords, _ in system.dof_labels)
+            column = self._n_coords
             for body_index, (body_id, _coords, rates) in enumerate(system.dof_labels):
                 for name in rates:
                     if body_index < BODY_LIMIT and name not in ANGULAR_RATES:
@@ -91,11 +179,21 @@ class LawPanel(QWidget):
         for index, (label, _column) in enumerate(self.columns):
             pen = pg.mkPen(pg.intColor(index, hues=max(len(self.columns), 3)), width=1.5)
             self._curves.append(self.plot.plot(name=label, pen=pen))
+        self.outcome: ImpactOutcome | None = None
+        self.outcome_label = QLabel()
+        self.outcome_label.setWordWrap(True)
+        self.outcome_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.outcome_label)
         runner.frames_added.connect(self._on_frames_added)
         runner.ended.connect(self._on_ended)
 
     @Slot(object)
-    def _on_frames_added(self, _batch: StepOutput) -> None:
+    def _on_frames_added(self, batch: StepOutput) -> None:
+        if self.outcome is None and self.runner.system is not None:
+            before = next((frame for frame in batch.frames if frame.kind == "pre"), None)
+            if before is not None:
+                self.outcome = first_impact_outcome(self.runner.system, before, self.law)
+                self.outcome_label.setText(self._outcome_text())
         trajectory = self.runner.trajectory
         t = trajectory.times()
         states = trajectory.states()[: len(t)]
@@ -110,6 +208,31 @@ class LawPanel(QWidget):
         if status == "failed":
             text += f"<br><span style='color:#b00020'>failed: {message}</span>"
         self.summary.setText(text)
+
+    def _outcome_text(self) -> str:
+        outcome = self.outcome
+        if outcome is None:
+            return ""
+        velocities = ", ".join(
+            f"{label} = {outcome.v_plus[column - self._n_coords]:.4g}"
+            for label, column in self.columns
+        )
+        lost = outcome.energy_lost
+        if abs(lost) <= ENERGY_ROUNDOFF * max(outcome.energy_before, 1.0):
+            lost = 0.0
+        text = (
+            f"<b>{self.law}</b> at the first impact (t = {outcome.t:.4g} s, "
+            f"{len(outcome.contacts)} closed contacts): {velocities}; "
+            f"energy lost {lost:.4g} J; "
+        )
+        if outcome.admissible:
+            return text + "<span style='color:#1b5e20'>admissible</span>"
+        speeds = ", ".join(f"{u:.4g}" for u in outcome.u_n_plus)
+        worst = outcome.contacts[int(np.argmin(outcome.u_n_plus))]
+        return text + (
+            f"<span style='color:#b00020'>inadmissible: Gᵀv⁺ = [{speeds}] m/s, "
+            f"{worst} still approaches</span>"
+        )
 
     def _velocities_text(self, t: np.ndarray, states: np.ndarray, status: str) -> str:
         if len(t) == 0 or len(states) == 0:
