@@ -9,6 +9,7 @@ from pathlib import Path
 import imageio.v2 as imageio
 import numpy as np
 import pytest
+from PIL import Image
 
 from impactgui.video_export import (
     VideoRecorder,
@@ -87,6 +88,8 @@ def test_gif_with_plots_in_slow_motion(qtbot, window, tmp_path: Path) -> None:
     frames = _frames(path)
     assert len(frames) == 41  # 1 s of run at 0.25 s per second of video, 10 frames/s
     assert frames[0].shape[:2] == (200, 400)
+    with Image.open(path) as gif:
+        assert gif.info["duration"] == 100  # ms a frame, at 10 frames/s
     assert not window.honesty.enabled  # switched on only while recording
 
 
