@@ -61,6 +61,7 @@ from impactgui.presentation import Presentation
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.run_progress import RunProgress
+from impactgui.stage_table import StageTable, with_stage_table
 from impactgui.sweep_window import SweepLauncher
 from impactgui.video_export import (
     VideoDialog,
@@ -165,6 +166,7 @@ class MainWindow(QMainWindow):
         self.plots = PlotPanel()
         self.motion_plots = MotionPlots()
         self.event_log = EventLog()
+        self.stage_table = StageTable()
         self.progress = RunProgress()
         self.pointer = PointerReadout()
         self.run_label = self.progress.label
@@ -184,7 +186,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.properties_dock = self._dock("Properties", self.properties, "properties")
         self.plots_dock = self._dock("Plots", self.plots, "plots")
-        self.event_dock = self._dock("Event log", self.event_log, "events")
+        events = with_stage_table(self.event_log, self.stage_table)
+        self.event_dock = self._dock("Event log", events, "events")
         self.motion_dock = self._dock("Motion", self.motion_plots, "motion")
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.properties_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots_dock)
@@ -226,6 +229,7 @@ class MainWindow(QMainWindow):
         self.clock.frame_shown.connect(self._on_frame_shown)
         self.clock.time_changed.connect(self._on_time_changed)
         self.event_log.time_selected.connect(self._on_event_time_selected)
+        self.stage_table.time_selected.connect(self._on_event_time_selected)
         self.doc.selection_changed.connect(self._on_selection_changed)
         self.canvas.pointer_moved.connect(self._on_pointer_moved)
         self.presentation.toggled.connect(self._on_presentation_toggled)
@@ -646,6 +650,7 @@ class MainWindow(QMainWindow):
         self.plots.set_run(runner.trajectory, runner.system)
         self.motion_plots.set_run(runner.trajectory, runner.system, self._selected_body())
         self.event_log.set_system(runner.system)
+        self.stage_table.set_system(runner.system)
         self.progress.start(runner.system.scene.solver.t_end if runner.system else None)
         self.frames_drawn = 0
         self.clock.set_trajectory(runner.trajectory)
@@ -684,6 +689,7 @@ class MainWindow(QMainWindow):
         self.plots.clear()
         self.motion_plots.clear()
         self.event_log.set_system(None)
+        self.stage_table.set_system(None)
         self.canvas.set_editing_enabled(True)
         self.properties.setEnabled(True)
         self._set_run_state("idle")
@@ -731,6 +737,7 @@ class MainWindow(QMainWindow):
         assert self.runner is not None
         self.plots.add_output(batch)
         self.event_log.append(batch.events)
+        self.stage_table.append(batch.events)
         for event in batch.events:
             if event.type == "impulse":
                 self.statusBar().showMessage(

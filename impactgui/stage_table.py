@@ -1,0 +1,190 @@
+"""The stages of multi-stage impacts, shown beside the event log.
+
+An impact law resolves an impact of several contacts in stages (the staged
+law: a plastic phase, then a restitution phase, repeated while something
+still approaches; the sequential law: one collision per stage). The event
+log counts them; this table writes them out. One row per ``impact`` event
+with more than one stage — its time, contact, number of stages and total
+normal impulse — expands into one row per stage (:func:`solver.stages.stage_rows`):
+the contact's share of the normal impulse in that stage, its friction
+impulse, and the velocities after the stage (every rate for a small system,
+the two bodies' rates otherwise). Clicking a row asks to move the playback
+time there (``time_selected``), like the event log.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from solver.frames import Event
+from solver.stages import stage_rows, velocity_columns
+
+if TYPE_CHECKING:
+    from solver.system import System
+
+COLUMNS = (
+    "t (s) / stage",
+    "contact",
+    "normal impulse (N·s)",
+    "tangent impulse (N·s)",
+    "velocities after",
+)
+IMPACT_LIMIT = 2000
+"""At most this many multi-stage impacts are listed (the first ones of the run)."""
+ALL_RATES_UP_TO = 8
+"""Systems with at most this many rates show all of them after each stage; larger
+ones show the rates of the contact's two bodies."""
+ROUNDING_NOISE = 1e-12
+"""Velocities smaller than this times the largest one are shown as 0."""
+
+
+def _number(x: float) -> str:
+    return f"{x:.6g}"
+
+
+class StageTable(QWidget):
+    """Expandable rows of the stages of every multi-stage impact of the run.
+
+    Signals
+    -------
+    time_selected(float)
+        A row was clicked: its impact time (s).
+
+    Attributes
+    ----------
+    tree : QTreeWidget
+        One top-level item per multi-stage impact; children (made when it is
+        first expanded) per stage.
+    """
+
+    time_selected = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(len(COLUMNS))
+        self.tree.setHeaderLabels(list(COLUMNS))
+        self.tree.setUniformRowHeights(True)
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.tree.header().setStretchLastSection(True)
+        for column, width in enumerate((110, 150, 140, 140)):
+            self.tree.setColumnWidth(column, width)
+        self.tree.itemExpanded.connect(self._on_item_expanded)
+        self.tree.itemClicked.connect(self._on_item_clicked)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.tree, 1)
+        self._system: System | None = None
+        self._labels: list[str] = []
+        self._events: list[Event] = []
+        self._show_title()
+
+    def set_system(self, system: System | None) -> None:
+        """Start listing a new run of ``system`` (None: no run)."""
+        self._system = system
+        self._labels = velocity_columns(system) if system is not None else []
+        self._events = []
+        self.tree.clear()
+        self._show_title()
+
+    def append(self, events: list[Event]) -> None:
+        """List the multi-stage impacts among ``events`` (a batch of the run)."""
+        added = False
+        for event in events:
+            if event.type != "impact" or event.stages < 2 or len(self._events) >= IMPACT_LIMIT:
+                continue
+            self._events.append(event)
+            item = QTreeWidgetItem(
+                [
+                    _number(event.t),
+                    f"{event.body}–{event.other}",
+                    _number(event.normal_impulse),
+                    _number(event.tangent_impulse),
+                    f"{event.stages} stages (expand)",
+                ]
+            )
+            item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+            self.tree.addTopLevelItem(item)
+            added = True
+        if added:
+            self._show_title()
+
+    def impact_count(self) -> int:
+        """Number of multi-stage impacts listed."""
+        return self.tree.topLevelItemCount()
+
+    def expand(self, index: int) -> QTreeWidgetItem:
+        """Expand the ``index``-th impact (its stage rows are made now); returns its item."""
+        item = self.tree.topLevelItem(index)
+        item.setExpanded(True)
+        return item
+
+    def _show_title(self) -> None:
+        count = len(self._events)
+        if count == 0:
+            self.title.setText("Stages: no multi-stage impact so far.")
+            return
+        more = f" (the first {IMPACT_LIMIT})" if count >= IMPACT_LIMIT else ""
+        self.title.setText(
+            f"Stages of {count} multi-stage impacts{more}: expand a row for each stage's "
+            "impulse on that contact and the velocities after it."
+        )
+
+    @Slot(QTreeWidgetItem)
+    def _on_item_expanded(self, item: QTreeWidgetItem) -> None:
+        if item.parent() is not None or item.childCount():
+            return
+        event = self._events[self.tree.indexOfTopLevelItem(item)]
+        for row in stage_rows(event):
+            item.addChild(
+                QTreeWidgetItem(
+                    [
+                        f"stage {row.stage}",
+                        f"{event.body}–{event.other}",
+                        _number(row.normal_impulse),
+                        _number(row.tangent_impulse),
+                        self._velocities(event, row.v_after),
+                    ]
+                )
+            )
+
+    def _velocities(self, event: Event, v: np.ndarray) -> str:
+        if len(v) != len(self._labels):
+            return ""
+        scale = float(np.max(np.abs(v))) if len(v) else 0.0
+        shown = np.where(np.abs(v) < ROUNDING_NOISE * scale, 0.0, v)
+        if len(v) <= ALL_RATES_UP_TO:
+            indices = range(len(v))
+        else:
+            bodies = (f"{event.body}.", f"{event.other}.")
+            indices = [k for k, label in enumerate(self._labels) if label.startswith(bodies)]
+        return ", ".join(f"{self._labels[k]} = {shown[k]:.4g}" for k in indices)
+
+    @Slot(QTreeWidgetItem, int)
+    def _on_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        top = item.parent() or item
+        self.time_selected.emit(self._events[self.tree.indexOfTopLevelItem(top)].t)
+
+
+def with_stage_table(event_log: QWidget, stage_table: StageTable) -> QSplitter:
+    """The event log with the stage table beside it, in one splitter (the event dock's widget)."""
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.addWidget(event_log)
+    splitter.addWidget(stage_table)
+    splitter.setStretchFactor(0, 2)
+    splitter.setStretchFactor(1, 1)
+    return splitter
