@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPoint, QRect, QSize
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QInputDialog, QWidget
 
@@ -43,7 +43,12 @@ def render_widget(widget: QWidget, scale: float) -> QImage:
 
 
 def render_widgets(widgets: list[QWidget], size: QSize) -> QImage:
-    """``widgets`` side by side, rendered at the scale that fits ``size`` (px), centred on white."""
+    """``widgets`` side by side, rendered at the scale that fits ``size`` (px), centred on white.
+
+    Larger than on screen, they are rendered at that scale (sharp); smaller,
+    at their own size and then smoothly reduced (a fractional device pixel
+    ratio below 1 draws thin lines blotchy).
+    """
     widths = [widget.width() for widget in widgets]
     natural = QSize(sum(widths), max(widget.height() for widget in widgets))
     scale = min(size.width() / natural.width(), size.height() / natural.height())
@@ -53,7 +58,16 @@ def render_widgets(widgets: list[QWidget], size: QSize) -> QImage:
     x = (size.width() - scale * natural.width()) / 2
     top = (size.height() - scale * natural.height()) / 2
     for widget, width in zip(widgets, widths, strict=True):
-        part = render_widget(widget, scale)
+        if scale >= 1.0:
+            part = render_widget(widget, scale)
+        else:  # smaller than on screen: drawn at its own size, then smoothly reduced
+            full = render_widget(widget, 1.0)
+            part = full.scaled(
+                max(1, round(full.width() * scale)),
+                max(1, round(full.height() * scale)),
+                Qt.AspectRatioMode.IgnoreAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
         painter.drawImage(QRect(round(x), round(top), part.width(), part.height()), part)
         x += scale * width
     painter.end()
