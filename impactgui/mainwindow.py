@@ -60,6 +60,7 @@ from impactgui.pointer_readout import PointerReadout
 from impactgui.presentation import Presentation
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
+from impactgui.reference_overlay import ReferenceOverlay
 from impactgui.run_progress import RunProgress
 from impactgui.stage_table import StageTable, with_stage_table
 from impactgui.sweep_window import SweepLauncher
@@ -189,9 +190,12 @@ class MainWindow(QMainWindow):
         events = with_stage_table(self.event_log, self.stage_table)
         self.event_dock = self._dock("Event log", events, "events")
         self.motion_dock = self._dock("Motion", self.motion_plots, "motion")
+        self.reference_view = ReferenceOverlay()
+        self.reference_dock = self._dock("Reference", self.reference_view, "reference")
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.properties_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.plots_dock)
         self.tabifyDockWidget(self.plots_dock, self.motion_dock)
+        self.tabifyDockWidget(self.motion_dock, self.reference_dock)
         self.plots_dock.raise_()
         # behind the live plots, the motion plots draw nothing until their tab is raised
         self.motion_plots.set_shown(False)
@@ -649,6 +653,7 @@ class MainWindow(QMainWindow):
         self.properties.setEnabled(False)
         self.plots.set_run(runner.trajectory, runner.system)
         self.motion_plots.set_run(runner.trajectory, runner.system, self._selected_body())
+        self.reference_view.set_run(runner.trajectory, runner.system)
         self.event_log.set_system(runner.system)
         self.stage_table.set_system(runner.system)
         self.progress.start(runner.system.scene.solver.t_end if runner.system else None)
@@ -688,6 +693,7 @@ class MainWindow(QMainWindow):
         self.canvas.clear_animation()
         self.plots.clear()
         self.motion_plots.clear()
+        self.reference_view.clear()
         self.event_log.set_system(None)
         self.stage_table.set_system(None)
         self.canvas.set_editing_enabled(True)
@@ -736,6 +742,7 @@ class MainWindow(QMainWindow):
     def _on_frames_added(self, batch: StepOutput) -> None:
         assert self.runner is not None
         self.plots.add_output(batch)
+        self.reference_view.add_output(batch)
         self.event_log.append(batch.events)
         self.stage_table.append(batch.events)
         for event in batch.events:
@@ -756,6 +763,7 @@ class MainWindow(QMainWindow):
         self._step_pending = False
         self.plots.redraw()
         self.motion_plots.redraw()
+        self.reference_view.finish()
         if status == "failed":
             recorded = self.runner.trajectory.events[-5:]
             if not any(event.type == "error" for event in recorded):

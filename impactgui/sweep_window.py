@@ -410,11 +410,11 @@ class SweepWindow(QWidget):
 
     def _fill_observables(self) -> None:
         self.observable.clear()
-        self.observable.addItem("impact speed u_n⁻ after the transient (bifurcation)", IMPACT_SPEED)
+        self.observable.addItem("impact speeds u_n⁻ (bifurcation, m/s)", IMPACT_SPEED)
         names = {
-            "t_zeno": "t_zeno, accumulation time of the first Zeno sequence",
-            "n_impacts": "n_impacts, impacts of the whole run",
-            "E_dissipated": "E_dissipated, energy dissipated by the end",
+            "t_zeno": "t_zeno, first Zeno accumulation",
+            "n_impacts": "n_impacts, all impacts",
+            "E_dissipated": "E_dissipated by the end",
         }
         for column in SUMMARY_OBSERVABLES:
             self.observable.addItem(
