@@ -316,7 +316,10 @@ class CompareDialog(QDialog):
         if self.is_running():
             return
         outcome = ", ".join(f"{p.law} {p.runner.status}" for p in self.panels)
-        self.message.setText(f"Done: {outcome}. Below each plot: the velocities at the end.")
+        self.message.setText(
+            f"Done: {outcome}. Below each plot: the velocities at the end, then the law's "
+            "own answer at the first impact."
+        )
 
     def is_running(self) -> bool:
         """True while any law's run is still stepping."""

@@ -40,6 +40,7 @@ TICK_LIMIT = 2000
 """At most this many impact ticks per row."""
 SIMULATED_PEN = pg.mkPen(30, 90, 200, width=2)
 REFERENCE_PEN = pg.mkPen(200, 30, 30, width=2, style=Qt.PenStyle.DashLine)
+TICK_PEN = pg.mkPen(200, 30, 30, width=2)
 DOCK_TITLE = "Reference"
 
 
@@ -97,7 +98,7 @@ class ReferenceOverlay(QWidget):
         self.plots: list[pg.PlotItem] = []
         self.simulated: list[pg.PlotDataItem] = []
         self.dashed: list[pg.PlotDataItem] = []
-        self.reference_ticks = pg.ScatterPlotItem(symbol="|", size=14, pen=REFERENCE_PEN)
+        self.reference_ticks = pg.ScatterPlotItem(symbol="|", size=14, pen=TICK_PEN)
         self.simulated_ticks = pg.ScatterPlotItem(symbol="|", size=14, pen=SIMULATED_PEN)
         self._trajectory: Trajectory | None = None
         self._system: System | None = None

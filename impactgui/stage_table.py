@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 COLUMNS = (
     "t (s) / stage",
     "contact",
-    "normal impulse (N·s)",
-    "tangent impulse (N·s)",
+    "impulse n (N·s)",
+    "impulse t (N·s)",
     "velocities after",
 )
 IMPACT_LIMIT = 2000
@@ -74,13 +74,16 @@ class StageTable(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel()
+        self.title.setToolTip(
+            "Each stage's impulse on the contact and the velocities after the stage"
+        )
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setUniformRowHeights(True)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)
-        for column, width in enumerate((110, 150, 140, 140)):
+        for column, width in enumerate((95, 110, 95, 95)):
             self.tree.setColumnWidth(column, width)
         self.tree.itemExpanded.connect(self._on_item_expanded)
         self.tree.itemClicked.connect(self._on_item_clicked)
@@ -139,10 +142,7 @@ class StageTable(QWidget):
             self.title.setText("Stages: no multi-stage impact so far.")
             return
         more = f" (the first {IMPACT_LIMIT})" if count >= IMPACT_LIMIT else ""
-        self.title.setText(
-            f"Stages of {count} multi-stage impacts{more}: expand a row for each stage's "
-            "impulse on that contact and the velocities after it."
-        )
+        self.title.setText(f"Stages of {count} multi-stage impacts{more} (expand a row):")
 
     @Slot(QTreeWidgetItem)
     def _on_item_expanded(self, item: QTreeWidgetItem) -> None:
@@ -185,6 +185,6 @@ def with_stage_table(event_log: QWidget, stage_table: StageTable) -> QSplitter:
     splitter = QSplitter(Qt.Orientation.Horizontal)
     splitter.addWidget(event_log)
     splitter.addWidget(stage_table)
-    splitter.setStretchFactor(0, 2)
+    splitter.setStretchFactor(0, 1)
     splitter.setStretchFactor(1, 1)
     return splitter
