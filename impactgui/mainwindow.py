@@ -3,10 +3,15 @@
 The window ties the editor (``SceneDocument``, ``SceneCanvas``,
 ``PropertyPanel``) to a run (``SimulationRunner`` in a worker thread, the
 ``PlaybackClock`` that draws its frames at display rate, the live plots and
-the event log). Its menus and actions are declared in ``impactgui.actions``.
+the event log). Its menus and actions are declared in ``impactgui.actions``;
+the lecture-hall features live in their own modules and are only created and
+wired here: ``presentation`` (View ▸ Presentation), ``playback_honesty``,
+``motion_plots`` (the Motion dock), ``video_export``, ``image_export``,
+``help``, and the status-bar widgets ``run_progress`` and ``pointer_readout``.
 Unsaved changes are never lost silently: every way of dropping the scene
-(close, new, open, a preset) goes through ``maybe_discard_changes``, which asks ``confirm_discard``
-— a replaceable hook, so tests answer without a dialog.
+(close, new, open, a preset) goes through ``maybe_discard_changes``, which
+asks ``confirm_discard`` — a replaceable hook, so tests answer without a
+dialog.
 
 Crash recovery (given a ``RecoveryStore``): while the scene has unsaved
 changes it is autosaved ``AUTOSAVE_DELAY_MS`` after the last edit and at each

@@ -93,7 +93,7 @@ class PlotStyler:
         """Style every plot for ``scale`` (1: as the plots were made)."""
         plots = self._plots()
         for plot in plots:
-            self._style_text(plot, scale)
+            self.style_text(plot, scale)
             for item in plot.listDataItems():
                 self._style_item(item, scale)
             self._style_legend(plot, scale)
@@ -110,7 +110,8 @@ class PlotStyler:
                 if legend is not None and abs(legend.maximumWidth() - width) > 0.5:
                     legend.setFixedWidth(width)
 
-    def _style_text(self, plot: pg.PlotItem, scale: float) -> None:
+    def style_text(self, plot: pg.PlotItem, scale: float) -> None:
+        """Title, tick labels and axis labels of ``plot`` at ``scale`` (1: as made)."""
         title = plot.titleLabel
         size = f"{TITLE_PT * scale:g}pt"
         if title.text and title.opts.get("size") != size:
@@ -334,7 +335,11 @@ class Presentation(QObject):
         scaled.setPointSizeF(base.pointSizeF() * scale)
         app.setFont(scaled)
         scene_items.set_line_scale(scale)
-        self.window.canvas.restyle()
+        canvas = self.window.canvas
+        canvas.restyle()
+        self.styler.style_text(canvas.plot.getPlotItem(), scale)  # the canvas's axes
+        canvas.legend.setFont(scaled)  # a QLabel over the canvas view: its font is its own
+        canvas.legend.adjustSize()
         self.styler.apply(scale)
         log = self.window.event_log
         if scale != 1.0:
