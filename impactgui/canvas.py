@@ -819,6 +819,7 @@ class SceneCanvas(QWidget):
         During a run the animation's layer is rebuilt (trails start over);
         the next frame shown places the bodies.
         """
+        self.layer.clear()  # its parts are kept while their data do not change
         if self._animating and self._system is not None:
             self._start_animation(self._system)
         else:

@@ -338,7 +338,9 @@ class Presentation(QObject):
         canvas = self.window.canvas
         canvas.restyle()
         self.styler.style_text(canvas.plot.getPlotItem(), scale)  # the canvas's axes
-        canvas.legend.setFont(scaled)  # a QLabel over the canvas view: its font is its own
+        legend = QFont(base)  # a QLabel over the canvas view: its font is its own
+        legend.setPointSizeF(base.pointSizeF() * (LABEL_SHARE * scale if scale != 1.0 else 1.0))
+        canvas.legend.setFont(legend)
         canvas.legend.adjustSize()
         self.styler.apply(scale)
         log = self.window.event_log

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor
@@ -191,3 +192,16 @@ def test_the_scale_slider_sets_the_scale_live(qtbot, presenting) -> None:
     assert QApplication.font().pointSizeF() == pytest.approx(2.5 * base)
     assert window.plots.energy_curves["total"].opts["pen"].widthF() == pytest.approx(5.0)
     dialog.close()
+
+
+def test_canvas_lines_widen_and_come_back(qtbot, presenting) -> None:
+    window, _base = presenting
+
+    def widest_boundary() -> float:
+        items = window.canvas.view.addedItems
+        curves = [item for item in items if isinstance(item, pg.PlotCurveItem)]
+        return max(item.opts["pen"].widthF() for item in curves)
+
+    assert widest_boundary() == pytest.approx(2 * scene_items.BOUNDARY_WIDTH)
+    window.presentation.set_enabled(False)
+    assert widest_boundary() == pytest.approx(scene_items.BOUNDARY_WIDTH)
