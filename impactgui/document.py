@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -194,8 +194,12 @@ class SceneDocument(QObject):
         """Start an empty scene (not undoable; the caller asks about unsaved changes first)."""
         self._reset(default_scene(), None)
 
-    def load(self, path: str | Path) -> None:
+    def load(self, path: str | Path, read: Callable[[Path], Scene] = load_scene) -> None:
         """Open the scene file at ``path``.
+
+        ``read`` reads and validates the file (``load_scene``; the window
+        passes :func:`impactgui.file_io.read_scene_in_background`, which does
+        it off the GUI thread).
 
         Raises
         ------
@@ -203,7 +207,7 @@ class SceneDocument(QObject):
             When the file cannot be read or is not a valid scene; the
             document is left as it was.
         """
-        scene = load_scene(path)
+        scene = read(Path(path))
         self._reset(scene_to_dict(scene), Path(path))
 
     def set_data(self, data: Mapping[str, Any], path: str | Path | None = None) -> None:
@@ -230,8 +234,10 @@ class SceneDocument(QObject):
         """Install a scene recovered after a crash, exactly as it was, with unsaved changes.
 
         Unlike ``set_data`` nothing is filled in: ``data`` (valid or not, then
-        ``problems()`` lists why) becomes ``self.data`` as given. ``path`` is
-        the file the scene came from, so Save writes it back there. The
+        ``problems()`` lists why) becomes ``self.data`` as given. ``path``, if
+        given, becomes the file Save writes; the window passes none, so Save
+        asks where to save rather than trusting a path read from the
+        recovery folder. The
         document stays dirty until it is saved, even when every later edit is
         undone; there is no undo history before the restore.
 

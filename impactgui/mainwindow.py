@@ -55,6 +55,7 @@ from impactgui.commands import AddItem
 from impactgui.compare import CompareDialog
 from impactgui.document import SceneDocument
 from impactgui.eventlog import EventLog
+from impactgui.file_io import read_scene_in_background
 from impactgui.help import HelpPages
 from impactgui.image_export import ask_scale, save_png
 from impactgui.motion_plots import MotionPlots
@@ -353,7 +354,7 @@ class MainWindow(QMainWindow):
     def _load(self, path: Path) -> bool:
         self.reset_run()
         try:
-            self.doc.load(path)
+            self.doc.load(path, read=lambda file: read_scene_in_background(file, self))
         except SceneError as error:
             self.warn("Cannot open scene", f"{path.name} is not a valid scene:", error.problems)
             return False
@@ -398,8 +399,8 @@ class MainWindow(QMainWindow):
         except SceneError as error:
             self.warn("Cannot save", "The scene is not valid, nothing was written:", error.problems)
             return False
-        except OSError as error:
-            self.warn("Cannot save", f"Could not write {path}: {error.strerror or error}")
+        except Exception as error:  # every failure to save is a message
+            self.warn("Cannot save", f"Could not write {path}: {_reason(error)}")
             return False
         self._remember_recent(written)
         self.statusBar().showMessage(f"saved {written}", 5000)
@@ -422,8 +423,8 @@ class MainWindow(QMainWindow):
             directory = chosen
         try:
             write_csv(self.runner.trajectory, directory)
-        except OSError as error:
-            self.warn("Export failed", f"Could not write to {directory}: {error.strerror or error}")
+        except Exception as error:  # every failure to export is a message
+            self.warn("Export failed", f"Could not write to {directory}: {_reason(error)}")
             return None
         self.statusBar().showMessage(f"CSV written to {directory}", 5000)
         return Path(directory)
@@ -515,8 +516,8 @@ class MainWindow(QMainWindow):
             return False
         try:
             self._session.write(self.doc.data, self.doc.path)
-        except (OSError, TypeError, ValueError) as error:
-            self.statusBar().showMessage(f"autosave failed: {error}", 10000)
+        except Exception as error:  # an autosave never stops the editor
+            self.statusBar().showMessage(f"autosave failed: {_reason(error)}", 10000)
             return False
         return True
 
@@ -528,7 +529,14 @@ class MainWindow(QMainWindow):
         """
         if self.recovery is None:
             return False
-        for recovered in self.recovery.pending():
+        pending = self.recovery.pending()
+        if self.recovery.set_aside:
+            self.warn(
+                "Damaged autosave set aside",
+                "An autosave could not be read:",
+                self.recovery.set_aside,
+            )
+        for recovered in pending:
             answer = self.confirm_restore(recovered)
             if answer == RecoveryAnswer.RESTORE:
                 return self.restore(recovered)
@@ -549,19 +557,26 @@ class MainWindow(QMainWindow):
             return False
         self.reset_run()
         try:
-            self.doc.restore(recovered.data, recovered.original_path)
+            # no file name: Save asks where, the stored original path is not trusted
+            self.doc.restore(recovered.data, None)
         except SceneError as error:
-            # kept on disk: the user may mend the file by hand and restore it then
+            # renamed aside and kept: the user may mend the file by hand
+            try:
+                kept = f"kept as {recovered.set_aside()}"
+            except OSError as failure:
+                kept = f"left in place ({_reason(failure)})"
             self.warn(
                 "Cannot restore",
-                f"The autosaved scene {recovered.scene_file} is damaged:",
+                f"The autosaved scene {recovered.scene_file.name} is damaged ({kept}):",
                 error.problems,
             )
             return False
         if self._session is None or self.autosave():
             recovered.discard()
-        where = recovered.original_path.name if recovered.original_path else "an unsaved scene"
-        self.statusBar().showMessage(f"restored the unsaved changes to {where}", 10000)
+        where = recovered.original_path or "an unsaved scene"
+        self.statusBar().showMessage(
+            f"restored the unsaved changes to {where}; Save asks where to save them", 10000
+        )
         return True
 
     def _ask_restore(self, recovered: RecoveredScene) -> RecoveryAnswer:
@@ -938,3 +953,10 @@ class MainWindow(QMainWindow):
             self._end_recovery(remove=True)
         self.shutdown()
         super().closeEvent(event)
+
+
+def _reason(error: BaseException) -> str:
+    """An exception in words for a message box: the OS's text, else the exception's."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__

@@ -191,13 +191,12 @@ def test_after_a_crash_the_next_window_restores_the_exact_scene_unsaved(
     assert shown.original_path == scene_file.resolve() and shown.title == "Edited ball"
     assert win.doc.data == edited
     assert win.doc.is_dirty and win.isWindowModified()
-    assert win.doc.path == scene_file.resolve()
-    assert scene_file.name in win.windowTitle()
+    assert win.doc.path is None  # Save asks where: the stored original path is not trusted
     # the crashed session's file is gone, this window's autosave holds the scene
     (own,) = _recovery_files(recovery_dir)
     assert own != shown.scene_file and json.loads(own.read_text()) == edited
     assert json.loads(scene_file.read_text())["title"] != "Edited ball"
-    assert win.save()
+    assert win.save_as(scene_file)
     assert load_scene(scene_file).title == "Edited ball"
     assert _recovery_files(recovery_dir) == []
 
@@ -292,7 +291,7 @@ def test_a_killed_process_leaves_its_scene_for_the_next_start(
     win.confirm_restore = RestorePrompt(RecoveryAnswer.RESTORE)
     assert win.offer_recovery()
     assert win.doc.data["title"] == "before the crash"
-    assert win.doc.path == scene_file.resolve() and win.doc.is_dirty
+    assert win.doc.path is None and win.doc.is_dirty
 
 
 def test_a_solver_error_leaves_the_scene_untouched_and_editable(
@@ -375,6 +374,8 @@ def test_a_damaged_autosave_is_refused_with_the_reason_and_kept(
     assert not win.offer_recovery()
     assert win.doc.data == before  # the window's scene is untouched
     assert "bodies[1]: must be an object, got 7" in win.statusBar().currentMessage()
-    assert _recovery_files(recovery_dir) == [raw]  # kept, to be mended by hand
+    assert _recovery_files(recovery_dir) == []  # never offered again
+    (kept,) = recovery_dir.glob("*.damaged-*[0-9].json")  # renamed aside, to mend by hand
+    assert json.loads(kept.read_text()) == damaged
     for box in win.findChildren(QMessageBox):
         box.close()
