@@ -425,11 +425,12 @@ class SweepWindow(QWidget):
             self.observable.addItem(f"final {column} ({unit_text(state_unit(column))})", column)
 
     def _choose_default_field(self) -> None:
-        for preferred in (".omega", "contact.restitution"):
-            for index, field in enumerate(self.fields):
-                if field.path.endswith(preferred) and field.path.startswith(("forces", "contact")):
-                    self.first.combo.setCurrentIndex(index)
-                    return
+        """First a forcing frequency, else the restitution; the second field the other one."""
+        paths = [field.path for field in self.fields]
+        preferred = [p for p in paths if p.startswith("forces") and p.endswith(".omega")]
+        preferred += [p for p in paths if p == "contact.restitution"]
+        for chooser, path in zip((self.first, self.second), preferred, strict=False):
+            chooser.combo.setCurrentIndex(paths.index(path))
 
     # ---------------------------------------------------------------- settings
 

@@ -173,3 +173,23 @@ def test_a_range_the_scene_refuses_is_named_before_anything_runs(qtbot, window):
     assert not sweep.start()
     assert "bodies[0].mass" in sweep.status.text()
     assert not sweep.is_running()
+
+
+def test_the_scene_numbers_are_listed_with_their_units(qtbot, window):
+    sweep = open_sweep(qtbot, window, "forced_mass_between_stops")
+    items = {
+        sweep.first.combo.itemData(k): sweep.first.combo.itemText(k)
+        for k in range(sweep.first.combo.count())
+    }
+    assert "(rad/s, now 10)" in items["forces[0].omega"]
+    assert "(N, now 20)" in items["forces[0].amplitude[0]"]
+    assert "(kg, now 1)" in items["bodies[0].mass"]
+    assert "(m, now 0.05)" in items["bodies[0].radius"]
+    assert "(m/s, now 0)" in items["bodies[0].vx"]
+    assert "(dimensionless, now 0.8)" in items["contact.restitution"]
+    assert "(dimensionless, now 0)" in items["contact.friction"]
+    assert sweep.first.path() == "forces[0].omega"
+    assert sweep.second.path() == "contact.restitution"
+    assert sweep.transient.value() == pytest.approx(15.0)  # half the forced run
+    observables = [sweep.observable.itemText(k) for k in range(sweep.observable.count())]
+    assert "final mass.vx (m/s)" in observables and "final mass.x (m)" in observables
