@@ -147,6 +147,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "present", checkable=True,
     ),
     ActionSpec(
+        "fit_action", "&View", "&Fit scene", "canvas.fit_view", "F",
+        "Show the whole scene (during a run: where the bodies are); the view follows the run "
+        "again after a pan or zoom", "camera",
+    ),
+    ActionSpec(
+        "follow_action", "&View", "F&ollow selected body", "canvas.set_following", "Shift+F",
+        "Keep the selected body at the centre of the view", "camera", checkable=True,
+    ),
+    ActionSpec(
         "shortcuts_action", "&Help", "&Keyboard shortcuts", "help.show_shortcuts",
         Keys.HelpContents, "Every key of every menu and tool",
     ),

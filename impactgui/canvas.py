@@ -60,6 +60,8 @@ TRAIL_LENGTH = 600
 """Most centre positions kept in a trail."""
 TRAIL_POINT_BUDGET = 30_000
 """Most centre positions kept in all trails together: many bodies get shorter trails."""
+FIT_PADDING = 0.12
+"""Margin around the scene when the view is fitted to it, a fraction of its size."""
 LABELLED_BODIES_MAX = 20
 """Bodies carry their id labels only when there are at most this many, while editing and
 during a run (more labels overlap into a smear, and each costs a text item to make and to
@@ -295,6 +297,7 @@ class SceneCanvas(QWidget):
         self._animating = False
         self._system: Any = None
         self._layout = _FrameLayout.empty()
+        self._layout_radii = np.zeros(0)
         self._shown_pose = np.zeros((0, 3))
         """``(x, y, angle)`` per body of the frame shown last: only bodies that moved are placed."""
         self._trails = self._overlay(TrailField(), 4)
@@ -333,6 +336,11 @@ class SceneCanvas(QWidget):
         self.snap_action.setChecked(True)
         self.snap_action.setToolTip(f"Snap positions to a {GRID_STEP * 100:g} cm grid")
         self.snap_action.toggled.connect(self.set_snapping)
+        self.following = False
+        """View ▸ Follow selected body: the view keeps the selected body at its centre."""
+        self.camera_moved_by_user = False
+        """The user panned or zoomed since the last fit: a run no longer moves the view."""
+        self.view.sigRangeChangedManually.connect(self._on_camera_moved_by_user)
 
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         document.changed.connect(self._on_document_changed)
@@ -652,6 +660,9 @@ class SceneCanvas(QWidget):
     def _on_selection_changed(self, selection: object) -> None:
         if not self._animating:
             self._redraw()
+        body = self._followed_body()
+        if body is not None:
+            self._centre_on(*self._shown_centre(body))
 
     @Slot()
     def _on_document_reset(self) -> None:
@@ -716,8 +727,70 @@ class SceneCanvas(QWidget):
             if not usable and tool is self._tool:
                 self.set_tool("select")
 
+    @Slot(object)
+    def _on_camera_moved_by_user(self, _mask: object) -> None:
+        self.camera_moved_by_user = True
+
+    def set_following(self, enabled: bool) -> None:
+        """View ▸ Follow selected body: keep the selected body at the centre of the view."""
+        self.following = bool(enabled)
+        if self.following:
+            body = self._followed_body()
+            if body is None:
+                self.status_message.emit("Select a body to follow it.")
+            else:
+                self._centre_on(*self._shown_centre(body))
+
+    def _followed_body(self) -> dict[str, Any] | None:
+        """The selected body, when there is one to follow."""
+        selection = self.document.selection
+        if not self.following or selection is None or selection[0] != "bodies":
+            return None
+        body = self.document.item(selection)
+        return body if self._drawable(body) else None
+
+    def _centre_on(self, x: float, y: float) -> None:
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        if math.isfinite(x + y):
+            dx, dy = x - (x0 + x1) / 2, y - (y0 + y1) / 2
+            self.view.setRange(xRange=(x0 + dx, x1 + dx), yRange=(y0 + dy, y1 + dy), padding=0)
+
+    def _keep_in_view(self, x: np.ndarray, y: np.ndarray) -> None:
+        """During a run: follow the selected body, or widen the view to every body in it.
+
+        The view is widened (never narrowed) when a body leaves it, by the
+        same margin ``fit_view`` leaves, unless the user has moved the camera
+        since the last fit (View ▸ Fit scene hands it back).
+        """
+        followed = self._followed_body()
+        if followed is not None and followed.get("id") in self._layout.ids:
+            k = self._layout.ids.index(followed["id"])
+            self._centre_on(float(x[k]), float(y[k]))
+            return
+        if self.camera_moved_by_user or len(x) == 0:
+            return
+        r = self._layout_radii
+        finite = np.isfinite(x) & np.isfinite(y)
+        if not finite.any():
+            return
+        low_x, high_x = float((x - r)[finite].min()), float((x + r)[finite].max())
+        low_y, high_y = float((y - r)[finite].min()), float((y + r)[finite].max())
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        if x0 <= low_x and high_x <= x1 and y0 <= low_y and high_y <= y1:
+            return
+        self.view.setRange(
+            xRange=(min(x0, low_x), max(x1, high_x)),
+            yRange=(min(y0, low_y), max(y1, high_y)),
+            padding=FIT_PADDING,
+        )
+
     def fit_view(self) -> None:
-        """Zoom to show the whole scene with a margin (unreadable or non-finite parts left out)."""
+        """View ▸ Fit scene: show the whole scene with a margin; the view follows a run again.
+
+        During a run the bodies count where they are now. Unreadable or
+        non-finite parts are left out.
+        """
+        self.camera_moved_by_user = False
         xs: list[float] = []
         ys: list[float] = []
         data = self.document.data
@@ -730,7 +803,7 @@ class SceneCanvas(QWidget):
             ys += list(points[:, 1])
         for body in data.get("bodies", []):
             if self._drawable(body):
-                (cx, cy), r = self.body_centre(body), self.body_extent(body)
+                (cx, cy), r = self._shown_centre(body), self.body_extent(body)
                 xs += [cx - r, cx + r]
                 ys += [cy - r, cy + r]
         for spring in data.get("springs", []):
@@ -746,7 +819,7 @@ class SceneCanvas(QWidget):
         else:
             xs, ys = [-0.5, 1.5], [-0.5, 1.0]
         self.view.setRange(
-            xRange=(min(xs), max(xs) + 1e-3), yRange=(min(ys), max(ys) + 1e-3), padding=0.12
+            xRange=(min(xs), max(xs) + 1e-3), yRange=(min(ys), max(ys) + 1e-3), padding=FIT_PADDING
         )
 
     # ------------------------------------------------------------- animation
@@ -798,6 +871,7 @@ class SceneCanvas(QWidget):
             for k, hx, hy in zip(moving.tolist(), heads_x.tolist(), heads_y.tolist(), strict=True)
         )
         self._trails.append(np.column_stack((x, y)))
+        self._keep_in_view(x, y)
         self.layer.update_springs(centres)
         self._show_forces(frame)
         impacts = [event for event in events if event.type == "impact"]
@@ -863,6 +937,7 @@ class SceneCanvas(QWidget):
             item.hide()
         self._boundary_handles.setData(pos=np.zeros((0, 2)))
         self._layout = _FrameLayout.of(system, data, self.layer)
+        self._layout_radii = np.array([self.layer.radius(i) for i in self._layout.ids])
         count = len(self._layout.ids)
         self.layer.set_labels_visible(count <= LABELLED_BODIES_MAX)
         self._trails.start(count, min(TRAIL_LENGTH, max(1, TRAIL_POINT_BUDGET // max(count, 1))))

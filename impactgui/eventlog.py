@@ -30,6 +30,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from solver.frames import Event
+from solver.roundoff import RoundoffScales, clean, clean_array
 
 if TYPE_CHECKING:
     from solver.system import System
@@ -52,9 +53,6 @@ VELOCITY_WIDTH = 170
 VELOCITY_WIDTH_PER_RATE = 64
 """Width of a ``v⁻`` / ``v⁺`` column per rate, px, for bodies with more (axle carts)."""
 
-ROUNDING_NOISE = 1e-12
-"""Velocities smaller than this times the largest one are shown as 0 (not ``-2e-15``)."""
-
 FLUSH_INTERVAL_MS = 200
 """New rows reach the table at most this often, ms. A 200-bead chain has impacts every
 few milliseconds; listing each batch at once cost 3 ms of scrolling and repainting 60
@@ -67,14 +65,7 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 def _vector(values: np.ndarray) -> str:
-    return "(" + ", ".join(f"{x:.4g}" for x in _without_noise(values)) + ")"
-
-
-def _without_noise(values: np.ndarray) -> np.ndarray:
-    """``values`` with rounding noise (relative to the largest) set to 0, for display."""
-    values = np.asarray(values, dtype=float)
-    scale = float(np.max(np.abs(values), initial=0.0))
-    return np.where(np.abs(values) <= ROUNDING_NOISE * scale, 0.0, values)
+    return "(" + ", ".join(f"{x:.4g}" for x in values) + ")"
 
 
 class EventTableModel(QAbstractTableModel):
@@ -84,6 +75,9 @@ class EventTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.events: list[Event] = []
         self._rates: dict[str, tuple[slice, tuple[str, ...]]] = {}
+        self._scales = RoundoffScales.exact()
+        self._rate_scales = np.zeros(0)
+        """Scale of each generalized rate (m/s, rad/s): smaller values are round-off, shown 0."""
         self._texts: dict[tuple[int, int], str] = {}
         """Cell texts already formatted (events never change): repaints only look them up."""
 
@@ -93,11 +87,17 @@ class EventTableModel(QAbstractTableModel):
         self.events = []
         self._rates = {}
         self._texts = {}
+        self._scales = RoundoffScales.exact()
+        self._rate_scales = np.zeros(0)
         if system is not None:
+            self._scales = RoundoffScales.of(system)
             start = 0
+            scales: list[float] = []
             for body_id, _coords, rates in system.dof_labels:
                 self._rates[body_id] = (slice(start, start + len(rates)), tuple(rates))
+                scales += [self._scales.rate(name) for name in rates]
                 start += len(rates)
+            self._rate_scales = np.array(scales)
         self.endResetModel()
 
     def append(self, events: list[Event]) -> None:
@@ -158,15 +158,19 @@ class EventTableModel(QAbstractTableModel):
             case 4:
                 return self._body_velocity(event, event.v_plus)
             case 5:
+                impulse = self._scales.impulse
+                normal = clean(event.normal_impulse, impulse)
                 if event.type == "impulse":
-                    return f"|S| = {event.normal_impulse:.4g}"
+                    return f"|S| = {normal:.4g}"
                 if event.type != "impact":
                     return ""
-                return f"{event.normal_impulse:.4g} / {event.tangent_impulse:.4g}"
+                return f"{normal:.4g} / {clean(event.tangent_impulse, impulse):.4g}"
             case 6:
                 return str(event.stages) if event.stages else ""
-            case 7:  # + 0.0 turns a -0.0 into 0 (a lossless impact printed "-0")
-                return f"{event.energy_change + 0.0:.4g}" if event.type in _JUMP_TYPES else ""
+            case 7:  # round-off of a lossless impact is 0, not 6e-17 or -0
+                if event.type not in _JUMP_TYPES:
+                    return ""
+                return f"{clean(event.energy_change, self._scales.energy):.4g}"
             case _:
                 return event.message
 
@@ -178,11 +182,13 @@ class EventTableModel(QAbstractTableModel):
         """
         if v is None:
             return ""
+        if len(v) == len(self._rate_scales):
+            v = clean_array(v, self._rate_scales)
         parts = []
         for body_id in (event.body, event.other):
             if body_id in self._rates:
                 rates, names = self._rates[body_id]
-                values = _without_noise(np.asarray(v)[rates])
+                values = np.asarray(v)[rates]
                 if named:
                     text = ", ".join(f"{n} = {x:.6g}" for n, x in zip(names, values, strict=True))
                     parts.append(f"{body_id}: {text}")

@@ -23,6 +23,7 @@ import numpy as np
 
 from solver.atomic_file import atomic_write, replace_together
 from solver.frames import Event, Frame, StepOutput
+from solver.roundoff import RoundoffScales, clean, clean_array
 from solver.stages import STAGES_FILE, write_stages_csv
 
 if TYPE_CHECKING:
@@ -239,29 +240,29 @@ def _trajectory_rows(trajectory: Trajectory) -> Iterable[list[str]]:
     for _body_id, coord_names, rate_names in trajectory.system.dof_labels:
         slices.append((slice(start, start + len(coord_names)), len(rate_names)))
         start += len(coord_names)
+    scales = RoundoffScales.of(trajectory.system)
+    column_scales = scales.trajectory_columns(trajectory.system.dof_labels)
     for frame in trajectory.frames:
-        row = [_number(frame.t), frame.kind]
+        numbers: list[float] = []
         rate_start = 0
         for coords, n_rates in slices:
-            row += [_number(x) for x in frame.q[coords]]
-            row += [_number(x) for x in frame.v[rate_start : rate_start + n_rates]]
+            numbers += [*frame.q[coords], *frame.v[rate_start : rate_start + n_rates]]
             rate_start += n_rates
         energy = frame.energy
-        row += [
-            _number(x)
-            for x in (
-                energy.kinetic,
-                energy.potential,
-                energy.spring,
-                energy.total,
-                energy.dissipated,
-                energy.input,
-            )
+        numbers += [
+            energy.kinetic,
+            energy.potential,
+            energy.spring,
+            energy.total,
+            energy.dissipated,
+            energy.input,
         ]
-        yield row
+        yield [_number(frame.t), frame.kind, *map(_number, clean_array(numbers, column_scales))]
 
 
 def _contact_rows(trajectory: Trajectory) -> Iterable[list[str]]:
+    scales = RoundoffScales.of(trajectory.system)
+    column_scales = (scales.force, scales.unit, scales.speed, scales.speed)
     for frame in trajectory.frames:
         if frame.kind != "sample":
             continue
@@ -270,25 +271,28 @@ def _contact_rows(trajectory: Trajectory) -> Iterable[list[str]]:
                 _number(frame.t),
                 contact.body,
                 contact.other,
-                _number(contact.lam),
-                _number(contact.tau),
-                _number(contact.u_n),
-                _number(contact.u_t),
+                *map(
+                    _number,
+                    clean_array(
+                        (contact.lam, contact.tau, contact.u_n, contact.u_t), column_scales
+                    ),
+                ),
                 contact.mode,
             ]
 
 
 def _event_rows(trajectory: Trajectory) -> Iterable[list[str]]:
+    scales = RoundoffScales.of(trajectory.system)
     for event in trajectory.events:
         yield [
             _number(event.t),
             event.type,
             event.body,
             event.other,
-            _number(event.normal_impulse),
-            _number(event.tangent_impulse),
+            _number(clean(event.normal_impulse, scales.impulse)),
+            _number(clean(event.tangent_impulse, scales.impulse)),
             str(int(event.stages)),
-            _number(event.energy_change),
+            _number(clean(event.energy_change, scales.energy)),
         ]
 
 
@@ -325,7 +329,9 @@ def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[s
     Notes
     -----
     Numbers are written with ``repr`` (shortest round-tripping text), so
-    ``float(text)`` gives back the exact value; SI units throughout.
+    ``float(text)`` gives back the exact value; SI units throughout. Round-off
+    is written as ``0.0``, never ``-0.0`` (``solver.roundoff``: at most 1e-13
+    of the scene's scale of that quantity).
     ``trajectory.csv`` has every frame (``kind`` ``sample``, ``pre``,
     ``post``); ``contacts.csv`` one row per active contact at each sample
     frame; ``events.csv`` one row per event; ``stages.csv`` one row per stage

@@ -68,3 +68,28 @@ def test_the_view_follows_the_newest_rows_when_it_was_at_the_bottom(qtbot, log) 
     log.append(_impacts(300, 30))
     log.flush()
     assert bar.value() == 0
+
+
+def test_round_off_is_shown_as_0_at_the_scene_s_scale(qtbot) -> None:
+    # issue 10 bug 7: ΔE 6.168e-17 and v⁺ 5.551e-16 were shown as data
+    from impactgui.eventlog import EventTableModel
+    from solver.scene import parse_scene
+    from solver.system import System
+
+    bead = {"type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.05}
+    beads = [{**bead, "id": "b1", "x": 0.0, "vx": 1.0}, {**bead, "id": "b2", "x": 0.2}]
+    system = System(parse_scene({"format": "impactgui-scene", "version": 2, "bodies": beads}))
+    model = EventTableModel()
+    model.set_system(system)
+    v_minus, v_plus = np.array([1.0, 0.0]), np.array([5.551e-16, 1.0])
+    model.append(
+        [
+            Event(0.1, "impact", "b1", "b2", 1.0, -0.0, 1, 6.168e-17, v_minus, v_plus),
+            Event(0.2, "impact", "b1", "b2", 1.0, 0.0, 1, -1e-6, v_minus, v_minus),
+        ]
+    )
+    cells = [model.data(model.index(0, column)) for column in range(model.columnCount())]
+    assert cells[4] == "b1 (0); b2 (1)"
+    assert cells[5] == "1 / 0"
+    assert cells[7] == "0"
+    assert model.data(model.index(1, 7)) == "-1e-06"  # a real loss, however small, stays
