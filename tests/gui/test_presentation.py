@@ -112,6 +112,13 @@ def test_curves_of_a_new_run_are_styled_too(qtbot, presenting) -> None:
     jumps = [item for item in window.plots.jump_plot.listDataItems() if item.name()]
     assert jumps and all(item.opts["pen"].widthF() == pytest.approx(3.0) for item in jumps)
     assert window.plots.jump_plot.titleLabel.opts["size"] == "18pt"
+    # the curtains of playback honesty stay on the plots of the new run
+    window.clock.pause()
+    window.clock.seek(0.5)
+    for curtain in window.honesty.curtains:
+        assert curtain.scene() is curtain.plot.scene()
+        assert curtain.rect().left() == pytest.approx(0.5, abs=0.02)
+    assert window.event_log.model().rowCount() == _events_until(window, 0.5)
 
 
 def test_contrast_colours_are_dark_with_the_same_hue() -> None:
