@@ -179,3 +179,18 @@ def test_command_line_refuses_an_odd_size(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "video width" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_dialog_gathers_the_settings(window, tmp_path: Path) -> None:
+    from impactgui.video_export import VideoDialog
+
+    dialog = VideoDialog(window)
+    dialog.path.setText(str(tmp_path / "lecture.gif"))
+    dialog.width_box.setValue(640)
+    dialog.height_box.setValue(360)
+    dialog.fps_box.setValue(12.5)
+    dialog.speed_box.setValue(0.5)
+    dialog.plots_box.setChecked(True)
+    settings = dialog.settings().check()
+    assert settings == VideoSettings(tmp_path / "lecture.gif", 640, 360, 12.5, 0.5, True)
+    dialog.close()
