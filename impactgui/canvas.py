@@ -24,7 +24,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QColor, QKeyEvent
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QLabel, QVBoxLayout, QWidget
 
-from impactgui.commands import DeleteItem, ItemRef, SceneCommand
+from impactgui.commands import DeleteItem, SceneCommand
 from impactgui.document import SceneDocument, problem_path, scene_problems
 from impactgui.grid import show_grid
 from impactgui.scene_items import (
@@ -45,7 +45,8 @@ from impactgui.scene_items import (
     boundary_points,
     distance_to_polyline,
 )
-from impactgui.tools import IMPULSE_SCALE, TOOL_TYPES, VELOCITY_SCALE, Point, Tool
+from impactgui.tool_host import Hit, Point
+from impactgui.tools import IMPULSE_SCALE, TOOL_TYPES, VELOCITY_SCALE, Tool
 from solver.frames import Event, Frame
 from solver.geometry import boundary_features
 from solver.scene import scene_to_dict
@@ -72,22 +73,6 @@ FLASH_TICK_MS = 30
 FLASHES_PER_FRAME_MAX = 32
 """Most impacts flashed by one frame (the newest; a frame shown after a jump can follow
 thousands of impacts)."""
-
-
-@dataclass(frozen=True)
-class Hit:
-    """What is under the mouse.
-
-    ``part``: ``"body"``, ``"velocity"`` (a body's velocity arrow head or
-    centre dot), ``"handle"`` (``handle`` names the field: ``"a"``, ``"b"``,
-    ``"points"`` with ``index``, ``"center"``, ``"radius"``, ``"start_deg"``,
-    ``"end_deg"``), ``"line"`` (a boundary itself), ``"spring"`` or ``"impulse"``.
-    """
-
-    ref: ItemRef
-    part: str
-    handle: str = ""
-    index: int | None = None
 
 
 def _nice_ceiling(value: float) -> float:

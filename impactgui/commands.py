@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtGui import QUndoCommand
-
-if TYPE_CHECKING:
-    from impactgui.document import SceneDocument
 
 ItemRef = tuple[str, int]
 """Reference to one item of the scene: ``(collection, index)``, e.g. ``("bodies", 0)``."""
@@ -26,6 +23,19 @@ FieldPath = tuple[str | int, ...]
 """Path of one field in the scene dict, e.g. ``("bodies", 0, "mass")`` or ``("gravity",)``."""
 
 COLLECTIONS = ("boundaries", "bodies", "springs", "forces", "impulses")
+
+
+class EditableScene(Protocol):
+    """What a command edits: the scene dict, and a way to install another one.
+
+    ``impactgui.document.SceneDocument`` is one; the commands need nothing
+    else of it, so this module does not import the document.
+    """
+
+    data: dict[str, Any]
+
+    def replace_data(self, data: Mapping[str, Any]) -> None:
+        """Install ``data`` as the scene."""
 
 _MOVE_ID = 1
 _VELOCITY_ID = 2
@@ -85,7 +95,7 @@ class SceneCommand(QUndoCommand):
     Subclasses build ``self._after`` from ``self._before`` in ``__init__``.
     """
 
-    def __init__(self, doc: SceneDocument, text: str) -> None:
+    def __init__(self, doc: EditableScene, text: str) -> None:
         super().__init__(text)
         self._doc = doc
         self._before = copy.deepcopy(doc.data)
@@ -108,7 +118,7 @@ class SceneCommand(QUndoCommand):
 class AddItem(SceneCommand):
     """Append ``item`` to ``collection`` (``"boundaries"``, ``"bodies"``, ``"springs"``, ...)."""
 
-    def __init__(self, doc: SceneDocument, collection: str, item: Mapping[str, Any]) -> None:
+    def __init__(self, doc: EditableScene, collection: str, item: Mapping[str, Any]) -> None:
         label = item.get("id") or item.get("type") or collection[:-1]
         super().__init__(doc, f"Add {label}")
         self._after.setdefault(collection, []).append(copy.deepcopy(dict(item)))
@@ -118,7 +128,7 @@ class AddItem(SceneCommand):
 class DeleteItem(SceneCommand):
     """Delete one item; deleting a body also deletes its springs, forces and impulses."""
 
-    def __init__(self, doc: SceneDocument, ref: ItemRef) -> None:
+    def __init__(self, doc: EditableScene, ref: ItemRef) -> None:
         item = doc.data[ref[0]][ref[1]]
         label = item.get("id") or item.get("type") or ref[0][:-1]
         super().__init__(doc, f"Delete {label}")
@@ -128,7 +138,7 @@ class DeleteItem(SceneCommand):
 class SetProperty(SceneCommand):
     """Set one field (``None`` removes an optional field so its default applies)."""
 
-    def __init__(self, doc: SceneDocument, path: FieldPath, value: Any) -> None:
+    def __init__(self, doc: EditableScene, path: FieldPath, value: Any) -> None:
         super().__init__(doc, f"Set {path_text(path)}")
         set_field(self._after, path, value)
 
@@ -136,7 +146,7 @@ class SetProperty(SceneCommand):
 class RenameBody(SceneCommand):
     """Give a body a new id and update the springs, forces and impulses that name it."""
 
-    def __init__(self, doc: SceneDocument, ref: ItemRef, new_id: str) -> None:
+    def __init__(self, doc: EditableScene, ref: ItemRef, new_id: str) -> None:
         old_id = doc.data[ref[0]][ref[1]].get("id")
         super().__init__(doc, f"Rename {old_id} to {new_id}")
         self._after[ref[0]][ref[1]]["id"] = new_id
@@ -155,7 +165,7 @@ class _MergingCommand(SceneCommand):
 
     def __init__(
         self,
-        doc: SceneDocument,
+        doc: EditableScene,
         text: str,
         ref: ItemRef,
         changes: Mapping[FieldPath, Any],
@@ -190,7 +200,7 @@ class MoveItem(_MergingCommand):
 
     def __init__(
         self,
-        doc: SceneDocument,
+        doc: EditableScene,
         ref: ItemRef,
         changes: Mapping[FieldPath, Any],
         drag_id: int | None = None,
@@ -208,7 +218,7 @@ class SetInitialVelocity(_MergingCommand):
 
     def __init__(
         self,
-        doc: SceneDocument,
+        doc: EditableScene,
         ref: ItemRef,
         velocity: Sequence[float],
         drag_id: int | None = None,

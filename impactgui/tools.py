@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -32,14 +32,10 @@ from impactgui.commands import (
     SetInitialVelocity,
 )
 from impactgui.scene_items import arc_points
+from impactgui.tool_host import Hit, Point, ToolHost
 from solver.cart_motion import strike_in_body_frame
 from solver.errors import InputError
 from solver.nonholonomic import AxleCart
-
-if TYPE_CHECKING:
-    from impactgui.canvas import Hit, SceneCanvas
-
-Point = tuple[float, float]
 
 VELOCITY_SCALE = 0.1
 """Length of a velocity arrow per unit speed, m per (m/s): 1 m/s draws 10 cm."""
@@ -117,7 +113,7 @@ class Tool:
     while_running: ClassVar[bool] = False
     """True when the tool may act while a run is shown (editing disabled)."""
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         self.canvas = canvas
 
     @property
@@ -161,7 +157,7 @@ class SelectTool(Tool):
     )
     shortcut = "S"
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         super().__init__(canvas)
         self._hit: Hit | None = None
         self._start: Point = (0.0, 0.0)
@@ -270,7 +266,7 @@ class WallTool(Tool):
     shortcut = "W"
     views = ("side",)
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         super().__init__(canvas)
         self._a: Point | None = None
 
@@ -313,7 +309,7 @@ class CurbTool(Tool):
     shortcut = "C"
     views = ("side",)
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         super().__init__(canvas)
         self.points: list[Point] = []
 
@@ -368,7 +364,7 @@ class ArcTool(Tool):
     shortcut = "A"
     views = ("side",)
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         super().__init__(canvas)
         self.centre: Point | None = None
         self.radius = 0.0
@@ -461,7 +457,7 @@ class Arc3Tool(Tool):
     shortcut = "Shift+A"
     views = ("side",)
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         super().__init__(canvas)
         self.points: list[Point] = []
 
@@ -607,7 +603,7 @@ class SpringTool(Tool):
     shortcut = "P"
     views = ("side",)
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         super().__init__(canvas)
         self.first: str | None = None
 
@@ -692,7 +688,7 @@ class ImpulseTool(Tool):
     views = ("top",)
     while_running = True
 
-    def __init__(self, canvas: SceneCanvas) -> None:
+    def __init__(self, canvas: ToolHost) -> None:
         super().__init__(canvas)
         self.body: str | None = None
         self.point: Point = (0.0, 0.0)
