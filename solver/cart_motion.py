@@ -31,15 +31,18 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.integrate import solve_ivp
 
+from solver.cart_rolling import (  # initial_velocity: public here too
+    WHEEL_RATES,
+    initial_velocity,  # noqa: F401
+    wheel_rate_basis,
+)
 from solver.errors import InputError, SolverError
 from solver.frames import EnergyBudget, Event, Frame, StepOutput
-from solver.nonholonomic import AxleCart, impulsive_response, maggi_basis
+from solver.nonholonomic import AxleCart, impulsive_response
+from solver.system import axle_cart_model
 
 COORD_NAMES = ("xC", "yC", "phi", "thetaA", "thetaB")
 RATE_NAMES = ("vxC", "vyC", "omega", "omegaA", "omegaB")
-WHEEL_RATES = np.array([3, 4])
-"""Indices of ``omegaA, omegaB`` in ``v``: the independent velocities."""
-
 RTOL = 1e-12
 ATOL = 1e-12
 """Tolerances of the DOP853 integration (relative; absolute in m, rad, rad/s)."""
@@ -48,39 +51,10 @@ CONSTRAINT_TOL = 1e-9
 """Largest ``|A v|`` (m/s, relative to ``1 + |v|``) accepted for an initial velocity."""
 
 
-def initial_velocity(cart: AxleCart, q: ArrayLike, wheel_rates: ArrayLike) -> np.ndarray:
-    """Full velocity ``v`` (5,) of a rolling cart from its wheels' spin rates.
-
-    Parameters
-    ----------
-    cart : AxleCart
-        The cart.
-    q : array_like, shape (5,)
-        Configuration ``(xC, yC, phi, thetaA, thetaB)``.
-    wheel_rates : array_like, shape (2,)
-        ``(omegaA, omegaB)`` in rad/s; equal rates roll straight at speed
-        ``r omega``, opposite rates spin the cart about C.
-
-    Returns
-    -------
-    ndarray, shape (5,)
-        ``(vxC, vyC, omega, omegaA, omegaB)`` satisfying the no-slip constraints.
-    """
-    rates = np.asarray(wheel_rates, dtype=float)
-    if rates.shape != (2,) or not np.all(np.isfinite(rates)):
-        raise InputError(f"wheel_rates: must be two finite numbers (rad/s), got {wheel_rates!r}")
-    return _wheel_rate_basis(cart, q) @ rates
-
-
-def _wheel_rate_basis(cart: AxleCart, q: ArrayLike) -> np.ndarray:
-    """Maggi's ``C(q)`` (5 × 2) with the wheel rates independent."""
-    return maggi_basis(cart.constraint_matrix(q), WHEEL_RATES)
-
-
 def _maggi_rates(cart: AxleCart, q: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(q̇, u̇)`` of one cart from Maggi's equations without applied forces."""
     A = cart.constraint_matrix(q)
-    C = _wheel_rate_basis(cart, q)
+    C = wheel_rate_basis(cart, q)
     v = C @ u
     dependent = np.setdiff1d(np.arange(5), WHEEL_RATES)
     basis_rate = np.zeros(5)
@@ -249,8 +223,6 @@ class CartStepper:
         t_end, dt_out : float
             End time and output spacing (s).
         """
-        from solver.system import axle_cart_model
-
         carts = []
         for body in system.scene.bodies:
             part = system.body_slices[body.id]
@@ -395,7 +367,7 @@ class CartStepper:
 
     def _velocities(self) -> list[np.ndarray]:
         return [
-            _wheel_rate_basis(cart, q) @ u
+            wheel_rate_basis(cart, q) @ u
             for cart, q, u in zip(self._carts, self._q, self._u, strict=True)
         ]
 
@@ -442,7 +414,7 @@ class CartStepper:
         point = self._axle_coordinate(index, where)
         vector = given if frame == "world" else body_axes(q) @ given
         pre = self._frame("pre")
-        v_minus = _wheel_rate_basis(cart, q) @ self._u[index]
+        v_minus = wheel_rate_basis(cart, q) @ self._u[index]
         v_plus = impulsive_response(
             cart.mass_matrix(q),
             cart.constraint_matrix(q),
@@ -560,8 +532,6 @@ def strike_impulse(
         When ``body_id`` is no axle cart of ``system`` or the strike is off the
         axle or zero.
     """
-    from solver.system import axle_cart_model
-
     try:
         body = system.scene.body(body_id)
     except KeyError:

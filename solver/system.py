@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from solver.broadphase import StaticIndex, disk_pairs
-from solver.cart_motion import initial_velocity
+from solver.cart_rolling import initial_velocity
 from solver.contact_arrays import DiskDofs, FeatureArrays
 from solver.geometry import (
     DiskContact,
