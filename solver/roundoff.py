@@ -170,7 +170,8 @@ class RoundoffScales:
                 points.append(tuple(boundary.center))
                 sizes.append(boundary.radius)
         length = max(
-            [math.hypot(*p) for p in points] + sizes + [s.rest_length for s in scene.springs]
+            [math.hypot(*p) for p in points] + sizes + [s.rest_length for s in scene.springs],
+            default=1.0,  # an empty scene
         )
         length = length if length > 0 else 1.0
         mass = sum(masses) or 1.0
