@@ -94,7 +94,7 @@ TIME_TOL = 1e-14
 """Absolute accuracy of event times (s)."""
 ZENO_HEIGHT = 1e-6
 """A geometric bounce sequence is ended once its next hop would rise less than this (m)."""
-MAX_ZENO_BOUNCES = 20000
+MAX_ZENO_BOUNCES = 1000
 """Bound on the bounces summed in closed form on the way to an accumulation point."""
 ZENO_SPEED_FLOOR = 1e-12
 """Approach speed (m/s) at which a summed bounce series has reached its accumulation point."""
@@ -685,6 +685,21 @@ def _grazing(contact: Contact, qdd: np.ndarray | None) -> bool:
     return a_n > 0.0 and contact.u_n * contact.u_n <= 2.0 * a_n * GAP_TOL
 
 
+def _bracketed_root(f: Callable[[float], float], ta: float, tb: float) -> float:
+    """Root of ``f`` in ``[ta, tb]`` (s, to ``TIME_TOL``), or the end where ``f`` is already 0.
+
+    ``f`` should change sign in the interval; rounding may leave an end at
+    the sign it should not have (a rate of 1e-17 on either side of zero),
+    and then that end is taken.
+    """
+    fa = f(ta)
+    if not fa < 0.0:
+        return ta
+    if not f(tb) > 0.0:
+        return tb
+    return brentq(f, ta, tb, xtol=TIME_TOL)
+
+
 def _row_dots(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Dot products of the rows of two (K, 2) arrays: ``x₀y₀ + x₁y₁``, one per row."""
     return np.add.reduce(x * y, axis=1)
@@ -1207,10 +1222,9 @@ class EventDrivenStepper:
         acc = self.system.centre_velocities(a)
         speed = float(np.hypot(cd[:, 0], cd[:, 1]).max(initial=0.0))
         accel = 2.0 * float(np.hypot(acc[:, 0], acc[:, 1]).max(initial=0.0))
-        if accel > 0.0:
-            return (math.sqrt(speed * speed + 2.0 * accel * half) - speed) / accel
-        if speed > 0.0:
-            return half / speed
+        if accel > 0.0 or speed > 0.0:
+            # the root of ½ accel τ² + speed τ = half, in the form without cancellation
+            return 2.0 * half / (math.sqrt(speed * speed + 2.0 * accel * half) + speed)
         return math.inf
 
     def _constant_motion(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1350,7 +1364,7 @@ class EventDrivenStepper:
                 if not sep[j, k] > 0.0:
                     t_hit = brentq(separation, ta, tb, args=(k,), xtol=TIME_TOL)
                 elif rate[j - 1, k] < 0.0 < rate[j, k]:
-                    t_min = brentq(closing, ta, tb, args=(k,), xtol=TIME_TOL)
+                    t_min = _bracketed_root(lambda t, k=k: closing(t, k), ta, tb)
                     if separation(t_min, k) > 0.0:
                         continue
                     t_hit = brentq(separation, ta, t_min, args=(k,), xtol=TIME_TOL)
@@ -1645,6 +1659,23 @@ class EventDrivenStepper:
                 t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
                 if best is None or t_hit < best.t:
                     best = _Found(t_hit, "gap", gaps.pairs[n].key)
+        # closed at the start and not pressing (just after an impact): it may open a
+        # hair and close again between the sub-points, seen on REOPEN_SAMPLES samples
+        reopen = np.nonzero((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))[0]
+        if len(reopen):
+            rows = _GapSet(self._kin, [gaps.pairs[n] for n in reopen])
+            N = self._N
+            for t in np.linspace(ta, tb, REOPEN_SAMPLES + 1)[1:-1]:
+                if best is not None and t >= best.t:
+                    break
+                dipped = np.nonzero(rows.gaps(piece.state(t)[:N]) < -GAP_EVENT_TOL)[0]
+                if len(dipped):
+                    for k in dipped:
+                        n = int(reopen[k])
+                        t_hit = self._gap_root(piece, gaps, n, ta, t, ga[n])
+                        if best is None or t_hit < best.t:
+                            best = _Found(t_hit, "gap", gaps.pairs[n].key)
+                    break
         return best
 
     def _active_event(
@@ -1749,12 +1780,18 @@ class EventDrivenStepper:
             g = np.array([self._gap(piece, gaps, n, t) for t in ts])
             below = np.nonzero(g < -GAP_EVENT_TOL)[0]
             last = int(below[0]) if len(below) else REOPEN_SAMPLES
-            above = np.nonzero(g[:last] > 0.0)[0]
-            if not len(above):
-                return ta
-            ta, tb = ts[above[-1]], ts[last]
+            lo, hi = ts[max(last - 1, 0)], ts[last]
             if not g[last] < 0.0:
-                return tb
+                return hi
+            if not g[max(last - 1, 0)] > 0.0:
+                # a hop shorter than the samples: its top is where u_n = 0
+                speed = lambda t: self._gap_speed(piece, gaps, n, t)  # noqa: E731
+                if not (speed(lo) > 0.0 and speed(hi) < 0.0):
+                    return lo
+                lo = brentq(speed, lo, hi, xtol=TIME_TOL)
+                if not self._gap(piece, gaps, n, lo) > 0.0:
+                    return lo
+            ta, tb = lo, hi
         return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
 
     def _region_entry(self, piece: _Piece, pair: _Pair, ta: float, tb: float) -> float:
@@ -2102,7 +2139,9 @@ class EventDrivenStepper:
         the rounding of positions still close exactly, and every impact is the
         scene's law with its friction, so the friction impulse of each bounce
         is included. The series converges geometrically; it ends when no
-        contact approaches faster than ``ZENO_SPEED_FLOOR`` or the run ends.
+        contact approaches faster than ``ZENO_SPEED_FLOOR``, when the run ends,
+        or after ``MAX_ZENO_BOUNCES`` (a sequence that does not converge: what
+        is left is then captured plastically, as by :meth:`_end_bounces`).
         Output samples on the way are written; the bounces are not events.
 
         Returns
@@ -2131,9 +2170,9 @@ class EventDrivenStepper:
                 if bounce == 0:
                     return None
                 break
-            if np.max(u, initial=0.0) <= ZENO_SPEED_FLOOR:
-                break
             tau_k = float(tau[k])
+            if -(u[k] + a_n[k] * tau_k) <= ZENO_SPEED_FLOOR:  # the next approach speed
+                break
             flight = _Parabola(t, q, v, a, self._work.copy(), np.zeros(2))
             if t + tau_k >= self.t_end:
                 self._impact_loss = loss
@@ -2152,10 +2191,6 @@ class EventDrivenStepper:
             v = np.array(result.v_plus, dtype=float)
             loss -= float(result.energy_change)
             self._impact_loss = loss
-        else:
-            raise SolverError(
-                f"bouncing did not reach its accumulation point in {MAX_ZENO_BOUNCES} bounces"
-            )
         self._q, self._v, self._impact_loss = q, v, loss
         self._advance_clock(t)
         return bounce
