@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import scipy.sparse as sp
 
-from solver.geometry import Arc, Feature, Segment, Vertex
+from solver.geometry import Arc, DiskContact, Feature, Segment, Vertex
 
 TWO_PI = 2.0 * math.pi
 
@@ -73,17 +73,17 @@ class ContactArrays:
 
     def select(self, rows: np.ndarray) -> ContactArrays:
         """The contacts at ``rows`` (a boolean mask or indices)."""
-        return ContactArrays(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
+        return ContactArrays(*(getattr(self, name)[rows] for name in _FIELDS))
 
     @staticmethod
     def concatenate(parts: Sequence[ContactArrays]) -> ContactArrays:
         """The contacts of ``parts``, in order."""
         return ContactArrays(
-            **{
-                f.name: np.concatenate([getattr(p, f.name) for p in parts])
-                for f in fields(ContactArrays)
-            }
+            *(np.concatenate([getattr(p, name) for p in parts]) for name in _FIELDS)
         )
+
+
+_FIELDS = tuple(f.name for f in fields(ContactArrays))
 
 
 def empty_contacts() -> ContactArrays:
@@ -93,6 +93,53 @@ def empty_contacts() -> ContactArrays:
         index, index, index, np.zeros(0, dtype=bool),
         scalar, vector, vector, vector, scalar, scalar, scalar, scalar,
     )  # fmt: skip
+
+
+def from_disk_contacts(
+    i: Sequence[int],
+    j: Sequence[int],
+    feature: Sequence[int],
+    contacts: Sequence[DiskContact | None],
+) -> ContactArrays:
+    """Pack per-contact kinematics (``None``: no kinematics, an invalid row) into arrays.
+
+    For a handful of pairs the per-contact functions of :mod:`solver.geometry`
+    cost less than the array passes, whose cost is mostly fixed per call.
+    """
+    valid = np.array([dc is not None for dc in contacts], dtype=bool)
+    known = [dc for dc in contacts if dc is not None]
+    K = len(contacts)
+
+    def column(name: str, shape: tuple[int, ...]) -> np.ndarray:
+        out = np.zeros((K, *shape))
+        if known:
+            out[valid] = [getattr(dc, name) for dc in known]
+        return out
+
+    return ContactArrays(
+        i=np.asarray(i, dtype=int).reshape(K),
+        j=np.asarray(j, dtype=int).reshape(K),
+        feature=np.asarray(feature, dtype=int).reshape(K),
+        valid=valid,
+        g=column("g", ()),
+        n=column("n", (2,)),
+        t=column("t", (2,)),
+        point=column("point", (2,)),
+        u_n=column("u_n", ()),
+        u_t=column("u_t", ()),
+        gamma_n=column("gamma_n", ()),
+        gamma_t=column("gamma_t", ()),
+    )
+
+
+def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise dot products of two (K, 2) arrays."""
+    return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1]
+
+
+def _inverse(d: np.ndarray) -> np.ndarray:
+    """``1 / d``, 0 where ``d = 0``."""
+    return np.divide(1.0, d, out=np.zeros_like(d), where=d != 0.0)
 
 
 def _tangent(n: np.ndarray) -> np.ndarray:
@@ -113,10 +160,10 @@ def _assemble(
 ) -> ContactArrays:
     """Rows from the distance data; ``curvature`` (1/m) is ``κ`` in ``∇²d = κ (I − n nᵀ)``."""
     t = _tangent(n)
-    u_n = np.einsum("kd,kd->k", n, rel_velocity)
+    u_n = _rowdot(n, rel_velocity)
     # ṅ = ∇²d ċ_rel = κ (ċ_rel − n (n·ċ_rel)); ṫ = (ṅ_y, −ṅ_x)
     n_dot = curvature[:, None] * (rel_velocity - n * u_n[:, None])
-    gamma_n = np.einsum("kd,kd->k", rel_velocity, n_dot)
+    gamma_n = _rowdot(rel_velocity, n_dot)
     gamma_t = n_dot[:, 1] * rel_velocity[:, 0] - n_dot[:, 0] * rel_velocity[:, 1]
     return ContactArrays(
         i=i,
@@ -128,7 +175,7 @@ def _assemble(
         t=t,
         point=point,
         u_n=u_n,
-        u_t=np.einsum("kd,kd->k", t, rel_velocity) + rolling,
+        u_t=_rowdot(t, rel_velocity) + rolling,
         gamma_n=gamma_n,
         gamma_t=gamma_t,
     )
@@ -136,10 +183,7 @@ def _assemble(
 
 def _unit(w: np.ndarray, d: np.ndarray) -> np.ndarray:
     """``w / d`` row-wise, 0 where ``d = 0``."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        n = w / d[:, None]
-    n[d == 0.0] = 0.0
-    return n
+    return np.divide(w, d[:, None], out=np.zeros_like(w), where=d[:, None] != 0.0)
 
 
 def disk_disk(
@@ -171,8 +215,7 @@ def disk_disk(
     d = np.hypot(w[:, 0], w[:, 1])
     valid = d > 0.0
     n = _unit(w, d)
-    with np.errstate(divide="ignore"):
-        curvature = np.where(valid, 1.0 / np.where(valid, d, 1.0), 0.0)
+    curvature = _inverse(d)
     return _assemble(
         i,
         j,
@@ -244,8 +287,7 @@ def disk_vertex(
     w = c[i] - p
     d = np.hypot(w[:, 0], w[:, 1])
     valid = d > 0.0
-    with np.errstate(divide="ignore"):
-        curvature = np.where(valid, 1.0 / np.where(valid, d, 1.0), 0.0)
+    curvature = _inverse(d)
     return _assemble(
         i,
         np.full(len(i), -1),
@@ -288,8 +330,7 @@ def disk_arc(
         (np.mod(theta - start, TWO_PI) > 0.0) & (np.mod(theta - start, TWO_PI) < span)
     )
     side = np.where(rho >= arc_radius, 1.0, -1.0)
-    with np.errstate(divide="ignore"):
-        curvature = np.where(off_centre, side / np.where(off_centre, rho, 1.0), 0.0)
+    curvature = side * _inverse(rho)
     return _assemble(
         i,
         np.full(len(i), -1),

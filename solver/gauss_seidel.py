@@ -13,7 +13,10 @@ in order and solves each one's law with the others frozen (Jean & Moreau's
 non-smooth Gauss–Seidel; Jourdan, Alart & Jean 1998), updating ``v``
 in place: the normal impulse is the projection on ``Λ_n ≥ 0`` of the value
 that closes the normal speed, the tangential one the projection on the
-friction interval of the value that stops the slip. The sweeps stop when
+friction interval of the value that stops the slip (exact for one disk
+contact alone, whose rows are M-orthogonal: ``G M⁻¹ Hᵀ = n·t/m = 0``;
+several coupled frictional contacts have no convergence guarantee, which
+is why ``max_sweeps`` bounds the work). The sweeps stop when
 no impulse changed by more than ``tol`` times the largest impulse, or after
 ``max_sweeps``.
 

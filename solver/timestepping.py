@@ -52,9 +52,16 @@ from solver import gauss_seidel
 from solver.broadphase import StaticIndex, disk_pairs
 from solver.complementarity import banded_lcp, lemke
 from solver.contact import SLIP_SPEED_TOL
-from solver.contact_arrays import ContactArrays, SparseRows, disk_disk, empty_contacts
+from solver.contact_arrays import (
+    ContactArrays,
+    SparseRows,
+    disk_disk,
+    empty_contacts,
+    from_disk_contacts,
+)
 from solver.errors import InputError, SolverError
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
+from solver.geometry import disk_disk_contact, disk_feature_contact
 
 if TYPE_CHECKING:
     from solver.system import System
@@ -74,6 +81,9 @@ search can be skipped until the disks have moved that far."""
 
 IMPACT_SPEED_STEPS = 10.0
 """An approach speed above this many steps' worth of normal acceleration is an impact."""
+
+SCALAR_PAIRS = 8
+"""Up to this many candidate pairs the kinematics are computed pair by pair (cheaper)."""
 
 EXACT_CONTACTS = 8
 """Most closed contacts whose LCP is solved exactly (Lemke); more go to Gauss–Seidel."""
@@ -429,6 +439,8 @@ class TimeSteppingStepper:
         assert self._candidates is not None
         disk, feature, pairs = self._candidates
         radii = self.system.radii
+        if len(disk) + len(pairs) <= SCALAR_PAIRS:
+            return self._few_kinematics(c, cd, omega)
         parts = []
         if len(disk):
             parts.append(self.system.feature_arrays.contacts(disk, feature, c, cd, omega, radii))
@@ -437,6 +449,26 @@ class TimeSteppingStepper:
         if not parts:
             return empty_contacts()
         return parts[0] if len(parts) == 1 else ContactArrays.concatenate(parts)
+
+    def _few_kinematics(self, c: np.ndarray, cd: np.ndarray, omega: np.ndarray) -> ContactArrays:
+        """:meth:`_kinematics` for a few pairs, one :mod:`solver.geometry` call each."""
+        assert self._candidates is not None
+        disk, feature, pairs = self._candidates
+        radii, features = self.system.radii, self.system.features
+        contacts = [
+            disk_feature_contact(features[f][1], c[k], cd[k], radii[k], omega[k])
+            for k, f in zip(disk.tolist(), feature.tolist(), strict=True)
+        ]
+        contacts += [
+            disk_disk_contact(c[a], cd[a], radii[a], omega[a], c[b], cd[b], radii[b], omega[b])
+            for a, b in pairs.tolist()
+        ]
+        return from_disk_contacts(
+            np.concatenate((disk, pairs[:, 0])),
+            np.concatenate((np.full(len(disk), -1), pairs[:, 1])),
+            np.concatenate((feature, np.full(len(pairs), -1))),
+            contacts,
+        )
 
     def _solve_contacts(
         self, closed: _Closed, v: np.ndarray, v_free: np.ndarray, t: float
