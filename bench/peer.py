@@ -28,7 +28,8 @@ Rows
     at 1 m/s, e = 1, the ``sequential`` law, 1 s simulated, System build
     included; pymunk at 1 ms steps. The 10 000 row also prints its time as a
     multiple of the 1000 row's (goal ≤ 10) and the peak resident memory of a
-    fresh process doing the run (goal ≤ 300 MB).
+    fresh process doing the run (goal ≤ 300 MB), and of one building the
+    System and time-stepping it for 10 steps.
 ``ts-wheel``, ``ts-chain``
     Moreau–Jean time-stepping (``TimeSteppingStepper``) against pymunk at the
     same step ``h``, cost per step: the e = 0.3 wheel over 1 s (error of the
@@ -368,6 +369,8 @@ def memory_case(case: str) -> None:
     """Run ``case`` and print this process's peak resident memory (MB)."""
     if case == "project-10000":
         chain_run(10_000)
+    elif case == "project-10000-ts":
+        drive(TimeSteppingStepper(System(chain_scene(10_000)), 0.01, 0.01, h=GAME_STEP))
     elif case == "pymunk-10000":
         space, _ = peer_chain(10_000)
         peer_run(space, GAME_STEP, 1.0)
@@ -459,7 +462,8 @@ def main() -> None:
             if "chain-1000" in medians:
                 print(f"{'':<4}10 000 / 1000 beads: {project / medians['chain-1000']:.3g}×")
             print(
-                f"{'':<4}peak memory: project {peak_memory_mb('project-10000'):.0f} MB, "
+                f"{'':<4}peak memory: project {peak_memory_mb('project-10000'):.0f} MB "
+                f"(System and 10 time steps: {peak_memory_mb('project-10000-ts'):.0f} MB), "
                 f"pymunk {peak_memory_mb('pymunk-10000'):.0f} MB"
             )
         sys.stdout.flush()
