@@ -179,6 +179,15 @@ def test_make_stepper_refuses_a_run_too_large_for_its_callers_too():
         make_stepper(scene, dt_out=1e-9)
 
 
+def test_a_scene_without_bodies_runs_and_writes_its_files(tmp_path):
+    # The CSV writer's round-off scales took max() of nothing: exit 3 and no files.
+    data = ball_data()
+    data["bodies"] = []
+    status, err = run_cli("run", write_data(tmp_path, data), "--out", tmp_path / "out")
+    assert (status, err) == (0, "")
+    assert (tmp_path / "out" / "trajectory.csv").read_text().startswith("t,kind,E_kin")
+
+
 # ------------------------------------------------------------- failures mid-run
 
 

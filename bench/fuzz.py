@@ -1,0 +1,409 @@
+"""Fuzz the scene loader, the command line and the impact laws (outside CI; minutes to hours).
+
+    .venv/bin/python bench/fuzz.py [--scenes 10000] [--impacts 10000] [--seed 0]
+
+Scenes: each bundled scene is mutated (wrong types, magnitudes from 1e-308 to
+1e308, deep nesting, huge lists and strings, degenerate geometry, tiny time
+steps, unknown keys) and run through ``python -m solver run`` in this process;
+every run must end with exit 0, 2 or 3, write finite numbers, and keep making
+progress in simulated time. A run is cut at ``--scene-wall`` seconds; it is
+counted as a hang when its simulated time did not advance in the last
+``--stall`` seconds before the cut, else as "cut while progressing".
+
+Impacts: random problems (N <= 6, n <= 6; coupled tangents, mass matrices of
+condition up to 1e12, duplicated and dependent columns, sparse G with a
+diagonal M, scalar or per-constraint e, with and without friction) through
+``resolve_impact`` with every law. Each call must return finite numbers or
+raise ``SolverError``, not gain kinetic energy when ``e`` is one number
+<= 1 (tolerance ``1e-9 T⁻`` plus the round-off ``10 ε cond(M) T⁻``), and end
+within ``TIME_BUDGET_S`` (a call over 1.25 times it counts as over budget).
+
+Prints the counts and timing percentiles at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import io
+import json
+import math
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from solver import cli
+from solver import simulation as simulation_module
+from solver.errors import SolverError
+from solver.impact import IMPACT_LAWS, TIME_BUDGET_S, resolve_impact
+
+SCENES = sorted((Path(__file__).resolve().parents[1] / "resources" / "scenes").glob("*.json"))
+ODD_VALUES = [
+    None,
+    True,
+    "x",
+    "\ud800",
+    [],
+    {},
+    [1, 2, 3],
+    0,
+    -1,
+    1e308,
+    -1e308,
+    1e-308,
+    5e-324,
+    1e12,
+    -1e12,
+    1e-12,
+    10**400,
+    float("nan"),
+    float("inf"),
+]
+
+
+class Cut(BaseException):
+    """Raised by the alarm: the run took longer than the bench allows."""
+
+
+def _on_alarm(signum, frame):
+    raise Cut
+
+
+# ----------------------------------------------------------------------- scenes
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _leaves(value, (*path, index))
+    if path:
+        yield path
+
+
+def _get(node, path):
+    for part in path:
+        node = node[part]
+    return node
+
+
+def _set(node, path, value):
+    _get(node, path[:-1])[path[-1]] = value
+
+
+MAX_ITEMS_MADE = 20_000
+"""Most entries a size mutation makes in one list (past the loader's 10 000)."""
+
+
+def _mutate(data, rng):
+    """One random mutation of the scene object ``data`` (in place); returns a label."""
+    try:
+        return _mutate_once(data, rng)
+    except (TypeError, KeyError, IndexError, AttributeError):
+        return "skipped"  # an earlier mutation changed the shape this one needs
+
+
+def _mutate_once(data, rng):
+    paths = list(_leaves(data))
+    kind = rng.choice(
+        ["type", "scale", "nest", "size", "degenerate", "delete", "unknown", "solver", "text"]
+    )
+    path = paths[rng.integers(len(paths))]
+    if kind == "type":
+        _set(data, path, copy.deepcopy(ODD_VALUES[rng.integers(len(ODD_VALUES))]))
+    elif kind == "scale":
+        numbers = [
+            p
+            for p in paths
+            if isinstance(_get(data, p), (int, float)) and not isinstance(_get(data, p), bool)
+        ]
+        if numbers:
+            p = numbers[rng.integers(len(numbers))]
+            _set(data, p, float(_get(data, p) or 1.0) * 10.0 ** rng.integers(-320, 308))
+    elif kind == "nest":
+        depth = int(10 ** rng.uniform(0.5, 5.5))
+        value = 1.0
+        for _ in range(min(depth, 200)):
+            value = [value] if rng.random() < 0.5 else {"k": value}
+        _set(data, path, value if depth <= 200 else f"__DEEP__{depth}")
+    elif kind == "size":
+        section = rng.choice(["bodies", "boundaries", "springs"])
+        items = data.get(section) or []
+        if isinstance(items, list) and items:
+            times = min(int(10 ** rng.uniform(1, 4.3)), MAX_ITEMS_MADE // len(items))
+            data[section] = items * max(times, 1)
+        else:
+            data["title"] = "t" * int(10 ** rng.uniform(3, 7))
+    elif kind == "degenerate":
+        bodies, boundaries = data.get("bodies") or [], data.get("boundaries") or []
+        if boundaries and rng.random() < 0.5:
+            b = boundaries[rng.integers(len(boundaries))]
+            if "a" in b:
+                b["b"] = list(b["a"])
+            elif "points" in b:
+                b["points"] = [b["points"][0]] * len(b["points"])
+            elif "radius" in b:
+                b["radius"] = 0.0 if rng.random() < 0.5 else 1e-300
+        elif len(bodies) >= 2:
+            same_place = {k: bodies[0][k] for k in ("position", "x") if k in bodies[0]}
+            bodies[1] = {**bodies[1], **same_place}
+        elif bodies:
+            bodies[0]["radius"] = float(10.0 ** rng.uniform(-12, 7))
+    elif kind == "delete" and len(path) >= 1:
+        parent = _get(data, path[:-1])
+        if isinstance(parent, dict):
+            del parent[path[-1]]
+    elif kind == "unknown":
+        data[f"extra{rng.integers(9)}"] = 1
+    elif kind == "solver":
+        solver = data.setdefault("solver", {})
+        key = rng.choice(["dt", "dt_out", "t_end", "method", "rtol", "atol"])
+        if key == "method":
+            solver[key] = rng.choice(["event-driven", "time-stepping", "rk4"])
+        else:
+            solver[key] = float(10.0 ** rng.uniform(-14, 7))
+    else:
+        data["title"] = rng.choice(["\ud800", "é" * 100, "\x00", ""])
+    return kind
+
+
+def _scene_text(data) -> str:
+    text = json.dumps(data, ensure_ascii=True)
+    while "__DEEP__" in text:
+        start = text.index('"__DEEP__')
+        end = text.index('"', start + 1) + 1
+        depth = int(text[start + 9 : end - 1])
+        text = text[:start] + "[" * depth + "1" + "]" * depth + text[end:]
+    return text
+
+
+def _csv_finite(out_dir: Path) -> bool:
+    for name in ("trajectory.csv", "contacts.csv", "events.csv"):
+        path = out_dir / name
+        if not path.exists():
+            return False
+        with path.open(newline="", encoding="utf-8") as stream:
+            rows = csv.reader(stream)
+            next(rows, None)
+            for row in rows:
+                for cell in row:
+                    try:
+                        value = float(cell)
+                    except ValueError:
+                        continue
+                    if not math.isfinite(value):
+                        return False
+    return True
+
+
+class _Progress:
+    """Wraps Watchdog.check to know when the run last advanced in simulated time."""
+
+    def __init__(self) -> None:
+        self.t = -math.inf
+        self.at = time.monotonic()
+        original = simulation_module.Watchdog.check
+        progress = self
+
+        def check(watchdog, t):
+            if t > progress.t:
+                progress.t, progress.at = t, time.monotonic()
+            return original(watchdog, t)
+
+        simulation_module.Watchdog.check = check
+
+
+def fuzz_scenes(count: int, seed: int, wall: float, stall: float) -> dict:
+    rng = np.random.default_rng(seed)
+    bases = [json.loads(path.read_text(encoding="utf-8")) for path in SCENES]
+    outcomes: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    problems: list[str] = []
+    progress = _Progress()
+    durations = []
+    signal.signal(signal.SIGALRM, _on_alarm)
+    with tempfile.TemporaryDirectory() as tmp:
+        scene_path = Path(tmp) / "scene.json"
+        for k in range(count):
+            data = copy.deepcopy(bases[rng.integers(len(bases))])
+            labels = [_mutate(data, rng) for _ in range(rng.integers(1, 4))]
+            kinds.update(labels)
+            scene_path.write_text(_scene_text(data), encoding="utf-8", errors="surrogatepass")
+            out_dir = Path(tmp) / f"out{k % 2}"
+            for stale in out_dir.glob("*"):
+                stale.unlink()
+            progress.t, progress.at = -math.inf, time.monotonic()
+            stderr = io.StringIO()
+            start = time.monotonic()
+            signal.setitimer(signal.ITIMER_REAL, wall)
+            try:
+                status = cli.main(["run", str(scene_path), "--out", str(out_dir)], stderr=stderr)
+            except Cut:
+                status = None
+            except BaseException as error:
+                status = f"crash {type(error).__name__}"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            durations.append(time.monotonic() - start)
+            if status is None:
+                idle = time.monotonic() - progress.at
+                outcome = "hang" if idle > stall else "cut while progressing"
+            elif status in (0, 2, 3):
+                outcome = f"exit {status}"
+                if "Traceback" in stderr.getvalue():
+                    outcome = "traceback"
+                elif status == 3 and not (out_dir / "trajectory.csv").exists():
+                    outcome = "exit 3 before any output"
+                elif status in (0, 3) and not _csv_finite(out_dir):
+                    outcome = "non-finite or missing output"
+            else:
+                outcome = f"crash (status {status})"
+            outcomes[outcome] += 1
+            if outcome.startswith(("hang", "traceback", "non-finite", "crash", "exit 3 before")):
+                problems.append(f"scene {k} {labels}: {outcome}: {stderr.getvalue()[-200:]!r}")
+    return {"outcomes": outcomes, "kinds": kinds, "problems": problems, "durations": durations}
+
+
+# ---------------------------------------------------------------------- impacts
+
+
+def impact_problem(rng):
+    """A random impact problem: (M, G, v, e, H, mu, law, cond)."""
+    N = int(rng.integers(1, 7))
+    n = int(rng.integers(1, 7))
+    diagonal = rng.random() < 0.25
+    if diagonal:
+        M = 10.0 ** rng.uniform(-3, 3, N)
+        cond = float(M.max() / M.min())
+    else:
+        cond = 10.0 ** rng.uniform(0, 12 if rng.random() < 0.4 else 3)
+        Q, _ = np.linalg.qr(rng.normal(size=(N, N)))
+        spectrum = np.exp(rng.uniform(0.0, np.log(cond), N))
+        spectrum[0], spectrum[-1] = 1.0, cond
+        M = Q @ np.diag(spectrum) @ Q.T
+        M = 0.5 * (M + M.T)
+    G = rng.normal(size=(N, n))
+    if n > 1 and rng.random() < 0.3:
+        G[:, -1] = G[:, 0] * rng.uniform(0.5, 2.0)  # duplicated (scaled) column
+    if n > 2 and rng.random() < 0.2:
+        G[:, -2] = G[:, 0] - G[:, 1]  # dependent column
+    if rng.random() < 0.3:
+        G[rng.random(G.shape) < 0.5] = 0.0
+        for j in np.flatnonzero(~G.any(axis=0)):
+            G[rng.integers(N), j] = 1.0
+    if diagonal and rng.random() < 0.5:
+        G = sp.csc_array(G)
+    friction = rng.random() < 0.5
+    H = rng.normal(size=(N, n)) if friction else None  # coupled to the normals in general
+    mu = rng.uniform(0.0, 1.0, n) if friction else None
+    scalar_e = rng.random() < 0.7
+    e = float(rng.choice([0.0, 1.0, rng.uniform()])) if scalar_e else rng.uniform(0.0, 1.0, n)
+    v = rng.normal(size=N) * 10.0 ** rng.uniform(-3, 3)
+    law = str(rng.choice(IMPACT_LAWS))
+    return M, G, v, e, H, mu, law, cond
+
+
+def fuzz_impacts(count: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    outcomes: Counter[str] = Counter()
+    problems: list[str] = []
+    durations = []
+    eps = np.finfo(float).eps
+    signal.signal(signal.SIGALRM, _on_alarm)
+    for k in range(count):
+        M, G, v, e, H, mu, law, cond = impact_problem(rng)
+        Md = np.diag(M) if M.ndim == 1 else M
+        kinetic = 0.5 * v @ Md @ v
+        start = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        try:
+            result = resolve_impact(M, G, v, e, law, H=H, friction=mu)
+            outcome = "answer"
+        except SolverError as error:
+            result, outcome = None, "SolverError"
+            outcomes[f"SolverError: {str(error)[:48]}"] += 1
+        except Cut:
+            result, outcome = None, "hang"
+        except Exception as error:
+            result, outcome = None, f"crash {type(error).__name__}: {error}"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        elapsed = time.monotonic() - start
+        durations.append(elapsed)
+        outcomes[outcome if not outcome.startswith("crash") else "crash"] += 1
+        if elapsed > 1.25 * TIME_BUDGET_S:
+            outcomes["over budget"] += 1
+            problems.append(f"impact {k} ({law}): {elapsed:.2f} s")
+        if outcome.startswith(("crash", "hang")):
+            problems.append(f"impact {k} ({law}): {outcome}")
+        if result is None:
+            continue
+        finite = np.all(np.isfinite(result.v_plus)) and np.all(np.isfinite(result.impulse))
+        if not finite:
+            outcomes["non-finite"] += 1
+            problems.append(f"impact {k} ({law}): non-finite")
+        tolerance = (1e-9 + 10 * eps * cond) * kinetic
+        if result.energy_change > tolerance:
+            if np.ndim(e) == 0:
+                outcomes["energy gain (scalar e)"] += 1
+                problems.append(
+                    f"impact {k} ({law}, e={e:.3g}, friction={H is not None}): "
+                    f"gain {result.energy_change / kinetic:.3g} of T-"
+                )
+            else:
+                outcomes["energy gain (per-constraint e)"] += 1
+        if result.note:
+            outcomes["note: " + result.note.split(":")[0][:40]] += 1
+    return {"outcomes": outcomes, "problems": problems, "durations": durations}
+
+
+def _percentiles(durations) -> str:
+    d = np.asarray(durations)
+    if d.size == 0:
+        return "-"
+    p50, p99 = np.percentile(d, [50, 99])
+    return f"p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, max {d.max():.2f} s"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=10_000)
+    parser.add_argument("--impacts", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scene-wall", type=float, default=20.0)
+    parser.add_argument("--stall", type=float, default=10.0)
+    args = parser.parse_args()
+    sys.setrecursionlimit(1000)
+    if args.impacts:
+        t0 = time.monotonic()
+        report = fuzz_impacts(args.impacts, args.seed)
+        print(f"== {args.impacts} impact problems ({time.monotonic() - t0:.0f} s)")
+        for key, value in sorted(report["outcomes"].items()):
+            print(f"  {key}: {value}")
+        print(f"  time per call: {_percentiles(report['durations'])}")
+        for line in report["problems"][:30]:
+            print("  !", line)
+        sys.stdout.flush()
+    if args.scenes:
+        t0 = time.monotonic()
+        report = fuzz_scenes(args.scenes, args.seed, args.scene_wall, args.stall)
+        print(f"== {args.scenes} mutated scenes ({time.monotonic() - t0:.0f} s)")
+        for key, value in sorted(report["outcomes"].items()):
+            print(f"  {key}: {value}")
+        print(f"  mutations: {dict(report['kinds'])}")
+        print(f"  time per run: {_percentiles(report['durations'])}")
+        for line in report["problems"][:30]:
+            print("  !", line)
+
+
+if __name__ == "__main__":
+    main()
