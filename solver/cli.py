@@ -22,6 +22,7 @@ from typing import NoReturn, TextIO
 
 from solver.errors import InputError
 from solver.record import Trajectory, write_csv
+from solver.reference import NO_REFERENCE, recognise, write_reference_file
 from solver.scene import (
     MAGNITUDES,
     MAX_FILE_BYTES,
@@ -33,7 +34,6 @@ from solver.scene import (
     run_size_problems,
 )
 from solver.simulation import STALL_WALL_TIME_S, Watchdog, drive, make_stepper
-from solver.reference import NO_REFERENCE, recognise, write_reference_file
 from solver.sweep_command import add_sweep_parser, run_sweep_command
 
 EXIT_OK = 0
