@@ -241,6 +241,7 @@ def install_actions(window: MainWindow) -> None:
         window.properties_dock,
         window.plots_dock,
         window.motion_dock,
+        window.reference_dock,
         window.event_dock,
     ):
         window.view_menu.addAction(item.toggleViewAction())
