@@ -643,8 +643,10 @@ class SceneCanvas(QWidget):
 
     @Slot(object)
     def _on_selection_changed(self, selection: object) -> None:
-        if not self._animating:
-            self._redraw()
+        if not self._animating:  # only the highlight changes: the arrows and handles stay
+            data = self.document.data
+            crowded = len(data.get("bodies", [])) > LABELLED_BODIES_MAX
+            self.layer.build(data, self.document.selection, labels=not crowded)
         body = self._followed_body()
         if body is not None:
             self._centre_on(*self._shown_centre(body))

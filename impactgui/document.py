@@ -11,7 +11,6 @@ wholesale by ``new`` / ``load`` / ``set_data`` / ``restore``. Validation is the 
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -21,7 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from impactgui.commands import COLLECTIONS, ItemRef
+from impactgui.commands import COLLECTIONS, ItemRef, copy_scene
 from solver.scene import (
     FORMAT,
     VERSION,
@@ -42,7 +41,7 @@ def default_scene() -> dict[str, Any]:
 def scene_problems(data: Mapping[str, Any]) -> list[str]:
     """Every validation problem of the scene object ``data`` (empty when it is valid)."""
     try:
-        parse_scene(copy.deepcopy(dict(data)))
+        parse_scene(copy_scene(dict(data)))
     except SceneError as error:
         return list(error.problems)
     return []
@@ -133,6 +132,8 @@ class SceneDocument(QObject):
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.path: Path | None = None
         self.selection: ItemRef | None = None
+        self._problems: list[str] | None = None
+        """``problems()`` of the current ``data``; None until asked after a change."""
 
     # ------------------------------------------------------------------ state
 
@@ -154,11 +155,16 @@ class SceneDocument(QObject):
         SceneError
             When the scene is invalid (``error.problems`` lists why).
         """
-        return parse_scene(copy.deepcopy(self.data))
+        return parse_scene(copy_scene(self.data))
 
     def problems(self) -> list[str]:
-        """Every problem of the current scene, ``"json.path: message"``; empty when valid."""
-        return scene_problems(self.data)
+        """Every problem of the current scene, ``"json.path: message"``; empty when valid.
+
+        Computed once per change of the scene (selecting an item changes nothing).
+        """
+        if self._problems is None:
+            self._problems = scene_problems(self.data)
+        return list(self._problems)
 
     def item(self, ref: ItemRef) -> dict[str, Any]:
         """The item dict ``ref`` refers to (read-only by convention)."""
@@ -225,9 +231,9 @@ class SceneDocument(QObject):
         """
         _check_structure(data)
         try:
-            installed = scene_to_dict(parse_scene(copy.deepcopy(dict(data))))
+            installed = scene_to_dict(parse_scene(copy_scene(dict(data))))
         except SceneError:
-            installed = copy.deepcopy(dict(data))
+            installed = copy_scene(dict(data))
         self._reset(installed, Path(path) if path is not None else None)
 
     def restore(self, data: Mapping[str, Any], path: str | Path | None = None) -> None:
@@ -248,7 +254,7 @@ class SceneDocument(QObject):
             the document is left as it was.
         """
         _check_structure(data)
-        self._reset(copy.deepcopy(dict(data)), Path(path) if path is not None else None)
+        self._reset(copy_scene(dict(data)), Path(path) if path is not None else None)
         self.undo_stack.resetClean()
 
     def save(self, path: str | Path | None = None) -> Path:
@@ -283,7 +289,8 @@ class SceneDocument(QObject):
 
     def replace_data(self, data: Mapping[str, Any]) -> None:
         """Install ``data`` as the scene; called by commands only (use ``push`` to edit)."""
-        self.data = copy.deepcopy(dict(data))
+        self.data = copy_scene(dict(data))
+        self._problems = None
         if self.selection is not None and not self._exists(self.selection):
             self.selection = None
             self.selection_changed.emit(None)
@@ -312,6 +319,7 @@ class SceneDocument(QObject):
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self.data = data
+        self._problems = None
         if self.selection is not None:
             self.selection = None
             self.selection_changed.emit(None)

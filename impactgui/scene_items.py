@@ -660,7 +660,8 @@ class SceneLayer:
             (springs, chosen),
             lambda items: self._build_springs(items, springs, chosen),
         )
-        self.update_springs(self.centres())
+        if self.springs:
+            self.update_springs(self.centres())
         self._posed.clear()
 
     def _reset_pose(self, body_id: str, body: Mapping[str, Any]) -> None:

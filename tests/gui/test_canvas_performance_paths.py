@@ -205,3 +205,27 @@ def test_after_a_run_the_kept_items_go_back_to_the_scene(canvas: SceneCanvas) ->
     assert all(canvas.layer.bodies[k] is before[k] for k in before), "no item re-made"
     for k in range(N_BEADS):
         assert canvas.layer.bodies[f"b{k}"].pos().x() == pytest.approx(k * 0.025)
+
+
+def test_selecting_validates_nothing_and_an_edit_validates_once(
+    canvas: SceneCanvas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 10 bug 6: each selection re-validated (and deep-copied) every bead of the scene
+    from impactgui import document as document_module
+    from impactgui.commands import SetProperty
+    from impactgui.properties import PropertyPanel
+
+    calls = []
+    validate = document_module.scene_problems
+    monkeypatch.setattr(
+        document_module, "scene_problems", lambda data: calls.append(1) or validate(data)
+    )
+    panel = PropertyPanel(canvas.document)
+    before = len(calls)
+    for index in (3, 4, 5):
+        canvas.document.select(("bodies", index))
+    assert len(calls) == before
+    canvas.document.push(SetProperty(canvas.document, ("bodies", 4, "mass"), 2.0))
+    assert len(calls) == before + 1
+    assert canvas.document.problems() == []
+    panel.deleteLater()
