@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+import solver.event_handling as event_handling
 import solver.events as events_module
 from solver.errors import SolverError
 from solver.events import EventDrivenStepper
@@ -600,7 +601,7 @@ def test_solver_failure_ends_the_run_with_an_error_event_and_keeps_the_frames(mo
     def refuse(*args, **kwargs):
         raise SolverError("no impulse for this test")
 
-    monkeypatch.setattr(events_module, "resolve_impact", refuse)
+    monkeypatch.setattr(event_handling, "resolve_impact", refuse)
     # with friction the impact goes through the impact law (not the frictionless closed form)
     stepper = EventDrivenStepper(System(bouncing_ball(friction=0.3)), t_end=1.0, dt_out=0.01)
     frames, events = [], []

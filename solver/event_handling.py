@@ -1,0 +1,339 @@
+"""Event handling of the event-driven stepper: what happens at an event (SPEC §2, §3).
+
+:class:`HandlingMixin` gathers every contact within ``GAP_TOL`` (junction
+features included), resolves impacts with the scene's law on all of them
+(grazing approaches taken up silently), lets the contact LCP choose which
+press and how they slide, reports lift-off and stick/slip changes, and
+projects positions and velocities onto the active constraints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+
+from solver.contact import solve_contact_problem
+from solver.contact_pairs import ContactPair
+from solver.errors import SolverError
+from solver.event_location import FoundEvent
+from solver.event_tolerances import (
+    GAP_TOL,
+    IMPACT_SPEED_TOL,
+    MAX_IMPACT_ROUNDS,
+    MAX_PROJECTION_ITERATIONS,
+    REST_SPEED_TOL,
+    SPARSE_ABOVE,
+)
+from solver.frames import Event, StepOutput
+from solver.impact import ImpactResult, ImpactStage, resolve_impact
+from solver.stages import ImpactStages
+from solver.system import Contact
+
+
+def grazing(contact: Contact, qdd: np.ndarray | None) -> bool:
+    """True when ``contact`` closes so slowly and turns back so fast that it stays in ``GAP_TOL``.
+
+    With the normal acceleration ``a_n = G·q̈ + γ_n`` (m/s²) of the motion so
+    far, an approach at ``u_n < 0`` bottoms out ``u_n²/(2 a_n)`` (m) further
+    on: a contact grazed within the closing tolerance, as a wheel leaving an
+    arc for the floor it is tangent to, is taken up without an impact.
+    """
+    if qdd is None:
+        return False
+    a_n = float(contact.G @ qdd) + contact.gamma_n
+    return a_n > 0.0 and contact.u_n * contact.u_n <= 2.0 * a_n * GAP_TOL
+
+
+class HandlingMixin:
+    """What happens at an event (part of :class:`solver.events.EventDrivenStepper`)."""
+
+    def _handle(self, out: StepOutput, found: FoundEvent) -> None:
+        previous = dict(self._active)
+        hints: dict[Hashable, str] = {}
+        if found.kind == "friction" and previous[found.key][1] == "stick":
+            # the friction needed has reached μλ: the contact starts to slide
+            # against it (the LCP at this very instant would still allow sticking)
+            forces = self._active_forces(self.t, self._q, self._v)[1]
+            k = list(previous).index(found.key)
+            hints[found.key] = "slip+" if forces.friction_force[k] < 0.0 else "slip-"
+        self._settle(out, previous, hints)
+
+    def _closed_pairs(self) -> list[ContactPair]:
+        """Every pair with ``|g| ≤ GAP_TOL`` at the current positions, in scene order."""
+        every = self._all_candidates()
+        if not len(every):
+            return []
+        g = every.gaps(self._q, band=True)
+        touching = np.nonzero(np.abs(g) <= GAP_TOL)[0]
+        if len(touching) > 1:
+            # scene order (by disk, then feature or second disk): deterministic columns
+            touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
+        return [every.pairs[n] for n in touching]
+
+    def _closed(self, pairs: list[ContactPair]) -> list[Contact]:
+        """The closed ``pairs`` at the current velocities, those with a nonzero normal Jacobian."""
+        evals = []
+        for pair in pairs:
+            e = self._kin.evaluate(pair, self._q, self._v)
+            if e.inside and e.G_local.any():
+                evals.append(e)
+        return evals
+
+    def _settle(
+        self,
+        out: StepOutput,
+        previous: dict[Hashable, tuple[ContactPair, str]],
+        hints: dict[Hashable, str] | None = None,
+    ) -> None:
+        """Resolve impacts at the current instant, then choose the active contacts.
+
+        ``hints`` imposes a friction mode on some contacts (a contact whose
+        sticking friction has just reached the cone slides).
+        """
+        impacted = False
+        pairs = self._closed_pairs()  # impacts change velocities only
+        qdd = self._accelerations()
+        for _ in range(MAX_IMPACT_ROUNDS):
+            closed = self._closed(pairs)
+            if not any(e.u_n < -REST_SPEED_TOL for e in closed):
+                break
+            approaching = [e for e in closed if e.u_n < -IMPACT_SPEED_TOL]
+            if approaching and not all(grazing(e, qdd) for e in approaching):
+                # every law is given all closed contacts: the staged and poisson laws
+                # act on the separating ones too (paper 000), the sequential law takes
+                # one at a time until none approaches (a jam cascades through rounds)
+                self._impact(out, closed)
+                impacted = True
+            else:
+                self._absorb([e for e in closed if e.u_n < REST_SPEED_TOL])
+            qdd = None  # after a jump the motion so far says nothing
+        else:
+            raise SolverError(
+                f"impacts did not end after {MAX_IMPACT_ROUNDS} rounds at one instant"
+            )
+        evaluated = closed
+        closed = [e for e in closed if abs(e.u_n) <= max(IMPACT_SPEED_TOL, REST_SPEED_TOL)]
+        self._active = {}
+        self._phase_forces = None
+        if closed:
+            f = self.system.applied_force(self.t, self._q, self._v)
+            hints = hints or {}
+            modes = [hints.get(e.key) for e in closed]
+            forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
+            tol = 1e-12 * (1.0 + float(np.max(forces.lam)))
+            for k, e in enumerate(closed):
+                if forces.lam[k] > tol:
+                    self._active[e.key] = (self._kin.pairs[e.key], forces.modes[k])
+        self._project()
+        self._report_changes(out, previous, impacted)
+        if impacted:
+            # without active contacts nothing was projected: the evaluations still hold
+            self._check_zeno(out, [] if self._active else evaluated)
+
+    def _accelerations(self) -> np.ndarray | None:
+        """``q̈`` (N,) of the motion that led to this instant (active contacts as they were)."""
+        if self._active:
+            return self._active_forces(self.t, self._q, self._v)[1].qdd
+        return self.system.applied_force(self.t, self._q, self._v) * self._M_inv
+
+    def _report_changes(
+        self, out: StepOutput, previous: dict[Hashable, tuple[ContactPair, str]], impacted: bool
+    ) -> None:
+        new_bodies = {pair.body for pair, _ in self._active.values()}
+        for key, (pair, mode) in previous.items():
+            if key not in self._active:
+                if not impacted and pair.body not in new_bodies:
+                    out.events.append(
+                        Event(t=self.t, type="liftoff", body=pair.body, other=pair.other)
+                    )
+                continue
+            new_mode = self._active[key][1]
+            if new_mode != mode:
+                kind = "stick" if new_mode == "stick" else "slip"
+                out.events.append(
+                    Event(
+                        t=self.t,
+                        type=kind,
+                        body=pair.body,
+                        other=pair.other,
+                        message=f"{mode} -> {new_mode}",
+                    )
+                )
+
+    def _absorb(self, closed: list[Contact]) -> None:
+        """Stop approach speeds below ``IMPACT_SPEED_TOL`` with a silent plastic impact.
+
+        This ends the geometric ladder of ever smaller rebounds of jammed
+        contacts (a bead squeezed between walls) and the creeping of a
+        contact that closes with rounding-level speed; the kinetic energy
+        removed (of order ``m · IMPACT_SPEED_TOL²``) is booked as dissipated.
+        """
+        if len(closed) == 1:
+            result = self._newton_single(closed[0], 0.0)
+        else:
+            G = self._columns(closed, "G_local")
+            result = resolve_impact(self.system.M_diag, G, self._v, 0.0, law="staged")
+        self._v = np.array(result.v_plus, dtype=float)
+        self._impact_loss -= float(result.energy_change)
+
+    def _impact(self, out: StepOutput, closed: list[Contact]) -> None:
+        """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
+        v_minus = self._v.copy()
+        result = self._law_result(closed, v_minus)
+        out.frames.append(self._frame(self.t, "pre", self._y()))
+        self._v = np.array(result.v_plus, dtype=float)
+        self._impact_loss -= float(result.energy_change)
+        out.frames.append(self._frame(self.t, "post", self._y()))
+        impulse = np.asarray(result.impulse, dtype=float)
+        tangent = getattr(result, "tangent_impulse", None)
+        tangent = np.zeros(len(closed)) if tangent is None else np.asarray(tangent, dtype=float)
+        loudest = int(impulse.argmax())
+        for k, e in enumerate(closed):
+            if impulse[k] <= 0.0 and e.u_n >= -IMPACT_SPEED_TOL:
+                continue
+            out.events.append(
+                Event(
+                    t=self.t,
+                    type="impact",
+                    body=e.body,
+                    other=e.other,
+                    normal_impulse=float(impulse[k]),
+                    tangent_impulse=float(tangent[k]),
+                    stages=len(result.stages),
+                    energy_change=float(result.energy_change) if k == loudest else 0.0,
+                    v_minus=v_minus,
+                    v_plus=self._v.copy(),
+                    impact_stages=ImpactStages(e.dofs, e.G_local, k, result.stages),
+                )
+            )
+        if not result.admissible:
+            u_plus = np.asarray(self._columns(closed, "G_local").T @ self._v).ravel()
+            worst = int(np.argmin(u_plus))
+            out.events.append(
+                Event(
+                    t=self.t,
+                    type="inadmissible",
+                    body=closed[worst].body,
+                    other=closed[worst].other,
+                    v_minus=v_minus,
+                    v_plus=self._v.copy(),
+                    message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
+                )
+            )
+        hit = frozenset(e.key for k, e in enumerate(closed) if impulse[k] > 0.0)
+        self._zeno.record(self.t, hit)
+        self._cluster.record(self.t, hit)
+
+    def _law_result(self, closed: list[Contact], v_minus: np.ndarray) -> ImpactResult:
+        """The scene's impact law on the ``closed`` contacts from velocities ``v_minus``."""
+        if len(closed) == 1 and closed[0].friction == 0.0:
+            return self._newton_single(closed[0], closed[0].restitution, v_minus)
+        G = self._columns(closed, "G_local")
+        restitution = np.array([e.restitution for e in closed])
+        friction = np.array([e.friction for e in closed])
+        kwargs: dict[str, Any] = {}
+        if np.any(friction > 0.0):
+            kwargs = {"H": self._columns(closed, "H_local"), "friction": friction}
+        return resolve_impact(self.system.M_diag, G, v_minus, restitution, law=self._law, **kwargs)
+
+    def _newton_single(
+        self, contact: Contact, restitution: float, v: np.ndarray | None = None
+    ) -> ImpactResult:
+        """Impact of one frictionless contact in closed form (Newton's law).
+
+        With a single frictionless constraint every law of SPEC §3 reduces to
+        ``u_n⁺ = −e u_n⁻`` with the effective mass ``1/(GᵀM⁻¹G)``. The velocity
+        jump is formed from the direction ``M⁻¹G/(GᵀM⁻¹G)`` (exactly ``±1``
+        per coordinate for a bead against a wall, so an elastic bounce is an
+        exact reversal), the impulse from the momentum balance
+        ``Λ = Gᵀ M Δv / GᵀG`` (N·s) and the energy change from
+        ``ΔT = −(1 − e²)/2 · u_n⁻²/(GᵀM⁻¹G)`` (J), which is exactly zero for
+        ``e = 1``: no rounding error accumulates over many bounces.
+
+        Parameters
+        ----------
+        contact : Contact
+            The closed, approaching contact.
+        restitution : float
+            ``e`` in [0, 1].
+        v : numpy.ndarray, optional
+            Velocities before the impact (N,); default the current ones.
+
+        Returns
+        -------
+        ImpactResult
+            One stage; the plastic multiplier is ``Λ/(1 + e)``.
+        """
+        v = self._v if v is None else v
+        dofs, G = contact.dofs, contact.G_local
+        w = G * self._M_inv[dofs]
+        k = float(G.dot(w))
+        u = float(G.dot(v[dofs]))
+        dv = np.zeros(self._N)
+        dv[dofs] = (-(1.0 + restitution) * u) * (w / k)  # a contact's dofs are distinct
+        v_plus = v + dv
+        impulse = float(G.dot(self.system.M_diag[dofs] * dv[dofs])) / float(G.dot(G))
+        lam = np.array([impulse / (1.0 + restitution)])
+        stage = ImpactStage(
+            y=v.copy(),
+            w=v + dv / (1.0 + restitution),
+            lam=lam,
+            tangent_impulse=np.zeros(1),
+        )
+        return ImpactResult(
+            v_plus=v_plus,
+            impulse=np.array([impulse]),
+            stages=[stage],
+            energy_change=-0.5 * (1.0 - restitution * restitution) * u * u / k,
+            admissible=True,
+            tangent_impulse=np.zeros(1),
+            law=self._law,
+        )
+
+    def _columns(self, evals: list[Contact], field: str) -> Any:
+        """The contacts' G (or H) as columns: dense for small systems, sparse (CSC) for large."""
+        if self._N <= SPARSE_ABOVE:
+            return np.column_stack([e.G if field == "G_local" else e.H for e in evals])
+        rows = np.concatenate([e.dofs for e in evals])
+        cols = np.concatenate([np.full(len(e.dofs), k) for k, e in enumerate(evals)])
+        data = np.concatenate([getattr(e, field) for e in evals])
+        return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(self._N, len(evals)))
+
+    def _project(self) -> None:
+        """Put active contacts back on ``g = 0``, their velocities on ``u_n = 0``.
+
+        Sticking contacts also get ``u_t = 0``. Both projections are
+        M-orthogonal (the smallest change in kinetic-energy norm); the kinetic
+        energy they remove is booked as dissipated.
+        """
+        if not self._active:
+            return
+        M_inv = self._M_inv[:, None]
+        for _ in range(MAX_PROJECTION_ITERATIONS):
+            evals = self._active_evals(self._q, self._v)
+            g = np.array([e.g for e in evals])
+            if np.max(np.abs(g)) <= 1e-14:
+                break
+            G = np.column_stack([e.G for e in evals])
+            W = M_inv * G
+            self._q = self._q - W @ np.linalg.lstsq(G.T @ W, g, rcond=1e-12)[0]
+        else:
+            raise SolverError(
+                f"projecting the active contacts onto g = 0 did not converge in "
+                f"{MAX_PROJECTION_ITERATIONS} iterations"
+            )
+        evals = self._active_evals(self._q, self._v)
+        columns = [e.G for e in evals]
+        columns += [
+            e.H
+            for e, (_, mode) in zip(evals, self._active.values(), strict=True)
+            if mode == "stick" and e.friction > 0.0
+        ]
+        C = np.column_stack(columns)
+        W = M_inv * C
+        kinetic_before = self.system.kinetic_energy(self._v)
+        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)

@@ -1,0 +1,270 @@
+"""Event location of the event-driven stepper: where a flight piece ends.
+
+:class:`LocationMixin` scans a piece for the first event — a watched gap
+closing (its time is found by :mod:`solver.gap_roots`), an active contact's
+λ reaching 0 (lift-off), its slip or friction changing (stick/slip), the
+disk leaving its feature (region), or a rest-length spring's ends meeting —
+located to ``TIME_TOL``. Closed-form pieces find their gap closings in
+closed form (:meth:`solver.contact_pairs.GapSet.closing_times`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+from solver.contact_pairs import ContactPair, GapSet
+from solver.errors import SolverError
+from solver.event_tolerances import SUBPOINTS_FLIGHT, SUBPOINTS_LINEAR, TIME_TOL
+from solver.flight import Piece
+from solver.geometry import disk_segment_contacts
+from solver.linear_flow import LinearBeadModel
+
+
+def bracketed_root(f: Callable[[float], float], ta: float, tb: float) -> float:
+    """Root of ``f`` in ``[ta, tb]`` (s, to ``TIME_TOL``), or the end where ``f`` is already 0.
+
+    ``f`` should change sign in the interval; rounding may leave an end at
+    the sign it should not have (a rate of 1e-17 on either side of zero),
+    and then that end is taken.
+    """
+    fa = f(ta)
+    if not fa < 0.0:
+        return ta
+    if not f(tb) > 0.0:
+        return tb
+    return brentq(f, ta, tb, xtol=TIME_TOL)
+
+
+@dataclass(frozen=True)
+class FoundEvent:
+    t: float
+    kind: str
+    key: Hashable | None
+
+
+class LocationMixin:
+    """Where the next event is (part of :class:`solver.events.EventDrivenStepper`)."""
+
+    def _linear_scan(self, piece: Piece, gaps: GapSet, model: LinearBeadModel) -> FoundEvent | None:
+        """Earliest event of a closed-form piece: :meth:`_scan`, then spring sign changes.
+
+        Gaps, lift-off and the contacts' other tests are scanned on the exact
+        ``(q, v)`` at ``SUBPOINTS_LINEAR`` sub-points. A rest-length spring
+        whose ends meet before that event (its separation reaching 0, also
+        at a minimum between sub-points) ends the piece with a ``spring``
+        event.
+        """
+        motion = piece.motion
+        found = self._scan(Piece(piece.ta, piece.tb, motion), gaps, SUBPOINTS_LINEAR)
+        if not len(model.separation_rows):
+            return found
+        end = found.t if found is not None else piece.tb
+        ts = np.linspace(piece.ta, end, SUBPOINTS_LINEAR + 1)
+        Q, V = motion.state(ts)
+        sep = model.separations(Q)
+        rate = V @ model.separation_rows.T
+
+        def separation(t: float, k: int) -> float:
+            return float(model.separations(motion.state(t)[0])[k])
+
+        def closing(t: float, k: int) -> float:
+            return float(model.separation_rows[k] @ motion.state(t)[1])
+
+        for j in range(1, len(ts)):
+            ta, tb = ts[j - 1], ts[j]
+            best: float | None = None
+            for k in range(sep.shape[1]):
+                if not sep[j, k] > 0.0:
+                    t_hit = brentq(separation, ta, tb, args=(k,), xtol=TIME_TOL)
+                elif rate[j - 1, k] < 0.0 < rate[j, k]:
+                    t_min = bracketed_root(lambda t, k=k: closing(t, k), ta, tb)
+                    if separation(t_min, k) > 0.0:
+                        continue
+                    t_hit = brentq(separation, ta, t_min, args=(k,), xtol=TIME_TOL)
+                else:
+                    continue
+                best = t_hit if best is None else min(best, t_hit)
+            if best is not None:
+                return FoundEvent(best, "spring", None)
+        return found
+
+    def _event_values(
+        self, t: float, y: np.ndarray, gaps: GapSet
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Gap values, their normal speeds, and the active contacts' event functions."""
+        N = self._N
+        q, v = y[:N], y[N : 2 * N]
+        g, u_n = gaps.values(q, v) if len(gaps) else (np.zeros(0), np.zeros(0))
+        return g, u_n, self._active_values(t, q, v)
+
+    def _active_values(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Per active contact: λ, the friction test (cone or slip speed), inside its feature.
+
+        Each is positive while the phase's assumptions hold; a sign change is an event.
+        """
+        if not self._active:
+            return np.zeros(0)
+        evals, forces = self._active_forces(t, q, v)
+        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        values = []
+        for k, (e, (_, mode)) in enumerate(zip(evals, self._active.values(), strict=True)):
+            values.append(forces.lam[k] + scale)
+            if e.friction > 0.0:
+                if mode == "stick":
+                    values.append(
+                        e.friction * forces.lam[k]
+                        - abs(forces.friction_force[k])
+                        + e.friction * scale
+                    )
+                else:
+                    values.append((1.0 if mode == "slip+" else -1.0) * e.u_t + 1e-12)
+            else:
+                values.append(1.0)
+            values.append(1.0 if e.inside else -1.0)
+        return np.asarray(values)
+
+    def _segment_active_values(self, Q: np.ndarray, V: np.ndarray) -> np.ndarray | None:
+        """:meth:`_active_values` at every row of ``Q``, ``V``, while the forces are constant.
+
+        Valid while ``_phase_forces`` is set (every active contact a disk on
+        a segment); ``None`` when a row lies beyond a segment's ends.
+        """
+        forces = self._phase_forces
+        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        values = np.ones((len(Q), 3 * len(self._active)))  # frictionless and inside: 1
+        for k, (pair, mode) in enumerate(self._active.values()):
+            C, Cdot, omega = self.system.disk_motions(Q, V, pair.i)
+            kin = disk_segment_contacts(pair.feature, C, Cdot, self._kin.radii[pair.i], omega)
+            if not kin.inside.all():
+                return None
+            values[:, 3 * k] = forces.lam[k] + scale
+            if pair.friction > 0.0:
+                if mode == "stick":
+                    values[:, 3 * k + 1] = (
+                        pair.friction * forces.lam[k]
+                        - abs(forces.friction_force[k])
+                        + pair.friction * scale
+                    )
+                else:
+                    values[:, 3 * k + 1] = (1.0 if mode == "slip+" else -1.0) * kin.u_t + 1e-12
+        return values
+
+    def _sub_point_values(
+        self, piece: Piece, ts: np.ndarray, gaps: GapSet
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`_event_values` at the times ``ts`` (s), in order, as the scan asks for them.
+
+        Without watched gaps, with constant contact forces and a vectorised
+        state (a parabolic phase) they are computed for all times at once.
+        """
+        if piece.states is not None and self._phase_forces is not None and not len(gaps):
+            N = self._N
+            Y = piece.states(ts)
+            rows = self._segment_active_values(Y[:, :N], Y[:, N : 2 * N])
+            if rows is not None:
+                none = np.zeros(0)
+                for row in rows:
+                    yield none, none, row
+                return
+        for t in ts:
+            yield self._event_values(t, piece.state(t), gaps)
+
+    def _scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
+        """Earliest event in ``piece`` (or None), located to ``TIME_TOL``."""
+        ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
+        active = list(self._active.values())
+        values = self._sub_point_values(piece, ts, gaps)
+        after = next(values)
+        for j in range(1, len(ts)):
+            ta, tb = ts[j - 1], ts[j]
+            before, after = after, next(values)
+            best = self._gap_event(piece, gaps, ta, tb, before, after) if len(gaps) else None
+            if active:
+                other = self._active_event(piece, gaps, active, ta, tb, before[2], after[2])
+                if other is not None and (best is None or other.t < best.t):
+                    best = other
+            if best is not None:
+                return best
+        return None
+
+    def _active_event(
+        self,
+        piece: Piece,
+        gaps: GapSet,
+        active: list[tuple[ContactPair, str]],
+        ta: float,
+        tb: float,
+        fa: np.ndarray,
+        fb: np.ndarray,
+    ) -> FoundEvent | None:
+        """Earliest change of an active contact in ``[ta, tb]`` (s): λ, friction, feature region.
+
+        ``fa`` and ``fb`` are :meth:`_active_values` at both ends.
+        """
+        best: FoundEvent | None = None
+        for col in np.nonzero(fb < 0)[0]:
+            contact, what = divmod(int(col), 3)
+            key = active[contact][0].key
+            kind = ("liftoff", "friction", "region")[what]
+            if fa[col] < 0:
+                t_hit = ta
+            elif kind == "region":
+                t_hit = self._bisect_region(piece, gaps, col, ta, tb)
+            else:
+                t_hit = brentq(
+                    lambda t, c=col: self._active_value(piece, gaps, c, t),
+                    ta,
+                    tb,
+                    xtol=TIME_TOL,
+                )
+            if best is None or t_hit < best.t:
+                best = FoundEvent(t_hit, kind, key)
+        return best
+
+    def _flight_scan(self, piece: Piece, gaps: GapSet, a: np.ndarray) -> FoundEvent | None:
+        """Earliest gap closing in a free flight with constant accelerations ``a``.
+
+        Gaps that are quadratics in time (segments, disk pairs with equal
+        accelerations, vertices met by an unaccelerated disk) close at the
+        root of that quadratic, computed in closed form; the few others
+        within reach are searched on sub-points no farther apart than half
+        the smallest radius of travel.
+        """
+        if not len(gaps):
+            return None
+        y0 = piece.state(piece.ta)
+        q0, v0 = y0[: self._N], y0[self._N : 2 * self._N]
+        tau, unresolved = gaps.closing_times(q0, v0, a, piece.tb - piece.ta)
+        best: FoundEvent | None = None
+        n = int(tau.argmin())
+        if math.isfinite(tau[n]):
+            best = FoundEvent(piece.ta + float(tau[n]), "gap", gaps.pairs[n].key)
+        if unresolved.any():
+            rest = GapSet(self._kin, [gaps.pairs[k] for k in np.nonzero(unresolved)[0]])
+            end = best.t if best is not None else piece.tb
+            travel = float(np.max(np.abs(piece.state(end) - y0)[: self._N], initial=0.0))
+            n_sub = int(np.clip(math.ceil(2.0 * travel / self._r_min), SUBPOINTS_FLIGHT, 1024))
+            other = self._scan(Piece(piece.ta, end, piece.state), rest, n_sub)
+            if other is not None and (best is None or other.t < best.t):
+                best = other
+        return best
+
+    def _active_value(self, piece: Piece, gaps: GapSet, col: int, t: float) -> float:
+        y = piece.state(t)
+        return float(self._active_values(t, y[: self._N], y[self._N : 2 * self._N])[col])
+
+    def _bisect_region(self, piece: Piece, gaps: GapSet, col: int, ta: float, tb: float) -> float:
+        for _ in range(200):
+            if tb - ta <= TIME_TOL:
+                return tb
+            mid = 0.5 * (ta + tb)
+            if self._active_value(piece, gaps, col, mid) < 0:
+                tb = mid
+            else:
+                ta = mid
+        raise SolverError("bisection for a contact leaving its feature did not converge")

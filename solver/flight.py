@@ -1,0 +1,306 @@
+"""Flight pieces of the event-driven stepper: how the smooth motion between events is made.
+
+A :class:`Piece` is a stretch ``[ta, tb]`` of motion with its state function:
+a closed-form parabola (:class:`Parabola`: constant forces, every active
+contact a disk on a straight segment), the exact flow of a linear bead scene
+(:class:`solver.linear_flow.LinearFlow`), or a DOP853 step. :class:`FlightMixin`
+chooses which for a phase, bounds a phase by the broad-phase margin and
+keeps the candidate pairs up to date.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import DOP853
+
+from solver.contact_pairs import GapSet
+from solver.errors import SolverError
+from solver.event_tolerances import SUBPOINTS_LINEAR, WORK_NODES
+from solver.geometry import Segment, bounding_box
+from solver.linear_flow import LinearBeadModel, LinearPhase, linear_bead_model
+
+_GAUSS_LEGENDRE = {n: np.polynomial.legendre.leggauss(n) for n in range(6, WORK_NODES + 1)}
+
+
+@dataclass
+class Piece:
+    """A stretch ``[ta, tb]`` of smooth motion with its state function."""
+
+    ta: float
+    tb: float
+    state: Callable[[float], np.ndarray]
+    states: Callable[[np.ndarray], np.ndarray] | None = None
+    """Vectorised ``state`` (rows for an array of times), where the motion has one."""
+    motion: LinearPhase | None = None
+    """The exact ``(q, v)`` of a closed-form linear piece (without the work terms)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Parabola:
+    """Motion under constant accelerations from ``t0`` (s), as rows ``(q, v, work)``.
+
+    ``q0``, ``v0`` and ``a`` are the positions, velocities and accelerations
+    (N,) at ``t0``, ``work`` the friction, damping and input work (J) so
+    far; the friction work grows with the power ``power[0] + power[1] τ``
+    (W, W/s), ``τ`` the time since ``t0``.
+    """
+
+    t0: float
+    q0: np.ndarray
+    v0: np.ndarray
+    a: np.ndarray
+    work: np.ndarray
+    power: np.ndarray
+
+    def state(self, t: float) -> np.ndarray:
+        """The row ``(q, v, work)`` at time ``t`` (s)."""
+        dt = t - self.t0
+        friction = dt * (self.power[0] + 0.5 * dt * self.power[1])
+        return np.concatenate(
+            (
+                self.q0 + dt * (self.v0 + 0.5 * dt * self.a),
+                self.v0 + dt * self.a,
+                self.work + np.array((friction, 0.0, 0.0)),
+            )
+        )
+
+    def states(self, ts: np.ndarray) -> np.ndarray:
+        """:meth:`state` at every time of ``ts`` (s), one row each."""
+        N = len(self.q0)
+        dt = (ts - self.t0)[:, None]
+        rows = np.empty((len(ts), 2 * N + 3))
+        rows[:, :N] = self.q0 + dt * (self.v0 + 0.5 * dt * self.a)
+        rows[:, N : 2 * N] = self.v0 + dt * self.a
+        rows[:, 2 * N :] = self.work
+        # the damping and input work stay as they are: no springs, no forcing
+        rows[:, 2 * N] += dt[:, 0] * (self.power[0] + 0.5 * dt[:, 0] * self.power[1])
+        return rows
+
+
+class FlightMixin:
+    """How the smooth motion of a phase is made (of :class:`solver.events.EventDrivenStepper`)."""
+
+    def _choose_margin(self) -> float:
+        """Candidate margin (m): as wide as the scene while that keeps the pair list short.
+
+        A wider margin means fewer broad-phase searches and longer phases; a
+        crowded scene (many disks close together) falls back to twice the
+        largest radius.
+        """
+        radii = self._kin.radii
+        if not len(radii):
+            return 1.0
+        c = self.system.centres(self._q)
+        lo, hi = c.min(axis=0) - radii.max(), c.max(axis=0) + radii.max()
+        for _, feature, _, _ in self._kin.feature_list:
+            box = bounding_box(feature)
+            lo = np.minimum(lo, box[:2])
+            hi = np.maximum(hi, box[2:])
+        widest = float(np.hypot(*(hi - lo)))
+        margin = 2.0 * float(radii.max())
+        everything = np.arange(len(radii))
+        # grow from the narrowest margin: counting pairs costs as many pairs as are found
+        while margin < widest:
+            wider = min(2.0 * margin, widest)
+            if len(self._kin.candidates(self._q, wider, everything)) > 4 * len(radii) + 16:
+                break
+            margin = wider
+        return margin
+
+    def _displacements(self) -> np.ndarray:
+        """How far (m) each disk centre is from where its pairs were last searched."""
+        d = self.system.centres(self._q) - self._pairs_found_at
+        return np.hypot(d[:, 0], d[:, 1])
+
+    def _moved(self) -> float:
+        """Largest displacement (m) of a disk centre since its pairs were searched."""
+        return float(self._displacements().max(initial=0.0))
+
+    def _all_candidates(self) -> GapSet:
+        """Every pair that can touch while no disk moves ``margin/4`` (m) from its search point.
+
+        A pair missing from the list had a gap above ``margin`` when one of
+        its disks was last searched; since then that disk moved less than
+        ``margin/4`` and the other less than ``margin/2``, so the gap is
+        still positive. Disks that have moved ``margin/8`` are searched again
+        (only those), so a phase always has at least that much room.
+        """
+        if self._pairs_found_at is None:
+            self._pairs_found_at = self.system.centres(self._q)
+            disks = np.arange(self.system.n_disks)
+        else:
+            disks = np.nonzero(self._displacements() > 0.125 * self._margin)[0]
+        if len(disks):
+            old = self._pair_set
+            moved = np.zeros(self.system.n_disks + 1, dtype=bool)
+            moved[disks] = True
+            keep = ~(moved[old.first] | moved[old.second])
+            pairs = [p for p, k in zip(old.pairs, keep, strict=True) if k]
+            pairs += self._kin.candidates(self._q, self._margin, disks)
+            if pairs != old.pairs:  # pairs are unique objects: compared by identity
+                self._pair_set = GapSet(self._kin, pairs)
+            self._pairs_found_at[disks] = self.system.centres(self._q)[disks]
+        return self._pair_set
+
+    def _candidates(self) -> GapSet:
+        """The candidate pairs that are not active: their gaps are watched."""
+        every = self._all_candidates()
+        if not self._active:
+            return every
+        active = tuple(self._active)
+        if self._watched[:2] != (every, active):
+            watched = GapSet(self._kin, [p for p in every.pairs if p.key not in self._active])
+            self._watched = (every, active, watched)
+        return self._watched[2]
+
+    def _horizon(self, a: np.ndarray, half: float) -> float:
+        """Time (s) in which no disk centre can move more than ``half`` (m)."""
+        cd = self.system.centre_velocities(self._v)
+        acc = self.system.centre_velocities(a)
+        speed = float(np.hypot(cd[:, 0], cd[:, 1]).max(initial=0.0))
+        accel = 2.0 * float(np.hypot(acc[:, 0], acc[:, 1]).max(initial=0.0))
+        if accel > 0.0 or speed > 0.0:
+            # the root of ½ accel τ² + speed τ = half, in the form without cancellation
+            return 2.0 * half / (math.sqrt(speed * speed + 2.0 * accel * half) + speed)
+        return math.inf
+
+    def _constant_motion(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Constant accelerations (N,) and friction power terms (W, W/s) of this phase, if any.
+
+        Without springs or forcing the applied force is constant; when every
+        active contact is a disk on a straight segment, ``G``, ``H`` are
+        constant and the curvature terms vanish, so the contact forces of the
+        phase (fixed modes) are constant too and the motion is a parabola.
+        The contact forces are then kept for the whole phase
+        (``_phase_forces``). Returns ``None`` when the motion is not of this
+        kind. The friction power is ``P0 + P1 τ`` (``τ`` from the start).
+        """
+        if not self._flight or not all(
+            pair.j < 0 and isinstance(pair.feature, Segment) for pair, _ in self._active.values()
+        ):
+            return None
+        if not self._active:
+            return self._gravity * self._M_inv, np.zeros(2)
+        evals, forces = self._active_forces(self.t, self._q, self._v)
+        self._phase_forces = forces
+        H = np.column_stack([e.H for e in evals])
+        ff = forces.friction_force
+        return forces.qdd, np.array([-(ff @ (H.T @ self._v)), -(ff @ (H.T @ forces.qdd))])
+
+    def _linear_motion(self) -> tuple[LinearPhase, LinearBeadModel] | None:
+        """The closed-form motion of this phase of a linear bead scene, if it is one.
+
+        The scene must be linear near ``q`` (:func:`solver.linear_flow.linear_bead_model`,
+        every rest-length spring's ends apart) and every active contact's
+        normal must lie along the rail (``n_y = 0``: two beads on one rail, a
+        bead against a vertical wall), so that its ``G`` is constant and its
+        ``H = t_x = n_y`` vanishes: friction does nothing. The flow, with
+        ``A`` the active contacts' ``G`` rows and ``b = A q``, is compiled once
+        per active set and spring orientation. Returns ``None`` otherwise,
+        and once after a ``spring`` event, so that DOP853 crosses it.
+        """
+        if not self._closed_form or self._across_spring:
+            self._across_spring = False
+            return None
+        model = linear_bead_model(self.system, self._q)
+        if model is None or np.any(model.separations(self._q) <= 0.0):
+            return None
+        evals = self._active_evals(self._q, self._v)
+        if any(e.n[1] != 0.0 for e in evals):
+            return None
+        key = (tuple(self._active), model.separation_rows.tobytes())
+        flow = self._flows.get(key)
+        if flow is None:
+            A = np.array([e.G for e in evals]).reshape(-1, self._N)
+            flow = model.flow(A, A @ self._q)
+            self._flows[key] = flow
+        return flow.start(self.t, self._q, self._v), model
+
+    def _linear_pieces(self, motion: LinearPhase, model: LinearBeadModel) -> Iterator[Piece]:
+        """Pieces of ``SUBPOINTS_LINEAR / max_rate`` (s) of a closed-form phase, up to ``t_end``.
+
+        A piece's state holds the exact ``(q, v)`` and the work terms: the
+        friction work is unchanged (beads on rails do not rub), the damping
+        loss ``∫ vᵀCv dt`` and the input work ``∫ F(t)·v dt`` (J) are
+        Gauss–Legendre integrals from the piece's start, summed over the
+        stretches between the requested times. The integrands oscillate at
+        most at ``2 max_rate``: ``WORK_NODES`` nodes over a whole piece, and
+        proportionally fewer (at least 6) over shorter stretches, keep the
+        quadrature exact to rounding.
+        """
+        rate = motion.flow.max_rate
+        length = SUBPOINTS_LINEAR / rate if rate > 0.0 else math.inf
+        N = self._N
+        ta, work = motion.t0, self._work.copy()
+
+        def states(ts: np.ndarray, ta: float, work: np.ndarray) -> np.ndarray:
+            # the work at sorted times: a sum of integrals between consecutive times,
+            # each with as many nodes as its length needs (WORK_NODES for a whole piece)
+            ts = np.asarray(ts, dtype=float)
+            order = np.argsort(ts)
+            ends = ts[order]
+            half = 0.5 * np.diff(ends, prepend=ta)
+            widest = 2.0 * float(np.max(np.abs(half)))
+            n = int(
+                np.clip(math.ceil(WORK_NODES * widest * rate / SUBPOINTS_LINEAR), 6, WORK_NODES)
+            )
+            nodes, weights = _GAUSS_LEGENDRE[n]
+            tn = (ends[:, None] - half[:, None] * (1.0 - nodes)).ravel()
+            _, vn = motion.state(tn)
+            power = np.zeros((len(tn), 3))
+            power[:, 1] = np.sum((vn @ model.C) * vn, axis=1)
+            for h in model.harmonics:
+                power[:, 2] += np.sin(h.omega * tn + h.phase) * (vn @ h.amplitude)
+            gained = np.einsum("knj,n->kj", power.reshape(len(ts), n, 3), weights)
+            rows = np.empty((len(ts), 3))
+            rows[order] = work + np.cumsum(half[:, None] * gained, axis=0)
+            q, v = motion.state(ts)
+            return np.hstack((q, v, rows))
+
+        while True:
+            tb = min(self.t_end, ta + length)
+
+            def piece_states(ts: np.ndarray, ta: float = ta, work: np.ndarray = work) -> np.ndarray:
+                return states(ts, ta, work)
+
+            def piece_state(t: float, ta: float = ta, work: np.ndarray = work) -> np.ndarray:
+                return states(np.array([t]), ta, work)[0]
+
+            yield Piece(ta, tb, piece_state, piece_states, motion)
+            ta, work = tb, piece_state(tb)[2 * N :]
+
+    def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
+        N = self._N
+        q, v = y[:N], y[N : 2 * N]
+        system = self.system
+        power_friction = 0.0
+        if self._active:
+            evals, forces = self._active_forces(t, q, v)
+            qdd = forces.qdd
+            power_friction = -float(
+                sum(ff * e.u_t for ff, e in zip(forces.friction_force, evals, strict=True))
+            )
+        else:
+            qdd = system.applied_force(t, q, v) * self._M_inv
+        return np.concatenate(
+            (v, qdd, (power_friction, system.damping_power(q, v), system.input_power(t, q, v)))
+        )
+
+    def _ode_pieces(self, t0: float, y0: np.ndarray, budget: float) -> Iterator[Piece]:
+        a0 = self._rhs(t0, y0)[self._N : 2 * self._N]
+        max_step = min(self._horizon(a0, budget), self.t_end - t0)
+        if max_step <= 0.0:
+            max_step = self.t_end - t0
+        solver = DOP853(
+            self._rhs, t0, y0, self.t_end, rtol=self.rtol, atol=self.atol, max_step=max_step
+        )
+        while solver.status == "running":
+            ta = solver.t
+            message = solver.step()
+            if solver.status == "failed":
+                raise SolverError(f"the ODE integrator failed at t = {solver.t:.12g} s: {message}")
+            yield Piece(ta, solver.t, solver.dense_output())

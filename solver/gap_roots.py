@@ -1,0 +1,193 @@
+"""Where a watched gap closes: roots, dips, reopening and missed closings (SPEC §4).
+
+:class:`GapRootMixin` turns the gap values at the ends of a sub-interval
+into the time a gap closes, located to ``TIME_TOL``: a sign change; a dip
+below zero between sub-points; a disk entering a feature's region with the
+gap already about zero (an arc beginning on a floor); a contact closed after
+an impact that opens a hair and closes again. After every flight piece
+:meth:`GapRootMixin._missed` checks every watched gap: one below
+``−PENETRATION_TOL`` is a missed closing located afresh, or a
+``SolverError`` naming contact, time and depth.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+from solver.contact_pairs import ContactPair, GapSet
+from solver.errors import SolverError
+from solver.event_location import FoundEvent
+from solver.event_tolerances import (
+    GAP_EVENT_TOL,
+    GAP_TOL,
+    MISSED_SAMPLES,
+    PENETRATION_TOL,
+    REOPEN_SAMPLES,
+    TIME_TOL,
+)
+from solver.flight import Piece
+
+
+class GapRootMixin:
+    """Where a watched gap closes (of :class:`solver.events.EventDrivenStepper`)."""
+
+    def _missed(self, piece: Piece, gaps: GapSet, found: FoundEvent | None) -> FoundEvent | None:
+        """A gap closing that the search missed in ``piece``, located; None if there is none.
+
+        Every watched gap is checked where the piece ends (at ``found`` or its
+        end). One below ``−PENETRATION_TOL`` there was either closed already
+        at the start — a ``SolverError`` naming the contact, time and depth —
+        or closed in between: its first closing on ``MISSED_SAMPLES`` samples
+        is bisected to ``TIME_TOL``.
+        """
+        if not len(gaps):
+            return None
+        N = self._N
+        ta, tb = piece.ta, found.t if found is not None else piece.tb
+        deep = np.nonzero(gaps.gaps(piece.state(tb)[:N]) < -PENETRATION_TOL)[0]
+        if not len(deep):
+            return None
+        start = gaps.gaps(piece.state(ta)[:N])[deep]
+        if np.any(start < -PENETRATION_TOL):
+            k = int(deep[int(np.argmin(start))])
+            pair = gaps.pairs[k]
+            raise SolverError(
+                f"contact {pair.body}–{pair.other} overlaps by {-float(np.min(start)):.3g} m "
+                f"at t = {ta:.12g} s (more than {PENETRATION_TOL:g} m) without an event"
+            )
+        pairs = GapSet(self._kin, [gaps.pairs[k] for k in deep])
+        ts = np.linspace(ta, tb, MISSED_SAMPLES + 1)
+        before = ta
+        for t in ts[1:]:
+            if np.any(pairs.gaps(piece.state(t)[:N]) < -GAP_EVENT_TOL):
+                break
+            before = t
+        after = t
+        while after - before > TIME_TOL:
+            mid = 0.5 * (before + after)
+            if np.any(pairs.gaps(piece.state(mid)[:N]) < -GAP_EVENT_TOL):
+                after = mid
+            else:
+                before = mid
+        k = int(np.argmin(pairs.gaps(piece.state(after)[:N])))
+        return FoundEvent(after, "gap", pairs.pairs[k].key)
+
+    def _gap_event(
+        self,
+        piece: Piece,
+        gaps: GapSet,
+        ta: float,
+        tb: float,
+        before: tuple[np.ndarray, ...],
+        after: tuple[np.ndarray, ...],
+    ) -> FoundEvent | None:
+        """Earliest gap closing in ``[ta, tb]`` (s), from the event values at both ends.
+
+        A gap closes at a sign change, or at a minimum below zero between the
+        sub-points (``u_n`` turning from negative to positive).
+        """
+        (ga, una, _), (gb, unb, _) = before, after
+        best: FoundEvent | None = None
+        for n in np.nonzero(gb < -GAP_EVENT_TOL)[0]:
+            t_hit = self._gap_root(piece, gaps, n, ta, tb, ga[n])
+            if best is None or t_hit < best.t:
+                best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
+        dips = np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0]
+        for n in dips:
+            t_min = brentq(lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+            if self._gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
+                t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
+                if best is None or t_hit < best.t:
+                    best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
+        # closed at the start and not pressing (just after an impact): it may open a
+        # hair and close again between the sub-points, seen on REOPEN_SAMPLES samples
+        reopen = np.nonzero((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))[0]
+        if len(reopen):
+            rows = GapSet(self._kin, [gaps.pairs[n] for n in reopen])
+            N = self._N
+            for t in np.linspace(ta, tb, REOPEN_SAMPLES + 1)[1:-1]:
+                if best is not None and t >= best.t:
+                    break
+                dipped = np.nonzero(rows.gaps(piece.state(t)[:N]) < -GAP_EVENT_TOL)[0]
+                if len(dipped):
+                    for k in dipped:
+                        n = int(reopen[k])
+                        t_hit = self._gap_root(piece, gaps, n, ta, t, ga[n])
+                        if best is None or t_hit < best.t:
+                            best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
+                    break
+        return best
+
+    def _gap(self, piece: Piece, gaps: GapSet, n: int, t: float) -> float:
+        y = piece.state(t)
+        pair = gaps.pairs[n]
+        return self._kin.evaluate(pair, y[: self._N], y[self._N : 2 * self._N]).g
+
+    def _gap_speed(self, piece: Piece, gaps: GapSet, n: int, t: float) -> float:
+        y = piece.state(t)
+        pair = gaps.pairs[n]
+        return self._kin.evaluate(pair, y[: self._N], y[self._N : 2 * self._N]).u_n
+
+    def _gap_root(
+        self, piece: Piece, gaps: GapSet, n: int, ta: float, tb: float, g_a: float
+    ) -> float:
+        """First time in ``[ta, tb]`` where gap ``n`` closes, given ``g(tb) < 0``.
+
+        A contact that starts closed but separating (just after an impact)
+        closes again after its gap's maximum, found where ``u_n = 0``. A
+        contact whose disk enters the feature's region during the step
+        (``g_a`` infinite: the arc beginning on a floor, a vertex no longer
+        hidden) closes where it enters if its gap there is already about zero.
+        """
+        if math.isinf(g_a):
+            ta = self._region_entry(piece, gaps.pairs[n], ta, tb)
+            g_entry = self._gap(piece, gaps, n, ta)
+            if g_entry <= GAP_TOL:
+                return ta
+            return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+        if not g_a > 0.0:
+            if not self._gap_speed(piece, gaps, n, ta) > 0.0:
+                return ta
+            if self._gap_speed(piece, gaps, n, tb) < 0.0:  # one maximum in between
+                t_max = brentq(lambda t: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+                if not self._gap(piece, gaps, n, t_max) > 0.0:
+                    return ta
+                return brentq(lambda t: self._gap(piece, gaps, n, t), t_max, tb, xtol=TIME_TOL)
+            # it opens, then closes: the first sub-sample below zero after one above it
+            ts = np.linspace(ta, tb, REOPEN_SAMPLES + 1)
+            g = np.array([self._gap(piece, gaps, n, t) for t in ts])
+            below = np.nonzero(g < -GAP_EVENT_TOL)[0]
+            last = int(below[0]) if len(below) else REOPEN_SAMPLES
+            lo, hi = ts[max(last - 1, 0)], ts[last]
+            if not g[last] < 0.0:
+                return hi
+            if not g[max(last - 1, 0)] > 0.0:
+                # a hop shorter than the samples: its top is where u_n = 0
+                speed = lambda t: self._gap_speed(piece, gaps, n, t)  # noqa: E731
+                if not (speed(lo) > 0.0 and speed(hi) < 0.0):
+                    return lo
+                lo = brentq(speed, lo, hi, xtol=TIME_TOL)
+                if not self._gap(piece, gaps, n, lo) > 0.0:
+                    return lo
+            ta, tb = lo, hi
+        return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+
+    def _region_entry(self, piece: Piece, pair: ContactPair, ta: float, tb: float) -> float:
+        """First time (s, to ``TIME_TOL``) in ``[ta, tb]`` with ``pair``'s disk inside its region.
+
+        The pair is outside at ``ta`` and inside at ``tb``.
+        """
+        N = self._N
+        for _ in range(200):
+            if tb - ta <= TIME_TOL:
+                return tb
+            mid = 0.5 * (ta + tb)
+            y = piece.state(mid)
+            if self._kin.evaluate(pair, y[:N], y[N : 2 * N]).inside:
+                tb = mid
+            else:
+                ta = mid
+        raise SolverError("bisection for a disk entering a contact's region did not converge")

@@ -1,0 +1,224 @@
+"""Output of the event-driven stepper: sample frames, contact states and energy budgets.
+
+:class:`OutputMixin` builds the frames on the output grid (vectorised for
+closed-form pieces: one pass for all rows, equal rows sharing one object),
+the active contacts' states and the energy budget of every row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TypeVar
+
+import numpy as np
+
+from solver.contact import ContactForces
+from solver.contact_pairs import ContactPair
+from solver.frames import ContactState, EnergyBudget, Frame, StepOutput
+from solver.geometry import disk_segment_contacts
+
+_T = TypeVar("_T")
+
+
+def shared_rows(rows: np.ndarray, make: Callable[..., _T]) -> list[_T]:
+    """``make(*row)`` for every row of ``rows`` (2-D), one object for a run of equal rows.
+
+    Rows equal bit for bit (``-0.0`` differs from ``0.0``) share the object
+    made for the first of them: a contact at rest gives the same state in
+    every frame. The objects must be immutable.
+    """
+    values = rows.tolist()
+    bits = np.ascontiguousarray(rows).view(np.int64)
+    repeats = (bits[1:] == bits[:-1]).all(axis=1)
+    if not repeats.any():
+        return [make(*row) for row in values]
+    made = [make(*values[0])]
+    for row, repeat in zip(values[1:], repeats.tolist(), strict=True):
+        made.append(made[-1] if repeat else make(*row))
+    return made
+
+
+class OutputMixin:
+    """Frames, contact states and energies (part of :class:`solver.events.EventDrivenStepper`)."""
+
+    def _energy(self, q: np.ndarray, v: np.ndarray, work: np.ndarray) -> EnergyBudget:
+        kinetic, potential, spring = self.system.energy(q, v)
+        return EnergyBudget(
+            kinetic=kinetic,
+            potential=potential,
+            spring=spring,
+            dissipated=self._impact_loss + float(work[0] + work[1]),
+            input=float(work[2]),
+        )
+
+    def _contact_states(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[ContactState, ...]:
+        if not self._active:
+            return ()
+        evals, forces = self._active_forces(t, q, v)
+        return tuple(
+            ContactState(
+                body=e.body,
+                other=e.other,
+                lam=float(forces.lam[k]),
+                tau=float(forces.tau[k]),
+                u_n=e.u_n,
+                u_t=e.u_t,
+                mode=forces.modes[k],
+                point=(float(e.point[0]), float(e.point[1])),
+                normal=(float(e.n[0]), float(e.n[1])),
+                friction=e.friction,
+            )
+            for k, e in enumerate(evals)
+        )
+
+    def _frame(self, t: float, kind: str, y: np.ndarray) -> Frame:
+        N = self._N
+        q, v, work = y[:N], y[N : 2 * N], y[2 * N :]
+        return Frame(
+            t=t,
+            kind=kind,
+            q=np.array(q),
+            v=np.array(v),
+            contacts=self._contact_states(t, q, v),
+            energy=self._energy(q, v, work),
+        )
+
+    def _bead_energies(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gravitational and spring energy (J) of a bead-only scene, one per row of ``Q``.
+
+        The same terms as :meth:`solver.system.System.energy`: a bead's
+        gravitational energy is ``−m g_x x`` (its rail's reaction does no
+        work), a spring's ``½ k (length − rest length)²``.
+        """
+        system = self.system
+        disks = system._disks
+        potential = -(Q @ (system.M_diag * system.gravity[0]))
+        spring = np.zeros(len(Q))
+        for s in system._springs:
+            a = disks[s.i]
+            if s.j is None:
+                bx, by = s.anchor
+            else:
+                bx, by = Q[:, disks[s.j].ix], disks[s.j].rail_y
+            length = np.hypot(Q[:, a.ix] - bx, a.rail_y - by)
+            spring = spring + 0.5 * s.stiffness * (length - s.rest_length) ** 2
+        return potential, spring
+
+    def _sample_frames(self, ts: np.ndarray, Y: np.ndarray) -> list[Frame]:
+        """Sample frames at times ``ts`` (s) with states ``Y`` (rows), energies vectorised.
+
+        For phases without springs or forcing (the applied force ``f`` is then
+        constant gravity and the gravitational energy is ``−f·q``, J) and for
+        closed-form phases of bead scenes (:meth:`_bead_energies`).
+        """
+        N = self._N
+        # fresh copies: every frame owns its rows, no frame shares memory with the stepper
+        Q, V, W = Y[:, :N].copy(), Y[:, N : 2 * N].copy(), Y[:, 2 * N :]
+        kinetic = 0.5 * ((V * V) @ self.system.M_diag)
+        if self._flight:
+            potential, spring = -(Q @ self._gravity), np.zeros(len(ts))
+        else:
+            potential, spring = self._bead_energies(Q)
+        dissipated = self._impact_loss + W[:, 0] + W[:, 1]
+        energies = shared_rows(
+            np.column_stack((kinetic, potential, spring, dissipated, W[:, 2])), EnergyBudget
+        )
+        times = ts.tolist()
+        contacts = self._sample_contacts(times, Q, V)
+        return [
+            Frame(t, "sample", q, v, c, energy)
+            for t, q, v, c, energy in zip(times, Q, V, contacts, energies, strict=True)
+        ]
+
+    def _sample_contacts(
+        self, ts: list[float], Q: np.ndarray, V: np.ndarray
+    ) -> list[tuple[ContactState, ...]]:
+        """The active contacts' states at times ``ts`` (s), positions ``Q`` and velocities ``V``.
+
+        While the contact forces are constant (``_phase_forces``: disks on
+        straight segments) the kinematics are computed for all rows at once
+        (:func:`solver.geometry.disk_segment_contacts`), and a row equal to
+        the one before it, bit for bit, shares its ContactState objects.
+        """
+        if not self._active:
+            return [()] * len(ts)
+        forces = self._phase_forces
+        if forces is not None:
+            columns = []
+            for k, (pair, _) in enumerate(self._active.values()):
+                column = self._segment_contact_states(pair, forces, k, Q, V)
+                if column is None:  # a row beyond the segment's end: evaluated one by one
+                    break
+                columns.append(column)
+            else:
+                return list(zip(*columns, strict=True))
+        return [self._contact_states(t, q, v) for t, q, v in zip(ts, Q, V, strict=True)]
+
+    def _segment_contact_states(
+        self, pair: ContactPair, forces: ContactForces, k: int, Q: np.ndarray, V: np.ndarray
+    ) -> list[ContactState] | None:
+        """States of active contact ``k`` (a disk on a segment) per row of ``Q``, ``V``.
+
+        ``None`` when a row lies beyond the segment's ends.
+        """
+        C, Cdot, omega = self.system.disk_motions(Q, V, pair.i)
+        kin = disk_segment_contacts(pair.feature, C, Cdot, self._kin.radii[pair.i], omega)
+        if not kin.inside.all():
+            return None
+        lam, tau, mode = float(forces.lam[k]), float(forces.tau[k]), forces.modes[k]
+
+        def state(
+            u_n: float, u_t: float, px: float, py: float, nx: float, ny: float
+        ) -> ContactState:
+            return ContactState(
+                body=pair.body,
+                other=pair.other,
+                lam=lam,
+                tau=tau,
+                u_n=u_n,
+                u_t=u_t,
+                mode=mode,
+                point=(px, py),
+                normal=(nx, ny),
+                friction=pair.friction,
+            )
+
+        return shared_rows(np.column_stack((kin.u_n, kin.u_t, kin.point, kin.n)), state)
+
+    def _emit_samples(
+        self,
+        out: StepOutput,
+        state: Callable[[float], np.ndarray],
+        limit: float,
+        inclusive: bool,
+        states: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
+        """Sample frames on the output grid up to ``limit`` (s).
+
+        ``states`` maps an array of times to the rows of their states; given
+        (a constant-force or closed-form linear phase), the frames are built
+        in one vectorised pass.
+        """
+        last = min(limit, self.t_end * (1 + 1e-12))
+        if self._next_sample * self.dt_out > last:
+            return
+        ks = np.arange(self._next_sample, math.floor(last / self.dt_out) + 2)
+        ts = ks * self.dt_out
+        keep = (ts <= self.t_end * (1 + 1e-12)) & ((ts < limit) | ((ts == limit) & inclusive))
+        # the grid is increasing: the samples due are a leading run of ``keep``
+        count = int(keep.argmin()) if not keep.all() else len(ks)
+        if not count:
+            return
+        ts = ts[:count]
+        if states is not None:
+            out.frames += self._sample_frames(ts, states(ts))
+        else:
+            out.frames += [self._frame(float(t), "sample", state(float(t))) for t in ts]
+        self._next_sample += count
+
+    def _finish(self, out: StepOutput) -> None:
+        if not out.frames or out.frames[-1].t < self.t_end:
+            out.frames.append(self._frame(self.t_end, "sample", self._y()))
+        self.status = "finished"
+        self.message = f"reached t_end = {self.t_end:g} s"

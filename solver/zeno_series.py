@@ -1,0 +1,247 @@
+"""Zeno bouncing in the event-driven stepper: the jump to the accumulation point (SPEC §4).
+
+:class:`ZenoMixin` ends a geometric bounce sequence of one contact, or a
+shrinking run of bounces shared among several contacts, by carrying the
+bounces with the scene's impact law (friction included) between closed-form
+flights up to the accumulation point, where persistent contact begins. Scenes
+with springs or forcing (no closed-form free flight) are captured
+plastically at the accumulation time instead. Recognising the sequences is
+:mod:`solver.zeno`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.contact_pairs import ContactPair
+from solver.event_tolerances import GAP_TOL, MAX_ZENO_BOUNCES, ZENO_HEIGHT, ZENO_SPEED_FLOOR
+from solver.flight import Parabola
+from solver.frames import Event, StepOutput
+from solver.system import Contact
+from solver.zeno import accumulation_time
+
+
+class ZenoMixin:
+    """Bounces summed to their accumulation point (of :class:`solver.events.EventDrivenStepper`)."""
+
+    def _check_zeno(self, out: StepOutput, evaluated: list[Contact]) -> None:
+        """End a geometric bounce sequence at its accumulation time (SPEC §4).
+
+        ``evaluated`` are closed contacts already evaluated at the current
+        state. Bounces shared among several contacts are ended by
+        :meth:`_capture`.
+        """
+        if not self._zeno.geometric:
+            if self._cluster.shrinking:
+                self._capture(out)
+            return
+        key = self._zeno.key
+        pair = self._kin.pairs[key]
+        if key in self._active or pair.restitution >= 1.0:
+            return
+        e = next((c for c in evaluated if c.key == key), None)
+        if e is None:
+            e = self._kin.evaluate(pair, self._q, self._v)
+        f = self.system.applied_force(self.t, self._q, self._v)
+        a_n = float(e.G @ (f * self._M_inv)) + e.gamma_n
+        if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
+            return
+        if self._can_sum_bounces():
+            bounces = self._sum_bounces(out, [e])
+            if bounces is not None:
+                self._end_bounces(out, [e], bounces)
+                return
+        t_inf = accumulation_time(self.t, e.u_n, pair.restitution, a_n)
+        kinetic_before = self.system.kinetic_energy(self._v)
+        w = e.G * self._M_inv
+        self._v = self._v - w * (e.u_n / float(e.G @ w))
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
+        previous = dict(self._active)
+        self._settle(out, previous)
+        self._zeno.reset()
+        self._cluster.reset()
+        out.events.append(
+            Event(
+                t=t_inf,
+                type="zeno",
+                body=pair.body,
+                other=pair.other,
+                message=f"geometric bouncing accumulates at t = {t_inf:.15g} s; resting contact",
+            )
+        )
+
+    def _can_sum_bounces(self) -> bool:
+        """True when the bounces ahead are free flights under constant gravity between impacts."""
+        return self._flight and not self._active
+
+    def _sum_bounces(self, out: StepOutput, contacts: list[Contact]) -> int | None:
+        """Carry the bounces of ``contacts`` to their accumulation point (SPEC §4).
+
+        Between impacts the motion is a free flight under gravity, a parabola;
+        each gap ``g_k`` is followed in closed form (``g + u_n τ + ½ a_n τ²``,
+        ``a_n`` the normal acceleration of the flight) so that hops far below
+        the rounding of positions still close exactly, and every impact is the
+        scene's law with its friction, so the friction impulse of each bounce
+        is included. The series converges geometrically; it ends when no
+        contact approaches faster than ``ZENO_SPEED_FLOOR``, when the run ends,
+        or after ``MAX_ZENO_BOUNCES`` (a sequence that does not converge: what
+        is left is then captured plastically, as by :meth:`_end_bounces`).
+        Output samples on the way are written; the bounces are not events.
+
+        Returns
+        -------
+        int or None
+            The number of bounces summed, or None (nothing changed) when a
+            flight would not close any of the contacts again.
+        """
+        a = self._gravity * self._M_inv
+        pairs = self._bounce_pairs(contacts, a)
+        q, v = self._q.copy(), self._v.copy()
+        gaps = np.maximum([self._kin.evaluate(pair, q, v).g for pair in pairs], 0.0)
+        t, loss = self.t, self._impact_loss
+        for bounce in range(MAX_ZENO_BOUNCES):
+            evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
+            u = np.array([e.u_n for e in evals])
+            a_n = np.array([float(e.G @ a) + e.gamma_n for e in evals])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                tau = np.where(
+                    a_n < 0.0,
+                    (u + np.sqrt(np.maximum(u * u - 2.0 * a_n * gaps, 0.0))) / -a_n,
+                    np.inf,
+                )
+            k = int(np.argmin(tau))
+            if not math.isfinite(tau[k]):
+                if bounce == 0:
+                    return None
+                break
+            tau_k = float(tau[k])
+            if -(u[k] + a_n[k] * tau_k) <= ZENO_SPEED_FLOOR:  # the next approach speed
+                break
+            flight = Parabola(t, q, v, a, self._work.copy(), np.zeros(2))
+            if t + tau_k >= self.t_end:
+                self._impact_loss = loss
+                self._emit_samples(out, flight.state, self.t_end, True, flight.states)
+                self._set_y(flight.state(self.t_end))
+                self.t = self.t_end
+                return bounce
+            self._emit_samples(out, flight.state, t + tau_k, False, flight.states)
+            q, v = flight.state(t + tau_k)[: self._N], v + tau_k * a
+            gaps = np.maximum(gaps + tau_k * (u + 0.5 * tau_k * a_n), 0.0)
+            gaps[k] = 0.0
+            t += tau_k
+            evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
+            hit = [e for e, g in zip(evals, gaps, strict=True) if g <= GAP_TOL]
+            result = self._law_result(hit, v)
+            v = np.array(result.v_plus, dtype=float)
+            loss -= float(result.energy_change)
+            self._impact_loss = loss
+        self._q, self._v, self._impact_loss = q, v, loss
+        self._advance_clock(t)
+        return bounce
+
+    def _bounce_pairs(self, contacts: list[Contact], a: np.ndarray) -> list[ContactPair]:
+        """The bouncing contacts and every other pair the disks can reach before they settle.
+
+        The series lasts about ``T = 2 max u_n / ((1 − max e) min |a_n|)``;
+        pairs whose gap is within twice the distance a disk centre travels in
+        that time are followed too (a ball bouncing in a corner touches one
+        wall at a time).
+        """
+        u = max(e.u_n for e in contacts)
+        a_n = min(abs(float(e.G @ a) + e.gamma_n) for e in contacts)
+        e_max = max(e.restitution for e in contacts)
+        T = 2.0 * u / ((1.0 - min(e_max, 0.999)) * a_n)
+        cd = self.system.centre_velocities(self._v)
+        ca = self.system.centre_velocities(a)
+        reach = 2.0 * float(
+            np.max(np.hypot(cd[:, 0], cd[:, 1]) * T + 0.5 * np.hypot(ca[:, 0], ca[:, 1]) * T * T)
+        )
+        every = self._all_candidates()
+        near = set(np.nonzero(every.gaps(self._q, band=True) <= reach)[0].tolist())
+        keys = {e.key for e in contacts}
+        return [self._kin.pairs[e.key] for e in contacts] + [
+            every.pairs[n] for n in sorted(near) if every.pairs[n].key not in keys
+        ]
+
+    def _end_bounces(self, out: StepOutput, contacts: list[Contact], bounces: int) -> None:
+        """Persistent contact from the accumulation point: the rest of ``u_n`` removed, LCP."""
+        self._zeno.reset()
+        self._cluster.reset()
+        first = contacts[0]
+        where = ""
+        if len(contacts) > 1:
+            where = (
+                " on several contacts (" + ", ".join(f"{e.body}–{e.other}" for e in contacts) + ")"
+            )
+        event = Event(
+            t=self.t,
+            type="zeno",
+            body=first.body,
+            other=first.other,
+            message=f"bouncing{where} accumulates at t = {self.t:.15g} s after {bounces} more "
+            "bounces summed in closed form; resting contact",
+        )
+        if self.t >= self.t_end:
+            out.events.append(event)
+            self._finish(out)
+            return
+        evals = [self._kin.evaluate(self._kin.pairs[e.key], self._q, self._v) for e in contacts]
+        C = np.column_stack([e.G for e in evals])
+        W = self._M_inv[:, None] * C
+        kinetic_before = self.system.kinetic_energy(self._v)
+        u = np.maximum(C.T @ self._v, 0.0)
+        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, u, rcond=1e-12)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
+        self._settle(out, dict(self._active))
+        out.events.append(event)
+
+    def _capture(self, out: StepOutput) -> None:
+        """Plastic capture of bounces shared among several contacts (never an endless run).
+
+        Rule: after a shrinking run of impacts (:class:`solver.zeno.ImpactCluster`),
+        take the closed contacts that separate (``u_n > 0``) although the
+        applied force presses them (free normal acceleration ``a_n < 0``). If
+        every contact that took an impulse in the latest impact is one of them
+        and none of them would rise more than ``ZENO_HEIGHT`` (``u_n²/(2|a_n|)``),
+        their separation speeds are set to zero together (M-orthogonal
+        projection; the kinetic energy removed is booked as dissipated), the
+        contact problem decides which of them carry force, and a ``zeno``
+        event at the current time says so. The bounces given up would have
+        risen less than ``ZENO_HEIGHT``.
+        """
+        f = self.system.applied_force(self.t, self._q, self._v) * self._M_inv
+        chosen = []
+        for e in self._closed(self._closed_pairs()):
+            a_n = float(e.G @ f) + e.gamma_n
+            if e.u_n > 0.0 and a_n < 0.0:
+                if e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
+                    return
+                chosen.append(e)
+        if not chosen or not self._cluster.last <= {e.key for e in chosen}:
+            return
+        if self._can_sum_bounces():
+            bounces = self._sum_bounces(out, chosen)
+            if bounces is not None:
+                self._end_bounces(out, chosen, bounces)
+                return
+        C = np.column_stack([e.G for e in chosen])
+        W = self._M_inv[:, None] * C
+        kinetic_before = self.system.kinetic_energy(self._v)
+        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
+        self._settle(out, dict(self._active))
+        self._zeno.reset()
+        self._cluster.reset()
+        names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
+        out.events.append(
+            Event(
+                t=self.t,
+                type="zeno",
+                body=chosen[0].body,
+                other=chosen[0].other,
+                message=f"bouncing on several contacts ({names}) would rise less than "
+                f"{ZENO_HEIGHT:g} m: captured plastically into resting contact",
+            )
+        )
