@@ -4,7 +4,7 @@ Run with ``python bench/sweep.py [--points N] [--periods P]`` (default: the
 issue's 500 points of 200 forcing periods each). Prints figures and asserts
 nothing (benchmarks print ratios, never timed assertions).
 
-The scene (``docs/examples/forced_mass_between_stops.json``): a 1 kg bead
+The scene (``resources/scenes/forced_mass_between_stops.json``): a 1 kg bead
 between two stops 0.2 m of free travel apart (restitution 0.8), driven by
 ``F = 20 N · sin(ω t)``; the sweep varies
 ``forces[0].omega`` evenly over ``[OMEGA_LOW, OMEGA_HIGH]`` rad/s and runs
@@ -32,7 +32,9 @@ from pathlib import Path
 from solver.scene import parse_scene
 from solver.sweep import Axis, Sweep
 
-SCENE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "forced_mass_between_stops.json"
+SCENE = (
+    Path(__file__).resolve().parents[1] / "resources" / "scenes" / "forced_mass_between_stops.json"
+)
 OMEGA_LOW, OMEGA_HIGH = 6.0, 20.0
 """Forcing frequencies swept, rad/s."""
 TARGET_POINTS, TARGET_PERIODS, TARGET_SECONDS = 500, 200, 60.0

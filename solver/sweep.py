@@ -193,6 +193,7 @@ class PointTask:
     t_end: float | None
     method: str | None
     transient: float
+    dt_out: float | None = None
 
 
 @dataclass(frozen=True)
@@ -343,7 +344,9 @@ def run_point(task: PointTask) -> PointResult:
     last: Frame | None = None
     status, message = "failed", ""
     try:
-        stepper = make_stepper(parse_scene(task.scene), t_end=task.t_end, method=task.method)
+        stepper = make_stepper(
+            parse_scene(task.scene), t_end=task.t_end, method=task.method, dt_out=task.dt_out
+        )
         watchdog = Watchdog()
         bodies = _BodyStates(stepper.system)
         while stepper.status == "running":
@@ -429,6 +432,10 @@ class Sweep:
         Impacts before this time (s) are left out of the impact table.
     method : {"event-driven", "time-stepping"}, optional
         Default the scene's ``solver.method``.
+    dt_out : float, optional
+        Output sample spacing of every run (s); default the scene's. A sweep
+        keeps impacts and the final state, so ``dt_out = t_end`` saves the
+        cost of samples nobody reads without changing them.
 
     Raises
     ------
@@ -453,6 +460,7 @@ class Sweep:
         t_end: float | None = None,
         transient: float = 0.0,
         method: str | None = None,
+        dt_out: float | None = None,
     ) -> None:
         if not axes:
             raise SweepError("--vary: a sweep needs at least one varied field")
@@ -464,6 +472,8 @@ class Sweep:
             raise SweepError(f"--t-end: must be > 0, got {t_end}")
         if not (math.isfinite(transient) and transient >= 0):
             raise SweepError(f"--transient: must be >= 0, got {transient}")
+        if dt_out is not None and not (math.isfinite(dt_out) and dt_out > 0):
+            raise SweepError(f"--dt-out: must be > 0, got {dt_out}")
         if method is not None and method not in METHODS:
             raise SweepError(f"--method: must be one of {', '.join(METHODS)}, got {method!r}")
         for axis in axes:
@@ -478,6 +488,7 @@ class Sweep:
         self.t_end = t_end
         self.transient = float(transient)
         self.method = method
+        self.dt_out = dt_out
         self.points: list[tuple[Value, ...]] = list(product(*(axis.values for axis in axes)))
         self._scenes = [self._changed_scene(values) for values in self.points]
         system = System(scene)
@@ -499,7 +510,8 @@ class Sweep:
         settings = scene.solver
         t_end = settings.t_end if self.t_end is None else self.t_end
         method = settings.method if self.method is None else self.method
-        for key, problem in run_size_problems(t_end, settings.dt_out, settings.dt, method):
+        dt_out = settings.dt_out if self.dt_out is None else self.dt_out
+        for key, problem in run_size_problems(t_end, dt_out, settings.dt, method):
             raise SweepError(f"solver.{key} at {given}: {problem}")
         return scene_to_dict(scene)
 
@@ -519,6 +531,7 @@ class Sweep:
             scene=self._scenes[run],
             t_end=self.t_end,
             method=self.method,
+            dt_out=self.dt_out,
             transient=self.transient,
         )
 
@@ -658,6 +671,7 @@ def sweep(
     t_end: float | None = None,
     transient: float = 0.0,
     method: str | None = None,
+    dt_out: float | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     on_point: Callable[[PointResult, int, int], None] | None = None,
@@ -670,7 +684,7 @@ def sweep(
         The scene every point starts from.
     axes : sequence of Axis, or mapping of path to values
         The varied fields and their values (grid = product, in the order given).
-    t_end, transient, method
+    t_end, transient, method, dt_out
         As for :class:`Sweep`.
     workers, scheduler
         As for :meth:`Sweep.results`.
@@ -689,7 +703,7 @@ def sweep(
     """
     if isinstance(axes, Mapping):
         axes = [Axis(path, tuple(values)) for path, values in axes.items()]
-    plan = Sweep(scene, axes, t_end=t_end, transient=transient, method=method)
+    plan = Sweep(scene, axes, t_end=t_end, transient=transient, method=method, dt_out=dt_out)
     return plan.run(workers=workers, scheduler=scheduler, on_point=on_point)
 
 

@@ -3,7 +3,8 @@
 ::
 
     python -m solver sweep SCENE.json --vary PATH=START:STOP:COUNT [--vary PATH=V1,V2,...]...
-        --out DIR [--t-end T] [--transient T] [--method ...] [--workers N] [--scheduler ADDRESS]
+        --out DIR [--t-end T] [--transient T] [--dt-out S] [--method ...] [--workers N]
+        [--scheduler ADDRESS]
 
 Writes ``DIR/summary.csv`` and ``DIR/impacts.csv`` (see :mod:`solver.sweep`).
 Exit status: 0 when every point finished; 2 on invalid input, before
@@ -63,6 +64,12 @@ def add_sweep_parser(commands: Any) -> argparse.ArgumentParser:
         metavar="T",
         default="0",
         help="impacts before T seconds are left out of impacts.csv (default 0)",
+    )
+    sweep.add_argument(
+        "--dt-out",
+        metavar="S",
+        help="spacing of output samples, s (default: solver.dt_out; a sweep keeps impacts "
+        "and the final state, so --dt-out equal to the end time costs least)",
     )
     sweep.add_argument(
         "--method",
@@ -145,6 +152,7 @@ def _number(name: str, text: str | None, lower: float, strict: bool) -> float | 
 def _plan(args: argparse.Namespace) -> tuple[Sweep, int | None]:
     """The validated sweep and worker count, or ``InputError`` with one line."""
     t_end = _number("--t-end", args.t_end, 0.0, strict=True)
+    dt_out = _number("--dt-out", args.dt_out, 0.0, strict=True)
     transient = _number("--transient", args.transient, 0.0, strict=False) or 0.0
     workers = None
     if args.workers is not None:
@@ -161,7 +169,7 @@ def _plan(args: argparse.Namespace) -> tuple[Sweep, int | None]:
         raise InputError(f"--out: not a directory: {args.out}")
     scene = load_scene(args.scene)
     axes = [Axis.parse(text) for text in args.vary]
-    plan = Sweep(scene, axes, t_end=t_end, transient=transient, method=args.method)
+    plan = Sweep(scene, axes, t_end=t_end, transient=transient, method=args.method, dt_out=dt_out)
     try:  # the points may take hours: make sure their files can be written first
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -418,3 +418,20 @@ def test_an_output_directory_that_cannot_be_made_is_refused_before_the_points_ru
     )
     assert status == 2
     assert len(lines) == 1 and lines[0].startswith("--out: cannot create")
+
+
+def test_sampling_only_the_end_keeps_the_impacts_and_the_final_state():
+    scene = load_scene(BALL)
+    axes = {"contact.restitution": [0.3, 0.8]}
+    dense = sweep(scene, axes, t_end=2.0, workers=1)
+    sparse = sweep(scene, axes, t_end=2.0, dt_out=2.0, workers=1)
+    for a, b in zip(dense.points, sparse.points, strict=True):
+        assert a.final_state == pytest.approx(b.final_state, rel=1e-12, abs=1e-12)
+        assert [i.t for i in a.impacts] == pytest.approx([i.t for i in b.impacts], rel=1e-12)
+
+
+def test_cli_refuses_a_bad_sample_spacing(tmp_path):
+    status, lines = run_cli(
+        "sweep", BALL, "--vary", "contact.restitution=0.5", "--dt-out", "0", "--out", tmp_path
+    )
+    assert status == 2 and lines == ["--dt-out: must be > 0, got 0"]
