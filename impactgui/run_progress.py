@@ -18,6 +18,10 @@ SPEED_WINDOW_S = 2.0
 """The solver's speed is measured over this much recent wall-clock time, s."""
 BAR_STEPS = 1000
 """Resolution of the progress bar (steps from 0 to t_end)."""
+REFRESH_INTERVAL_S = 0.25
+"""While a run streams, the read-out is redrawn at most this often (wall clock), s: the
+label and the bar repaint (and re-lay out) the status bar, which 60 times a second costs
+the drawing of the run more than it tells."""
 
 
 class SolverSpeed:
@@ -71,6 +75,8 @@ class RunProgress(QWidget):
         self.bar.hide()
         self.speed = SolverSpeed()
         self.t_end: float | None = None
+        self._shown_state = ""
+        self._shown_at = -math.inf
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
@@ -79,6 +85,7 @@ class RunProgress(QWidget):
     def start(self, t_end: float | None) -> None:
         """A run to ``t_end`` (s) starts."""
         self.t_end = t_end
+        self._shown_state = ""
         self.speed.reset()
         self.bar.setVisible(t_end is not None and t_end > 0)
 
@@ -90,11 +97,18 @@ class RunProgress(QWidget):
         self.label.setText("editing")
 
     def show_state(self, state: str, computed: float) -> None:
-        """The run is in ``state`` and has computed up to ``computed`` (s)."""
+        """The run is in ``state`` and has computed up to ``computed`` (s).
+
+        While running, the read-out changes at most every ``REFRESH_INTERVAL_S``.
+        """
+        now = time.monotonic()
         if state == "running":
-            self.speed.add(computed)
+            self.speed.add(computed, now)
+            if state == self._shown_state and now - self._shown_at < REFRESH_INTERVAL_S:
+                return
         else:
             self.speed.reset()
+        self._shown_state, self._shown_at = state, now
         self.label.setText(progress_text(state, computed, self.t_end, self.speed.speed))
         if self.t_end:
             self.bar.setValue(round(BAR_STEPS * min(max(computed / self.t_end, 0.0), 1.0)))
