@@ -20,6 +20,8 @@ MAX_ZENO_BOUNCES = 1000
 """Bound on the bounces summed in closed form on the way to an accumulation point."""
 ZENO_SPEED_FLOOR = 1e-12
 """Approach speed (m/s) at which a summed bounce series has reached its accumulation point."""
+COLLAPSE_INTERVAL = 1e-6
+"""Impacts of a shrinking run this close in time (s) with nothing pressing: inelastic collapse."""
 MAX_IMPACT_ROUNDS = 1000
 """Bound on impacts resolved one after another at a single instant."""
 MAX_STALLED_EVENTS = 200

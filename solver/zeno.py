@@ -120,6 +120,13 @@ class ImpactCluster:
         self.times, self.last = [], frozenset()
 
     @property
+    def last_interval(self) -> float:
+        """Time (s) between the last two impacts recorded; ``inf`` with fewer."""
+        if len(self.times) < 2:
+            return float("inf")
+        return self.times[-1] - self.times[-2]
+
+    @property
     def shrinking(self) -> bool:
         """True when the last ``CLUSTER_IMPACTS`` impacts came ever closer in time.
 

@@ -16,7 +16,13 @@ import math
 import numpy as np
 
 from solver.contact_pairs import ContactPair
-from solver.event_tolerances import GAP_TOL, MAX_ZENO_BOUNCES, ZENO_HEIGHT, ZENO_SPEED_FLOOR
+from solver.event_tolerances import (
+    COLLAPSE_INTERVAL,
+    GAP_TOL,
+    MAX_ZENO_BOUNCES,
+    ZENO_HEIGHT,
+    ZENO_SPEED_FLOOR,
+)
 from solver.flight import Parabola
 from solver.frames import Event, StepOutput
 from solver.system import Contact
@@ -212,8 +218,12 @@ class ZenoMixin:
         risen less than ``ZENO_HEIGHT``.
         """
         f = self.system.applied_force(self.t, self._q, self._v) * self._M_inv
+        closed = self._closed(self._closed_pairs())
+        if self._cluster.last_interval <= COLLAPSE_INTERVAL:
+            self._collapse(out, [e for e in closed if e.u_n >= 0.0])
+            return
         chosen = []
-        for e in self._closed(self._closed_pairs()):
+        for e in closed:
             a_n = float(e.G @ f) + e.gamma_n
             if e.u_n > 0.0 and a_n < 0.0:
                 if e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
@@ -243,5 +253,37 @@ class ZenoMixin:
                 other=chosen[0].other,
                 message=f"bouncing on several contacts ({names}) would rise less than "
                 f"{ZENO_HEIGHT:g} m: captured plastically into resting contact",
+            )
+        )
+
+    def _collapse(self, out: StepOutput, chosen: list[Contact]) -> None:
+        """Plastic capture of an inelastic collapse: bounces nothing presses, ever closer in time.
+
+        A light bead between two heavier ones closing in on it, two wheels
+        jammed together: the impacts of a shrinking run come within
+        ``COLLAPSE_INTERVAL`` of each other and the relative speeds tend to
+        zero. The separation speeds of the contacts that take part are set to
+        zero together (M-orthogonal, momentum kept, the kinetic energy removed
+        booked as dissipated) and the contact problem takes over.
+        """
+        if not chosen or not self._cluster.last <= {e.key for e in chosen}:
+            return
+        C = np.column_stack([e.G for e in chosen])
+        W = self._M_inv[:, None] * C
+        kinetic_before = self.system.kinetic_energy(self._v)
+        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
+        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
+        self._settle(out, dict(self._active))
+        self._zeno.reset()
+        self._cluster.reset()
+        names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
+        out.events.append(
+            Event(
+                t=self.t,
+                type="zeno",
+                body=chosen[0].body,
+                other=chosen[0].other,
+                message=f"inelastic collapse on {names}: impacts less than "
+                f"{COLLAPSE_INTERVAL:g} s apart, captured plastically",
             )
         )
