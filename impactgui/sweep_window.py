@@ -3,7 +3,7 @@
 The window lists every number of the scene a sweep can vary
 (:func:`solver.scene_paths.numeric_fields`, with its unit), takes a range
 and a count for one field (and optionally a second), the transient, the end
-time and the observable, and runs the grid with :class:`solver.sweep.Sweep`
+time, the output step and the observable, and runs the grid with :class:`solver.sweep.Sweep`
 on a local process pool. The sweep is driven from a worker thread
 (:class:`SweepWorker`); points stream into the plot as they finish:
 
@@ -333,6 +333,15 @@ class SweepWindow(QWidget):
         self.t_end.setDecimals(4)
         self.t_end.setSuffix(" s")
         self.t_end.setValue(scene.solver.t_end)
+        self.dt_out = QDoubleSpinBox()
+        self.dt_out.setRange(1e-6, SPIN_LIMIT)
+        self.dt_out.setDecimals(4)
+        self.dt_out.setSuffix(" s")
+        self.dt_out.setValue(scene.solver.dt_out)
+        self.dt_out.setToolTip(
+            "Spacing of the output samples of each run. A sweep keeps only the impacts "
+            "and the final state: an output step as long as the end time costs least."
+        )
         if scene.forces:
             self.transient.setValue(0.5 * scene.solver.t_end)
         self.workers = QSpinBox()
@@ -385,6 +394,7 @@ class SweepWindow(QWidget):
         form = QFormLayout(run_box)
         form.addRow("transient", self.transient)
         form.addRow("end time", self.t_end)
+        form.addRow("output step", self.dt_out)
         form.addRow("observable", self.observable)
         form.addRow("processes", self.workers)
         buttons = QHBoxLayout()
@@ -457,6 +467,11 @@ class SweepWindow(QWidget):
         value = self.t_end.value()
         return None if math.isclose(value, self.scene.solver.t_end) else value
 
+    def dt_out_override(self) -> float | None:
+        """The output step if it differs from the scene's, else None (s)."""
+        value = self.dt_out.value()
+        return None if math.isclose(value, self.scene.solver.dt_out) else value
+
     # --------------------------------------------------------------------- run
 
     def start(self) -> bool:
@@ -469,6 +484,7 @@ class SweepWindow(QWidget):
                 self.axes(),
                 t_end=self.t_end_override(),
                 transient=self.transient.value(),
+                dt_out=self.dt_out_override(),
             )
         except SweepError as error:
             self.status.setText(f"<span style='color:#b00020'>Cannot sweep: {error}</span>")

@@ -78,6 +78,8 @@ def test_restitution_sweep_streams_t_zeno_of_the_closed_form(qtbot, window, tmp_
 def test_exported_csv_files_are_the_bytes_of_the_command_line(qtbot, window, tmp_path: Path):
     sweep = open_sweep(qtbot, window, "bouncing_ball")
     sweep.first.choose("contact.restitution", 0.3, 0.5, 3)
+    sweep.transient.setValue(0.9)
+    sweep.dt_out.setValue(0.25)
     run_sweep(qtbot, sweep)
     app_files = sweep.export_csv(tmp_path / "app")
     assert app_files is not None
@@ -86,13 +88,14 @@ def test_exported_csv_files_are_the_bytes_of_the_command_line(qtbot, window, tmp
         [
             sys.executable, "-m", "solver", "sweep", str(scene_path("bouncing_ball")),
             "--vary", "contact.restitution=0.3:0.5:3", "--out", str(tmp_path / "cli"),
-            "--workers", "1",
+            "--workers", "1", "--transient", "0.9", "--dt-out", "0.25",
         ],
         capture_output=True,
         text=True,
         timeout=120,
     )  # fmt: skip
     assert cli.returncode == 0, cli.stderr
+    assert len((tmp_path / "app" / "impacts.csv").read_text().splitlines()) > 3
     for name in ("summary.csv", "impacts.csv"):
         assert (tmp_path / "app" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
 
