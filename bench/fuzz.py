@@ -6,9 +6,11 @@ Scenes: each bundled scene is mutated (wrong types, magnitudes from 1e-308 to
 1e308, deep nesting, huge lists and strings, degenerate geometry, tiny time
 steps, unknown keys) and run through ``python -m solver run`` in this process;
 every run must end with exit 0, 2 or 3, write finite numbers, and keep making
-progress in simulated time. A run is cut at ``--scene-wall`` seconds; it is
+progress in simulated time. A run is cut after ``--scene-wall`` seconds of
+this process's CPU time (not wall time: the machine may be shared); it is
 counted as a hang when its simulated time did not advance in the last
-``--stall`` seconds before the cut, else as "cut while progressing".
+``--stall`` CPU seconds before the cut, else as "cut while progressing".
+Cumulative counts are printed every ``--report-every`` scenes.
 
 Impacts: random problems (N <= 6, n <= 6; coupled tangents, mass matrices of
 condition up to 1e12, duplicated and dependent columns, sparse G with a
@@ -210,27 +212,40 @@ class _Progress:
 
     def __init__(self) -> None:
         self.t = -math.inf
-        self.at = time.monotonic()
+        self.at = time.process_time()
         original = simulation_module.Watchdog.check
         progress = self
 
         def check(watchdog, t):
             if t > progress.t:
-                progress.t, progress.at = t, time.monotonic()
+                progress.t, progress.at = t, time.process_time()
             return original(watchdog, t)
 
         simulation_module.Watchdog.check = check
 
 
-def fuzz_scenes(count: int, seed: int, wall: float, stall: float) -> dict:
+def _print_scene_report(report: dict, done: int, seconds: float) -> None:
+    print(f"== {done} mutated scenes ({seconds:.0f} s)")
+    for key, value in sorted(report["outcomes"].items()):
+        print(f"  {key}: {value}")
+    print(f"  mutations: { {str(k): v for k, v in report['kinds'].items()} }")
+    print(f"  CPU time per run: {_percentiles(report['durations'])}")
+    for line in report["problems"][:30]:
+        print("  !", line)
+    sys.stdout.flush()
+
+
+def fuzz_scenes(count: int, seed: int, wall: float, stall: float, every: int) -> dict:
     rng = np.random.default_rng(seed)
     bases = [json.loads(path.read_text(encoding="utf-8")) for path in SCENES]
     outcomes: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
     problems: list[str] = []
     progress = _Progress()
-    durations = []
-    signal.signal(signal.SIGALRM, _on_alarm)
+    durations: list[float] = []
+    report = {"outcomes": outcomes, "kinds": kinds, "problems": problems, "durations": durations}
+    signal.signal(signal.SIGPROF, _on_alarm)
+    started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         scene_path = Path(tmp) / "scene.json"
         for k in range(count):
@@ -241,10 +256,10 @@ def fuzz_scenes(count: int, seed: int, wall: float, stall: float) -> dict:
             out_dir = Path(tmp) / f"out{k % 2}"
             for stale in out_dir.glob("*"):
                 stale.unlink()
-            progress.t, progress.at = -math.inf, time.monotonic()
+            progress.t, progress.at = -math.inf, time.process_time()
             stderr = io.StringIO()
-            start = time.monotonic()
-            signal.setitimer(signal.ITIMER_REAL, wall)
+            start = time.process_time()
+            signal.setitimer(signal.ITIMER_PROF, wall)
             try:
                 status = cli.main(["run", str(scene_path), "--out", str(out_dir)], stderr=stderr)
             except Cut:
@@ -252,10 +267,10 @@ def fuzz_scenes(count: int, seed: int, wall: float, stall: float) -> dict:
             except BaseException as error:
                 status = f"crash {type(error).__name__}"
             finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            durations.append(time.monotonic() - start)
+                signal.setitimer(signal.ITIMER_PROF, 0)
+            durations.append(time.process_time() - start)
             if status is None:
-                idle = time.monotonic() - progress.at
+                idle = time.process_time() - progress.at
                 outcome = "hang" if idle > stall else "cut while progressing"
             elif status in (0, 2, 3):
                 outcome = f"exit {status}"
@@ -270,7 +285,9 @@ def fuzz_scenes(count: int, seed: int, wall: float, stall: float) -> dict:
             outcomes[outcome] += 1
             if outcome.startswith(("hang", "traceback", "non-finite", "crash", "exit 3 before")):
                 problems.append(f"scene {k} {labels}: {outcome}: {stderr.getvalue()[-200:]!r}")
-    return {"outcomes": outcomes, "kinds": kinds, "problems": problems, "durations": durations}
+            if (k + 1) % every == 0:
+                _print_scene_report(report, k + 1, time.monotonic() - started)
+    return report
 
 
 # ---------------------------------------------------------------------- impacts
@@ -381,6 +398,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scene-wall", type=float, default=20.0)
     parser.add_argument("--stall", type=float, default=10.0)
+    parser.add_argument("--report-every", type=int, default=250)
     args = parser.parse_args()
     sys.setrecursionlimit(1000)
     if args.impacts:
@@ -395,14 +413,8 @@ def main() -> None:
         sys.stdout.flush()
     if args.scenes:
         t0 = time.monotonic()
-        report = fuzz_scenes(args.scenes, args.seed, args.scene_wall, args.stall)
-        print(f"== {args.scenes} mutated scenes ({time.monotonic() - t0:.0f} s)")
-        for key, value in sorted(report["outcomes"].items()):
-            print(f"  {key}: {value}")
-        print(f"  mutations: {dict(report['kinds'])}")
-        print(f"  time per run: {_percentiles(report['durations'])}")
-        for line in report["problems"][:30]:
-            print("  !", line)
+        report = fuzz_scenes(args.scenes, args.seed, args.scene_wall, args.stall, args.report_every)
+        _print_scene_report(report, args.scenes, time.monotonic() - t0)
 
 
 if __name__ == "__main__":
