@@ -59,6 +59,8 @@ import math
 import multiprocessing
 import os
 import signal
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -718,9 +720,31 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _ignore_interrupts() -> None:
-    """Pool worker start-up: Ctrl-C is the parent's to handle."""
+PARENT_CHECK_S = 1.0
+"""How often a pool worker checks that the process running the sweep still exists, s."""
+
+
+def _start_worker(sweep_pid: int) -> None:
+    """Pool worker start-up: Ctrl-C is the parent's to handle; end with the sweep.
+
+    A sweep killed outright (SIGKILL, a crash) cannot stop its workers, and
+    they would finish their points for nobody (the pool's fork server keeps
+    them alive): each worker ends itself within ``PARENT_CHECK_S`` of the
+    process that ran the sweep.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_end_with, args=(sweep_pid,), daemon=True).start()
+
+
+def _end_with(pid: int) -> None:
+    while True:
+        time.sleep(PARENT_CHECK_S)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            continue
 
 
 def _lost(task: PointTask, reason: str) -> PointResult:
@@ -748,7 +772,8 @@ class _PoolRunner:
         self._executor = ProcessPoolExecutor(
             max_workers=workers or default_workers(),
             mp_context=context,
-            initializer=_ignore_interrupts,
+            initializer=_start_worker,
+            initargs=(os.getpid(),),
         )
         self._pending: set[Future[PointResult]] = set()
 

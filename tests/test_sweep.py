@@ -435,3 +435,25 @@ def test_cli_refuses_a_bad_sample_spacing(tmp_path):
         "sweep", BALL, "--vary", "contact.restitution=0.5", "--dt-out", "0", "--out", tmp_path
     )
     assert status == 2 and lines == ["--dt-out: must be > 0, got 0"]
+
+
+def test_workers_end_when_the_sweep_is_killed_outright(tmp_path):
+    psutil = pytest.importorskip("psutil")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "solver", "sweep", str(BALL), "--vary",
+         "contact.restitution=0.1:0.9:400", "--t-end", "3", "--workers", "2",
+         "--out", str(tmp_path / "out")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    sweep_process = psutil.Process(process.pid)
+    deadline = time.monotonic() + 120.0
+    workers: list = []
+    while len(workers) < 2 and time.monotonic() < deadline:
+        servers = [p for p in sweep_process.children() if "forkserver" in " ".join(p.cmdline())]
+        workers = servers[0].children() if servers else []
+        time.sleep(0.1)
+    assert len(workers) == 2
+    process.kill()
+    process.wait()
+    _, alive = psutil.wait_procs(workers, timeout=30)
+    assert alive == []
