@@ -51,5 +51,7 @@ SUBPOINTS_ODE = 4
 SUBPOINTS_FLIGHT = 8
 SUBPOINTS_LINEAR = 2
 """Sub-points per closed-form linear piece; a piece lasts ``SUBPOINTS_LINEAR / max_rate``."""
+FLOW_START_TOL = 1e-9
+"""Agreement (m, m/s; relative to the scale of q) of a closed-form flow with its start state."""
 WORK_NODES = 24
 """Gauss–Legendre nodes integrating damping and input power over a closed-form piece."""

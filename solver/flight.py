@@ -19,7 +19,7 @@ from scipy.integrate import DOP853
 
 from solver.contact_pairs import GapSet
 from solver.errors import SolverError
-from solver.event_tolerances import SUBPOINTS_LINEAR, WORK_NODES
+from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
 from solver.geometry import Segment, bounding_box
 from solver.linear_flow import LinearBeadModel, LinearPhase, linear_bead_model
 
@@ -201,7 +201,10 @@ class FlightMixin:
         ``H = t_x = n_y`` vanishes: friction does nothing. The flow, with
         ``A`` the active contacts' ``G`` rows and ``b = A q``, is compiled once
         per active set and spring orientation. Returns ``None`` otherwise,
-        and once after a ``spring`` event, so that DOP853 crosses it.
+        once after a ``spring`` event, so that DOP853 crosses it, and when the
+        flow does not start from ``(q, v)`` to ``FLOW_START_TOL`` (a spring
+        whose ends an active contact holds at a fixed distance makes the
+        closed form of :mod:`solver.linear_flow` degenerate).
         """
         if not self._closed_form or self._across_spring:
             self._across_spring = False
@@ -218,7 +221,15 @@ class FlightMixin:
             A = np.array([e.G for e in evals]).reshape(-1, self._N)
             flow = model.flow(A, A @ self._q)
             self._flows[key] = flow
-        return flow.start(self.t, self._q, self._v), model
+        motion = flow.start(self.t, self._q, self._v)
+        q0, v0 = motion.state(np.array([self.t]))
+        scale = 1.0 + float(np.max(np.abs(self._q), initial=0.0))
+        if not (
+            np.allclose(q0[0], self._q, rtol=0.0, atol=FLOW_START_TOL * scale)
+            and np.allclose(v0[0], self._v, rtol=FLOW_START_TOL, atol=FLOW_START_TOL)
+        ):
+            return None  # a degenerate flow (a spring both of whose ends are held): DOP853
+        return motion, model
 
     def _linear_pieces(self, motion: LinearPhase, model: LinearBeadModel) -> Iterator[Piece]:
         """Pieces of ``SUBPOINTS_LINEAR / max_rate`` (s) of a closed-form phase, up to ``t_end``.
