@@ -96,8 +96,8 @@ NO_REFERENCE = (
     "springs, a wheel rolling onto a step and a wheel on an incline)"
 )
 """Why a scene has no reference, in one line."""
-MAX_PIECES = 100_000
-"""Most pieces (flights between impacts) a reference computes."""
+MAX_PIECES = 20_000
+"""Most pieces (flights between impacts) a reference computes; it ends where they do."""
 _TOUCH = 1e-9
 """Relative tolerance for "touching" and "parallel" in the recognisers."""
 
@@ -418,14 +418,15 @@ def _flights(
     flight: Callable[[int], float],
     piece: Callable[[int], StateFunction],
     rest: StateFunction | None,
-) -> tuple[list[Piece], list[float], bool]:
+) -> tuple[list[Piece], list[float], float]:
     """Pieces of a motion with impacts at ``first``, ``first + flight(1)``, ….
 
     ``piece(k)`` is the motion after impact k (piece 0 before the first);
     ``flight(k)`` the time from impact k to k + 1, ``math.inf`` when no
     impact follows, ``0`` when the motion has come to rest (then ``rest`` is
-    the last piece). Returns the pieces, the impact times and whether the
-    motion came to rest.
+    the last piece). Returns the pieces, the impact times and the time up
+    to which the pieces hold (``t_end``, or the next impact when
+    ``MAX_PIECES`` ran out first).
     """
     pieces = [Piece(0.0, piece(0))]
     impacts: list[float] = []
@@ -436,11 +437,11 @@ def _flights(
         duration = flight(k)
         if duration == 0.0 and rest is not None:
             pieces.append(Piece(t, rest))
-            return pieces, impacts, True
+            return pieces, impacts, t_end
         pieces.append(Piece(t, piece(k)))
         t += duration
         k += 1
-    return pieces, impacts, False
+    return pieces, impacts, min(t, t_end)
 
 
 # -------------------------------------------------------------- bouncing ball
@@ -488,9 +489,7 @@ def _bouncing_ball(scene: Scene, t_end: float) -> Reference | None:
         w = u1 * e**k
         return 0.0 if w <= tiny else 2.0 * w / g
 
-    pieces, impacts, resting = _flights(t_end, t1, flight, flight_piece, rest)
-    if not resting and t_inf <= t_end and len(pieces) < MAX_PIECES:
-        pieces.append(Piece(t_inf, rest))
+    pieces, impacts, t_valid = _flights(t_end, t1, flight, flight_piece, rest)
     values = {"t_first": t1, "u_first": u1, "restitution": e, "resting_force": m * g}
     if e < 1.0:
         values["t_inf"] = t_inf
@@ -505,7 +504,7 @@ def _bouncing_ball(scene: Scene, t_end: float) -> Reference | None:
         ),
         columns=(f"{name}.y", f"{name}.vy"),
         units=("m", "m/s"),
-        t_valid=t_end,
+        t_valid=t_valid,
         impact_times=tuple(impacts),
         values=values,
         pieces=tuple(pieces),
@@ -557,7 +556,7 @@ def _mass_between_stops(scene: Scene, t_end: float) -> Reference | None:
         x_stop = hi if velocities[-2] > 0 else lo
         return {f"{name}.x": np.full_like(tau, x_stop), f"{name}.vx": np.zeros_like(tau)}
 
-    pieces, impacts, _ = _flights(t_end, first, flight, piece, rest)
+    pieces, impacts, t_valid = _flights(t_end, first, flight, piece, rest)
     values = {"gap": gap, "speed": abs(v0)}
     if e_left == e_right == 1.0:
         values["period"] = 2.0 * gap / abs(v0)
@@ -571,7 +570,7 @@ def _mass_between_stops(scene: Scene, t_end: float) -> Reference | None:
         ),
         columns=(f"{name}.x", f"{name}.vx"),
         units=("m", "m/s"),
-        t_valid=t_end,
+        t_valid=t_valid,
         impact_times=tuple(impacts),
         values=values,
         pieces=tuple(pieces),
@@ -660,7 +659,7 @@ def _mass_spring_stop(scene: Scene, t_end: float) -> Reference | None:
     def rest(tau: np.ndarray) -> dict[str, np.ndarray]:
         return {f"{name}.x": np.full_like(tau, x_stop), f"{name}.vx": np.zeros_like(tau)}
 
-    pieces, impacts, _ = _flights(t_end, first, flight, piece, rest)
+    pieces, impacts, t_valid = _flights(t_end, first, flight, piece, rest)
     values = {"lambda": lam, "rest_to_stop": d, "u_first": u1}
     if math.isfinite(first):
         values["t_first"] = first
@@ -681,7 +680,7 @@ def _mass_spring_stop(scene: Scene, t_end: float) -> Reference | None:
         ),
         columns=(f"{name}.x", f"{name}.vx"),
         units=("m", "m/s"),
-        t_valid=t_end,
+        t_valid=t_valid,
         impact_times=tuple(impacts),
         values=values,
         pieces=tuple(pieces),

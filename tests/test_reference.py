@@ -540,3 +540,10 @@ def test_mass_between_stops_with_lossy_walls_slows_by_each_walls_restitution():
     result = compare_trajectory(reference, simulate(scene))
     assert result.impact_time_difference < 1e-12
     assert result.max_difference["mass.x"] < 1e-12
+
+
+def test_a_reference_with_too_many_impacts_ends_where_its_pieces_do():
+    reference = recognise(bundled("mass_between_stops"), t_end=1e6)
+    assert reference.t_valid < 1e6
+    assert reference.t_valid == pytest.approx(0.5 + len(reference.impact_times), rel=1e-12)
+    assert np.isnan(reference.evaluate([reference.t_valid + 1.0])).all()
