@@ -307,3 +307,40 @@ def test_every_step_of_a_very_fast_bead_ends_after_bounded_work():
         times.append(stepper.t)
     assert stepper.status == "running"
     assert np.all(np.diff(times) > 0.0)
+
+
+@pytest.mark.parametrize("omega", [0.0, 1.0, 2.0])
+def test_touching_beads_with_a_spring_held_by_their_contact_stay_apart(omega):
+    # the spring b0–b1 is held at 0.1 m by their contact: the closed-form flow of such a
+    # phase degenerates (it gave 4.5e15 m); the phase must be integrated otherwise
+    model = parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 1,
+            "gravity": [0.0, -G_ACC],
+            "contact": {"restitution": 0.0, "friction": 0.0, "impact_law": "staged"},
+            "boundaries": [
+                {"id": "left", "type": "segment", "a": [-1.0, -0.2], "b": [-1.0, 0.2]},
+                {"id": "right", "type": "segment", "a": [1.0, -0.2], "b": [1.0, 0.2]},
+            ],
+            "bodies": [bead(f"b{k}", 0.1 * k, 0.0, radius=0.05) for k in range(4)],
+            "springs": [{"a": "b0", "b": "b1", "stiffness": 1.0, "rest_length": 0.25}],
+            "forces": [
+                {
+                    "body": "b1",
+                    "type": "harmonic",
+                    "amplitude": [1.0, 0.0],
+                    "omega": omega,
+                    "phase": 4.0,
+                }
+            ],
+            "solver": {"t_end": 0.25, "dt_out": 0.025},
+        }
+    )
+    trajectory = simulate(model)
+    assert trajectory.status == "finished", trajectory.message
+    x = np.array([f.q for f in trajectory.frames])
+    assert np.min(np.diff(x, axis=1)) >= 0.1 - PENETRATION_TOL
+    assert np.min(x[:, 0]) >= -0.95
+    balance = np.array([f.energy.balance for f in trajectory.frames])
+    assert np.ptp(balance) <= 1e-9
