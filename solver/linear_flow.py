@@ -150,6 +150,36 @@ def _expm_times(N: np.ndarray, taus: np.ndarray, c: np.ndarray) -> np.ndarray:
     return x
 
 
+def _expm_times_one(N: np.ndarray, tau: float, c: np.ndarray) -> np.ndarray:
+    """:func:`_expm_times` at one time ``tau`` (s): ``exp(N τ) c``, shape (k,).
+
+    A nilpotent ``N`` (zero diagonal: free motion, a repeated zero
+    eigenvalue) is summed to its last nonzero Taylor term without tests.
+    """
+    spread = float(np.max(np.abs(np.diag(N))))
+    NT = N.T
+    if spread == 0.0:
+        term = total = c.astype(complex)
+        for p in range(1, len(c)):
+            term = (term @ NT) * (tau / p)
+            total = total + term
+        return total
+    stages = max(1, math.ceil(spread * abs(tau) / STAGE_NORM))
+    h = tau / stages
+    x = c.astype(complex)
+    for _ in range(stages):
+        term, total, small = x, x, False
+        for p in range(1, TAYLOR_DEGREE + 1):
+            term = (term @ NT) * (h / p)
+            total = total + term
+            now = float(np.abs(term).max()) <= EPS * float(np.abs(total).max())
+            if now and small:
+                break
+            small = now
+        x = total
+    return x
+
+
 def _square(name: str, value: ArrayLike, n: int) -> np.ndarray:
     a = np.asarray(value, dtype=float)
     if a.ndim == 1:
@@ -352,6 +382,8 @@ class LinearPhase:
 
     def _rows(self, t: ArrayLike, rows: slice) -> np.ndarray:
         """Rows ``rows`` of the output maps applied to ``w(t)``."""
+        if isinstance(t, float | int):
+            return self._row(float(t), rows)
         t = np.asarray(t, dtype=float)
         taus = np.atleast_1d(t - self.t0)
         dec = self.flow._decomposition
@@ -362,6 +394,21 @@ class LinearPhase:
             W[:, idx] = np.exp(mu * taus)[:, None] * _expm_times(N, taus, self._c[idx])
         out = (W @ self.flow._maps_X[rows].T).real
         return out[0] if t.ndim == 0 else out
+
+    def _row(self, t: float, rows: slice) -> np.ndarray:
+        """:meth:`_rows` at one time ``t`` (s), with the same arithmetic on 1-D arrays.
+
+        Event location evaluates a phase one time at a time (root brackets):
+        this path avoids the array machinery of the vectorised one.
+        """
+        tau = t - self.t0
+        dec = self.flow._decomposition
+        w = np.empty(len(self._c), dtype=complex)
+        singles = dec.singles
+        w[singles] = np.exp(tau * dec.eigenvalues[singles]) * self._c[singles]
+        for idx, mu, N in dec.clusters:
+            w[idx] = np.exp(mu * tau) * _expm_times_one(N, tau, self._c[idx])
+        return (self.flow._maps_X[rows] @ w).real
 
     def state(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Coordinates (m) and velocities (m/s) at ``t``: ``(q, v)``."""
