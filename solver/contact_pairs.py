@@ -223,6 +223,23 @@ class DiskKinematics:
             self.pairs[key] = found
         return found
 
+    def gap_and_speed(self, pair: ContactPair, q: np.ndarray, v: np.ndarray) -> tuple[float, float]:
+        """``(g, u_n)`` of ``pair`` at ``(q, v)`` (m, m/s): :meth:`evaluate`'s numbers, no more.
+
+        Root brackets of a gap ask for these at one time after another; the
+        Jacobians and the rest of the kinematics are not made.
+        """
+        system = self.system
+        i, j = pair.i, pair.j
+        ci, cdi, _ = system.disk_motion(q, v, i)
+        if j < 0:
+            near = pair.feature.nearest(ci)
+            if near is None:
+                near = continued_nearest(pair.feature, ci)
+            return float(near.d - self.radii[i]), float(near.n.dot(np.asarray(cdi, dtype=float)))
+        e = self.evaluate(pair, q, v)
+        return e.g, e.u_n
+
     def evaluate(self, pair: ContactPair, q: np.ndarray, v: np.ndarray) -> Contact:
         """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed.
 

@@ -124,12 +124,12 @@ class GapRootMixin:
     def _gap(self, piece: Piece, gaps: GapSet, n: int, t: float) -> float:
         y = piece.state(t)
         pair = gaps.pairs[n]
-        return self._kin.evaluate(pair, y[: self._N], y[self._N : 2 * self._N]).g
+        return self._kin.gap_and_speed(pair, y[: self._N], y[self._N : 2 * self._N])[0]
 
     def _gap_speed(self, piece: Piece, gaps: GapSet, n: int, t: float) -> float:
         y = piece.state(t)
         pair = gaps.pairs[n]
-        return self._kin.evaluate(pair, y[: self._N], y[self._N : 2 * self._N]).u_n
+        return self._kin.gap_and_speed(pair, y[: self._N], y[self._N : 2 * self._N])[1]
 
     def _gap_root(
         self, piece: Piece, gaps: GapSet, n: int, ta: float, tb: float, g_a: float
