@@ -293,7 +293,8 @@ class SweepWindow(QWidget):
     result : SweepResult or None
         Its points so far, in grid order.
     state : str
-        ``"idle"``, ``"running"``, ``"finished"``, ``"cancelled"`` or ``"failed"``.
+        ``"idle"``, ``"running"``, ``"cancelling"``, ``"finished"``, ``"cancelled"``
+        or ``"failed"``.
     """
 
     point_added = Signal(int)
@@ -510,12 +511,18 @@ class SweepWindow(QWidget):
         return True
 
     def cancel(self) -> None:
-        """Stop the sweep now; the points finished so far stay (and export)."""
-        if self._worker is None:
+        """Stop the sweep; the points finished so far stay (and export).
+
+        Returns at once: the worker terminates the pool within
+        ``SweepWorker.POLL_S`` (once the pool has started), then
+        ``sweep_ended("cancelled")`` follows.
+        """
+        if self._worker is None or self.state != "running":
             return
         self._worker.cancel()
-        self._join()
-        self._end("cancelled")
+        self.state = "cancelling"
+        self.status.setText("Cancelling: stopping the processes…")
+        self.cancel_button.setEnabled(False)
 
     def is_running(self) -> bool:
         """True while a sweep's worker thread runs."""
@@ -532,8 +539,9 @@ class SweepWindow(QWidget):
 
     @Slot(object)
     def _on_point_done(self, point: PointResult) -> None:
-        if not self._from_current_worker() or self.result is None or self.plan is None:
+        if not self._from_current_worker() or self.state != "running" or self.plan is None:
             return
+        assert self.result is not None
         self.result.add(point)
         done = len(self.result.by_run)
         self.progress.setValue(done)
@@ -544,7 +552,7 @@ class SweepWindow(QWidget):
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        if not self._from_current_worker():
+        if not self._from_current_worker() or self.state != "running":
             return
         self.status.setText(f"<span style='color:#b00020'>The sweep failed: {message}</span>")
         self.state = "failed"
@@ -554,7 +562,7 @@ class SweepWindow(QWidget):
         if not self._from_current_worker():
             return
         self._join()
-        self._end("failed" if self.state == "failed" else "finished")
+        self._end({"running": "finished", "cancelling": "cancelled"}.get(self.state, "failed"))
 
     def _from_current_worker(self) -> bool:
         """Whether the signal being handled comes from the running sweep (not a cancelled one)."""
