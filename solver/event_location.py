@@ -61,6 +61,10 @@ class LocationMixin:
         """
         motion = piece.motion
         found = self._scan(Piece(piece.ta, piece.tb, motion), gaps, SUBPOINTS_LINEAR)
+        end = found.t if found is not None else piece.tb
+        dip = self._reaction_dip(piece, gaps, end)
+        if dip is not None:
+            found = dip
         if not len(model.separation_rows):
             return found
         end = found.t if found is not None else piece.tb
@@ -92,6 +96,60 @@ class LocationMixin:
             if best is not None:
                 return FoundEvent(best, "spring", None)
         return found
+
+    def _reaction_dip(self, piece: Piece, gaps: GapSet, end: float) -> FoundEvent | None:
+        """Earliest lift-off at a dip of λ between the sub-points of a closed-form piece.
+
+        λ of an active contact is a sum of oscillations and exponentials: it
+        can turn negative and back between two sub-points of
+        :meth:`_scan`, which then sees no sign change. Where its rate
+        ``λ̇ = −(A M⁻¹ Aᵀ)⁺ A M⁻¹ ḟ`` (with ``ḟ = −K v − C q̈ + Σ a ω cos(ω t
+        + φ)``, N/s) turns from negative to positive the minimum is located
+        and, if the event function of :meth:`_active_values` is negative
+        there, the piece ends where it first reaches 0 (a ``liftoff`` before
+        ``end``, s).
+        """
+        motion = piece.motion
+        flow = motion.flow
+        if not self._active or not len(flow.A):
+            return None
+        ts = np.linspace(piece.ta, end, SUBPOINTS_LINEAR + 1)
+        M_inv_AT = np.linalg.solve(flow.M, flow.A.T)
+        to_rate = -np.linalg.pinv(flow.A @ M_inv_AT, hermitian=True) @ M_inv_AT.T
+
+        def rates(t: np.ndarray) -> np.ndarray:
+            _, v = motion.state(t)
+            f_dot = -(v @ flow.K.T) - motion.acceleration(t) @ flow.C.T
+            for h in flow.harmonics:
+                f_dot = f_dot + np.multiply.outer(
+                    h.omega * np.cos(h.omega * t + h.phase), h.amplitude
+                )
+            return f_dot @ to_rate.T
+
+        rate = rates(ts)
+        keys = [pair.key for pair, _ in self._active.values()]
+        for j in range(1, len(ts)):
+            ta, tb = ts[j - 1], ts[j]
+            best: FoundEvent | None = None
+            for k in np.nonzero((rate[j - 1] < 0.0) & (rate[j] > 0.0))[0]:
+                t_min = bracketed_root(lambda t, k=k: float(rates(np.array([t]))[0, k]), ta, tb)
+                col = 3 * int(k)
+                if not self._active_value(piece, gaps, col, t_min) < 0.0:
+                    continue
+                if not self._active_value(piece, gaps, col, ta) > 0.0:
+                    t_hit = ta
+                else:
+                    t_hit = brentq(
+                        lambda t, c=col: self._active_value(piece, gaps, c, t),
+                        ta,
+                        t_min,
+                        xtol=TIME_TOL,
+                    )
+                if best is None or t_hit < best.t:
+                    best = FoundEvent(t_hit, "liftoff", keys[k])
+            if best is not None:
+                return best
+        return None
 
     def _event_values(
         self, t: float, y: np.ndarray, gaps: GapSet
