@@ -137,8 +137,11 @@ class ZenoMixin:
             gaps = np.maximum(gaps + tau_k * (u + 0.5 * tau_k * a_n), 0.0)
             gaps[k] = 0.0
             t += tau_k
-            evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
-            hit = [e for e, g in zip(evals, gaps, strict=True) if g <= GAP_TOL]
+            hit = [
+                self._kin.evaluate(pair, q, v)
+                for pair, g in zip(pairs, gaps, strict=True)
+                if g <= GAP_TOL
+            ]
             result = self._law_result(hit, v)
             v = np.array(result.v_plus, dtype=float)
             loss -= float(result.energy_change)
