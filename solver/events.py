@@ -71,13 +71,14 @@ from solver.contact import ContactForces, solve_with_modes
 from solver.contact_pairs import ContactPair, DiskKinematics, GapSet
 from solver.errors import InputError, SolverError
 from solver.event_handling import HandlingMixin
-from solver.event_location import LocationMixin
+from solver.event_location import FoundEvent, LocationMixin
 from solver.event_tolerances import (
     GAP_TOL,
     MAX_PHASES_PER_STEP,
     MAX_STALLED_EVENTS,
     SUBPOINTS_FLIGHT,
     SUBPOINTS_ODE,
+    TIME_TOL,
     ZENO_HEIGHT,
 )
 from solver.flight import FlightMixin, Parabola, Piece
@@ -266,6 +267,15 @@ class EventDrivenStepper(
                         Piece(t0, end, piece.state, piece.states), self._no_gaps, SUBPOINTS_FLIGHT
                     )
                     found = other or found
+            cut = False
+            if reach > 0.0:
+                # no disk may travel beyond the reach of the candidate pairs: a piece
+                # that goes further (a closed-form piece is as long as its flow's rate
+                # allows) ends where the reach is spent, and the phase with it
+                t_cut = self._reach_spent(piece, found, c0, reach)
+                if t_cut is not None:
+                    piece = Piece(piece.ta, t_cut, piece.state, piece.states, piece.motion)
+                    found, cut = None, True
             found = self._missed(piece, gaps, found) or found
             limit = found.t if found else piece.tb
             self._emit_samples(
@@ -285,7 +295,7 @@ class EventDrivenStepper(
                     self._handle(out, found)
                 return
             y_end = piece.state(piece.tb)
-            if piece.tb < self.t_end and reach > 0.0:
+            if piece.tb < self.t_end and reach > 0.0 and not cut:
                 moved = self.system.centres(y_end[: self._N]) - c0
                 if np.hypot(moved[:, 0], moved[:, 1]).max(initial=0.0) < reach:
                     continue  # the next piece
@@ -296,6 +306,32 @@ class EventDrivenStepper(
                 self._finish(out)
             return
         raise SolverError("smooth phase ended without reaching an event or the horizon")
+
+    def _reach_spent(
+        self, piece: Piece, found: FoundEvent | None, c0: np.ndarray, reach: float
+    ) -> float | None:
+        """When (s) a disk centre of ``piece`` first gets ``reach`` (m) from ``c0``, before its end.
+
+        None when no centre gets that far by the piece's end (``found`` or
+        ``tb``); otherwise the time, bisected to ``TIME_TOL``, at which the
+        phase must end so that the candidate pairs still cover every contact.
+        """
+        N = self._N
+
+        def travelled(t: float) -> float:
+            moved = self.system.centres(piece.state(t)[:N]) - c0
+            return float(np.hypot(moved[:, 0], moved[:, 1]).max(initial=0.0))
+
+        ta, tb = piece.ta, found.t if found is not None else piece.tb
+        if travelled(tb) <= reach:
+            return None
+        while tb - ta > TIME_TOL:
+            mid = 0.5 * (ta + tb)
+            if travelled(mid) > reach:
+                tb = mid
+            else:
+                ta = mid
+        return ta
 
     def _advance_clock(self, t: float) -> None:
         if t > self.t:
