@@ -150,23 +150,22 @@ def _expm_times(N: np.ndarray, taus: np.ndarray, c: np.ndarray) -> np.ndarray:
     return x
 
 
-def _expm_times_one(N: np.ndarray, tau: float, c: np.ndarray) -> np.ndarray:
+def _expm_times_one(NT: np.ndarray, spread: float, tau: float, c: np.ndarray) -> np.ndarray:
     """:func:`_expm_times` at one time ``tau`` (s): ``exp(N τ) c``, shape (k,).
 
-    A nilpotent ``N`` (zero diagonal: free motion, a repeated zero
-    eigenvalue) is summed to its last nonzero Taylor term without tests.
+    ``NT`` is ``N`` transposed and ``spread`` the largest ``|N_ii|``. A
+    nilpotent ``N`` (zero diagonal: free motion, a repeated zero eigenvalue)
+    is summed to its last nonzero Taylor term without tests.
     """
-    spread = float(np.max(np.abs(np.diag(N))))
-    NT = N.T
     if spread == 0.0:
-        term = total = c.astype(complex)
+        term = total = c
         for p in range(1, len(c)):
             term = (term @ NT) * (tau / p)
             total = total + term
         return total
     stages = max(1, math.ceil(spread * abs(tau) / STAGE_NORM))
     h = tau / stages
-    x = c.astype(complex)
+    x = c
     for _ in range(stages):
         term, total, small = x, x, False
         for p in range(1, TAYLOR_DEGREE + 1):
@@ -379,6 +378,7 @@ class LinearPhase:
         self.flow = flow
         self.t0 = t0
         self._c = coefficients
+        self._one_time: tuple | None = None
 
     def _rows(self, t: ArrayLike, rows: slice) -> np.ndarray:
         """Rows ``rows`` of the output maps applied to ``w(t)``."""
@@ -402,12 +402,22 @@ class LinearPhase:
         this path avoids the array machinery of the vectorised one.
         """
         tau = t - self.t0
-        dec = self.flow._decomposition
+        if self._one_time is None:
+            dec = self.flow._decomposition
+            self._one_time = (
+                dec.singles,
+                dec.eigenvalues[dec.singles],
+                self._c[dec.singles],
+                tuple(
+                    (idx, mu, N.T, float(np.max(np.abs(np.diag(N)))), self._c[idx].astype(complex))
+                    for idx, mu, N in dec.clusters
+                ),
+            )
+        singles, eigenvalues, c_singles, clusters = self._one_time
         w = np.empty(len(self._c), dtype=complex)
-        singles = dec.singles
-        w[singles] = np.exp(tau * dec.eigenvalues[singles]) * self._c[singles]
-        for idx, mu, N in dec.clusters:
-            w[idx] = np.exp(mu * tau) * _expm_times_one(N, tau, self._c[idx])
+        w[singles] = np.exp(tau * eigenvalues) * c_singles
+        for idx, mu, NT, spread, c in clusters:
+            w[idx] = np.exp(mu * tau) * _expm_times_one(NT, spread, tau, c)
         return (self.flow._maps_X[rows] @ w).real
 
     def state(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
