@@ -19,7 +19,7 @@ from scipy.optimize import brentq
 
 from solver.contact_pairs import ContactPair, GapSet
 from solver.errors import SolverError
-from solver.event_tolerances import SUBPOINTS_FLIGHT, SUBPOINTS_LINEAR, TIME_TOL
+from solver.event_tolerances import GAP_EVENT_TOL, SUBPOINTS_FLIGHT, SUBPOINTS_LINEAR, TIME_TOL
 from solver.flight import Piece
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
@@ -232,6 +232,27 @@ class LocationMixin:
         for t in ts:
             yield self._event_values(t, piece.state(t), gaps)
 
+    def _closed_on_leaving(
+        self, piece: Piece, gaps: GapSet, ta: float, tb: float, g_a: np.ndarray, g_b: np.ndarray
+    ) -> FoundEvent | None:
+        """A vertex gap that closed before a feature ending at the vertex hid it.
+
+        Its gap is finite at ``ta`` and ``inf`` (hidden) at ``tb`` (s): a wheel
+        falling past a step's corner into the strip of the step's face. The
+        bare distance to the corner below zero at ``tb`` means the gap closed
+        in between, at its root.
+        """
+        rows = gaps.vertex_rows
+        if not len(rows):
+            return None
+        best: FoundEvent | None = None
+        for n in rows[np.isfinite(g_a[rows]) & (g_a[rows] > 0.0) & np.isinf(g_b[rows])]:
+            if self._gap(piece, gaps, n, tb) < -GAP_EVENT_TOL:
+                t_hit = brentq(lambda t, n=n: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+                if best is None or t_hit < best.t:
+                    best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
+        return best
+
     def _scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
         """Earliest event in ``piece`` (or None), located to ``TIME_TOL``."""
         ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
@@ -242,6 +263,10 @@ class LocationMixin:
             ta, tb = ts[j - 1], ts[j]
             before, after = after, next(values)
             best = self._gap_event(piece, gaps, ta, tb, before, after) if len(gaps) else None
+            if len(gaps):
+                left = self._closed_on_leaving(piece, gaps, ta, tb, before[0], after[0])
+                if left is not None and (best is None or left.t < best.t):
+                    best = left
             if active:
                 other = self._active_event(piece, gaps, active, ta, tb, before[2], after[2])
                 if other is not None and (best is None or other.t < best.t):

@@ -8,6 +8,7 @@ its circle) when ``|c − centre| > R − r`` within the arc's sector.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -371,3 +372,34 @@ def test_bead_pulled_towards_a_far_stop_hits_it():
         "b2",
         "right",
     )
+
+
+def test_wheel_falling_past_a_step_corner_hits_the_corner():
+    # between two sub-points the corner's gap closed and the wheel's centre entered the
+    # strip of the step's face, which hides the corner: the impact was missed (5 mm)
+    step = [[-1.5, 0.0], [-0.640625, 0.0], [-0.640625, 0.125], [1.5, 0.125]]
+    model = scene(
+        [
+            {
+                "id": "wheel",
+                "type": "wheel",
+                "mass": 1.0,
+                "inertia": 0.0059814453125,
+                "radius": 0.109375,
+                "position": [-0.7875, 0.424375],
+                "velocity": [0.25, 0.0],
+            }
+        ],
+        [{"id": "ground", "type": "polyline", "points": step}],
+        restitution=0.0,
+        t_end=0.25,
+    )
+    trajectory = simulate(model)
+    assert trajectory.status == "finished", trajectory.message
+    c = centres(trajectory)
+    depth = 0.109375 - np.min(
+        [segment_distance(c, a, b) for a, b in itertools.pairwise(step)], axis=0
+    )
+    assert np.max(depth) <= PENETRATION_TOL
+    hits = [e for e in trajectory.events if e.type == "impact"]
+    assert hits and hits[0].other == "ground#v2"
