@@ -26,6 +26,7 @@ from solver.event_tolerances import (
     MISSED_SAMPLES,
     PENETRATION_TOL,
     REOPEN_SAMPLES,
+    REST_SPEED_TOL,
     TIME_TOL,
 )
 from solver.flight import Piece
@@ -149,9 +150,12 @@ class GapRootMixin:
                 return ta
             return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
         if not g_a > 0.0:
-            if not self._gap_speed(piece, gaps, n, ta) > 0.0:
+            # an approach at rounding level (a plastic impact's common velocity) is
+            # not a closing: the samples below see whether the gap opens first
+            speed_a = self._gap_speed(piece, gaps, n, ta)
+            if not speed_a > -REST_SPEED_TOL:
                 return ta
-            if self._gap_speed(piece, gaps, n, tb) < 0.0:  # one maximum in between
+            if speed_a > 0.0 and self._gap_speed(piece, gaps, n, tb) < 0.0:  # one maximum
                 t_max = brentq(lambda t: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
                 if not self._gap(piece, gaps, n, t_max) > 0.0:
                     return ta

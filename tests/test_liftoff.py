@@ -17,7 +17,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -164,8 +163,7 @@ def test_pressed_beads_lift_off_where_their_contact_force_reaches_zero(block):
     assume(all(z - t_lift > 1e-6 for i, z in enumerate(zeros) if i != contact))
     assert abs(a + b * math.cos(W * t_lift) + c * math.sin(W * t_lift)) < 1e-9 * force_scale
 
-    # to just past the lift-off: a later re-impact can stall the engine (the xfail below)
-    t_end = t_lift + 0.002
+    t_end = t_lift + 0.5  # re-impacts and new lift-offs after the first
     lam, events = contact_forces_written(block_scene(*block, t_end=t_end), t_end)
     assert lam.size
     assert lam.min() >= -1e-9 * force_scale
@@ -174,14 +172,12 @@ def test_pressed_beads_lift_off_where_their_contact_force_reaches_zero(block):
     assert {lift.body, lift.other} == {f"b{contact}", f"b{contact + 1}"}
 
 
-@pytest.mark.xfail(
-    reason="engine bug, not fixed: after the lift-off at 0.105 s bead b0 meets the pressed "
-    "pair again at 0.2208 s; the plastic impact leaves u_n = −3e-15 m/s on the released "
-    "contact, GapRootMixin._gap_root takes it as closing at once, and 200 events follow "
-    "without time advancing",
-    strict=True,
-)
 def test_a_bead_lifted_off_meets_the_pressed_pair_again():
+    """The plastic re-impact leaves u_n = −3e-15 m/s on the contact the LCP releases.
+
+    That rounding is no closing: the gap opens and b0 hits the pair once more
+    (the engine used to stall at the re-impact, 200 events at one instant).
+    """
     block = (
         [14.0, 1.0, 1.5],
         [3451.0, 4234.5, 3670.25],
@@ -190,8 +186,8 @@ def test_a_bead_lifted_off_meets_the_pressed_pair_again():
     )
     W, alpha, beta, gamma = block_contact_forces(*block)
     t_lift = first_zero(W, alpha[0], beta[0], gamma[0])
-    lam, events = contact_forces_written(block_scene(*block, t_end=0.3), 0.3)
+    lam, events = contact_forces_written(block_scene(*block, t_end=1.0), 1.0)
     assert lam.min() >= -1e-9 * (1.0 + float(np.max(np.abs(alpha) + np.hypot(beta, gamma))))
     lift = next(event for event in events if event.type == "liftoff")
     assert abs(lift.t - t_lift) < 1e-9
-    assert [event.t for event in events if event.type == "impact"][-1] > 0.22
+    assert sum(event.t > 0.22 and event.type == "impact" for event in events) >= 4
