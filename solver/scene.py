@@ -68,6 +68,7 @@ the default, is what version 1 meant). A version-1 file is read unchanged.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -129,6 +130,8 @@ MAX_SAMPLES = 1_000_000
 """Most output samples of a run, ``t_end / dt_out`` (about 1 kB of memory each)."""
 MAX_TIME_STEPS = 10_000_000
 """Most time-stepping steps of a run, ``t_end / dt``."""
+MAX_PROBLEMS = 100
+"""Most cross-field problems listed for one scene (the checks stop there)."""
 
 MAGNITUDES: dict[str, tuple[float, float, str]] = {
     "coordinate": (0.0, 1e6, "m"),
@@ -527,7 +530,9 @@ class Scene(_Model):
 
     @model_validator(mode="after")
     def _physically_valid(self) -> Scene:
-        problems = list(_scene_problems(self))
+        problems = list(itertools.islice(_scene_problems(self), MAX_PROBLEMS + 1))
+        if len(problems) > MAX_PROBLEMS:
+            problems[-1] = ((), f"more problems not listed (the first {MAX_PROBLEMS} are)")
         if problems:
             raise ValidationError.from_exception_data(
                 "Scene",
@@ -698,6 +703,20 @@ def _overlap_problems(scene: Scene) -> Iterator[tuple[Loc, str]]:
         return
     centres = [disk_centre(body) for _, body in disks]
     radii = [body.radius for _, body in disks]
+    # Disks at one centre would put every pair of them into one grid cell (n² pairs).
+    first_at: dict[Point, int] = {}
+    coincident = False
+    for n, centre in enumerate(centres):
+        if centre in first_at:
+            coincident = True
+            yield (
+                ("bodies", disks[n][0]),
+                f"has the same centre as body {disks[first_at[centre]][1].id!r} at t = 0",
+            )
+        else:
+            first_at[centre] = n
+    if coincident:
+        return
     # Only pairs the grid broadphase finds within touching distance can overlap.
     for n, m in disk_pairs(centres, radii, 0.0).pairs:
         (_, body), (j, other) = disks[n], disks[m]

@@ -23,6 +23,7 @@ from solver.record import Trajectory
 from solver.scene import (
     MAX_FILE_BYTES,
     MAX_NESTING,
+    MAX_PROBLEMS,
     SceneError,
     load_scene,
     nesting_depth,
@@ -177,6 +178,18 @@ def test_make_stepper_refuses_a_run_too_large_for_its_callers_too():
     scene = load_scene(BALL)
     with pytest.raises(InputError, match="output samples"):
         make_stepper(scene, dt_out=1e-9)
+
+
+def test_thousands_of_coincident_bodies_are_refused_with_a_bounded_list(tmp_path):
+    # Every pair of 3000 disks at one centre was checked and listed: minutes, millions of lines.
+    data = ball_data()
+    ball = data["bodies"][0]
+    data["bodies"] = [{**ball, "id": f"b{k}"} for k in range(3000)]
+    status, err = run_cli("run", write_data(tmp_path, data), "--out", tmp_path / "out")
+    lines = err.splitlines()
+    assert status == 2 and len(lines) == MAX_PROBLEMS + 1
+    assert lines[0] == "bodies[1]: has the same centre as body 'b0' at t = 0"
+    assert lines[-1] == f"(scene): more problems not listed (the first {MAX_PROBLEMS} are)"
 
 
 def test_a_scene_without_bodies_runs_and_writes_its_files(tmp_path):
