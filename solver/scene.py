@@ -229,9 +229,26 @@ Angle = Annotated[Number, _within("angle")]
 Friction = Annotated[NonNegative, _within("friction")]
 Duration = Annotated[Positive, _within("duration")]
 Tolerance = Annotated[Positive, _within("tolerance")]
-Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT)]
+
+
+def _encodable(value: str) -> str:
+    """Refuse text that UTF-8 cannot encode (a lone surrogate such as ``"\\ud800"``)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise PydanticCustomError(
+            "text",
+            "holds a character that cannot be saved as UTF-8 (a lone surrogate) at position {at}",
+            {"at": error.start},
+        ) from None
+    return value
+
+
+Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(_encodable)]
 """Free text (title, description): at most ``MAX_TEXT`` characters; lone surrogates refused."""
-Identifier = Annotated[str, Strict(), BeforeValidator(_as_id), Field(max_length=MAX_ID)]
+Identifier = Annotated[
+    str, Strict(), BeforeValidator(_as_id), Field(max_length=MAX_ID), AfterValidator(_encodable)
+]
 """An id of a body or boundary: non-empty, no ``#``."""
 
 

@@ -147,6 +147,15 @@ def test_a_lone_surrogate_in_the_title_is_refused_at_load(tmp_path):
     assert status == 2 and err.startswith("title: holds a character that cannot be saved")
 
 
+def test_a_lone_surrogate_in_an_id_is_refused_at_load(tmp_path):
+    # It loaded, ran, and the CSV writer raised UnicodeEncodeError (exit 3, no files).
+    data = ball_data()
+    data["boundaries"][0]["id"] = "\ud800"
+    status, err = run_cli("run", write_text(tmp_path, json.dumps(data)), "--out", tmp_path / "o")
+    assert status == 2
+    assert err.startswith("boundaries[0].id: holds a character that cannot be saved as UTF-8")
+
+
 def test_dt_out_giving_too_many_samples_is_refused_before_allocating(tmp_path):
     # --dt-out 1e-12 tried to allocate 1.77 TiB of sample times.
     status, err = run_cli("run", BALL, "--out", tmp_path / "out", "--dt-out", "1e-12")
