@@ -63,7 +63,8 @@ class LocationMixin:
         event.
         """
         motion = piece.motion
-        found = self._scan(Piece(piece.ta, piece.tb, motion), gaps, SUBPOINTS_LINEAR)
+        n_sub = self._linear_subpoints(piece) if len(gaps) else SUBPOINTS_LINEAR
+        found = self._scan(Piece(piece.ta, piece.tb, motion), gaps, n_sub)
         end = found.t if found is not None else piece.tb
         dip = self._reaction_dip(piece, gaps, end)
         if dip is not None:
@@ -99,6 +100,22 @@ class LocationMixin:
             if best is not None:
                 return FoundEvent(best, "spring", None)
         return found
+
+    def _linear_subpoints(self, piece: Piece) -> int:
+        """Sub-points of a closed-form piece for its gaps: a bead moves ``r_min / 2`` (m) at most.
+
+        ``SUBPOINTS_LINEAR`` sub-points follow the flow's fastest rate, not
+        the beads' travel: a bead driven fast enough goes into a stop and
+        out, or through it (the gap to a segment is a distance, positive on
+        both sides), between two of them. The largest bead speed on
+        ``SUBPOINTS_FLIGHT + 1`` samples (m/s; the velocity turns by at most
+        1/8 of its fastest rate between them), times 1.5, bounds the travel;
+        at most 1024 sub-points.
+        """
+        _, V = piece.motion.state(np.linspace(piece.ta, piece.tb, SUBPOINTS_FLIGHT + 1))
+        travel = 1.5 * float(np.max(np.abs(V), initial=0.0)) * (piece.tb - piece.ta)
+        wanted = math.ceil(2.0 * travel / self._r_min) if math.isfinite(travel) else 1024
+        return int(np.clip(wanted, SUBPOINTS_LINEAR, 1024))
 
     def _reaction_dip(self, piece: Piece, gaps: GapSet, end: float) -> FoundEvent | None:
         """Earliest lift-off at a dip of λ between the sub-points of a closed-form piece.

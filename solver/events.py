@@ -327,6 +327,8 @@ class EventDrivenStepper(
             return None
         while tb - ta > TIME_TOL:
             mid = 0.5 * (ta + tb)
+            if not ta < mid < tb:  # adjacent floats: TIME_TOL is below their spacing
+                break
             if travelled(mid) > reach:
                 tb = mid
             else:

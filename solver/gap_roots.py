@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from solver.contact_pairs import ContactPair, GapSet
+from solver.contact_pairs import ContactPair, GapSet, row_dots
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
 from solver.event_tolerances import (
@@ -39,19 +39,23 @@ class GapRootMixin:
         """A gap closing that the search missed in ``piece``, located; None if there is none.
 
         Every watched gap is checked where the piece ends (at ``found`` or its
-        end). One below ``−PENETRATION_TOL`` there was either closed already
-        at the start — a ``SolverError`` naming the contact, time and depth —
-        or closed in between: its first closing on ``MISSED_SAMPLES`` samples
-        is bisected to ``TIME_TOL``.
+        end). One below ``−PENETRATION_TOL`` there, or one whose disk is on
+        the other side of its segment or arc than at the start
+        (:meth:`_crossed`), was either closed already at the start — a
+        ``SolverError`` naming the contact, time and depth — or closed in
+        between: its first closing on ``MISSED_SAMPLES`` samples is bisected
+        to ``TIME_TOL``. A crossing that no sample sees is a ``SolverError``.
         """
         if not len(gaps):
             return None
         N = self._N
         ta, tb = piece.ta, found.t if found is not None else piece.tb
-        deep = np.nonzero(gaps.gaps(piece.state(tb)[:N]) < -PENETRATION_TOL)[0]
+        qa, qb = piece.state(ta)[:N], piece.state(tb)[:N]
+        g_a, g_b = gaps.gaps(qa), gaps.gaps(qb)
+        deep = np.nonzero((g_b < -PENETRATION_TOL) | self._crossed(gaps, qa, qb, g_a, g_b))[0]
         if not len(deep):
             return None
-        start = gaps.gaps(piece.state(ta)[:N])[deep]
+        start = g_a[deep]
         if np.any(start < -PENETRATION_TOL):
             k = int(deep[int(np.argmin(start))])
             pair = gaps.pairs[k]
@@ -66,15 +70,51 @@ class GapRootMixin:
             if np.any(pairs.gaps(piece.state(t)[:N]) < -GAP_EVENT_TOL):
                 break
             before = t
+        else:
+            pair = pairs.pairs[0]
+            raise SolverError(
+                f"{pair.body} passed through {pair.other} between t = {ta:.12g} s and "
+                f"t = {tb:.12g} s without an event (an overlap of at least "
+                f"{self._kin.radii[pair.i]:.3g} m, its radius)"
+            )
         after = t
         while after - before > TIME_TOL:
             mid = 0.5 * (before + after)
+            if not before < mid < after:  # adjacent floats: TIME_TOL is below their spacing
+                break
             if np.any(pairs.gaps(piece.state(mid)[:N]) < -GAP_EVENT_TOL):
                 after = mid
             else:
                 before = mid
         k = int(np.argmin(pairs.gaps(piece.state(after)[:N])))
         return FoundEvent(after, "gap", pairs.pairs[k].key)
+
+    def _crossed(
+        self, gaps: GapSet, qa: np.ndarray, qb: np.ndarray, g_a: np.ndarray, g_b: np.ndarray
+    ) -> np.ndarray:
+        """Per pair: whether its disk crossed a segment's line or an arc's circle, ``qa`` to ``qb``.
+
+        The gap to a segment or an arc is a distance, positive on both sides:
+        a disk that went through the feature between two times has a positive
+        gap at both. Its centre is then on the other side (both times inside
+        the feature's region: ``g_a``, ``g_b`` finite, m).
+        """
+        crossed = np.zeros(len(gaps), dtype=bool)
+        ca, cb = self.system.centres(qa), self.system.centres(qb)
+        rows = gaps.segment_rows
+        if len(rows):
+            disks = gaps.seg_disks
+            side_a = row_dots(ca[disks] - gaps.seg_a, gaps.seg_normal)
+            side_b = row_dots(cb[disks] - gaps.seg_a, gaps.seg_normal)
+            crossed[rows] = (side_a * side_b < 0.0) & np.isfinite(g_a[rows] + g_b[rows])
+        for n in gaps.arc_rows:
+            pair = gaps.pairs[n]
+            if math.isfinite(g_a[n] + g_b[n]):
+                centre, radius = np.asarray(pair.feature.center), pair.feature.radius
+                rho_a = float(np.hypot(*(ca[pair.i] - centre))) - radius
+                rho_b = float(np.hypot(*(cb[pair.i] - centre))) - radius
+                crossed[n] = rho_a * rho_b < 0.0
+        return crossed
 
     def _gap_event(
         self,
