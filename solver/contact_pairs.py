@@ -462,7 +462,7 @@ class GapSet:
         c = self.kin.system.centres(q)
         self._disk_values(c, None, g, None)
         self._segment_values(c, None, g, None, REGION_TOL if band else 0.0)
-        self._vertex_values(c, None, g, None)
+        self._vertex_values(c, None, g, None, REGION_TOL if band else 0.0)
         self._arc_values(c, None, g, None, REGION_TOL if band else 0.0)
         return g
 
@@ -514,7 +514,12 @@ class GapSet:
                 u_n[self.segment_rows] = np.where(inside, row_dots(w, cd[k]) / d, np.nan)
 
     def _vertex_values(
-        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+        self,
+        c: np.ndarray,
+        cd: np.ndarray | None,
+        g: np.ndarray,
+        u_n: np.ndarray | None,
+        band: float = 0.0,
     ) -> None:
         if not len(self.vertex_rows):
             return
@@ -522,7 +527,7 @@ class GapSet:
         w = c[k] - self.vertex_p
         d = np.hypot(w[:, 0], w[:, 1])
         gap = d - self.vertex_radii
-        hidden = self._hidden(c)
+        hidden = self._hidden(c, band)
         if hidden is not None:
             gap = np.where(hidden, np.inf, gap)
         g[self.vertex_rows] = gap
@@ -547,18 +552,23 @@ class GapSet:
             rho = float(np.hypot(*(c[pair.i] - np.asarray(pair.feature.center))))
             g[n] = min(g[n], abs(rho - pair.feature.radius) - self.kin.radii[pair.i])
 
-    def _hidden(self, c: np.ndarray) -> np.ndarray | None:
-        """Per vertex row: True where a segment or arc ending at it covers the disk centre."""
+    def _hidden(self, c: np.ndarray, band: float) -> np.ndarray | None:
+        """Per vertex row: True where a segment or arc ending at it covers the disk centre.
+
+        A feature covers its region and ``band`` (m) beyond its ends: the
+        contact set at an event uses ``REGION_TOL``, the watched gaps none, so
+        a corner is watched wherever its faces' own gaps are not.
+        """
         if not len(self.cover_rows) and not self.cover_arcs:
             return None
         hidden = np.zeros(len(self.vertex_rows), dtype=bool)
         if len(self.cover_rows):
             w = c[self.vertex_disks[self.cover_rows]] - self.cover_a
             s = row_dots(w, self.cover_e) / self.cover_len2
-            reach = REGION_TOL / np.sqrt(self.cover_len2)
+            reach = band / np.sqrt(self.cover_len2)
             hidden[self.cover_rows[(s > -reach) & (s < 1.0 + reach)]] = True
         for r, arc in self.cover_arcs:
-            if not hidden[r] and in_region(arc, c[self.vertex_disks[r]], REGION_TOL):
+            if not hidden[r] and in_region(arc, c[self.vertex_disks[r]], band):
                 hidden[r] = True
         return hidden
 

@@ -403,3 +403,32 @@ def test_wheel_falling_past_a_step_corner_hits_the_corner():
     assert np.max(depth) <= PENETRATION_TOL
     hits = [e for e in trajectory.events if e.type == "impact"]
     assert hits and hits[0].other == "ground#v2"
+
+
+def test_wheel_rolling_at_the_height_of_a_step_hits_its_face():
+    # the step is as high as the wheel's radius: its centre runs along the end of the
+    # face's strip, where the corner was hidden and the face not yet watched (5 mm)
+    r = 0.109375
+    step = [[-1.5, 0.0], [-0.640625, 0.0], [-0.640625, r], [1.5, r]]
+    model = scene(
+        [
+            {
+                "id": "wheel",
+                "type": "wheel",
+                "mass": 1.0,
+                "inertia": 0.0059814453125,
+                "radius": r,
+                "position": [-0.803125, 0.310625],
+                "velocity": [0.25, 0.0],
+            }
+        ],
+        [{"id": "ground", "type": "polyline", "points": step}],
+        restitution=0.0,
+        friction=1.0,
+        t_end=0.25,
+    )
+    trajectory = simulate(model)
+    assert trajectory.status == "finished", trajectory.message
+    c = centres(trajectory)
+    depth = r - np.min([segment_distance(c, a, b) for a, b in itertools.pairwise(step)], axis=0)
+    assert np.max(depth) <= PENETRATION_TOL
