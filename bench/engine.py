@@ -1,7 +1,7 @@
 """Engine benchmark: targets, cost of every bundled scene, accuracy against cost on paper 004.
 
 Run with ``python bench/engine.py``. Prints three tables and asserts nothing
-(DESIGN.md: benchmarks print ratios against a baseline measured in the same
+(docs/CONTRACT.md, "Working habits": benchmarks print ratios against a baseline measured in the same
 run, never timed assertions).
 
 0. Targets: median wall time of the stepping (stepper built beforehand, the

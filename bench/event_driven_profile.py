@@ -1,7 +1,7 @@
 """Event-driven engine: cost per impact, per event and per output frame.
 
 Run with ``python bench/event_driven_profile.py [--profile CASE]``. Prints wall
-times and asserts nothing (DESIGN.md: benchmarks print, tests never time).
+times and asserts nothing (docs/CONTRACT.md, "Working habits": benchmarks print, tests never time).
 
 Cases
 -----

@@ -6,7 +6,7 @@ staged impact through the dense least-distance route, measured first in the
 same process. Then, for N = 1000, the staged impact struck elsewhere (the
 middle, the far end, with a wall at bead 0 listed before or after the gaps),
 per stage, as a ratio to the strike at the first column: it should not
-depend on which column approaches. Asserts nothing (DESIGN.md: benchmarks
+depend on which column approaches. Asserts nothing (docs/CONTRACT.md, "Working habits": benchmarks
 print ratios).
 
     python bench/impact_chain.py

@@ -1,6 +1,6 @@
 """Compare impact laws: run copies of one scene under several laws, side by side.
 
-The user ticks two or more of the laws of SPEC §3 (staged, poisson,
+The user ticks two or more of the laws of MECHANICS §3 (staged, poisson,
 sequential, newton); each ticked law runs a copy of the current scene with
 ``contact.impact_law`` replaced, in its own worker thread, and gets a plot
 of the bodies' velocities over time and a line of the velocities at the

@@ -1,7 +1,7 @@
 """The scene being edited: a JSON-shaped dict, its undo stack, file and selection.
 
 ``SceneDocument`` is the model the editor widgets observe. ``doc.data`` is the
-scene object exactly as it is saved (DESIGN.md, "Scene file"); it is replaced
+scene object exactly as it is saved (docs/CONTRACT.md, "Scene file"); it is replaced
 only by the undoable commands of :mod:`impactgui.commands` (``doc.push``) or
 wholesale by ``new`` / ``load`` / ``set_data`` / ``restore``. Validation is the solver's:
 ``doc.problems()`` lists what ``solver.scene.parse_scene`` refuses, as

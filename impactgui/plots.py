@@ -8,7 +8,7 @@ units and a vertical cursor at the playback time:
 * τ per contact (friction force = −μ λ τ along the tangent), unitless;
 * energy budget, J: kinetic, potential, spring, dissipated so far, input so
   far, total, and the balance ``total + dissipated − input`` (flat for a
-  correct run, SPEC §6);
+  correct run, MECHANICS §6);
 * velocity jumps Δv per body at impact and impulse times, as stems: a bead's
   signed Δvx and a wheel's |Δ| of its centre velocity (m/s); an axle cart's
   jump in each of its five rates ``vxC, vyC`` (m/s), ``omega, omegaA,

@@ -3,7 +3,7 @@
 ``SimulationWorker`` lives in a ``QThread`` and calls ``stepper.step()`` in a
 loop; ``SimulationRunner`` lives in the GUI thread, owns the thread, the
 worker and the run's ``Trajectory``, and re-emits everything as GUI-thread
-signals (GUI-STACK.md: worker signals reach only ``@Slot`` methods of
+signals (docs/INSTALL.md: worker signals reach only ``@Slot`` methods of
 GUI-thread objects; tests wait on the runner's signals, never the worker's).
 """
 

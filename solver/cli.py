@@ -1,7 +1,7 @@
 """The command line: ``python -m solver run SCENE.json --out DIR [options]``.
 
 Runs a scene to its end without Qt and writes the CSV files of the public
-contract (DESIGN.md). Exit status: 0 on success, 2 on invalid input (one
+contract (docs/CONTRACT.md). Exit status: 0 on success, 2 on invalid input (one
 line per problem on stderr, each starting with the JSON path of the field
 or the name of the option), 3 when the solver fails mid-run (the message on
 stderr; the files hold everything computed up to the failure). That holds

@@ -1,4 +1,4 @@
-"""Contact forces during smooth motion: the acceleration-level problem of SPEC §2.
+"""Contact forces during smooth motion: the acceleration-level problem of MECHANICS §2.
 
 For the active contacts (``g = 0``, ``u_n = 0``) the accelerations solve
 (paper 002, Gauss' principle; paper 004 (25) with friction)
@@ -160,7 +160,7 @@ def solve_contact_problem(
     f: np.ndarray,
     modes: Sequence[str | None] | None = None,
 ) -> ContactForces:
-    """Solve SPEC §2 exactly (Lemke) for the given active contacts.
+    """Solve MECHANICS §2 exactly (Lemke) for the given active contacts.
 
     Parameters
     ----------

@@ -3,7 +3,7 @@
 The per-contact functions of :mod:`solver.geometry` build one
 :class:`~solver.geometry.DiskContact` per pair, which costs a few
 microseconds of Python each; a chain of 10⁴ beads has 10⁴ contacts. Here the
-same quantities (SPEC §1) are computed for all candidate pairs of a kind in
+same quantities (MECHANICS §1) are computed for all candidate pairs of a kind in
 one pass of numpy operations:
 
 * gap ``g`` (m), unit normal ``n`` from the obstacle to the disk, tangent

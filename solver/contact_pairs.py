@@ -1,4 +1,4 @@
-"""Contact pairs and their gaps: what the event-driven stepper watches (SPEC §1, §4).
+"""Contact pairs and their gaps: what the event-driven stepper watches (MECHANICS §1, §4).
 
 A :class:`ContactPair` is a disk against a boundary feature (segment, vertex,
 arc) or against another disk. :class:`DiskKinematics` finds the pairs near

@@ -1,4 +1,4 @@
-"""Event handling of the event-driven stepper: what happens at an event (SPEC §2, §3).
+"""Event handling of the event-driven stepper: what happens at an event (MECHANICS §2, §3).
 
 :class:`HandlingMixin` gathers every contact within ``GAP_TOL`` (junction
 features included), resolves impacts with the scene's law on all of them
@@ -244,7 +244,7 @@ class HandlingMixin:
     ) -> ImpactResult:
         """Impact of one frictionless contact in closed form (Newton's law).
 
-        With a single frictionless constraint every law of SPEC §3 reduces to
+        With a single frictionless constraint every law of MECHANICS §3 reduces to
         ``u_n⁺ = −e u_n⁻`` with the effective mass ``1/(GᵀM⁻¹G)``. The velocity
         jump is formed from the direction ``M⁻¹G/(GᵀM⁻¹G)`` (exactly ``±1``
         per coordinate for a bead against a wall, so an elastic bounce is an

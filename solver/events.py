@@ -1,4 +1,4 @@
-"""The event-driven stepper (SPEC §4; paper 004 §6, paper 002).
+"""The event-driven stepper (MECHANICS §4; paper 004 §6, paper 002).
 
 Motion is split into smooth phases with a fixed set of active contacts and
 fixed friction modes. A phase is integrated with DOP853 (dense output) using
@@ -103,7 +103,7 @@ def _positive(value: float, name: str) -> float:
 class EventDrivenStepper(
     FlightMixin, LocationMixin, GapRootMixin, HandlingMixin, ZenoMixin, OutputMixin
 ):
-    """Event-driven simulation of a side-view scene (SPEC §4).
+    """Event-driven simulation of a side-view scene (MECHANICS §4).
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ class EventDrivenStepper(
         self.message = ""
         self.t = 0.0
         self._N = system.N
-        self._M_inv = 1.0 / np.asarray(system.M_diag, dtype=float)  # M is diagonal (SPEC §1)
+        self._M_inv = 1.0 / np.asarray(system.M_diag, dtype=float)  # M is diagonal (MECHANICS §1)
         self._q = np.array(system.q0, dtype=float)
         self._v = np.array(system.v0, dtype=float)
         self._work = np.zeros(3)  # friction, damping dissipation and input work (J)

@@ -49,7 +49,7 @@ def _quick_init(cls: type) -> type:
 @_quick_init
 @dataclass(frozen=True, slots=True)
 class EnergyBudget:
-    """Energy bookkeeping at one instant (SPEC §6), all in J.
+    """Energy bookkeeping at one instant (MECHANICS §6), all in J.
 
     ``dissipated`` and ``input`` are running totals since t = 0, so
     ``total + dissipated - input`` stays constant along a run.

@@ -1,4 +1,4 @@
-"""Where a watched gap closes: roots, dips, reopening and missed closings (SPEC §4).
+"""Where a watched gap closes: roots, dips, reopening and missed closings (MECHANICS §4).
 
 :class:`GapRootMixin` turns the gap values at the ends of a sub-interval
 into the time a gap closes, located to ``TIME_TOL``: a sign change; a dip

@@ -12,7 +12,7 @@ are unsigned.
 The contact of a disk (centre ``c``, radius ``r``, angular velocity ``ω``)
 with a feature, or with another disk, is described by the gap ``g``, the
 normal and tangential speeds ``u_n``, ``u_t`` and the curvature terms
-``gamma_n``, ``gamma_t`` of SPEC §1 (paper 004 (18)): along any motion
+``gamma_n``, ``gamma_t`` of MECHANICS §1 (paper 004 (18)): along any motion
 
     d²g/dt² = n·c̈ + gamma_n,        d(u_t)/dt = t·c̈ + r ω̇ + gamma_t.
 
@@ -326,7 +326,7 @@ def boundary_features(boundary: Any) -> list[tuple[str, Feature]]:
 
 @dataclass(frozen=True, eq=False)
 class DiskContact:
-    """Kinematics of one disk contact at one instant (SPEC §1).
+    """Kinematics of one disk contact at one instant (MECHANICS §1).
 
     Attributes
     ----------

@@ -1,6 +1,6 @@
 """Impact laws: the velocity jump of a system hitting several unilateral constraints.
 
-``resolve_impact`` implements the four laws of SPEC §3 on plain arrays:
+``resolve_impact`` implements the four laws of MECHANICS §3 on plain arrays:
 
 * ``staged`` — paper 000 §3, (9)-(14): stages of a plastic phase (the
   least-distance projection of Theorem 1) followed by a Poisson restitution
@@ -15,7 +15,7 @@
 
 With friction every phase carries Routh's impulse (paper 004 (31)-(35)):
 ``M(v⁺ − v⁻) = GΛ − HμΛτ`` with ``τ = sign(u_t⁺)`` (``τ ∈ [−1, 1]`` when
-``u_t⁺ = 0``); with the SPEC §1 scaling of ``G`` and ``H`` the friction bound
+``u_t⁺ = 0``); with the MECHANICS §1 scaling of ``G`` and ``H`` the friction bound
 is ``μΛ`` (paper 004 (32) writes ``μ‖G‖Λ``). In 2-D each phase is an LCP
 (the friction cone has two edges) solved exactly by Lemke's method:
 
@@ -543,7 +543,7 @@ def _newton(
     separating and is made to approach by the others' impulses is taken in
     the next round (a round is reported as a stage). When every closed
     constraint approaches or rests — the case Siconos' event-driven scheme
-    sees — this is one round of SPEC §3's law exactly. Applying the law to a
+    sees — this is one round of MECHANICS §3's law exactly. Applying the law to a
     separating constraint as well would let it end up approaching
     (``u⁺ = −e u⁻ < 0``) and could gain energy (paper 000 ex. 2 gains
     0.042 J that way), so separating constraints are left out.
@@ -905,7 +905,7 @@ def resolve_impact(
     max_stages: int | None = None,
     time_budget: float = TIME_BUDGET_S,
 ) -> ImpactResult:
-    """Velocity jump of a system hitting closed unilateral constraints (SPEC §3).
+    """Velocity jump of a system hitting closed unilateral constraints (MECHANICS §3).
 
     Every column of ``G`` is a closed contact (gap zero); pass only those.
     Momentum balance: ``M(v⁺ − v⁻) = G Λ + H p_t`` with ``Λ = impulse >= 0``

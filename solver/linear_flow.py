@@ -1,4 +1,4 @@
-"""Closed-form smooth phases of linear systems (SPEC §4: "integrated in closed form").
+"""Closed-form smooth phases of linear systems (MECHANICS §4: "integrated in closed form").
 
 Between events, a scene of beads joined by springs and pushed by constant
 and harmonic forces obeys

@@ -17,7 +17,7 @@ independent; here the choice is made by a column-pivoted QR factorisation of
 ``A`` so that ``A₂`` is the best-conditioned block and a singular "natural"
 ``A₂`` never breaks the solve. The classical form with multipliers,
 ``[M Aᵀ; A 0][Δv; σ] = [Q̂; 0]``, is :func:`multiplier_response`; both give the
-same ``Δv`` (SPEC §5).
+same ``Δv`` (MECHANICS §5).
 
 Redundant constraint rows (rows of ``A`` that are linear combinations of the
 others) add no condition on ``Δv``; they are dropped, see

@@ -2,7 +2,7 @@
 
 The stepper's ``StepOutput`` batches are appended to a ``Trajectory`` while
 the GUI (another thread) reads it; ``write_csv`` turns a trajectory into the
-three files of the public contract (DESIGN.md, "CSV"): ``trajectory.csv``,
+three files of the public contract (docs/CONTRACT.md, "CSV"): ``trajectory.csv``,
 ``contacts.csv`` and ``events.csv``, and the stages of every impact,
 ``stages.csv``. The files are written as a set into a staging folder in the
 target directory and renamed together, so a reader never sees a
@@ -218,7 +218,7 @@ def _read_only(view: np.ndarray) -> np.ndarray:
 
 
 def trajectory_columns(system: System) -> list[str]:
-    """Header of ``trajectory.csv`` for ``system`` (DESIGN.md, "CSV").
+    """Header of ``trajectory.csv`` for ``system`` (docs/CONTRACT.md, "CSV").
 
     ``t,kind``, then per body in scene order ``ID.<coord>`` for its
     coordinates and ``ID.<rate>`` for its rates, then the energy columns.

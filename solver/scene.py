@@ -1,7 +1,7 @@
 """The scene: what the user drew, as validated, immutable models, and its JSON file.
 
 A scene file is a JSON object with ``"format": "impactgui-scene"`` and
-``"version": 2`` (see DESIGN.md, "Scene file"; version 1 files are read as they
+``"version": 2`` (see docs/CONTRACT.md, "Scene file"; version 1 files are read as they
 were). Every model attribute below is
 spelled exactly as its JSON key, so ``Scene.model_validate(json_object)`` and
 ``scene_to_dict(scene)`` are inverse to each other. Unknown keys are errors,
@@ -102,7 +102,7 @@ VERSION = 2
 """The scene-file version this program writes (and the newest it reads)."""
 
 ImpactLaw = Literal["staged", "poisson", "sequential", "newton"]
-"""Impact laws of SPEC §3, selectable per scene with ``contact.impact_law``."""
+"""Impact laws of MECHANICS §3, selectable per scene with ``contact.impact_law``."""
 IMPACT_LAWS: tuple[str, ...] = get_args(ImpactLaw)
 
 TOUCH_TOLERANCE = 1e-12
@@ -266,7 +266,7 @@ class ContactDefaults(_Model):
 
     ``restitution`` e ∈ [0, 1] (0 plastic, 1 elastic: the share of the normal
     approach speed given back by an impact), ``friction`` μ ≥ 0 (Coulomb
-    coefficient), ``impact_law`` one of ``IMPACT_LAWS`` (SPEC §3). Disk–disk
+    coefficient), ``impact_law`` one of ``IMPACT_LAWS`` (MECHANICS §3). Disk–disk
     contacts always use these values.
     """
 
@@ -278,7 +278,7 @@ class ContactDefaults(_Model):
 class SolverSettings(_Model):
     """How a run is computed.
 
-    ``method``: ``"event-driven"`` (exact impact times, SPEC §4) or
+    ``method``: ``"event-driven"`` (exact impact times, MECHANICS §4) or
     ``"time-stepping"`` (Moreau–Jean, robust with many contacts, first order
     in ``dt``). ``t_end`` (s): end of the run. ``dt_out`` (s): spacing of the
     output samples (smaller means smoother plots and larger files). ``dt``

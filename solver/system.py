@@ -4,7 +4,7 @@ A :class:`System` is built once from a validated :class:`solver.scene.Scene`
 and does not change during a run (MuJoCo's model/data split, STYLE.md): the
 state ``(t, q, v)`` lives with the stepper.
 
-Generalized coordinates, in scene order (SPEC §1):
+Generalized coordinates, in scene order (MECHANICS §1):
 
 * wheel ``(x, y, phi)`` with ``M = diag(m, m, J)``, ``phi`` counter-clockwise;
 * bead ``x`` on its horizontal rail ``y = rail_y`` with ``M = m``;
@@ -216,7 +216,7 @@ class System:
     def M(self) -> np.ndarray:
         """Dense mass matrix ``diag(M_diag)``, shape (N, N) (kg, kg·m²), built on first use.
 
-        The mass matrix is diagonal (SPEC §1) and is kept as the vector
+        The mass matrix is diagonal (MECHANICS §1) and is kept as the vector
         :attr:`M_diag`; this N×N copy (N² memory) is made only for callers
         that want a dense matrix.
         """

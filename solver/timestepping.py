@@ -1,4 +1,4 @@
-"""Moreau–Jean time-stepping: one velocity-level LCP per step (SPEC §4).
+"""Moreau–Jean time-stepping: one velocity-level LCP per step (MECHANICS §4).
 
 The robust alternative to the event-driven stepper for scenes with many
 contacts: no event location, impacts and persistent contact are the same

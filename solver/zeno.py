@@ -7,7 +7,7 @@ infinitely many impacts happen before the accumulation time
 
     t∞ = t_k + 2 u_n⁺ / ((1 − e) |a_n|)
 
-(the bouncing ball of SPEC §7: ``t∞ = √(2h/g)(1 + e)/(1 − e)``). The
+(the bouncing ball of MECHANICS §7: ``t∞ = √(2h/g)(1 + e)/(1 − e)``). The
 watcher below only *recognises* such a sequence from the impact times of
 one contact; the stepper decides when to jump.
 

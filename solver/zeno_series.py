@@ -1,4 +1,4 @@
-"""Zeno bouncing in the event-driven stepper: the jump to the accumulation point (SPEC §4).
+"""Zeno bouncing in the event-driven stepper: the jump to the accumulation point (MECHANICS §4).
 
 :class:`ZenoMixin` ends a geometric bounce sequence of one contact, or a
 shrinking run of bounces shared among several contacts, by carrying the
@@ -33,7 +33,7 @@ class ZenoMixin:
     """Bounces summed to their accumulation point (of :class:`solver.events.EventDrivenStepper`)."""
 
     def _check_zeno(self, out: StepOutput, evaluated: list[Contact]) -> None:
-        """End a geometric bounce sequence at its accumulation time (SPEC §4).
+        """End a geometric bounce sequence at its accumulation time (MECHANICS §4).
 
         ``evaluated`` are closed contacts already evaluated at the current
         state. Bounces shared among several contacts are ended by
@@ -83,7 +83,7 @@ class ZenoMixin:
         return self._flight and not self._active
 
     def _sum_bounces(self, out: StepOutput, contacts: list[Contact]) -> int | None:
-        """Carry the bounces of ``contacts`` to their accumulation point (SPEC §4).
+        """Carry the bounces of ``contacts`` to their accumulation point (MECHANICS §4).
 
         Between impacts the motion is a free flight under gravity, a parabola;
         each gap ``g_k`` is followed in closed form (``g + u_n τ + ½ a_n τ²``,

@@ -1,8 +1,8 @@
-"""Every bundled scene runs from the command line and keeps the laws of SPEC §4 and §6.
+"""Every bundled scene runs from the command line and keeps the laws of MECHANICS §4 and §6.
 
 For each scene in ``resources/scenes/`` (a preset of the GUI and a case of
-SPEC §7): ``python -m solver run`` exits 0 and writes the three CSV files
-with the DESIGN.md columns; the energy balance ``E_total + E_dissipated −
+MECHANICS §7): ``python -m solver run`` exits 0 and writes the three CSV files
+with the docs/CONTRACT.md columns; the energy balance ``E_total + E_dissipated −
 E_input`` stays constant to 1e-8 of the energy scale; no disk sinks into a
 boundary or another disk by more than 1e-9 m (measured here with the
 geometry of the scene file, independently of the solver's contact search).

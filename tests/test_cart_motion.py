@@ -1,4 +1,4 @@
-"""Axle carts rolling between scheduled impulses (paper 001, SPEC §7 '001 example').
+"""Axle carts rolling between scheduled impulses (paper 001, MECHANICS §7 '001 example').
 
 Reference motion, derived by hand: without applied forces the wheel rates
 ``a, b`` stay constant (the reduced mass matrix in ``a, b`` is constant and

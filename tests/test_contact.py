@@ -1,4 +1,4 @@
-"""The acceleration-level contact problem (SPEC §2) on hand-built contacts."""
+"""The acceleration-level contact problem (MECHANICS §2) on hand-built contacts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests on scenes of the kind the editor makes (SPEC §4, §7).
+"""Property tests on scenes of the kind the editor makes (MECHANICS §4, §7).
 
 Wheels on drawn ground — polylines with convex and concave corners, steps,
 bowls of a floor between two arcs joined tangentially or with a kink, bumps

@@ -1,4 +1,4 @@
-"""Event-driven stepper against closed-form motions (SPEC §4, §7; papers 002, 003)."""
+"""Event-driven stepper against closed-form motions (MECHANICS §4, §7; papers 002, 003)."""
 
 from __future__ import annotations
 

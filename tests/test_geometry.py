@@ -228,7 +228,7 @@ def test_wheel_on_flat_ground_follows_spec_conventions():
 
 @given(st.floats(0.0, math.pi), st.floats(-10.0, 10.0), st.floats(0.02, 0.5))
 def test_rolling_over_convex_corner_has_positive_gamma_n(theta, w, r):
-    """SPEC §1: the centre circles the corner at radius r, gamma_n = (t·ċ)²/r >= 0.
+    """MECHANICS §1: the centre circles the corner at radius r, gamma_n = (t·ċ)²/r >= 0.
 
     Paper 004 (26c) prints gamma_n = f''(x) ẋ² with f concave: the wrong sign.
     """

@@ -1,6 +1,6 @@
-"""Nonholonomic impulses without multipliers (paper 001, SPEC §5) and the axle cart.
+"""Nonholonomic impulses without multipliers (paper 001, MECHANICS §5) and the axle cart.
 
-Reference values: SPEC §7's closed form of paper 001's example (with the
+Reference values: MECHANICS §7's closed form of paper 001's example (with the
 paper's slip in ``ẏ_C`` corrected) and a closed form derived by hand below
 for any ``phi, l, r, m, M`` and any impulse on the axle:
 
@@ -57,7 +57,7 @@ def hand_derived_jump(cart: AxleCart, phi: float, point: float, S: np.ndarray) -
 
 
 def spec_example_velocity(S: float, omega: float, m: float, r: float) -> np.ndarray:
-    """SPEC §7 '001 example' after the impulse (M = m, l = r, phi = pi/4)."""
+    """MECHANICS §7 '001 example' after the impulse (M = m, l = r, phi = pi/4)."""
     l = r
     return np.array(
         [

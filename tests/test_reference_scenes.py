@@ -1,4 +1,4 @@
-"""Reference scenes of SPEC §7 run end to end: paper 004's wheel, Newton's cradle, random beads."""
+"""Reference scenes of MECHANICS §7 end to end: paper 004's wheel, Newton's cradle, random beads."""
 
 from __future__ import annotations
 

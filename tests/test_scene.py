@@ -31,7 +31,7 @@ SCENES = sorted((Path(__file__).parent.parent / "resources" / "scenes").glob("*.
 
 
 def curb_scene() -> dict:
-    """The DESIGN.md example, extended by a second bead so body–body springs resolve."""
+    """The docs/CONTRACT.md example, extended by a second bead so body–body springs resolve."""
     return {
         "format": "impactgui-scene",
         "version": 1,

@@ -1,6 +1,6 @@
 """Fixtures of the GUI tests: a main window kept alive for the whole test, then shut down.
 
-GUI-STACK.md pitfall 2: ``qtbot.addWidget`` holds only a weak reference, so
+docs/INSTALL.md, "Qt in tests": ``qtbot.addWidget`` holds only a weak reference, so
 the window lives in a ``yield`` fixture and ``shutdown()`` joins the worker
 thread before the widget goes away.
 """

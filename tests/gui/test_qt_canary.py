@@ -1,4 +1,4 @@
-"""Canary for the PySide6 6.12.0 refcount bug (GUI-STACK.md, TL;DR 1)."""
+"""Canary for the PySide6 6.12.0 refcount bug (docs/INSTALL.md)."""
 
 import sys
 

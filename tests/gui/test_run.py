@@ -210,7 +210,7 @@ def test_compare_runs_the_cradle_under_two_laws_side_by_side(qtbot, window) -> N
         states = panel.runner.trajectory.states()
         finals[panel.law] = {label: states[-1, column] for label, column in panel.columns}
         assert "ball3.vx" in panel.summary.text()
-    # SPEC §7, paper 000 ex. 4: staged [-1/3, 2/3, 2/3], sequential [0, 0, 1]
+    # MECHANICS §7, paper 000 ex. 4: staged [-1/3, 2/3, 2/3], sequential [0, 0, 1]
     assert finals["staged"]["ball1.vx"] == pytest.approx(-1 / 3)
     assert finals["staged"]["ball3.vx"] == pytest.approx(2 / 3)
     assert finals["sequential"]["ball1.vx"] == pytest.approx(0.0, abs=1e-12)
