@@ -68,6 +68,18 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _on_xvfb(arguments: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run this Python with ``arguments`` on a fresh Xvfb display, with Qt's xcb platform."""
+    return subprocess.run(
+        [_xvfb_run(), "-a", "-s", "-screen 0 1280x800x24", sys.executable, *arguments],
+        env=_env(),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_the_xcb_platform_finds_every_library_it_links() -> None:
     missing = missing_xcb_packages()
     if missing and os.geteuid() != 0:
@@ -77,22 +89,7 @@ def test_the_xcb_platform_finds_every_library_it_links() -> None:
 
 def test_the_window_appears_on_a_real_x_display(tmp_path: Path) -> None:
     png = tmp_path / "screen.png"
-    result = subprocess.run(
-        [
-            _xvfb_run(),
-            "-a",
-            "-s",
-            "-screen 0 1280x800x24",
-            sys.executable,
-            "-c",
-            _SHOW_WINDOW,
-            str(png),
-        ],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = _on_xvfb(["-c", _SHOW_WINDOW, str(png)], tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Could not load the Qt platform plugin" not in result.stderr
     assert "platform xcb" in result.stdout
@@ -105,26 +102,7 @@ def test_the_window_appears_on_a_real_x_display(tmp_path: Path) -> None:
 def test_make_run_command_opens_the_app_on_a_real_x_display(tmp_path: Path) -> None:
     """``impactgui`` as ``make run`` starts it, on xcb, screenshot of the window, exit 0."""
     png = tmp_path / "window.png"
-    result = subprocess.run(
-        [
-            _xvfb_run(),
-            "-a",
-            "-s",
-            "-screen 0 1280x800x24",
-            sys.executable,
-            "-m",
-            "impactgui",
-            "--screenshot",
-            str(png),
-            "--after",
-            "1.5",
-        ],
-        env=_env(),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = _on_xvfb(["-m", "impactgui", "--screenshot", str(png), "--after", "1.5"], tmp_path)
     assert result.returncode == 0, result.stderr
     assert "headless" not in result.stderr
     assert distinct_colours(png) > 20
