@@ -31,6 +31,7 @@ import csv
 import io
 import json
 import math
+import re
 import signal
 import sys
 import tempfile
@@ -178,14 +179,27 @@ def _mutate_once(data, rng):
     return kind
 
 
+DEEP_TEXT_BUDGET = 32 * 2**20
+"""Most characters the deep-nesting markers of one scene expand to (past the 16 MiB limit)."""
+
+
 def _scene_text(data) -> str:
-    text = json.dumps(data, ensure_ascii=True)
-    while "__DEEP__" in text:
-        start = text.index('"__DEEP__')
-        end = text.index('"', start + 1) + 1
-        depth = int(text[start + 9 : end - 1])
-        text = text[:start] + "[" * depth + "1" + "]" * depth + text[end:]
-    return text
+    """The scene as JSON text, each ``__DEEP__n`` marker expanded to ``n`` nested lists.
+
+    One pass over the text: a size mutation may copy a marker thousands of times,
+    and expanding them one by one was quadratic (minutes for one scene). Past
+    ``DEEP_TEXT_BUDGET`` characters, further markers become ``1``.
+    """
+    budget = [DEEP_TEXT_BUDGET]
+
+    def expand(match: re.Match) -> str:
+        depth = int(match.group(1))
+        if 2 * depth + 1 > budget[0]:
+            return "1"
+        budget[0] -= 2 * depth + 1
+        return "[" * depth + "1" + "]" * depth
+
+    return re.sub(r'"__DEEP__(\d+)"', expand, json.dumps(data, ensure_ascii=True))
 
 
 def _csv_finite(out_dir: Path) -> bool:
