@@ -55,9 +55,10 @@ def clean(value: float, scale: float) -> float:
     value : float
         A computed result.
     scale : float
-        The scene's scale of its quantity (same unit), > 0.
+        The scene's scale of its quantity (same unit), > 0. A scale past the
+        float range cleans nothing but ``-0.0``.
     """
-    if abs(value) <= ROUNDOFF_RTOL * scale:
+    if abs(value) <= (ROUNDOFF_RTOL * scale if math.isfinite(scale) else 0.0):
         return 0.0
     return value
 
@@ -65,7 +66,9 @@ def clean(value: float, scale: float) -> float:
 def clean_array(values: ArrayLike, scales: ArrayLike) -> np.ndarray:
     """``clean`` elementwise: ``values`` with round-off (per ``scales``) written as ``0.0``."""
     array = np.array(values, dtype=float)
-    array[np.abs(array) <= ROUNDOFF_RTOL * np.asarray(scales, dtype=float)] = 0.0
+    tolerance = ROUNDOFF_RTOL * np.asarray(scales, dtype=float)
+    tolerance = np.where(np.isfinite(tolerance), tolerance, 0.0)
+    array[np.abs(array) <= tolerance] = 0.0
     return array
 
 
@@ -101,8 +104,8 @@ class RoundoffScales:
 
     @property
     def energy(self) -> float:
-        """``mass · speed²``, J."""
-        return self.mass * self.speed**2
+        """``mass · speed²``, J (``inf`` past the float range: ``**`` would raise)."""
+        return self.mass * self.speed * self.speed
 
     @property
     def force(self) -> float:

@@ -95,3 +95,13 @@ def test_the_ball_a_sequential_impact_stops_is_written_at_exactly_rest(tmp_path)
             for values in [_column(tmp_path / "trajectory.csv", name)]}  # fmt: skip
     assert set(last.values()) == {"0.0"}
     assert "-0.0" not in _cells(tmp_path / "trajectory.csv")
+
+
+def test_scales_past_the_float_range_clean_nothing_but_negative_zero():
+    # fuzz regression: a forcing of 1e300 N made speed**2 raise OverflowError in the CSV writer
+    scales = RoundoffScales(length=1.0, mass=1e10, speed=1e200, smallest_radius=0.1)
+    assert scales.energy == math.inf
+    assert clean(5.0, scales.energy) == 5.0
+    assert clean(-0.0, scales.energy) == 0.0 and math.copysign(1.0, clean(-0.0, math.inf)) == 1.0
+    cleaned = clean_array([3.0, -0.0, math.inf], [scales.energy, scales.energy, scales.energy])
+    assert cleaned.tolist() == [3.0, 0.0, math.inf]
