@@ -17,9 +17,13 @@ Progress (points done / total, rate, time left) is drawn on a terminal only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -179,6 +183,26 @@ def _plan(args: argparse.Namespace) -> tuple[Sweep, int | None]:
     return plan, workers
 
 
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[list[int]]:
+    """Hold Ctrl-C (SIGINT) while the files are written; the list names the signals that came.
+
+    A Ctrl-C that arrives after the last point, while ``summary.csv`` and
+    ``impacts.csv`` are written, must not end the command with a traceback:
+    the files are finished, then the command reports the interruption (exit 130).
+    Outside the main thread signals cannot be handled, and nothing is held.
+    """
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came
+        return
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: came.append(number))
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_sweep_command(args: argparse.Namespace, stderr: TextIO) -> int:
     """Run the parsed ``sweep`` command; return the exit status."""
     try:
@@ -210,10 +234,13 @@ def run_sweep_command(args: argparse.Namespace, stderr: TextIO) -> int:
     except KeyboardInterrupt as interrupt:
         result = getattr(interrupt, "partial", None) or SweepResult(plan)
         status = EXIT_INTERRUPTED
-    if progress is not None:
-        progress.close(len(result.by_run))
     try:
-        result.write_csv(args.out)
+        with _ctrl_c_held() as interrupted:
+            if progress is not None:
+                progress.close(len(result.by_run))
+            result.write_csv(args.out)
+        if interrupted:
+            status = EXIT_INTERRUPTED
     except OSError as error:
         print(f"--out: cannot write to {args.out}: {error.strerror or error}", file=stderr)
         return EXIT_INVALID_INPUT

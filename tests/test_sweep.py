@@ -457,3 +457,33 @@ def test_workers_end_when_the_sweep_is_killed_outright(tmp_path):
     process.wait()
     _, alive = psutil.wait_procs(workers, timeout=30)
     assert alive == []
+
+
+def test_cli_ctrl_c_while_the_files_are_written_finishes_them_and_exits_130(tmp_path, monkeypatch):
+    # regression: a Ctrl-C after the last point, during the final write, ended in a traceback
+    from solver.sweep import SweepResult
+
+    write = SweepResult.write_csv
+
+    def write_interrupted(self, out_dir):
+        signal.raise_signal(signal.SIGINT)
+        return write(self, out_dir)
+
+    monkeypatch.setattr(SweepResult, "write_csv", write_interrupted)
+    args = (
+        "sweep",
+        BALL,
+        "--vary",
+        "contact.restitution=0.3,0.6",
+        "--t-end",
+        "1",
+        "--workers",
+        "1",
+    )
+    status, lines = run_cli(*args, "--out", tmp_path)
+    assert status == 130
+    assert lines == ["interrupted: 2 of 2 points finished and written"]
+    assert [row["contact.restitution"] for row in read_rows(tmp_path / "summary.csv")] == [
+        "0.3",
+        "0.6",
+    ]
