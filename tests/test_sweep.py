@@ -296,7 +296,7 @@ def test_cli_ctrl_c_leaves_files_with_every_finished_point(tmp_path):
     out = tmp_path / "out"
     process = subprocess.Popen(
         [sys.executable, "-m", "solver", "sweep", str(BALL), "--vary",
-         "contact.restitution=0.1:0.9:400", "--t-end", "3", "--workers", "2", "--out", str(out)],
+         "contact.restitution=0.1:0.9:400", "--t-end", "30", "--workers", "2", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     psutil = pytest.importorskip("psutil")
@@ -441,7 +441,7 @@ def test_workers_end_when_the_sweep_is_killed_outright(tmp_path):
     psutil = pytest.importorskip("psutil")
     process = subprocess.Popen(
         [sys.executable, "-m", "solver", "sweep", str(BALL), "--vary",
-         "contact.restitution=0.1:0.9:400", "--t-end", "3", "--workers", "2",
+         "contact.restitution=0.1:0.9:400", "--t-end", "30", "--workers", "2",
          "--out", str(tmp_path / "out")],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
