@@ -46,8 +46,10 @@ event at ``t >= transient``: ``run``, the varied paths, ``t`` (s), ``body``,
 ``u_n_plus`` (normal separation speed after, m/s), ``impulse`` (normal, N·s),
 then the state of ``body`` just before the impact (``x``, ``y``, ``phi``,
 ``vx``, ``vy``, ``omega`` for a scene with wheels, ``x``, ``vx`` with beads
-only; a bead leaves the wheel-only columns empty). The speeds are empty for
-impacts of the time-stepping method, which records no contact Jacobian.
+only; a bead leaves the wheel-only columns empty). The time-stepping method
+records an impact's velocities but not its contact's normal: the speeds are
+then those velocities along the contact's normal at the impact's position
+(:class:`ContactNormals`).
 
 Numbers are written with ``repr`` (the shortest text that reads back as the
 same float), as in the other CSV files.
@@ -72,14 +74,16 @@ from typing import Any
 
 import numpy as np
 
+from solver.contact_pairs import continued_nearest
 from solver.errors import InputError, SolverError
 from solver.frames import Event, Frame
+from solver.geometry import disk_contact_from_nearest, disk_disk_contact
 from solver.record import ENERGY_COLUMNS, trajectory_columns, write_csv_atomic
 from solver.scene import Scene, SceneError, parse_scene, run_size_problems, scene_to_dict
 from solver.scene_paths import ScenePathError, check_settable, with_values
 from solver.simulation import METHODS, Watchdog, make_stepper
 from solver.stages import normal_speeds
-from solver.system import System
+from solver.system import Contact, System
 
 SUMMARY_FILE = "summary.csv"
 IMPACTS_FILE = "impacts.csv"
@@ -202,8 +206,8 @@ class PointTask:
 class ImpactRecord:
     """One impact of a point: time (s), contact, normal speeds (m/s), impulse (N·s), state.
 
-    ``u_n_minus`` / ``u_n_plus`` are ``None`` when the method records no
-    contact Jacobian; ``state`` is the impacting body's state just before, in
+    ``u_n_minus`` / ``u_n_plus`` are ``None`` when the contact has no normal
+    (an axle cart's impulse); ``state`` is the impacting body's state just before, in
     the order of :attr:`SweepResult.impact_state_columns` (``None`` where
     the body has no such coordinate).
     """
@@ -333,6 +337,75 @@ class _BodyStates:
         return tuple(cells)
 
 
+class ContactNormals:
+    """Normal speeds of impacts recorded without their contact's Jacobian (time-stepping).
+
+    The time-stepping method records an impact's generalized velocities just
+    before and after (``Event.v_minus``, ``Event.v_plus``) and its contact by
+    name (``body``, ``other``), not the contact's normal. The normal is that
+    of the contact's geometry at the impact's position — the one the step
+    resolved the impact on — so ``u_n = G·v`` with its Jacobian ``G``.
+    """
+
+    def __init__(self, system: System) -> None:
+        self._system = system
+        self._features = {fid: feature for fid, feature, _e, _mu in system.features}
+
+    def speeds(self, event: Event, q: np.ndarray) -> tuple[float, float] | None:
+        """``(u_n_minus, u_n_plus)`` (m/s, positive when approaching / separating) of ``event``.
+
+        Parameters
+        ----------
+        event : Event
+            An ``impact`` event with ``v_minus`` and ``v_plus``.
+        q : numpy.ndarray
+            Generalized coordinates at the impact.
+
+        Returns
+        -------
+        tuple of float, or None
+            ``None`` when the event has no velocities or the contact no
+            normal (a body that is not a disk, centres that coincide).
+        """
+        if event.v_minus is None or event.v_plus is None:
+            return None
+        contact = self._contact(event.body, event.other, q)
+        if contact is None:
+            return None
+        u_minus = float(contact.G_local @ event.v_minus[contact.dofs])
+        u_plus = float(contact.G_local @ event.v_plus[contact.dofs])
+        return -u_minus, u_plus
+
+    def _contact(self, body: str, other: str, q: np.ndarray) -> Contact | None:
+        system = self._system
+        try:
+            i = system.disk_index(body)
+        except KeyError:
+            return None
+        centres = system.centres(q)
+        still = np.zeros(2)  # the speeds come from v_minus and v_plus, not from here
+        feature = self._features.get(other)
+        if feature is not None:
+            near = feature.nearest(centres[i])
+            if near is None:  # a centre on a corner, or past a segment's end by round-off
+                try:
+                    near = continued_nearest(feature, centres[i])
+                except SolverError:
+                    return None
+            contact = disk_contact_from_nearest(near, still, system.radii[i], 0.0)
+            return system.generalize((body, other), body, other, contact, i, None, 0.0, 0.0)
+        try:
+            j = system.disk_index(other)
+        except KeyError:
+            return None
+        pair = disk_disk_contact(
+            centres[i], still, system.radii[i], 0.0, centres[j], still, system.radii[j], 0.0
+        )
+        if pair is None:
+            return None
+        return system.generalize((body, other), body, other, pair, i, j, 0.0, 0.0)
+
+
 def run_point(task: PointTask) -> PointResult:
     """Run one point of a sweep to its end (or failure); never raises.
 
@@ -351,6 +424,7 @@ def run_point(task: PointTask) -> PointResult:
         )
         watchdog = Watchdog()
         bodies = _BodyStates(stepper.system)
+        normals = ContactNormals(stepper.system)
         while stepper.status == "running":
             out = stepper.step()
             pre = {frame.t: frame for frame in out.frames if frame.kind == "pre"}
@@ -362,7 +436,7 @@ def run_point(task: PointTask) -> PointResult:
                 n_impacts += 1
                 if event.t >= task.transient:
                     before = pre.get(event.t) or last or (out.frames[0] if out.frames else None)
-                    impacts.append(_impact_record(event, before, bodies))
+                    impacts.append(_impact_record(event, before, bodies, normals))
             if out.frames:
                 last = out.frames[-1]
             t_reached = stepper.t
@@ -386,13 +460,17 @@ def run_point(task: PointTask) -> PointResult:
     )
 
 
-def _impact_record(event: Event, before: Frame | None, bodies: _BodyStates) -> ImpactRecord:
+def _impact_record(
+    event: Event, before: Frame | None, bodies: _BodyStates, normals: ContactNormals
+) -> ImpactRecord:
     speeds = normal_speeds(event)
     if before is None:
         state: tuple[float | None, ...] = (None,) * len(bodies.columns)
     else:
         v = event.v_minus if event.v_minus is not None else before.v
         state = bodies.state(event.body, before.q, v)
+        if speeds is None:
+            speeds = normals.speeds(event, before.q)
     return ImpactRecord(
         t=float(event.t),
         body=event.body,

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from solver import cli
-from solver.scene import load_scene
+from solver.scene import load_scene, parse_scene, scene_to_dict
 from solver.scene_paths import (
     ScenePathError,
     field_value,
@@ -362,14 +362,42 @@ def test_each_point_has_its_scene():
     assert plan.point_scene(1).bodies == load_scene(BALL).bodies
 
 
-def test_time_stepping_impacts_have_no_normal_speeds():
-    result = sweep(
-        load_scene(BALL), {"contact.restitution": [0.5]}, t_end=0.6, method="time-stepping"
-    )
+@pytest.mark.parametrize("e", [0.5, 0.8])
+def test_time_stepping_impacts_have_the_normal_speeds_of_a_dropped_ball(e):
+    # Moreau–Jean with step h: the impact is met within one step of the contact, so the
+    # speeds are the closed form's to within a step's worth of gravity, g·h
+    scene = load_scene(BALL)
+    h = scene.solver.dt
+    result = sweep(scene, {"contact.restitution": [e]}, t_end=1.0, method="time-stepping")
     columns = result.impact_columns
     rows = [dict(zip(columns, row, strict=True)) for row in result.impact_rows()]
-    assert rows and all(row["u_n_minus"] is None and row["u_n_plus"] is None for row in rows)
-    assert rows[0]["impulse"] > 0.0
+    first = rows[0]
+    assert (first["body"], first["other"]) == ("ball", "ground")
+    assert first["u_n_minus"] == pytest.approx(math.sqrt(2.0 * G * DROP), abs=2.0 * G * h)
+    assert first["u_n_plus"] == pytest.approx(e * first["u_n_minus"], abs=G * h)
+    mass = 1.0  # kg
+    assert first["impulse"] == pytest.approx(
+        mass * (first["u_n_minus"] + first["u_n_plus"]), abs=2.0 * mass * G * h
+    )
+    for before, after in itertools.pairwise(rows):  # free flight: back at the ground as fast
+        assert after["u_n_minus"] == pytest.approx(before["u_n_plus"], abs=2.0 * G * h)
+
+
+def test_time_stepping_impacts_of_two_beads_have_their_relative_normal_speeds():
+    # no force acts: Moreau–Jean keeps the speeds exactly, u+ = e u- for the relative speed
+    with_springs = scene_to_dict(
+        load_scene(ROOT / "resources" / "scenes" / "two_masses_elastic.json")
+    )
+    scene = with_values(
+        parse_scene({**with_springs, "springs": []}),
+        {"bodies[0].vx": 1.5, "bodies[1].vx": -0.5, "contact.restitution": 0.6},
+    )
+    result = sweep(scene, {"bodies[1].mass": [100.0]}, t_end=0.5, method="time-stepping")
+    columns = result.impact_columns
+    (impact,) = [dict(zip(columns, row, strict=True)) for row in result.impact_rows()]
+    assert {impact["body"], impact["other"]} == {"m1", "m2"}
+    assert impact["u_n_minus"] == pytest.approx(2.0, rel=1e-12)
+    assert impact["u_n_plus"] == pytest.approx(0.6 * 2.0, rel=1e-12)
 
 
 @given(
