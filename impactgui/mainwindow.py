@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.actions import install_actions
 from impactgui.canvas import SceneCanvas
-from impactgui.commands import AddItem
+from impactgui.commands import AddItem, copy_scene
 from impactgui.compare import CompareDialog
 from impactgui.document import SceneDocument
 from impactgui.eventlog import EventLog
@@ -82,7 +82,7 @@ from solver.cart_motion import strike_impulse
 from solver.errors import InputError
 from solver.frames import Event, Frame, StepOutput
 from solver.record import write_csv
-from solver.scene import SceneError
+from solver.scene import SceneError, parse_scene
 from solver.simulation import make_stepper
 
 RECENT_FILES_KEY = "recent_files"
@@ -162,6 +162,8 @@ class MainWindow(QMainWindow):
         self.frames_drawn = 0
         self.run_state = "idle"
         self._step_pending = False
+        self._resume_at: tuple[float, bool] | None = None
+        """Where the screen goes on once the run being prepared is ready (a strike's time)."""
         self._compare_dialogs: list[CompareDialog] = []
         self._video: VideoProgress | None = None
         self._shut_down = False
@@ -299,7 +301,7 @@ class MainWindow(QMainWindow):
         self.doc.push(AddItem(self.doc, "impulses", strike))
         if not self.start_run():
             return False
-        self.clock.resume_at(strike["time"], playing)
+        self._resume_at = (float(strike["time"]), playing)
         if not playing:
             self._set_run_state("paused")
         size = float(np.hypot(*strike["vector"]))
@@ -642,7 +644,14 @@ class MainWindow(QMainWindow):
     # -------------------------------------------------------------------- run
 
     def start_run(self) -> bool:
-        """Run ▸ Run: start a run of the scene, or resume a paused one. False on bad input."""
+        """Run ▸ Run: start a run of the scene, or resume a paused one. False on bad input.
+
+        The scene is checked here (its problems are known since its last
+        change); the solver is compiled in the worker thread, the window
+        showing "preparing" and answering meanwhile (a scene of 2000 beads
+        takes seconds to compile). The plots, log and clock are given the
+        run once it is prepared (``_on_run_prepared``).
+        """
         if self.runner is not None:
             if self.runner.is_running:
                 self.runner.resume()
@@ -652,38 +661,55 @@ class MainWindow(QMainWindow):
             self._set_run_state("running" if self.runner.is_running else self.runner.status)
             return True
         self.autosave()
-        try:
-            scene = self.doc.scene()
-            stepper = make_stepper(scene)
-        except SceneError as error:
-            self.warn("Cannot run", "The scene has problems:", error.problems)
+        problems = self.doc.problems()
+        if problems:
+            self.warn("Cannot run", "The scene has problems:", problems)
             return False
-        except InputError as error:
-            self.warn("Cannot run", "The solver refused the scene:", str(error).splitlines())
-            return False
-        except Exception as error:  # a solver bug: tell the user, keep the window alive
-            detail = f"{type(error).__name__}: {error}"
-            self.warn("Cannot run", "The solver could not start:", [detail])
-            return False
-        runner = SimulationRunner(stepper, self)
+        data = copy_scene(self.doc.data)
+        runner = SimulationRunner(parent=self, prepare=lambda: make_stepper(parse_scene(data)))
+        runner.prepared.connect(self._on_run_prepared)
+        runner.preparation_failed.connect(self._on_run_preparation_failed)
         runner.frames_added.connect(self._on_frames_added)
         runner.ended.connect(self._on_run_ended)
         self.runner = runner
         self.canvas.set_editing_enabled(False)
         self.properties.setEnabled(False)
+        self.frames_drawn = 0
+        runner.start()
+        self._set_run_state("running")
+        return True
+
+    @Slot()
+    def _on_run_prepared(self) -> None:
+        """The worker has compiled the scene: hand the run to the plots, log and clock."""
+        runner = self.runner
+        if runner is None or runner.system is None:
+            return
         self.plots.set_run(runner.trajectory, runner.system)
         self.motion_plots.set_run(runner.trajectory, runner.system, self._selected_body())
         self.reference_view.set_run(runner.trajectory, runner.system)
         self.event_log.set_system(runner.system)
         self.stage_table.set_system(runner.system)
-        self.progress.start(runner.system.scene.solver.t_end if runner.system else None)
-        self.frames_drawn = 0
+        self.progress.start(runner.system.scene.solver.t_end)
         self.clock.set_trajectory(runner.trajectory)
         self._update_horizon()
-        self.clock.play()
-        runner.start()
-        self._set_run_state("running")
-        return True
+        if self._resume_at is not None:
+            self.clock.resume_at(*self._resume_at)
+            self._resume_at = None
+        elif self.run_state == "running":
+            self.clock.play()
+        self._show_progress()
+
+    @Slot(object)
+    def _on_run_preparation_failed(self, error: BaseException) -> None:
+        """The solver refused the scene or could not start: say why (the run ends as failed)."""
+        if isinstance(error, SceneError):
+            self.warn("Cannot run", "The scene has problems:", error.problems)
+        elif isinstance(error, InputError):
+            self.warn("Cannot run", "The solver refused the scene:", str(error).splitlines())
+        else:
+            detail = f"{type(error).__name__}: {error}"
+            self.warn("Cannot run", "The solver could not start:", [detail])
 
     def pause_run(self) -> None:
         """Run ▸ Pause: hold the solver and the playback."""
@@ -708,6 +734,7 @@ class MainWindow(QMainWindow):
         self._stop_runner()
         self.runner = None
         self._step_pending = False
+        self._resume_at = None
         self.clock.pause()
         self.clock.set_trajectory(None)
         self.canvas.clear_animation()
@@ -755,6 +782,8 @@ class MainWindow(QMainWindow):
     def _show_progress(self) -> None:
         if self.runner is None:
             self.progress.idle()
+        elif self.runner.is_preparing:
+            self.progress.preparing()
         else:
             self.progress.show_state(self.run_state, self.clock.end_time())
 

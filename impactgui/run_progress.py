@@ -1,7 +1,8 @@
 """The status bar's run read-out: computed time of t_end, a progress bar, the solver's speed.
 
 ``running: 169.7 of 1000 s computed · 12.5× real time`` next to a bar at
-17 %. The speed is simulated seconds per wall-clock second, averaged over
+17 %; ``preparing the solver…`` with a busy bar while the worker thread
+compiles the scene. The speed is simulated seconds per wall-clock second, averaged over
 the last ``SPEED_WINDOW_S`` of wall-clock time the solver was computing
 (paused time does not count).
 """
@@ -18,6 +19,8 @@ SPEED_WINDOW_S = 2.0
 """The solver's speed is measured over this much recent wall-clock time, s."""
 BAR_STEPS = 1000
 """Resolution of the progress bar (steps from 0 to t_end)."""
+PREPARING_TEXT = "preparing the solver…"
+"""The read-out while the worker thread compiles the scene."""
 REFRESH_INTERVAL_S = 0.25
 """While a run streams, the read-out is redrawn at most this often (wall clock), s: the
 label and the bar repaint (and re-lay out) the status bar, which 60 times a second costs
@@ -83,11 +86,18 @@ class RunProgress(QWidget):
         layout.addWidget(self.bar)
 
     def start(self, t_end: float | None) -> None:
-        """A run to ``t_end`` (s) starts."""
+        """A run to ``t_end`` (s) starts (its solver is built)."""
         self.t_end = t_end
+        self.bar.setRange(0, BAR_STEPS)
         self._shown_state = ""
         self.speed.reset()
         self.bar.setVisible(t_end is not None and t_end > 0)
+
+    def preparing(self) -> None:
+        """The run's solver is being built (worker thread): a busy bar, no figures yet."""
+        self.bar.setRange(0, 0)
+        self.bar.show()
+        self.label.setText(PREPARING_TEXT)
 
     def idle(self) -> None:
         """No run: editing."""

@@ -1,9 +1,10 @@
-"""Run the solver's stepper off the GUI thread and hand its output over in batches.
+"""Build the solver's stepper and run it off the GUI thread, handing its output over in batches.
 
-``SimulationWorker`` lives in a ``QThread`` and calls ``stepper.step()`` in a
-loop; ``SimulationRunner`` lives in the GUI thread, owns the thread, the
-worker and the run's ``Trajectory``, and re-emits everything as GUI-thread
-signals (docs/INSTALL.md: worker signals reach only ``@Slot`` methods of
+``SimulationWorker`` lives in a ``QThread``: it builds the stepper (compiling
+a scene of 2000 beads takes seconds, which in the GUI thread would freeze the
+window) and calls ``stepper.step()`` in a loop; ``SimulationRunner`` lives in
+the GUI thread, owns the thread, the worker and the run's ``Trajectory``, and
+re-emits everything as GUI-thread signals (docs/INSTALL.md: worker signals reach only ``@Slot`` methods of
 GUI-thread objects; tests wait on the runner's signals, never the worker's).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, Signal, Slot
@@ -39,8 +41,11 @@ _PAUSE_POLL_S = 0.05
 
 
 class SimulationWorker(QObject):
-    """Steps one stepper to its end in a worker thread.
+    """Builds one stepper (if given a way to) and steps it to its end in a worker thread.
 
+    Given ``prepare`` instead of a stepper, ``run`` first calls it and emits
+    ``prepared`` with the stepper it returns, or ``preparation_failed`` with
+    the exception it raised (the run then ends as ``"failed"``).
     Output is coalesced: ``batch_ready`` fires at most every
     ``batch_interval`` seconds (and whenever the run pauses or ends), so the
     GUI thread gets a few dozen signals per second however fast the solver
@@ -58,19 +63,31 @@ class SimulationWorker(QObject):
     ----------
     stepper
         Anything with ``status``, ``t``, ``message`` and ``step()`` (solver
-        stepper shape).
+        stepper shape); None when ``prepare`` builds it.
     batch_interval : float
         Seconds of stepping gathered into one ``batch_ready``.
+    prepare : callable, optional
+        Returns the stepper; called in the worker thread by ``run``.
     """
 
+    prepared = Signal(object)
+    """The stepper ``prepare`` built, before its first step."""
+    preparation_failed = Signal(object)
+    """The exception ``prepare`` raised (then ``run_ended`` follows with ``"failed"``)."""
     batch_ready = Signal(object)
     """A ``StepOutput`` holding every frame and event since the last batch."""
     run_ended = Signal(str, str)
     """``(status, message)`` once stepping is over: finished, failed or stopped."""
 
-    def __init__(self, stepper: Any, batch_interval: float = BATCH_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        stepper: Any,
+        batch_interval: float = BATCH_INTERVAL_S,
+        prepare: Callable[[], Any] | None = None,
+    ) -> None:
         super().__init__()
         self._stepper = stepper
+        self._prepare = prepare
         self._batch_interval = batch_interval
         self._control = threading.Condition()
         self._paused = False
@@ -150,9 +167,27 @@ class SimulationWorker(QObject):
                     return True, single
                 self._control.wait(_PAUSE_POLL_S)
 
+    def _build(self) -> bool:
+        """Build the stepper with ``prepare`` (worker thread); False when that failed."""
+        if self._stepper is not None or self._prepare is None:
+            return True
+        try:
+            self._stepper = self._prepare()
+        except Exception as exc:  # bad input or a solver bug: a message, not a crash
+            self.preparation_failed.emit(exc)
+            self.run_ended.emit("failed", f"the solver could not start: {exc}")
+            return False
+        self.prepared.emit(self._stepper)
+        return True
+
     @Slot()
     def run(self) -> None:
-        """Step until the stepper is done or the run is stopped (runs in the worker thread)."""
+        """Build the stepper if need be, then step until it is done or the run is stopped.
+
+        Runs in the worker thread.
+        """
+        if not self._build():
+            return
         thread = QThread.currentThread()
         stepper = self._stepper
         batch = StepOutput()
@@ -197,13 +232,21 @@ class SimulationRunner(QObject):
     to. Everything computed stays in ``trajectory`` after the run ends,
     fails or is stopped, ready to scrub and export.
 
+    Given ``prepare`` instead of a stepper, the stepper is built in the
+    worker thread: until ``prepared`` fires, ``is_preparing`` is True,
+    ``system`` is None and ``trajectory`` is an empty placeholder; at
+    ``prepared`` the runner has its ``system`` and a fresh ``trajectory``
+    (before any frame arrives).
+
     Parameters
     ----------
     stepper
         A solver stepper (``make_stepper(...)``); its ``system`` names the
-        trajectory's columns.
+        trajectory's columns. None when ``prepare`` is given.
     parent : QObject, optional
         Qt parent (GUI thread).
+    prepare : callable, optional
+        Builds and returns the stepper; called in the worker thread.
 
     Attributes
     ----------
@@ -212,27 +255,43 @@ class SimulationRunner(QObject):
         ``add_impulse``); the window then keeps it just ahead of the screen.
     ahead : bool
         As last given to ``set_ahead``: the worker computes in the background.
+    is_preparing : bool
+        True while the worker thread builds the stepper (``prepare``).
     """
 
+    prepared = Signal()
+    """The stepper is built: ``system`` and ``trajectory`` are the run's (GUI thread)."""
+    preparation_failed = Signal(object)
+    """The exception that kept the stepper from being built; ``ended`` follows (GUI thread)."""
     frames_added = Signal(object)
     """The ``StepOutput`` batch just appended to ``trajectory`` (GUI thread)."""
     ended = Signal(str, str)
     """``(status, message)``: ``"finished"``, ``"failed"`` or ``"stopped"`` (GUI thread)."""
 
-    def __init__(self, stepper: Any, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        stepper: Any = None,
+        parent: QObject | None = None,
+        prepare: Callable[[], Any] | None = None,
+    ) -> None:
         super().__init__(parent)
-        self.system: System | None = getattr(stepper, "system", None)
-        self.accepts_impulses = callable(getattr(stepper, "add_impulse", None))
-        self.trajectory = Trajectory(self.system)
+        if (stepper is None) == (prepare is None):
+            raise ValueError("give a stepper or a way to prepare one, not both")
+        self.system: System | None = None
+        self.accepts_impulses = False
+        self.is_preparing = stepper is None
+        self._take_stepper(stepper)
         self.status = "running"
         self.message = ""
         self.ahead = False
         self._paused = False
         self._thread: QThread | None = QThread()
         self._thread.setObjectName("simulation")
-        self._worker: SimulationWorker | None = SimulationWorker(stepper)
+        self._worker: SimulationWorker | None = SimulationWorker(stepper, prepare=prepare)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
+        self._worker.prepared.connect(self._on_prepared)
+        self._worker.preparation_failed.connect(self._on_preparation_failed)
         self._worker.batch_ready.connect(self._on_batch)
         self._worker.run_ended.connect(self._on_run_ended)
         self._thread.finished.connect(self._release_collector)
@@ -323,6 +382,23 @@ class SimulationRunner(QObject):
             self.status, self.message = "stopped", "stopped by the user"
             self.trajectory.status, self.trajectory.message = self.status, self.message
             self.ended.emit(self.status, self.message)
+
+    def _take_stepper(self, stepper: Any) -> None:
+        """The run's system, impulse ability and (empty) trajectory, from its stepper."""
+        self.system = getattr(stepper, "system", None)
+        self.accepts_impulses = callable(getattr(stepper, "add_impulse", None))
+        self.trajectory = Trajectory(self.system)
+
+    @Slot(object)
+    def _on_prepared(self, stepper: Any) -> None:
+        self._take_stepper(stepper)
+        self.is_preparing = False
+        self.prepared.emit()
+
+    @Slot(object)
+    def _on_preparation_failed(self, error: BaseException) -> None:
+        self.is_preparing = False
+        self.preparation_failed.emit(error)
 
     @Slot(object)
     def _on_batch(self, batch: StepOutput) -> None:
