@@ -4,8 +4,9 @@
 a scene of 2000 beads takes seconds, which in the GUI thread would freeze the
 window) and calls ``stepper.step()`` in a loop; ``SimulationRunner`` lives in
 the GUI thread, owns the thread, the worker and the run's ``Trajectory``, and
-re-emits everything as GUI-thread signals (docs/INSTALL.md: worker signals reach only ``@Slot`` methods of
-GUI-thread objects; tests wait on the runner's signals, never the worker's).
+re-emits everything as GUI-thread signals (docs/INSTALL.md: worker signals
+reach only ``@Slot`` methods of GUI-thread objects; tests wait on the
+runner's signals, never the worker's).
 """
 
 from __future__ import annotations
