@@ -92,17 +92,8 @@ class OutputMixin:
         work), a spring's ``½ k (length − rest length)²``.
         """
         system = self.system
-        disks = system._disks
         potential = -(Q @ (system.M_diag * system.gravity[0]))
-        spring = np.zeros(len(Q))
-        for s in system._springs:
-            a = disks[s.i]
-            if s.j is None:
-                bx, by = s.anchor
-            else:
-                bx, by = Q[:, disks[s.j].ix], disks[s.j].rail_y
-            length = np.hypot(Q[:, a.ix] - bx, a.rail_y - by)
-            spring = spring + 0.5 * s.stiffness * (length - s.rest_length) ** 2
+        spring = system.spring_set.rail_energies(Q[:, system._ix], system._rail_y)
         return potential, spring
 
     def _sample_frames(self, ts: np.ndarray, Y: np.ndarray) -> list[Frame]:

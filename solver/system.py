@@ -35,6 +35,7 @@ from solver.geometry import (
     disk_feature_contact,
 )
 from solver.nonholonomic import AxleCart
+from solver.spring_set import SpringSet
 
 WHEEL_LABELS = (("x", "y", "phi"), ("vx", "vy", "omega"))
 BEAD_LABELS = (("x",), ("vx",))
@@ -196,6 +197,16 @@ class System:
         self._weight[self._ix] += self._weight_x
         self._weight[self._wheel_iy] += self.M_diag[self._wheel_iy] * self.gravity[1]
         self._springs = [self._compile_spring(s) for s in scene.springs]
+        self.spring_set = SpringSet(
+            [s.i for s in self._springs],
+            [s.j for s in self._springs],
+            [s.anchor for s in self._springs],
+            [s.stiffness for s in self._springs],
+            [s.rest_length for s in self._springs],
+            [s.damping for s in self._springs],
+        )
+        # generalized-force rows of each spring's end a and end b (x, then y; −1: none)
+        self._spring_force_dofs = self._spring_dofs()
         self._forcing = [
             _Forcing(self._disk_of_body[f.body], np.asarray(f.amplitude, float), f.omega, f.phase)
             for f in scene.forces
@@ -332,30 +343,24 @@ class System:
         anchor = None if spring.anchor is None else np.asarray(spring.anchor, dtype=float)
         return _Spring(i, j, anchor, spring.stiffness, spring.rest_length, spring.damping)
 
-    def _spring_state(
-        self, s: _Spring, c: np.ndarray, cd: np.ndarray
-    ) -> tuple[np.ndarray, float, float]:
-        """(unit direction from end b to end a, extension L − L0 (m), rate dL/dt (m/s))."""
-        pb = c[s.j] if s.j is not None else s.anchor
-        vb = cd[s.j] if s.j is not None else np.zeros(2)
-        d = c[s.i] - pb
-        length = float(np.hypot(d[0], d[1]))
-        if length > 0.0:
-            e = d / length
-        else:
-            e = np.zeros(2)
-        rate = float(e @ (cd[s.i] - vb))
-        return e, length - s.rest_length, rate
+    def _spring_dofs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where the springs' end forces go in ``f``: (dof indices, which force component).
 
-    def _spring_force_on_a(self, s: _Spring, c: np.ndarray, cd: np.ndarray) -> np.ndarray:
-        """Force of spring ``s`` on its end a (N); end b gets the opposite."""
-        if s.rest_length == 0.0:
-            # Zero rest length: F = −k (ca − cb) − c (ċa − ċb), no direction needed.
-            pb = c[s.j] if s.j is not None else s.anchor
-            vb = cd[s.j] if s.j is not None else np.zeros(2)
-            return -s.stiffness * (c[s.i] - pb) - s.damping * (cd[s.i] - vb)
-        e, stretch, rate = self._spring_state(s, c, cd)
-        return -(s.stiffness * stretch + s.damping * rate) * e
+        One entry per (spring, end, axis), in the order a loop over springs
+        adds them (end a x, y, then end b x, y), skipping anchors and the y
+        of beads; the component index is 0/1 for x/y of end a and 2/3 for
+        end b (which gets −F).
+        """
+        set_ = self.spring_set
+        S = len(set_)
+        dofs = np.full((S, 4), -1, dtype=int)
+        dofs[:, 0] = self._ix[set_.a]
+        dofs[:, 1] = self._iy[set_.a]
+        dofs[:, 2] = np.where(set_.to_anchor, -1, self._ix[set_.b])
+        dofs[:, 3] = np.where(set_.to_anchor, -1, self._iy[set_.b])
+        component = np.broadcast_to(np.arange(4), (S, 4))
+        keep = dofs >= 0
+        return dofs[keep], np.ravel_multi_index((np.nonzero(keep)[0], component[keep]), (S, 4))
 
     def _add_disk_force(self, f: np.ndarray, k: int, force: np.ndarray) -> None:
         d = self._disks[k]
@@ -373,11 +378,10 @@ class System:
         if self._springs or self._forcing:
             c = self.centres(q)
             cd = self.centre_velocities(v)
-            for s in self._springs:
-                force = self._spring_force_on_a(s, c, cd)
-                self._add_disk_force(f, s.i, force)
-                if s.j is not None:
-                    self._add_disk_force(f, s.j, -force)
+            if self._springs:
+                force = self.spring_set.forces_on_a(c, cd)
+                dofs, which = self._spring_force_dofs
+                np.add.at(f, dofs, np.hstack((force, -force)).ravel()[which])
             for h in self._forcing:
                 self._add_disk_force(f, h.disk, h.amplitude * np.sin(h.omega * t + h.phase))
         return f
@@ -393,13 +397,7 @@ class System:
         if self.n_disks:
             potential = -float((self._weight_x * q[self._ix]).sum())
             potential -= float((self._wheel_weight_y * q[self._wheel_iy]).sum())
-        spring = 0.0
-        if self._springs:
-            c = self.centres(q)
-            for s in self._springs:
-                pb = c[s.j] if s.j is not None else s.anchor
-                length = float(np.hypot(*(c[s.i] - pb)))
-                spring += 0.5 * s.stiffness * (length - s.rest_length) ** 2
+        spring = self.spring_set.energy(self.centres(q)) if self._springs else 0.0
         return kinetic, potential, spring
 
     def kinetic_energy(self, v: np.ndarray) -> float:
@@ -417,22 +415,9 @@ class System:
 
     def damping_power(self, q: np.ndarray, v: np.ndarray) -> float:
         """Power dissipated by the spring dampers (W, ≥ 0)."""
-        if not any(s.damping for s in self._springs):
+        if not self.spring_set.has_damping:
             return 0.0
-        c = self.centres(q)
-        cd = self.centre_velocities(v)
-        total = 0.0
-        for s in self._springs:
-            if s.damping == 0.0:
-                continue
-            if s.rest_length == 0.0:
-                vb = cd[s.j] if s.j is not None else np.zeros(2)
-                rel = cd[s.i] - vb
-                total += s.damping * float(rel @ rel)
-            else:
-                _, _, rate = self._spring_state(s, c, cd)
-                total += s.damping * rate * rate
-        return total
+        return self.spring_set.damping_power(self.centres(q), self.centre_velocities(v))
 
     @property
     def has_springs(self) -> bool:
