@@ -59,7 +59,28 @@ class HandlingMixin:
             forces = self._active_forces(self.t, self._q, self._v)[1]
             k = list(previous).index(found.key)
             hints[found.key] = "slip+" if forces.friction_force[k] < 0.0 else "slip-"
-        self._settle(out, previous, hints)
+        pressing = frozenset()
+        if found.kind == "gap" and self._stalled and found.key not in previous:
+            pressing = self._pressing_from_zero(found.key)
+        self._settle(out, previous, hints, pressing)
+
+    def _pressing_from_zero(self, key: Hashable) -> frozenset[Hashable]:
+        """``{key}`` if its contact rests closed (``g``, ``u_n`` about 0): it presses from λ = 0.
+
+        The LCP at the last event left it out with λ and its normal
+        acceleration both about zero, and its gap closed again at that same
+        instant (a force rising from zero that pushes two beads together,
+        ``F = A sin ωt`` at ``t = 0``). The first-order problem cannot tell
+        whether it presses; the gap closing at once says the next order does,
+        so it enters the active set and λ grows from zero (a negative λ later
+        is a ``liftoff`` event as usual). Without this the instant repeats
+        until ``MAX_STALLED_EVENTS``.
+        """
+        pair = self._kin.pairs[key]
+        e = self._kin.evaluate(pair, self._q, self._v)
+        if abs(e.g) <= GAP_TOL and abs(e.u_n) <= REST_SPEED_TOL:
+            return frozenset({key})
+        return frozenset()
 
     def _closed_pairs(self) -> list[ContactPair]:
         """Every pair with ``|g| ≤ GAP_TOL`` at the current positions, in scene order."""
@@ -87,11 +108,14 @@ class HandlingMixin:
         out: StepOutput,
         previous: dict[Hashable, tuple[ContactPair, str]],
         hints: dict[Hashable, str] | None = None,
+        pressing: frozenset[Hashable] = frozenset(),
     ) -> None:
         """Resolve impacts at the current instant, then choose the active contacts.
 
         ``hints`` imposes a friction mode on some contacts (a contact whose
-        sticking friction has just reached the cone slides).
+        sticking friction has just reached the cone slides); contacts in
+        ``pressing`` are active if they are still closed and at rest, even
+        with λ about zero (:meth:`_pressing_from_zero`).
         """
         impacted = False
         pairs = self._closed_pairs()  # impacts change velocities only
@@ -125,7 +149,7 @@ class HandlingMixin:
             forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
             tol = 1e-12 * (1.0 + float(np.max(forces.lam)))
             for k, e in enumerate(closed):
-                if forces.lam[k] > tol:
+                if forces.lam[k] > tol or e.key in pressing:
                     self._active[e.key] = (self._kin.pairs[e.key], forces.modes[k])
         self._project()
         self._report_changes(out, previous, impacted)

@@ -189,9 +189,11 @@ class GapRootMixin:
             if g_entry <= GAP_TOL:
                 return ta
             return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
-        if not g_a > 0.0:
-            # an approach at rounding level (a plastic impact's common velocity) is
-            # not a closing: the samples below see whether the gap opens first
+        if not g_a > GAP_TOL:
+            # closed at the start (a gap of a few 1e-17 m after a bounce is rounding: a root
+            # search from it finds a "root" at once). An approach at rounding level (a
+            # plastic impact's common velocity) is not a closing: the samples below see
+            # whether the gap opens first
             speed_a = self._gap_speed(piece, gaps, n, ta)
             if not speed_a > -REST_SPEED_TOL:
                 return ta

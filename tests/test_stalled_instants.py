@@ -1,0 +1,224 @@
+"""Instants that repeated until the 200-events guard (issue 8, drawn-geometry property tests).
+
+Two mechanisms, both found by ``tests/test_drawn_geometry.py`` in its CI
+profile (9 of 2000 examples ended with "200 events in a row without time
+advancing"):
+
+* **A contact that presses from λ = 0.** Two touching beads pushed together
+  by a force ``A sin ωt`` that starts at zero: at ``t = 0`` the contact LCP
+  gives λ = 0 and a normal acceleration 0, so the contact was left out; its
+  gap then closed at once, at the same instant, over and over. The next
+  order decides (λ grows like ``sin ωt``); the contact now enters the active
+  set. Checked against the closed form of the pair moving as one body up
+  to the lift-off at ``t = π/ω`` and of the two flights after it.
+* **A rounding-level gap after a bounce.** A wheel bouncing down the inside
+  of a bowl's arc leaves each impact with a gap of a few 1e-17 m and a
+  small separating speed; a root search started on that gap found a
+  rounding-level "root" at the start and closed the contact again at the
+  same instant. A gap within ``GAP_TOL`` at the start of a search is now
+  treated as closed: it closes again only after the gap has opened and
+  come back. Every bounce is checked against the root of the gap to the
+  arc along the free parabola from the previous bounce, computed here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from solver.scene import parse_scene
+from solver.simulation import simulate
+
+G_ACC = 9.81
+TIME_TOL = 1e-9
+"""Agreement (s) of event times with the closed forms."""
+POSITION_TOL = 1e-9
+"""Agreement (m) of positions with the closed forms."""
+
+
+def scene(bodies, boundaries, forces=(), restitution=0.5, friction=0.0, t_end=1.0):
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 1,
+            "gravity": [0.0, -G_ACC],
+            "contact": {"restitution": restitution, "friction": friction, "impact_law": "staged"},
+            "boundaries": list(boundaries),
+            "bodies": list(bodies),
+            "forces": list(forces),
+            "solver": {"t_end": t_end, "dt_out": 0.01},
+        }
+    )
+
+
+# ------------------------------------------------------------------ beads pushed from λ = 0
+
+M0, M1 = 2.0, 0.75
+"""Bead masses (kg): the force acts on b0, which pushes b1."""
+AMPLITUDE, OMEGA = 1.0, 10.0
+"""The force ``AMPLITUDE sin(OMEGA t)`` on b0 (N, rad/s), towards b1."""
+
+
+def beads_pushed(phase: float):
+    bodies = [
+        {"id": "b0", "type": "bead", "rail_y": 0.0, "mass": M0, "radius": 0.05, "x": 0.0},
+        {"id": "b1", "type": "bead", "rail_y": 0.0, "mass": M1, "radius": 0.05, "x": 0.1},
+    ]
+    stops = [
+        {"id": "left", "type": "segment", "a": [-1.0, -0.2], "b": [-1.0, 0.2]},
+        {"id": "right", "type": "segment", "a": [1.0, -0.2], "b": [1.0, 0.2]},
+    ]
+    force = {
+        "body": "b0",
+        "type": "harmonic",
+        "amplitude": [AMPLITUDE, 0.0],
+        "omega": OMEGA,
+        "phase": phase,
+    }
+    return scene(bodies, stops, [force])
+
+
+def pushed_positions(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Closed form: together until ``t₁ = π/ω`` (λ = m₁/M · A sin ωt ≥ 0), then apart.
+
+    Together, ``x = A/(M ω²)(ωt − sin ωt)`` with ``M = m₀ + m₁``; at ``t₁``
+    both move at ``V = 2A/(M ω)``. After it b1 coasts at ``V`` and b0's
+    speed ``V − A/(m₀ω)(1 + cos ωt)`` never exceeds ``V``: they never meet.
+    """
+    M = M0 + M1
+    t1 = math.pi / OMEGA
+    V = 2.0 * AMPLITUDE / (M * OMEGA)
+    together = AMPLITUDE / (M * OMEGA**2) * (OMEGA * t - np.sin(OMEGA * t))
+    x1_at = math.pi * AMPLITUDE / (M * OMEGA**2)
+    s = np.maximum(t - t1, 0.0)
+    x0_after = (
+        x1_at + (V - AMPLITUDE / (M0 * OMEGA)) * s - AMPLITUDE / (M0 * OMEGA**2) * np.sin(OMEGA * t)
+    )
+    x0 = np.where(t <= t1, together, x0_after)
+    x1 = 0.1 + np.where(t <= t1, together, x1_at + V * s)
+    return x0, x1
+
+
+@pytest.mark.parametrize("phase", [0.0, 1e-15])
+def test_beads_pushed_by_a_force_rising_from_zero_move_as_one_then_part(phase):
+    trajectory = simulate(beads_pushed(phase))
+    assert trajectory.status == "finished", trajectory.message
+    t = np.array([f.t for f in trajectory.frames])
+    q = np.array([f.q for f in trajectory.frames])
+    x0, x1 = pushed_positions(t)
+    assert np.max(np.abs(q[:, 0] - x0)) <= POSITION_TOL
+    assert np.max(np.abs(q[:, 1] - x1)) <= POSITION_TOL
+    liftoffs = [e for e in trajectory.events if e.type == "liftoff"]
+    assert len(liftoffs) == 1
+    assert abs(liftoffs[0].t - math.pi / OMEGA) <= TIME_TOL
+    assert not [e for e in trajectory.events if e.type == "impact"]
+    pressing = [f for f in trajectory.frames if 0.0 < f.t < math.pi / OMEGA - 1e-6]
+    assert pressing and all(len(f.contacts) == 1 for f in pressing)
+
+
+# ------------------------------------------------------------------ a wheel bouncing in a bowl
+
+
+def bowl(half: float, radius: float):
+    """A floor from −half to half between two quarter arcs tangent to it (the editor's bowl)."""
+    return [
+        {"id": "floor", "type": "segment", "a": [-half, 0.0], "b": [half, 0.0]},
+        {
+            "id": "right",
+            "type": "arc",
+            "center": [half, radius],
+            "radius": radius,
+            "start_deg": -90.0,
+            "end_deg": 0.0,
+        },
+        {
+            "id": "left",
+            "type": "arc",
+            "center": [-half, radius],
+            "radius": radius,
+            "start_deg": 180.0,
+            "end_deg": 270.0,
+        },
+    ]
+
+
+WHEELS_IN_BOWLS = {
+    "frictionless": (
+        (0.1, 0.6819267036209292),
+        {
+            "mass": 2.7592616040264177,
+            "inertia": 0.0009651348833329112,
+            "radius": 0.0963299601999624,
+            "position": [-0.5273033627858187, 0.8243452445338257],
+            "velocity": [-0.8402820172181946, 0.0963299601999624],
+            "angular_velocity": 24.999592011962704,
+        },
+        0.14731808323632947,
+        0.0,
+    ),
+    "with friction": (
+        (0.22341192785642466, 0.6055107756000451),
+        {
+            "mass": 4.999999999999999,
+            "inertia": 0.000542329166180158,
+            "radius": 0.04,
+            "position": [-0.5768020824333049, 0.4999999999999999],
+            "velocity": [-1.1918732421527842, -1.1742871924392528],
+            "angular_velocity": 1.2701200884975599,
+        },
+        0.22341192785642466,
+        0.09663260263196574,
+    ),
+}
+"""Examples of the property test's CI profile (bowl half-width and radius, m; wheel; e; μ)."""
+
+
+def next_closing(c0, v0, centre, big_radius, radius, window):
+    """First time (s) the wheel's gap to the inside of the arc closes again, along the parabola.
+
+    ``g(τ) = R − |c(τ) − C| − r`` with ``c(τ) = c₀ + v₀τ − ½ g τ² e_y``: the
+    first sign change after the gap has opened, on ``window`` (s), bisected.
+    """
+    acc = np.array([0.0, -G_ACC])
+
+    def gap(tau):
+        c = c0 + v0 * tau + 0.5 * acc * tau * tau
+        return big_radius - math.hypot(*(c - centre)) - radius
+
+    taus = np.linspace(0.0, window, 4001)
+    g = np.array([gap(tau) for tau in taus])
+    opened = np.nonzero(g > 1e-12)[0]
+    assert len(opened), "the gap never opens after the bounce"
+    below = np.nonzero(g[opened[0] :] < 0.0)[0]
+    assert len(below), "the gap does not close again in the window"
+    k = opened[0] + below[0]
+    return brentq(gap, taus[k - 1], taus[k], xtol=1e-16)
+
+
+@pytest.mark.parametrize("name", list(WHEELS_IN_BOWLS))
+def test_a_wheel_bouncing_down_a_bowl_meets_the_arc_where_its_parabola_does(name):
+    (half, big_radius), wheel, restitution, friction = WHEELS_IN_BOWLS[name]
+    body = {"id": "wheel0", "type": "wheel", **wheel}
+    ground = bowl(half, big_radius)
+    trajectory = simulate(
+        scene([body], ground, restitution=restitution, friction=friction, t_end=0.25)
+    )
+    assert trajectory.status == "finished", trajectory.message
+    impacts = [e for e in trajectory.events if e.type == "impact"]
+    assert len(impacts) >= 5 and all(e.other == "left" for e in impacts)
+    posts = {f.t: f for f in trajectory.frames if f.kind == "post"}
+    centre = np.array([-half, big_radius])
+    checked = 0
+    for before, after in itertools.pairwise(impacts):
+        post = posts[before.t]
+        hop = after.t - before.t
+        assert hop > 1e-9, (before.t, after.t)  # never the same instant again
+        tau = next_closing(post.q[:2], post.v[:2], centre, big_radius, wheel["radius"], 2 * hop)
+        assert abs(before.t + tau - after.t) <= TIME_TOL, (before.t, tau, after.t)
+        checked += 1
+    assert checked >= 4
+    assert [e.type for e in trajectory.events].count("zeno") == 1
