@@ -28,6 +28,13 @@ MAX_STALLED_EVENTS = 200
 """Bound on consecutive events without time advancing."""
 MAX_PHASES_PER_STEP = 256
 """Smooth phases one ``step()`` integrates at most before it returns (bounded work per step)."""
+STEP_WALL_SLICE_S = 0.25
+"""Wall time (s) after which ``step()`` returns at the end of the current phase.
+
+A scene with thousands of springs can take a tenth of a second per phase:
+without a slice one step could run for a minute, and a window could not
+pause, strike or stop it meanwhile. Where a step returns does not change
+the result (the next step continues with the same phase sequence)."""
 PENETRATION_TOL = 1e-9
 """Overlap (m) of a watched contact at the end of a flight piece that is never accepted silently."""
 REGION_TOL = 1e-12

@@ -62,6 +62,7 @@ out (:mod:`solver.output_frames`); the tolerances are in
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Hashable
 from typing import Any
 
@@ -75,6 +76,7 @@ from solver.event_location import FoundEvent, LocationMixin
 from solver.event_tolerances import (
     GAP_TOL,
     MAX_PHASES_PER_STEP,
+    STEP_WALL_SLICE_S,
     MAX_STALLED_EVENTS,
     SUBPOINTS_FLIGHT,
     SUBPOINTS_ODE,
@@ -184,7 +186,9 @@ class EventDrivenStepper(
 
         The work of one call is bounded: a run that needs very many short
         phases between two output samples (a bead at 1e6 m/s) returns
-        between them with an empty output and a later ``t``.
+        between them with an empty output and a later ``t``, and so does a
+        call that has run for ``STEP_WALL_SLICE_S`` of wall time (at the end
+        of a phase: the results do not depend on where a step returns).
 
         Returns
         -------
@@ -201,10 +205,13 @@ class EventDrivenStepper(
                 self._started = True
                 self._settle(out, {})
                 self._emit_samples(out, lambda _t: self._y(), self.t, inclusive=True)
+            deadline = time.monotonic() + STEP_WALL_SLICE_S
             for _ in range(MAX_PHASES_PER_STEP):
                 if self.status != "running" or out.frames or out.events:
                     break
                 self._phase(out)
+                if time.monotonic() > deadline:
+                    break
         except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
             self.status = "failed"
             self.message = f"t = {self.t:.12g} s: {exc}"
