@@ -6,8 +6,8 @@ arrows, trails, flashes) are created once per scene and updated in place
 (``setPos``/``setRotation``/``setData``), never re-created per frame. Arrow
 heads, handles and flashes are sized in pixels so they read the same at any
 zoom. Whatever there can be many of per frame is batched into one item
-drawn with a few painter calls: all arrows (``ArrowField``), all trails
-(``TrailField``), one rail line per rail height.
+drawn with a few painter calls: all beads (``BeadField``), all arrows
+(``ArrowField``), all trails (``TrailField``), one rail line per rail height.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 BACKGROUND = QColor("#ffffff")
@@ -187,10 +187,6 @@ class DiskItem(QGraphicsItem):
         self._selected_outline = _pen(SELECTION_COLOUR, 3.5)
         r = self.radius * 1.05
         self._bounds = QRectF(-r, -r, 2 * r, 2 * r)
-        if not spoke:
-            # A bead only moves: Qt re-blits its cached pixels instead of calling
-            # ``paint`` (Python) for every frame. Wheels turn, which would redo the cache.
-            self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def spoke_end(self) -> QPointF:
         """The spoke's rim end in the parent's (scene) coordinates, m."""
@@ -283,6 +279,238 @@ class CartItem(QGraphicsItem):
             tick = r * math.cos(theta)
             painter.setPen(_pen(colour if math.sin(theta) >= 0 else fill, 4.0))
             painter.drawLine(QPointF(x - w, tick), QPointF(x + w, tick))
+
+
+BEAD_SPRITE_MIN_PX = 3.0
+"""A bead is drawn at least this wide, px, however far the view is zoomed out."""
+
+
+class BeadField(pg.GraphicsObject):
+    """Every bead of the scene, drawn by one item: one stamped picture per bead on screen.
+
+    A bead looks as a ``DiskItem`` without spoke: a translucent disk with an
+    outline and a centre dot (a selected bead: a wider outline in the
+    selection colour). Each bead has a slot (``add``) and is moved with
+    ``move`` — numbers in arrays, no Qt item per bead. ``paint`` maps the
+    beads to pixels with numpy, leaves out those off-screen and stamps one
+    picture, drawn once per size and look, at each of the others: the cost
+    of a frame grows with the beads on screen, and one item means one call
+    from Qt into Python (2000 bead items meant 2000 such calls, each waiting
+    for the interpreter lock while the solver's thread held it).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._x = np.zeros(0)
+        self._y = np.zeros(0)
+        self._r = np.zeros(0)
+        self._live = np.zeros(0, dtype=bool)
+        self._selected = np.zeros(0, dtype=bool)
+        self._free: list[int] = []
+        self._bounds = QRectF()
+        self._bounds_stale = False
+        self._margin = 0.0
+        """A few pixels in scene units (outline, smallest sprite), m."""
+        self._sprites: dict[tuple[float, bool, float, float], QPixmap] = {}
+
+    # ----------------------------------------------------------- the beads
+
+    def add(self, x: float, y: float, radius: float) -> int:
+        """A new bead of ``radius`` at (x, y), m; returns its slot."""
+        if not self._free:
+            grown = max(16, 2 * len(self._x))
+            self._free = list(range(grown - 1, len(self._x) - 1, -1))
+            extra = grown - len(self._x)
+            self._x = np.append(self._x, np.zeros(extra))
+            self._y = np.append(self._y, np.zeros(extra))
+            self._r = np.append(self._r, np.zeros(extra))
+            self._live = np.append(self._live, np.zeros(extra, dtype=bool))
+            self._selected = np.append(self._selected, np.zeros(extra, dtype=bool))
+        slot = self._free.pop()
+        self._x[slot], self._y[slot], self._r[slot] = x, y, radius
+        self._live[slot] = True
+        self._selected[slot] = False
+        self._changed()
+        return slot
+
+    def remove(self, slot: int) -> None:
+        """Forget the bead in ``slot``."""
+        if self._live[slot]:
+            self._live[slot] = False
+            self._free.append(slot)
+            self._changed()
+
+    def move(self, slot: int, x: float, y: float) -> None:
+        """Put the bead in ``slot`` at (x, y), m."""
+        self._x[slot], self._y[slot] = x, y
+        self._changed()
+
+    def position(self, slot: int) -> tuple[float, float]:
+        """Where the bead in ``slot`` is drawn, m."""
+        return float(self._x[slot]), float(self._y[slot])
+
+    def set_selected(self, slot: int, selected: bool) -> None:
+        """Draw the bead in ``slot`` with the selection outline or not."""
+        self._selected[slot] = selected
+        self.update()
+
+    def is_selected(self, slot: int) -> bool:
+        """True when the bead in ``slot`` is drawn as selected."""
+        return bool(self._selected[slot])
+
+    @property
+    def count(self) -> int:
+        """Number of beads."""
+        return int(self._live.sum())
+
+    def _changed(self) -> None:
+        if not self._bounds_stale:
+            self.prepareGeometryChange()
+            self._bounds_stale = True
+        self.update()
+
+    # ------------------------------------------------------------ drawing
+
+    def viewTransformChanged(self) -> None:
+        """The pixel margin changes size in scene units with the zoom."""
+        self.prepareGeometryChange()
+        px = self.pixelLength(pg.Point(1, 0)) or 0.0
+        self._margin = (BEAD_SPRITE_MIN_PX + 4.0 * _line_scale) * px
+        self._bounds_stale = True
+
+    def boundingRect(self) -> QRectF:
+        """The beads' disks plus a few pixels (made once per change: Qt asks often)."""
+        if self._bounds_stale:
+            self._bounds_stale = False
+            live = self._live
+            if live.any():
+                r, m = self._r[live], self._margin
+                x0, x1 = float((self._x[live] - r).min()), float((self._x[live] + r).max())
+                y0, y1 = float((self._y[live] - r).min()), float((self._y[live] + r).max())
+                self._bounds = QRectF(x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m)
+            else:
+                self._bounds = QRectF()
+        return self._bounds
+
+    def _sprite(self, diameter_px: float, selected: bool, ratio: float) -> QPixmap:
+        """The picture of one bead ``diameter_px`` wide (device-independent px)."""
+        key = (round(diameter_px * 2) / 2, selected, _line_scale, ratio)
+        sprite = self._sprites.get(key)
+        if sprite is not None:
+            return sprite
+        if len(self._sprites) > 64:
+            self._sprites.clear()
+        d = max(key[0], BEAD_SPRITE_MIN_PX)
+        outline = _pen(SELECTION_COLOUR, 3.5) if selected else _pen(BEAD_COLOUR, 2.0)
+        side = math.ceil(d + 2 * outline.widthF() + 2)
+        sprite = QPixmap(round(side * ratio), round(side * ratio))
+        sprite.setDevicePixelRatio(ratio)
+        sprite.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(sprite)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        fill = QColor(BEAD_COLOUR)
+        fill.setAlpha(45)
+        centre = QPointF(side / 2, side / 2)
+        painter.setPen(outline)
+        painter.setBrush(QBrush(fill))
+        painter.drawEllipse(centre, d / 2, d / 2)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(BEAD_COLOUR))
+        dot = max(0.07 * d / 2, 1.0)
+        painter.drawEllipse(centre, dot, dot)
+        painter.end()
+        self._sprites[key] = sprite
+        return sprite
+
+    def stamps(
+        self, transform: QTransform, width: float, height: float
+    ) -> list[tuple[float, bool, np.ndarray, np.ndarray]]:
+        """Where to stamp which picture: ``(diameter px, selected, x px, y px)`` per look.
+
+        ``transform`` maps scene metres to the pixels of a device ``width`` by
+        ``height`` px; beads whose picture would fall wholly off it are left out.
+        """
+        live = np.flatnonzero(self._live)
+        t = transform
+        scale = math.hypot(t.m11(), t.m12())
+        x, y, r = self._x[live], self._y[live], self._r[live]
+        px = t.m11() * x + t.m21() * y + t.dx()
+        py = t.m12() * x + t.m22() * y + t.dy()
+        reach = r * scale + 4.0 * _line_scale + BEAD_SPRITE_MIN_PX
+        on_screen = (px + reach >= 0) & (px - reach <= width)
+        on_screen &= (py + reach >= 0) & (py - reach <= height)
+        diameters = 2 * r[on_screen] * scale
+        chosen = self._selected[live][on_screen]
+        xs, ys = px[on_screen], py[on_screen]
+        looks = []
+        for diameter in np.unique(diameters).tolist():
+            for selected in (False, True):
+                group = (diameters == diameter) & (chosen == selected)
+                if group.any():
+                    looks.append((diameter, selected, xs[group], ys[group]))
+        return looks
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Stamp a bead's picture at every bead on the device, in pixel coordinates."""
+        if not self._live.any():
+            return
+        screen = painter.viewport()
+        looks = self.stamps(painter.transform(), screen.width(), screen.height())
+        if not looks:
+            return
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        painter.save()
+        painter.resetTransform()
+        draw = painter.drawPixmap
+        for diameter, selected, xs, ys in looks:
+            sprite = self._sprite(diameter, selected, ratio)
+            half = sprite.width() / ratio / 2
+            for a, b in zip(
+                np.rint(xs - half).astype(int).tolist(),
+                np.rint(ys - half).astype(int).tolist(),
+                strict=True,
+            ):
+                draw(a, b, sprite)
+        painter.restore()
+
+
+class BeadDrawing:
+    """One bead of a ``BeadField``, with the calls the canvas makes on a body's drawing.
+
+    Not a Qt item: ``pos``/``setPos`` read and move the bead's slot.
+    """
+
+    def __init__(self, field: BeadField, x: float, y: float, radius: float) -> None:
+        self.field = field
+        self.radius = float(radius)
+        self.slot = field.add(x, y, radius)
+
+    @property
+    def selected(self) -> bool:
+        """True when drawn with the selection outline."""
+        return self.field.is_selected(self.slot)
+
+    def set_selected(self, selected: bool) -> None:
+        """Draw the selection outline or not."""
+        self.field.set_selected(self.slot, selected)
+
+    def pos(self) -> QPointF:
+        """The bead's centre as drawn, m."""
+        return QPointF(*self.field.position(self.slot))
+
+    def setPos(self, x: float, y: float) -> None:
+        """Move the bead's centre to (x, y), m."""
+        self.field.move(self.slot, x, y)
+
+    def remove(self) -> None:
+        """Take the bead out of its field."""
+        self.field.remove(self.slot)
 
 
 # ---------------------------------------------------------- pixel-sized overlays
@@ -548,7 +776,8 @@ class SceneLayer:
     """Draws one scene (a scene-file dict) into a ViewBox and keeps its items for animation.
 
     ``boundaries`` draw as thick lines with their ids; ``bodies`` maps each
-    body id to its DiskItem / CartItem; ``springs`` holds one curve per
+    body id to its DiskItem / CartItem, or for a bead its ``BeadDrawing``
+    (all beads are drawn by the one ``beads`` field); ``springs`` holds one curve per
     spring, re-shaped with ``update_springs``. Beads on the same rail share
     one rail line. The id labels can be hidden (``set_labels_visible``);
     hidden labels are not moved.
@@ -561,9 +790,12 @@ class SceneLayer:
 
     def __init__(self, view: pg.ViewBox) -> None:
         self._view = view
-        self._parts: dict[tuple[Any, ...], tuple[Any, list[QGraphicsItem]]] = {}
+        self.beads = BeadField()
+        self.beads.setZValue(10)
+        view.addItem(self.beads)
+        self._parts: dict[tuple[Any, ...], tuple[Any, list[Any]]] = {}
         """Built parts: key → (the data and flags they were built from, their items)."""
-        self.bodies: dict[str, DiskItem | CartItem] = {}
+        self.bodies: dict[str, DiskItem | CartItem | BeadDrawing] = {}
         self._labels: dict[str, pg.TextItem] = {}
         self.springs: list[pg.PlotCurveItem] = []
         self._spring_ends: list[tuple[str, str | None, tuple[float, float] | None]] = []
@@ -584,20 +816,23 @@ class SceneLayer:
         """Remove the items of one part (and forget the body it drew)."""
         _, items = self._parts.pop(key)
         for item in items:
-            self._view.removeItem(item)
+            if isinstance(item, BeadDrawing):
+                item.remove()
+            else:
+                self._view.removeItem(item)
         body_id = key[2] if key[0] == "bodies" else None
         if body_id is not None and self.bodies.get(body_id) in items:
             del self.bodies[body_id]
             self._labels.pop(body_id, None)
             self._radii.pop(body_id, None)
 
-    def _add(self, items: list[QGraphicsItem], item: QGraphicsItem, z: float) -> None:
+    def _add(self, items: list[Any], item: QGraphicsItem, z: float) -> None:
         item.setZValue(z)
         self._view.addItem(item)
         items.append(item)
 
     def _update_part(
-        self, key: tuple[Any, ...], source: Any, make: Callable[[list[QGraphicsItem]], None]
+        self, key: tuple[Any, ...], source: Any, make: Callable[[list[Any]], None]
     ) -> bool:
         """Keep the part ``key`` if it was built from ``source`` (True), else (re)make it."""
         built = self._parts.get(key)
@@ -605,7 +840,7 @@ class SceneLayer:
             return True
         if built is not None:
             self._drop(key)
-        items: list[QGraphicsItem] = []
+        items: list[Any] = []
         make(items)
         self._parts[key] = (copy.deepcopy(source), items)
         return False
@@ -726,13 +961,16 @@ class SceneLayer:
 
     def _build_body(
         self,
-        items: list[QGraphicsItem],
+        items: list[Any],
         body: Mapping[str, Any],
         selected: bool,
         labelled: bool = True,
     ) -> None:
         body_id = str(body.get("id", ""))
         kind = body.get("type")
+        if kind == "bead":
+            self._build_bead(items, body, selected, labelled)
+            return
         try:
             if kind == "axle_cart":
                 item: DiskItem | CartItem = CartItem(body["half_length"], body["wheel_radius"])
@@ -740,10 +978,6 @@ class SceneLayer:
                 item.setRotation(math.degrees(body.get("angle", 0.0)))
                 item.set_wheel_angles(*body.get("wheel_angles", (0.0, 0.0)))
                 extent = float(body["half_length"] + body["wheel_radius"])
-            elif kind == "bead":
-                item = DiskItem(body["radius"], BEAD_COLOUR, spoke=False)
-                item.setPos(body["x"], body["rail_y"])
-                extent = float(body["radius"])
             else:
                 item = DiskItem(body["radius"], WHEEL_COLOUR, spoke=True)
                 item.setPos(*body["position"])
@@ -757,6 +991,32 @@ class SceneLayer:
         self._radii[body_id] = extent
         item.set_selected(selected)
         self._add(items, item, 10)
+        self._remember(items, body_id, item, labelled)
+
+    def _build_bead(
+        self, items: list[Any], body: Mapping[str, Any], selected: bool, labelled: bool
+    ) -> None:
+        try:
+            x, y, radius = float(body["x"]), float(body["rail_y"]), float(body["radius"])
+        except (KeyError, TypeError, ValueError):
+            return
+        if not (0.0 < radius < math.inf and math.isfinite(x) and math.isfinite(y)):
+            return  # nothing sensible to draw: the panel lists the problem
+        body_id = str(body.get("id", ""))
+        bead = BeadDrawing(self.beads, x, y, radius)
+        bead.set_selected(selected)
+        items.append(bead)
+        self._radii[body_id] = radius
+        self._remember(items, body_id, bead, labelled)
+
+    def _remember(
+        self,
+        items: list[Any],
+        body_id: str,
+        item: DiskItem | CartItem | BeadDrawing,
+        labelled: bool,
+    ) -> None:
+        """Keep ``item`` as the drawing of ``body_id``, with its id label when ``labelled``."""
         self.bodies[body_id] = item
         self._labels.pop(body_id, None)
         if labelled:

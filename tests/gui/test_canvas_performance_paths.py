@@ -11,13 +11,24 @@ from collections.abc import Iterator
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QGraphicsItem
 
 from impactgui.canvas import LABELLED_BODIES_MAX, TRAIL_POINT_BUDGET, SceneCanvas
 from impactgui.document import SceneDocument
 from impactgui.playback import PlaybackClock
-from impactgui.scene_items import FLASHES_MAX, ArrowField, DiskItem, FlashField, TrailField
+from impactgui.scene_items import (
+    BEAD_COLOUR,
+    FLASHES_MAX,
+    SELECTION_COLOUR,
+    ArrowField,
+    BeadDrawing,
+    BeadField,
+    DiskItem,
+    FlashField,
+    TrailField,
+)
 from solver.frames import EnergyBudget, Event, Frame, StepOutput
 from solver.record import Trajectory
 from solver.system import System
@@ -165,11 +176,85 @@ def test_only_the_newest_flashes_are_kept(qtbot) -> None:
     assert flashes._flashes[0][0] == pytest.approx(0.01 * 2 * FLASHES_MAX)  # the oldest kept
 
 
-def test_beads_are_blitted_from_a_cache_and_wheels_repainted(canvas: SceneCanvas) -> None:
-    bead = canvas.layer.bodies["b0"]
-    assert bead.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
-    wheel = DiskItem(0.1, QColor("#000000"), spoke=True)  # it turns: a cache would be redone
-    assert wheel.cacheMode() == QGraphicsItem.CacheMode.NoCache
+def _bead_fields(canvas: SceneCanvas) -> list[BeadField]:
+    return [item for item in canvas.view.childGroup.childItems() if isinstance(item, BeadField)]
+
+
+def _shown_image(canvas: SceneCanvas) -> QImage:
+    return canvas.plot.grab().toImage()
+
+
+def _pixel_of(canvas: SceneCanvas, x: float, y: float) -> tuple[int, int]:
+    point = canvas.plot.mapFromScene(canvas.view.mapViewToScene(QPointF(x, y)))
+    return point.x(), point.y()
+
+
+def _near(image: QImage, x: int, y: int, colour: QColor, reach: int = 2) -> bool:
+    """True when a pixel within ``reach`` px of (x, y) has ``colour`` (to a few levels)."""
+    return any(
+        max(
+            abs(image.pixelColor(x + dx, y + dy).red() - colour.red()),
+            abs(image.pixelColor(x + dx, y + dy).green() - colour.green()),
+            abs(image.pixelColor(x + dx, y + dy).blue() - colour.blue()),
+        )
+        < 40
+        for dx in range(-reach, reach + 1)
+        for dy in range(-reach, reach + 1)
+    )
+
+
+def _zoom_on_the_first_ten(qtbot, canvas: SceneCanvas) -> None:
+    canvas.view.setRange(xRange=(-0.0125, 10 * 0.025 - 0.0125), yRange=(-0.1, 0.1), padding=0)
+    qtbot.wait(50)
+
+
+def test_every_bead_is_drawn_by_one_item(qtbot, canvas: SceneCanvas) -> None:
+    # issue 10 bug 6: one Qt item per bead made each paint of 2000 beads cost about 58 ms
+    fields = _bead_fields(canvas)
+    assert len(fields) == 1 and fields[0].count == N_BEADS
+    assert not any(isinstance(item, DiskItem) for item in canvas.view.childGroup.childItems())
+    system = System(canvas.document.scene())
+    canvas.show_frame(_frame(system, 0.0, 0.0), system)  # a run hides the editing handles
+    qtbot.wait(50)
+    image = _shown_image(canvas)
+    for k in range(N_BEADS):
+        assert _near(image, *_pixel_of(canvas, k * 0.025, 0.0), BEAD_COLOUR), f"b{k} drawn"
+    assert not _near(image, *_pixel_of(canvas, 0.0, 0.05), BEAD_COLOUR)  # 5 radii above b0
+
+
+def test_beads_off_screen_are_not_stamped(qtbot, canvas: SceneCanvas) -> None:
+    # issue 10 bug 6: the cost of a frame must not grow with what is off-screen
+    _zoom_on_the_first_ten(qtbot, canvas)
+    field = _bead_fields(canvas)[0]
+    width, height = canvas.plot.viewport().width(), canvas.plot.viewport().height()
+    transform = field.deviceTransform(canvas.plot.viewportTransform())
+    looks = field.stamps(transform, width, height)
+    stamped = np.concatenate([xs for _, _, xs, _ in looks])
+    assert 10 <= len(stamped) <= 11, "the ten beads in view, and at most one just past its edge"
+    radius_px = 0.01 / canvas.pixel_size()
+    assert np.all((stamped >= -radius_px - 10) & (stamped <= width + radius_px + 10))
+
+
+def test_a_click_selects_the_bead_under_it_and_draws_it_selected(
+    qtbot, canvas: SceneCanvas
+) -> None:
+    _zoom_on_the_first_ten(qtbot, canvas)
+    k = 3
+    canvas.set_tool("select")
+    click = QPoint(*_pixel_of(canvas, k * 0.025 + 0.006, 0.002))  # inside b3, off its centre
+    qtbot.mouseClick(canvas.plot.viewport(), Qt.MouseButton.LeftButton, pos=click)
+    qtbot.waitUntil(lambda: canvas.document.selection == ("bodies", k), timeout=2000)
+    bead = canvas.layer.bodies[f"b{k}"]
+    assert isinstance(bead, BeadDrawing) and bead.selected
+    assert [b for b, item in canvas.layer.bodies.items() if item.selected] == [f"b{k}"]
+    qtbot.wait(50)
+    image = _shown_image(canvas)
+    for index, colour, other in (
+        (k, SELECTION_COLOUR, BEAD_COLOUR),
+        (k + 2, BEAD_COLOUR, SELECTION_COLOUR),
+    ):
+        x, y = _pixel_of(canvas, index * 0.025, 0.01)  # the top of the bead's rim
+        assert _near(image, x, y, colour) and not _near(image, x, y, other)
 
 
 def _body_items(canvas: SceneCanvas) -> dict[str, QGraphicsItem]:
