@@ -249,7 +249,7 @@ class EventDrivenStepper(
         linear = None if constant is not None else self._linear_motion()
         if linear is not None:
             pieces = self._linear_pieces(*linear)
-            reach = budget
+            reach = math.inf if self._pairs_complete() else budget
         elif constant is not None:
             a, power = constant
             tb = min(self.t_end, t0 + self._horizon(a, budget))
@@ -275,7 +275,7 @@ class EventDrivenStepper(
                     )
                     found = other or found
             cut = False
-            if reach > 0.0:
+            if 0.0 < reach < math.inf:
                 # no disk may travel beyond the reach of the candidate pairs: a piece
                 # that goes further (a closed-form piece is as long as its flow's rate
                 # allows) ends where the reach is spent, and the phase with it

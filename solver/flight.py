@@ -146,6 +146,18 @@ class FlightMixin:
             self._pairs_found_at[disks] = self.system.centres(self._q)[disks]
         return self._pair_set
 
+    def _pairs_complete(self) -> bool:
+        """Whether the candidate pairs are every pair of the scene: no travel can add one.
+
+        Each disk with each feature and each other disk, every pair once (the
+        pairs are unique objects). A phase then needs no reach: its disks may
+        go anywhere without leaving the candidates' cover.
+        """
+        pairs = self._pair_set.pairs
+        n = self.system.n_disks
+        every = n * len(self._kin.feature_list) + n * (n - 1) // 2
+        return len(pairs) == every and len({id(pair) for pair in pairs}) == every
+
     def _candidates(self) -> GapSet:
         """The candidate pairs that are not active: their gaps are watched."""
         every = self._all_candidates()

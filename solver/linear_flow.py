@@ -131,12 +131,21 @@ def _expm_times(N: np.ndarray, taus: np.ndarray, c: np.ndarray) -> np.ndarray:
     ``(|Δ| τ)^p / p!`` however large the nilpotent part. The series is applied
     to the vector in ``s`` stages with ``max|Δ| τ / s ≤ STAGE_NORM`` and a
     stage stops when two consecutive terms are below rounding (a Jordan block
-    stops after ``k`` terms): only products ``(nτ, k) @ (k, k)``.
+    stops after ``k`` terms): only products ``(nτ, k) @ (k, k)``. A nilpotent
+    ``N`` (zero diagonal) is summed to its last nonzero term without tests.
     """
-    theta = float(np.max(np.abs(np.diag(N)))) * float(np.max(np.abs(taus), initial=0.0))
+    spread = float(np.max(np.abs(np.diag(N))))
+    x = np.broadcast_to(c, (len(taus), len(c))).astype(complex)
+    if spread == 0.0:
+        term = total = x
+        h = taus[:, None]
+        for p in range(1, len(c)):
+            term = (term @ N.T) * (h / p)
+            total = total + term
+        return total
+    theta = spread * float(np.max(np.abs(taus), initial=0.0))
     stages = max(1, math.ceil(theta / STAGE_NORM))
     h = (taus / stages)[:, None]
-    x = np.broadcast_to(c, (len(taus), len(c))).astype(complex)
     for _ in range(stages):
         term, total, small = x, x, False
         for p in range(1, TAYLOR_DEGREE + 1):
