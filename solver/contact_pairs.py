@@ -21,7 +21,14 @@ import numpy as np
 
 from solver.broadphase import StaticIndex, disk_pairs
 from solver.errors import SolverError
-from solver.event_tolerances import FEW_DISKS, GAP_EVENT_TOL, GAP_TOL, JUNCTION_TOL, REGION_TOL
+from solver.event_tolerances import (
+    FEW_DISKS,
+    GAP_EVENT_TOL,
+    GAP_TOL,
+    JUNCTION_TOL,
+    PENETRATION_TOL,
+    REGION_TOL,
+)
 from solver.geometry import (
     Arc,
     Nearest,
@@ -453,18 +460,89 @@ class GapSet:
         self._arc_values(c, cd, g, u_n)
         return g, u_n
 
-    def gaps(self, q: np.ndarray, band: bool = False) -> np.ndarray:
+    def gaps(self, q: np.ndarray, band: bool = False, bare: bool = False) -> np.ndarray:
         """``g`` per pair (m), as :meth:`values` without the speeds.
 
-        With ``band`` a segment or arc counts ``REGION_TOL`` beyond its ends.
+        With ``band`` a segment or arc counts ``REGION_TOL`` beyond its ends;
+        with ``bare`` a vertex's gap is its distance also where a feature
+        ending at it hides it.
         """
         g = np.empty(len(self.pairs))
         c = self.kin.system.centres(q)
         self._disk_values(c, None, g, None)
         self._segment_values(c, None, g, None, REGION_TOL if band else 0.0)
-        self._vertex_values(c, None, g, None, REGION_TOL if band else 0.0)
+        self._vertex_values(c, None, g, None, REGION_TOL if band else 0.0, bare)
         self._arc_values(c, None, g, None, REGION_TOL if band else 0.0)
         return g
+
+    def passed_through(
+        self, qa: np.ndarray, va: np.ndarray, qb: np.ndarray, vb: np.ndarray, duration: float
+    ) -> np.ndarray:
+        """Per pair: whether its disk came into a vertex or the other disk between two states.
+
+        A gap is a distance, positive on both sides: a disk that went
+        through a corner, or through another disk, inside one flight piece
+        shows a positive gap at both ends (and a corner may be hidden by its
+        faces at both). The centre's path from ``qa`` to ``qb`` (the other
+        disk's relative to it) lies within ``|Δċ| T / 8`` of the straight chord
+        between them for a constant acceleration over the piece's
+        ``duration`` ``T`` (s); with twice that margin, a chord that passes
+        closer to the vertex point (to the other centre) than ``r −
+        margin − PENETRATION_TOL`` (m) means the disk overlapped it. Rows of
+        segments and arcs are False (:meth:`crossed` sees those).
+        """
+        system = self.kin.system
+        ca, cb = system.centres(qa), system.centres(qb)
+        dv = system.centre_velocities(vb) - system.centre_velocities(va)
+        passed = np.zeros(len(self.pairs), dtype=bool)
+        if len(self.vertex_rows):
+            k = self.vertex_disks
+            near = chord_distance(ca[k] - self.vertex_p, cb[k] - self.vertex_p)
+            margin = 0.25 * duration * np.hypot(dv[k, 0], dv[k, 1])
+            passed[self.vertex_rows] = near < self.vertex_radii - margin - PENETRATION_TOL
+        if len(self.disk_rows):
+            I, J = self.I, self.J
+            near = chord_distance(ca[I] - ca[J], cb[I] - cb[J])
+            rel = dv[I] - dv[J]
+            margin = 0.25 * duration * np.hypot(rel[:, 0], rel[:, 1])
+            passed[self.disk_rows] = near < self.rsum - margin - PENETRATION_TOL
+        return passed
+
+    def crossed(
+        self, qa: np.ndarray, qb: np.ndarray, g_a: np.ndarray, g_b: np.ndarray
+    ) -> np.ndarray:
+        """Per pair: whether its disk crossed a segment's line or an arc's circle, ``qa`` to ``qb``.
+
+        The gap to a segment or an arc is a distance, positive on both sides:
+        a disk that went through the feature between two times has a positive
+        gap at both. Its centre is then on the other side (both times inside
+        the feature's region: ``g_a``, ``g_b`` finite, m).
+        """
+        system = self.kin.system
+        crossed = np.zeros(len(self.pairs), dtype=bool)
+        ca, cb = system.centres(qa), system.centres(qb)
+        rows = self.segment_rows
+        if len(rows):
+            disks = self.seg_disks
+            side_a = row_dots(ca[disks] - self.seg_a, self.seg_normal)
+            side_b = row_dots(cb[disks] - self.seg_a, self.seg_normal)
+            crossed[rows] = (side_a * side_b < 0.0) & np.isfinite(g_a[rows] + g_b[rows])
+        for n in self.arc_rows:
+            pair = self.pairs[n]
+            if math.isfinite(g_a[n] + g_b[n]):
+                centre, radius = np.asarray(pair.feature.center), pair.feature.radius
+                rho_a = float(np.hypot(*(ca[pair.i] - centre))) - radius
+                rho_b = float(np.hypot(*(cb[pair.i] - centre))) - radius
+                crossed[n] = rho_a * rho_b < 0.0
+        return crossed
+
+    def of_disks(self, rows: np.ndarray) -> GapSet:
+        """The pairs of ``rows`` and every other pair of their disks (both disks of a disk pair)."""
+        disks = np.concatenate((self.first[rows], self.second[rows]))
+        disks = disks[disks >= 0]
+        mine = np.isin(self.first, disks) | np.isin(self.second, disks)
+        mine[rows] = True
+        return GapSet(self.kin, [self.pairs[n] for n in np.nonzero(mine)[0]])
 
     # Each of the following fills the rows of one kind of pair: the gaps ``g``
     # (m) from the disk centres ``c`` (K, 2) and, given their velocities
@@ -520,6 +598,7 @@ class GapSet:
         g: np.ndarray,
         u_n: np.ndarray | None,
         band: float = 0.0,
+        bare: bool = False,
     ) -> None:
         if not len(self.vertex_rows):
             return
@@ -527,7 +606,7 @@ class GapSet:
         w = c[k] - self.vertex_p
         d = np.hypot(w[:, 0], w[:, 1])
         gap = d - self.vertex_radii
-        hidden = self._hidden(c, band)
+        hidden = None if bare else self._hidden(c, band)
         if hidden is not None:
             gap = np.where(hidden, np.inf, gap)
         g[self.vertex_rows] = gap
@@ -593,6 +672,15 @@ class GapSet:
                 g[n] = near.d - self.kin.radii[pair.i]
                 if cd is not None:
                     u_n[n] = float(near.n @ cd[pair.i])
+
+
+def chord_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per row: distance (m) from the origin to the straight segment from ``a`` to ``b`` (K, 2)."""
+    e = b - a
+    length2 = row_dots(e, e)
+    s = np.clip(-row_dots(a, e) / np.where(length2 > 0.0, length2, 1.0), 0.0, 1.0)
+    p = a + s[:, None] * e
+    return np.hypot(p[:, 0], p[:, 1])
 
 
 def row_dots(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from solver.contact_pairs import ContactPair, GapSet, row_dots
+from solver.contact_pairs import ContactPair, GapSet
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
 from solver.event_tolerances import (
@@ -39,20 +39,28 @@ class GapRootMixin:
         """A gap closing that the search missed in ``piece``, located; None if there is none.
 
         Every watched gap is checked where the piece ends (at ``found`` or its
-        end). One below ``−PENETRATION_TOL`` there, or one whose disk is on
-        the other side of its segment or arc than at the start
-        (:meth:`_crossed`), was either closed already at the start — a
-        ``SolverError`` naming the contact, time and depth — or closed in
-        between: its first closing on ``MISSED_SAMPLES`` samples is bisected
-        to ``TIME_TOL``. A crossing that no sample sees is a ``SolverError``.
+        end). One below ``−PENETRATION_TOL`` there, one whose disk is on the
+        other side of its segment or arc than at the start
+        (:meth:`GapSet.crossed`), or one whose disk went into a vertex or
+        another disk on the way (:meth:`GapSet.passed_through`), was either
+        closed already at the start — a ``SolverError`` naming the contact,
+        time and depth — or closed in between: the first closing of it or of
+        another pair of its disks (a disk through a corner meets a face
+        first) on ``MISSED_SAMPLES`` samples is bisected to ``TIME_TOL``. A
+        crossing that no sample sees is a ``SolverError``.
         """
         if not len(gaps):
             return None
         N = self._N
         ta, tb = piece.ta, found.t if found is not None else piece.tb
-        qa, qb = piece.state(ta)[:N], piece.state(tb)[:N]
+        ya, yb = piece.state(ta), piece.state(tb)
+        qa, qb = ya[:N], yb[:N]
         g_a, g_b = gaps.gaps(qa), gaps.gaps(qb)
-        deep = np.nonzero((g_b < -PENETRATION_TOL) | self._crossed(gaps, qa, qb, g_a, g_b))[0]
+        deep = np.nonzero(
+            (g_b < -PENETRATION_TOL)
+            | gaps.crossed(qa, qb, g_a, g_b)
+            | gaps.passed_through(qa, ya[N : 2 * N], qb, yb[N : 2 * N], tb - ta)
+        )[0]
         if not len(deep):
             return None
         start = g_a[deep]
@@ -63,15 +71,24 @@ class GapRootMixin:
                 f"contact {pair.body}–{pair.other} overlaps by {-float(np.min(start)):.3g} m "
                 f"at t = {ta:.12g} s (more than {PENETRATION_TOL:g} m) without an event"
             )
-        pairs = GapSet(self._kin, [gaps.pairs[k] for k in deep])
+        pairs = gaps.of_disks(deep)
+        flagged = {gaps.pairs[k].key for k in deep}
+        # the other pairs of those disks count unless they were closed at the start already
+        live = (pairs.gaps(qa, bare=True) >= -GAP_EVENT_TOL) | np.array(
+            [p.key in flagged for p in pairs.pairs]
+        )
+
+        def overlaps(t: float) -> bool:
+            return bool(np.any(pairs.gaps(piece.state(t)[:N], bare=True)[live] < -GAP_EVENT_TOL))
+
         ts = np.linspace(ta, tb, MISSED_SAMPLES + 1)
         before = ta
         for t in ts[1:]:
-            if np.any(pairs.gaps(piece.state(t)[:N]) < -GAP_EVENT_TOL):
+            if overlaps(t):
                 break
             before = t
         else:
-            pair = pairs.pairs[0]
+            pair = gaps.pairs[int(deep[0])]
             raise SolverError(
                 f"{pair.body} passed through {pair.other} between t = {ta:.12g} s and "
                 f"t = {tb:.12g} s without an event (an overlap of at least "
@@ -82,39 +99,12 @@ class GapRootMixin:
             mid = 0.5 * (before + after)
             if not before < mid < after:  # adjacent floats: TIME_TOL is below their spacing
                 break
-            if np.any(pairs.gaps(piece.state(mid)[:N]) < -GAP_EVENT_TOL):
+            if overlaps(mid):
                 after = mid
             else:
                 before = mid
-        k = int(np.argmin(pairs.gaps(piece.state(after)[:N])))
-        return FoundEvent(after, "gap", pairs.pairs[k].key)
-
-    def _crossed(
-        self, gaps: GapSet, qa: np.ndarray, qb: np.ndarray, g_a: np.ndarray, g_b: np.ndarray
-    ) -> np.ndarray:
-        """Per pair: whether its disk crossed a segment's line or an arc's circle, ``qa`` to ``qb``.
-
-        The gap to a segment or an arc is a distance, positive on both sides:
-        a disk that went through the feature between two times has a positive
-        gap at both. Its centre is then on the other side (both times inside
-        the feature's region: ``g_a``, ``g_b`` finite, m).
-        """
-        crossed = np.zeros(len(gaps), dtype=bool)
-        ca, cb = self.system.centres(qa), self.system.centres(qb)
-        rows = gaps.segment_rows
-        if len(rows):
-            disks = gaps.seg_disks
-            side_a = row_dots(ca[disks] - gaps.seg_a, gaps.seg_normal)
-            side_b = row_dots(cb[disks] - gaps.seg_a, gaps.seg_normal)
-            crossed[rows] = (side_a * side_b < 0.0) & np.isfinite(g_a[rows] + g_b[rows])
-        for n in gaps.arc_rows:
-            pair = gaps.pairs[n]
-            if math.isfinite(g_a[n] + g_b[n]):
-                centre, radius = np.asarray(pair.feature.center), pair.feature.radius
-                rho_a = float(np.hypot(*(ca[pair.i] - centre))) - radius
-                rho_b = float(np.hypot(*(cb[pair.i] - centre))) - radius
-                crossed[n] = rho_a * rho_b < 0.0
-        return crossed
+        g_after = np.where(live, pairs.gaps(piece.state(after)[:N], bare=True), np.inf)
+        return FoundEvent(after, "gap", pairs.pairs[int(np.argmin(g_after))].key)
 
     def _gap_event(
         self,
