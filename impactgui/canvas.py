@@ -37,6 +37,7 @@ from impactgui.scene_items import (
     VELOCITY_COLOUR,
     Arrow,
     ArrowField,
+    BeadDrawing,
     CartItem,
     FlashField,
     SceneLayer,
@@ -120,12 +121,14 @@ class _FrameLayout:
     vy: np.ndarray
     turns: list[bool]
     carts: list[tuple[CartItem, int, int]]
+    bead_slots: np.ndarray
+    """Per body: its slot in the layer's ``BeadField``, or -1 when it is not a bead."""
 
     @classmethod
     def empty(cls) -> _FrameLayout:
         """No bodies."""
         none = np.zeros(0, dtype=int)
-        return cls([], np.zeros(1), none, none, none, none, none, [], [])
+        return cls([], np.zeros(1), none, none, none, none, none, [], [], none)
 
     @classmethod
     def of(cls, system: Any, data: Mapping[str, Any], layer: SceneLayer) -> _FrameLayout:
@@ -137,6 +140,7 @@ class _FrameLayout:
         ids: list[str] = []
         turns: list[bool] = []
         carts: list[tuple[CartItem, int, int]] = []
+        slots: list[int] = []
         offset = 0
         for body_id, coord_names, rate_names in system.dof_labels:
             coords = {name: offset + k for k, name in enumerate(coord_names)}
@@ -161,8 +165,16 @@ class _FrameLayout:
                 columns[key].append(index)
             ids.append(body_id)
             turns.append(kind != "bead")
+            slots.append(item.slot if isinstance(item, BeadDrawing) else -1)
         arrays = {key: np.array(values, dtype=int) for key, values in columns.items()}
-        return cls(ids, np.array(constants), turns=turns, carts=carts, **arrays)
+        return cls(
+            ids,
+            np.array(constants),
+            turns=turns,
+            carts=carts,
+            bead_slots=np.array(slots, dtype=int),
+            **arrays,
+        )
 
 
 class _ToolViewBox(pg.ViewBox):
@@ -843,7 +855,18 @@ class SceneCanvas(QWidget):
             else None
         )
         self._shown_pose = pose
-        for k in range(len(xs)) if moved is None else np.flatnonzero(moved).tolist():
+        if moved is None:
+            moved = np.ones(len(pose), dtype=bool)
+        beads = moved & (layout.bead_slots >= 0)
+        if beads.any():  # all at once: a chain of 2000 beads can move everywhere
+            chosen = np.flatnonzero(beads)
+            self.layer.place_beads(
+                [layout.ids[k] for k in chosen.tolist()],
+                layout.bead_slots[chosen],
+                x[chosen],
+                y[chosen],
+            )
+        for k in np.flatnonzero(moved & (layout.bead_slots < 0)).tolist():
             self.layer.place(
                 layout.ids[k], xs[k], ys[k], float(angles[k]) if layout.turns[k] else None
             )

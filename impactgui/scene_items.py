@@ -345,6 +345,11 @@ class BeadField(pg.GraphicsObject):
         self._x[slot], self._y[slot] = x, y
         self._changed()
 
+    def move_many(self, slots: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
+        """Put the beads in ``slots`` at ``(x, y)`` (arrays, m), all at once."""
+        self._x[slots], self._y[slots] = x, y
+        self._changed()
+
     def position(self, slot: int) -> tuple[float, float]:
         """Where the bead in ``slot`` is drawn, m."""
         return float(self._x[slot]), float(self._y[slot])
@@ -1042,6 +1047,19 @@ class SceneLayer:
         if isinstance(item, CartItem):
             top = item.mapRectToParent(item.boundingRect()).bottom()
         self._labels[body_id].setPos(x, top)
+
+    def place_beads(
+        self, body_ids: list[str], slots: np.ndarray, x: np.ndarray, y: np.ndarray
+    ) -> None:
+        """Move the beads ``body_ids`` (their ``BeadField`` slots) to ``(x, y)``, m, at once."""
+        self.beads.move_many(slots, x, y)
+        self._posed.update(body_ids)
+        if not self._labels_visible:
+            return
+        for body_id, bead_x, bead_y in zip(body_ids, x.tolist(), y.tolist(), strict=True):
+            label = self._labels.get(body_id)
+            if label is not None:
+                label.setPos(bead_x, bead_y + self._radii[body_id])
 
     def set_labels_visible(self, visible: bool) -> None:
         """Show or hide the bodies' id labels (shown again: placed at their bodies)."""
