@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import io
 import json
 import math
@@ -46,6 +45,7 @@ from solver import cli
 from solver import simulation as simulation_module
 from solver.errors import SolverError
 from solver.impact import IMPACT_LAWS, TIME_BUDGET_S, resolve_impact
+from solver.record import csv_set_problems
 
 SCENES = sorted((Path(__file__).resolve().parents[1] / "resources" / "scenes").glob("*.json"))
 ODD_VALUES = [
@@ -202,25 +202,6 @@ def _scene_text(data) -> str:
     return re.sub(r'"__DEEP__(\d+)"', expand, json.dumps(data, ensure_ascii=True))
 
 
-def _csv_finite(out_dir: Path) -> bool:
-    for name in ("trajectory.csv", "contacts.csv", "events.csv"):
-        path = out_dir / name
-        if not path.exists():
-            return False
-        with path.open(newline="", encoding="utf-8") as stream:
-            rows = csv.reader(stream)
-            next(rows, None)
-            for row in rows:
-                for cell in row:
-                    try:
-                        value = float(cell)
-                    except ValueError:
-                        continue
-                    if not math.isfinite(value):
-                        return False
-    return True
-
-
 class _Progress:
     """Wraps Watchdog.check to know when the run last advanced in simulated time."""
 
@@ -292,7 +273,7 @@ def fuzz_scenes(count: int, seed: int, wall: float, stall: float, every: int) ->
                     outcome = "traceback"
                 elif status == 3 and not (out_dir / "trajectory.csv").exists():
                     outcome = "exit 3 before any output"
-                elif status in (0, 3) and not _csv_finite(out_dir):
+                elif status in (0, 3) and csv_set_problems(out_dir):
                     outcome = "non-finite or missing output"
             else:
                 outcome = f"crash (status {status})"

@@ -365,3 +365,40 @@ def write_csv(trajectory: Trajectory, out_dir: str | os.PathLike[Any]) -> dict[s
         "events": written[EVENTS_FILE],
         "stages": written[STAGES_FILE],
     }
+
+
+def csv_set_problems(out_dir: str | os.PathLike[Any]) -> list[str]:
+    """What keeps the CSV set in ``out_dir`` from holding only finite numbers (empty: nothing).
+
+    Every numeric cell of ``trajectory.csv``, ``contacts.csv`` and
+    ``events.csv`` must be finite (docs/LIMITS.md): a run either writes
+    numbers or fails with a message. Names a missing file, or the file, row
+    (1 = first after the header) and column of the first non-finite number.
+    """
+    problems = []
+    for name in (TRAJECTORY_FILE, CONTACTS_FILE, EVENTS_FILE):
+        path = Path(out_dir) / name
+        if not path.is_file():
+            problems.append(f"{name}: missing")
+            continue
+        with path.open(newline="", encoding="utf-8") as stream:
+            rows = csv.reader(stream)
+            header = next(rows, [])
+            for row_number, row in enumerate(rows, start=1):
+                bad = [
+                    column
+                    for column, cell in zip(header, row, strict=False)
+                    if _is_non_finite_number(cell)
+                ]
+                if bad:
+                    problems.append(f"{name}: row {row_number}, column {bad[0]}: not finite")
+                    break
+    return problems
+
+
+def _is_non_finite_number(cell: str) -> bool:
+    """True for a cell that reads as a float but not a finite one (``inf``, ``nan``)."""
+    try:
+        return not np.isfinite(float(cell))
+    except ValueError:
+        return False

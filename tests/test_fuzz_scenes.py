@@ -12,7 +12,6 @@ and a run that computed something writes finite numbers. CI runs a fixed
 from __future__ import annotations
 
 import copy
-import csv
 import io
 import json
 import math
@@ -22,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import cli
+from solver.record import csv_set_problems
 from solver.scene import SceneError, load_scene
 
 SCENES = sorted((Path(__file__).resolve().parents[1] / "resources" / "scenes").glob("*.json"))
@@ -107,22 +107,6 @@ def mutated_scenes(draw) -> str:
     return text
 
 
-def _finite_csv(directory: Path) -> bool:
-    for name in ("trajectory.csv", "contacts.csv", "events.csv"):
-        with (directory / name).open(newline="", encoding="utf-8") as stream:
-            rows = csv.reader(stream)
-            next(rows)
-            for row in rows:
-                for cell in row:
-                    try:
-                        value = float(cell)
-                    except ValueError:
-                        continue
-                    if not math.isfinite(value):
-                        return False
-    return True
-
-
 @settings(max_examples=400)
 @given(mutated_scenes())
 def test_a_mutated_scene_loads_or_is_refused_with_json_paths(tmp_path_factory, text):
@@ -153,4 +137,4 @@ def test_a_mutated_scene_run_ends_in_exit_0_2_or_3_with_finite_files(tmp_path_fa
     if status == 2:
         assert not out.exists() or not any(out.iterdir())
     else:
-        assert _finite_csv(out)
+        assert csv_set_problems(out) == []

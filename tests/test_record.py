@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from solver import record
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
-from solver.record import Trajectory, trajectory_columns, write_csv
+from solver.record import Trajectory, csv_set_problems, trajectory_columns, write_csv
 
 SYSTEM = SimpleNamespace(
     N=4, dof_labels=[("wheel", ("x", "y", "phi"), ("vx", "vy", "omega")), ("b1", ("x",), ("vx",))]
@@ -304,3 +304,17 @@ def test_quick_constructors_keep_the_dataclass_contract():
     assert (frame.t, frame.kind, frame.energy) == (0.5, "sample", energy)
     with pytest.raises(FrozenInstanceError):
         frame.t = 1.0  # type: ignore[misc]
+
+
+def test_csv_set_problems_names_the_file_row_and_column_of_a_non_finite_number(tmp_path):
+    (tmp_path / "trajectory.csv").write_text("t,kind,b.x\n0.0,sample,1.5\n0.1,sample,nan\n")
+    (tmp_path / "contacts.csv").write_text("t,body,other,lambda\n0.0,b,floor,inf\n")
+    assert csv_set_problems(tmp_path) == [
+        "trajectory.csv: row 2, column b.x: not finite",
+        "contacts.csv: row 1, column lambda: not finite",
+        "events.csv: missing",
+    ]
+    (tmp_path / "trajectory.csv").write_text("t,kind,b.x\n0.0,sample,1.5\n")
+    (tmp_path / "contacts.csv").write_text("t,body,other,lambda\n0.0,b,floor,2.0\n")
+    (tmp_path / "events.csv").write_text("t,type,message\n0.5,error,inf is a word here\n")
+    assert csv_set_problems(tmp_path) == []
