@@ -1,6 +1,6 @@
 """GUI responsiveness while the solver runs: frames drawn per second, timer stalls, memory.
 
-    .venv/bin/python bench/gui.py [--seconds S] [--frames N] [--without-plots]
+    .venv/bin/python bench/gui.py [--seconds S] [--frames N] [--without-plots] [--trace]
 
 For each load — the window idle (baseline), the paper-004 wheel against a
 curb, a 200-bead touching chain — the script runs the scene in the real
@@ -14,17 +14,24 @@ outrun the solver) and the memory per frame computed. Memory after ``N``
 frames (1e5 by default): the wheel is run that far at full speed and the
 resident size printed; for the chain, whose solver is far slower, it is
 projected from the memory per frame. ``--without-plots`` hides the plots
-dock, to tell the canvas's cost from the plots'. Offscreen by default
+dock, to tell the canvas's cost from the plots'. ``--trace`` times every
+per-frame hook of the GUI thread (``HOOKS``: the slots that take a batch, the
+display tick, the canvas frame, each view's paint) and prints, per load, the
+calls, total and longest time of each. Offscreen by default
 (``QT_QPA_PLATFORM``); numbers are printed, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import importlib
 import os
 import sys
 import time
+from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +49,93 @@ from solver.scene import load_scene, scene_to_dict
 
 TARGET_FPS = 60.0
 TARGET_GAP_MS = 50.0
+
+HOOKS = (
+    "impactgui.worker:SimulationRunner._on_batch",
+    "solver.record:Trajectory.append",
+    "impactgui.mainwindow:MainWindow._on_frames_added",
+    "impactgui.mainwindow:MainWindow._on_time_changed",
+    "impactgui.mainwindow:MainWindow._on_frame_shown",
+    "impactgui.mainwindow:MainWindow._show_progress",
+    "impactgui.playback:PlaybackClock._on_tick",
+    "impactgui.canvas:SceneCanvas.show_frame",
+    "impactgui.plots:PlotPanel.add_output",
+    "impactgui.plots:PlotPanel._on_redraw_timer",
+    "impactgui.plots:PlotPanel.set_cursor",
+    "impactgui.motion_plots:MotionPlots.set_cursor",
+    "impactgui.reference_overlay:ReferenceOverlay.add_output",
+    "impactgui.eventlog:EventLog.append",
+    "impactgui.stage_table:StageTable.append",
+    "impactgui.playback_honesty:PlaybackHonesty.set_time",
+    "impactgui.run_progress:RunProgress.show_state",
+    "pyqtgraph:GraphicsView.paintEvent",
+)
+"""Per-frame hooks of the GUI thread timed by ``--trace`` (``module:Class.method``)."""
+_PAINTED_BY = ("SceneCanvas", "PlotPanel", "MotionPlots", "ReferenceOverlay", "SweepWindow")
+
+
+class HookTimes:
+    """Calls, total and longest time of each traced hook since the last ``reset``."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every time."""
+        self.calls: dict[str, int] = defaultdict(int)
+        self.total: dict[str, float] = defaultdict(float)
+        self.longest: dict[str, float] = defaultdict(float)
+
+    def add(self, name: str, seconds: float) -> None:
+        """One call of ``name`` took ``seconds``."""
+        self.calls[name] += 1
+        self.total[name] += seconds
+        self.longest[name] = max(self.longest[name], seconds)
+
+    def print(self, title: str, elapsed: float) -> None:
+        """The table, slowest in total first."""
+        print(
+            f"  hooks of {title} ({elapsed:.1f} s): calls, total ms (share of the time), longest ms"
+        )
+        for name in sorted(self.total, key=self.total.__getitem__, reverse=True):
+            print(
+                f"    {name:<44} {self.calls[name]:6d} {self.total[name] * 1e3:9.1f} "
+                f"({self.total[name] / elapsed:5.1%}) {self.longest[name] * 1e3:8.1f}"
+            )
+
+
+def _painter_of(view: Any) -> str:
+    """Which part of the window a GraphicsView belongs to (its nearest named ancestor)."""
+    widget = view
+    while widget is not None:
+        if type(widget).__name__ in _PAINTED_BY:
+            return type(widget).__name__
+        widget = widget.parent()
+    return "other"
+
+
+def trace_hooks(times: HookTimes) -> None:
+    """Wrap every hook of ``HOOKS`` so that each call is timed (before the window is made)."""
+    for hook in HOOKS:
+        module_name, qualified = hook.split(":")
+        class_name, method_name = qualified.split(".")
+        owner = getattr(importlib.import_module(module_name), class_name)
+        method = getattr(owner, method_name)
+        label = f"{class_name}.{method_name}"
+
+        def timed(
+            *args: Any, _method: Callable = method, _label: str = label, **kwargs: Any
+        ) -> Any:
+            start = time.perf_counter()
+            try:
+                return _method(*args, **kwargs)
+            finally:
+                name = _label
+                if _label == "GraphicsView.paintEvent":
+                    name = f"paint {_painter_of(args[0])}"
+                times.add(name, time.perf_counter() - start)
+
+        setattr(owner, method_name, functools.wraps(method)(timed))
 
 
 def bead_chain(n: int = 200, t_end: float = 1000.0) -> dict[str, Any]:
@@ -136,8 +230,12 @@ def measure(
     name: str,
     data: dict | None,
     seconds: float,
+    hooks: HookTimes | None = None,
 ) -> Load:
-    """Run ``data`` (None: the idle window, clock ticking) for ``seconds`` and measure it."""
+    """Run ``data`` (None: the idle window, clock ticking) for ``seconds`` and measure it.
+
+    With ``hooks``, the hooks' times of the measured seconds are printed.
+    """
     window.reset_run()
     gc.collect()
     rss_before = resident_mb()
@@ -150,8 +248,12 @@ def measure(
     drawn0, start = window.frames_drawn, time.perf_counter()
     computed0 = len(window.runner.trajectory) if window.runner is not None else 0
     recorder.reset()
+    if hooks is not None:
+        hooks.reset()
     wait(app, seconds)
     elapsed = time.perf_counter() - start
+    if hooks is not None:
+        hooks.print(name, elapsed)
     window.pause_run()
     computed = len(window.runner.trajectory) if window.runner is not None else 0
     grown = (resident_mb() - rss_before) * 1e6
@@ -195,8 +297,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="wall-clock seconds per load")
     parser.add_argument("--frames", type=int, default=100_000, help="frames for the memory test")
     parser.add_argument("--without-plots", action="store_true", help="hide the plots dock")
+    parser.add_argument("--trace", action="store_true", help="time each per-frame hook")
     args = parser.parse_args()
 
+    hooks = HookTimes() if args.trace else None
+    if hooks is not None:
+        trace_hooks(hooks)
     app = QApplication.instance() or QApplication(["bench"])
     settings = QSettings(str(Path("/tmp") / "impactgui-bench.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings)
@@ -221,7 +327,9 @@ def main() -> None:
         f"{'load':<16} {'drawn/s':>8} {'÷60':>5} {'÷idle':>6} {'max gap ms':>10} {'÷idle':>6} "
         f"{'gaps>50':>7} {'computed/s':>10} {'B/frame':>8}"
     )
-    results = [measure(app, window, recorder, name, data, args.seconds) for name, data in loads]
+    results = [
+        measure(app, window, recorder, name, data, args.seconds, hooks) for name, data in loads
+    ]
     idle = results[0]
     for load in results:
         print(
