@@ -5,7 +5,7 @@ closing (its time is found by :mod:`solver.gap_roots`), an active contact's
 λ reaching 0 (lift-off), its slip or friction changing (stick/slip), the
 disk leaving its feature (region), or a rest-length spring's ends meeting —
 located to ``TIME_TOL``. Closed-form pieces find their gap closings in
-closed form (:meth:`solver.contact_pairs.GapSet.closing_times`), and a λ
+closed form (:func:`solver.gap_closing.closing_times`), and a λ
 that dips below zero between two sub-points at its minimum, found where its
 exact rate turns positive.
 """
@@ -19,10 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from solver.contact_pairs import ContactPair, GapSet
+from solver.contact_pairs import ContactPair
 from solver.errors import SolverError
 from solver.event_tolerances import GAP_EVENT_TOL, SUBPOINTS_FLIGHT, SUBPOINTS_LINEAR, TIME_TOL
 from solver.flight import Piece
+from solver.gap_closing import closing_times
+from solver.gap_set import GapSet
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
 
@@ -342,7 +344,7 @@ class LocationMixin:
             return None
         y0 = piece.state(piece.ta)
         q0, v0 = y0[: self._N], y0[self._N : 2 * self._N]
-        tau, unresolved = gaps.closing_times(q0, v0, a, piece.tb - piece.ta)
+        tau, unresolved = closing_times(gaps, q0, v0, a, piece.tb - piece.ta)
         best: FoundEvent | None = None
         n = int(tau.argmin())
         if math.isfinite(tau[n]):

@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from solver.contact import ContactForces, solve_with_modes
-from solver.contact_pairs import ContactPair, DiskKinematics, GapSet
+from solver.contact_pairs import ContactPair, DiskKinematics
 from solver.errors import InputError, SolverError
 from solver.event_handling import HandlingMixin
 from solver.event_location import FoundEvent, LocationMixin
@@ -86,6 +86,7 @@ from solver.event_tolerances import (
 from solver.flight import FlightMixin, Parabola, Piece
 from solver.frames import Event, StepOutput
 from solver.gap_roots import GapRootMixin
+from solver.gap_set import GapSet
 from solver.linear_flow import LinearFlow
 from solver.output_frames import OutputMixin
 from solver.system import Contact

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import DOP853
 
-from solver.contact_pairs import GapSet
 from solver.errors import SolverError
 from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
+from solver.gap_set import GapSet
 from solver.geometry import Segment, bounding_box
 from solver.linear_flow import LinearBeadModel, LinearPhase, linear_bead_model
 

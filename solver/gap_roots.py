@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from solver.contact_pairs import ContactPair, GapSet
+from solver.contact_pairs import ContactPair
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
 from solver.event_tolerances import (
@@ -30,6 +30,8 @@ from solver.event_tolerances import (
     TIME_TOL,
 )
 from solver.flight import Piece
+from solver.gap_closing import crossed, passed_through
+from solver.gap_set import GapSet
 
 
 class GapRootMixin:
@@ -41,8 +43,8 @@ class GapRootMixin:
         Every watched gap is checked where the piece ends (at ``found`` or its
         end). One below ``−PENETRATION_TOL`` there, one whose disk is on the
         other side of its segment or arc than at the start
-        (:meth:`GapSet.crossed`), or one whose disk went into a vertex or
-        another disk on the way (:meth:`GapSet.passed_through`), was either
+        (:func:`solver.gap_closing.crossed`), or one whose disk went into a vertex or
+        another disk on the way (:func:`~solver.gap_closing.passed_through`), was either
         closed already at the start — a ``SolverError`` naming the contact,
         time and depth — or closed in between: the first closing of it or of
         another pair of its disks (a disk through a corner meets a face
@@ -58,8 +60,8 @@ class GapRootMixin:
         g_a, g_b = gaps.gaps(qa), gaps.gaps(qb)
         deep = np.nonzero(
             (g_b < -PENETRATION_TOL)
-            | gaps.crossed(qa, qb, g_a, g_b)
-            | gaps.passed_through(qa, ya[N : 2 * N], qb, yb[N : 2 * N], tb - ta)
+            | crossed(gaps, qa, qb, g_a, g_b)
+            | passed_through(gaps, qa, ya[N : 2 * N], qb, yb[N : 2 * N], tb - ta)
         )[0]
         if not len(deep):
             return None

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.contact_pairs import GapSet
 from solver.flight import Piece
+from solver.gap_closing import passed_through
+from solver.gap_set import GapSet
 from solver.scene import parse_scene
 from solver.simulation import make_stepper
 
@@ -232,5 +233,5 @@ def test_a_wheel_rolling_round_a_corner_is_not_taken_for_a_crossing(turn: float,
         return np.concatenate((q, v))
 
     T = turn / omega
-    passed = gaps.passed_through(state(0.0)[:3], state(0.0)[3:], state(T)[:3], state(T)[3:], T)
+    passed = passed_through(gaps, state(0.0)[:3], state(0.0)[3:], state(T)[:3], state(T)[3:], T)
     assert not passed.any()

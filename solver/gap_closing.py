@@ -1,0 +1,241 @@
+"""Where the gaps of a GapSet close over a stretch of motion (MECHANICS §4).
+
+Along a free flight with constant accelerations the gaps to segments, to
+disks with the same acceleration and to vertices met by an unaccelerated
+disk are quadratics in time: :func:`closing_times` gives their roots in
+closed form (:func:`first_closing`) and marks the others that can come
+within reach. Between two states of a flight piece, :func:`crossed` and
+:func:`passed_through` tell whether a disk went through a segment or arc, a
+corner or another disk although its gap is positive at both (a gap is a
+distance, positive on both sides).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL, PENETRATION_TOL
+from solver.gap_set import GapSet, row_dots
+
+
+def closing_times(
+    gaps: GapSet, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact closing times of the pairs along the flight ``q + v τ + ½ a τ²``.
+
+    Parameters
+    ----------
+    q, v, a : numpy.ndarray
+        Positions, velocities and the constant accelerations (N,) of a
+        free flight.
+    duration : float
+        Length of the flight (s).
+
+    Returns
+    -------
+    tau : numpy.ndarray
+        Per pair the time (s) after the start at which its gap closes
+        (see :func:`first_closing`), ``inf`` if it does not close.
+    unresolved : numpy.ndarray of bool
+        Pairs whose gap is not a quadratic in τ (an arc; a vertex or a
+        disk pair under relative acceleration) and which can come within
+        reach during the flight: their closing must be searched on samples.
+    """
+    system = gaps.kin.system
+    c = system.centres(q)
+    cd = system.centre_velocities(v)
+    ca = system.centre_velocities(a)
+    T = duration
+    tau = np.full(len(gaps), np.inf)
+    unresolved = np.zeros(len(gaps.pairs), dtype=bool)
+    doubtful = []  # the kinds of pair with unresolved rows, by their gap functions
+    if len(gaps.disk_rows):
+        d, dv = c[gaps.I] - c[gaps.J], cd[gaps.I] - cd[gaps.J]
+        uniform = (ca[gaps.I] == ca[gaps.J]).all(axis=1)
+        rows = gaps.disk_rows[uniform]
+        d, dv, rsum = d[uniform], dv[uniform], gaps.rsum[uniform]
+        tol = (rsum - GAP_EVENT_TOL) ** 2 - rsum * rsum
+        tau[rows] = first_closing(
+            row_dots(d, d) - rsum * rsum,
+            2.0 * row_dots(d, dv),
+            row_dots(dv, dv),
+            T,
+            tol,
+        )
+        if not uniform.all():
+            unresolved[gaps.disk_rows[~uniform]] = True
+            doubtful.append(gaps.disk_gaps)
+    if len(gaps.segment_rows):
+        k = gaps.seg_disks
+        nrm = gaps.seg_normal
+        w, wd, wa = c[k] - gaps.seg_a, cd[k], ca[k]
+        height = row_dots(w, nrm)
+        side = np.sign(height)
+        h = first_closing(
+            side * height - gaps.seg_radii,
+            side * row_dots(wd, nrm),
+            0.5 * side * row_dots(wa, nrm),
+            T,
+            -GAP_EVENT_TOL,
+        )
+        hit = np.isfinite(h)
+        if hit.any():
+            th = np.where(hit, h, 0.0)[:, None]
+            at = w + th * (wd + 0.5 * th * wa)
+            s = row_dots(at, gaps.seg_e) / gaps.seg_len2
+            h = np.where((s > 0.0) & (s < 1.0), h, np.inf)
+        tau[gaps.segment_rows] = h
+        on_line = side == 0.0
+        if on_line.any():
+            unresolved[gaps.segment_rows[on_line]] = True
+            doubtful.append(gaps.segment_gaps)
+    if len(gaps.vertex_rows):
+        k = gaps.vertex_disks
+        still = (ca[k] == 0.0).all(axis=1)
+        if still.any():
+            w = c[k] - gaps.vertex_p
+            r = gaps.vertex_radii
+            tau[gaps.vertex_rows] = np.where(
+                still,
+                first_closing(
+                    row_dots(w, w) - r * r,
+                    2.0 * row_dots(w, cd[k]),
+                    row_dots(cd[k], cd[k]),
+                    T,
+                    (r - GAP_EVENT_TOL) ** 2 - r * r,
+                ),
+                np.inf,
+            )
+        if not still.all():
+            unresolved[gaps.vertex_rows[~still]] = True
+            doubtful.append(gaps.vertex_gaps)
+    if gaps.arc_rows:
+        unresolved[gaps.arc_rows] = True
+        doubtful.append(gaps.arc_gaps)
+    if doubtful:
+        # within reach: the gap can shrink at most by both disks' travel
+        speed = np.hypot(cd[:, 0], cd[:, 1])
+        accel = np.hypot(ca[:, 0], ca[:, 1])
+        travel = np.append(speed * T + 0.5 * accel * T * T, 0.0)
+        g = np.full(len(gaps), np.inf)  # the other kinds are resolved
+        for fill in doubtful:
+            fill(c, None, g, None)
+        gaps.nearest_possible(c, g)
+        reach = travel[gaps.first] + travel[gaps.second]
+        unresolved &= ~(g - reach > GAP_TOL)
+    return tau, unresolved
+
+
+def passed_through(
+    gaps: GapSet,
+    qa: np.ndarray,
+    va: np.ndarray,
+    qb: np.ndarray,
+    vb: np.ndarray,
+    duration: float,
+) -> np.ndarray:
+    """Per pair: whether its disk came into a vertex or the other disk between two states.
+
+    A gap is a distance, positive on both sides: a disk that went
+    through a corner, or through another disk, inside one flight piece
+    shows a positive gap at both ends (and a corner may be hidden by its
+    faces at both). The centre's path from ``qa`` to ``qb`` (the other
+    disk's relative to it) lies within ``|Δċ| T / 8`` of the straight chord
+    between them for a constant acceleration over the piece's
+    ``duration`` ``T`` (s); with twice that margin, a chord that passes
+    closer to the vertex point (to the other centre) than ``r −
+    margin − PENETRATION_TOL`` (m) means the disk overlapped it. Rows of
+    segments and arcs are False (:func:`crossed` sees those).
+    """
+    system = gaps.kin.system
+    ca, cb = system.centres(qa), system.centres(qb)
+    dv = system.centre_velocities(vb) - system.centre_velocities(va)
+    passed = np.zeros(len(gaps.pairs), dtype=bool)
+    if len(gaps.vertex_rows):
+        k = gaps.vertex_disks
+        near = chord_distance(ca[k] - gaps.vertex_p, cb[k] - gaps.vertex_p)
+        margin = 0.25 * duration * np.hypot(dv[k, 0], dv[k, 1])
+        passed[gaps.vertex_rows] = near < gaps.vertex_radii - margin - PENETRATION_TOL
+    if len(gaps.disk_rows):
+        I, J = gaps.I, gaps.J
+        near = chord_distance(ca[I] - ca[J], cb[I] - cb[J])
+        rel = dv[I] - dv[J]
+        margin = 0.25 * duration * np.hypot(rel[:, 0], rel[:, 1])
+        passed[gaps.disk_rows] = near < gaps.rsum - margin - PENETRATION_TOL
+    return passed
+
+
+def crossed(
+    gaps: GapSet, qa: np.ndarray, qb: np.ndarray, g_a: np.ndarray, g_b: np.ndarray
+) -> np.ndarray:
+    """Per pair: whether its disk crossed a segment's line or an arc's circle, ``qa`` to ``qb``.
+
+    The gap to a segment or an arc is a distance, positive on both sides:
+    a disk that went through the feature between two times has a positive
+    gap at both. Its centre is then on the other side (both times inside
+    the feature's region: ``g_a``, ``g_b`` finite, m).
+    """
+    system = gaps.kin.system
+    crossed = np.zeros(len(gaps.pairs), dtype=bool)
+    ca, cb = system.centres(qa), system.centres(qb)
+    rows = gaps.segment_rows
+    if len(rows):
+        disks = gaps.seg_disks
+        side_a = row_dots(ca[disks] - gaps.seg_a, gaps.seg_normal)
+        side_b = row_dots(cb[disks] - gaps.seg_a, gaps.seg_normal)
+        crossed[rows] = (side_a * side_b < 0.0) & np.isfinite(g_a[rows] + g_b[rows])
+    for n in gaps.arc_rows:
+        pair = gaps.pairs[n]
+        if math.isfinite(g_a[n] + g_b[n]):
+            centre, radius = np.asarray(pair.feature.center), pair.feature.radius
+            rho_a = float(np.hypot(*(ca[pair.i] - centre))) - radius
+            rho_b = float(np.hypot(*(cb[pair.i] - centre))) - radius
+            crossed[n] = rho_a * rho_b < 0.0
+    return crossed
+
+
+def chord_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per row: distance (m) from the origin to the straight segment from ``a`` to ``b`` (K, 2)."""
+    e = b - a
+    length2 = row_dots(e, e)
+    s = np.clip(-row_dots(a, e) / np.where(length2 > 0.0, length2, 1.0), 0.0, 1.0)
+    p = a + s[:, None] * e
+    return np.hypot(p[:, 0], p[:, 1])
+
+
+def first_closing(
+    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, duration: float, floor: np.ndarray | float
+) -> np.ndarray:
+    """When the quadratics ``p(τ) = c0 + c1 τ + c2 τ²`` close, for ``τ ∈ [0, duration]`` (s).
+
+    ``p`` stands for a gap (or a function with the gap's sign) along a
+    parabolic flight. A row closes when ``p`` falls below ``floor`` (one
+    value or one per row) somewhere in the interval; its closing time is
+    then the root of ``p`` where ``p`` decreases (0 if ``p`` is already
+    negative and not rising back above 0 first). Rows that do not close get
+    ``inf``.
+    """
+    T = duration
+    lowest = np.minimum(c0, c0 + T * (c1 + T * c2))
+    rising = c2 > 0.0
+    if rising.any():  # the minimum inside the interval, where p' = 0
+        t_min = np.where(rising, (-c1 / np.where(rising, 2.0 * c2, 1.0)).clip(0.0, T), 0.0)
+        lowest = np.minimum(lowest, c0 + t_min * (c1 + t_min * c2))
+    closes = lowest < floor
+    tau = np.full(c0.shape, np.inf)
+    if not closes.any():
+        return tau
+    a, b, c = c2[closes], c1[closes], c0[closes]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disc = b * b - 4.0 * a * c
+        half = -0.5 * (b + np.copysign(np.sqrt(np.maximum(disc, 0.0)), b))
+        r1, r2 = half / a, c / half
+        down = np.where(a > 0.0, np.fmin(r1, r2), np.fmax(r1, r2))
+        linear = a == 0.0
+        if linear.any():
+            down = np.where(linear, np.where(b < 0.0, -c / b, 0.0), down)
+    down = np.where((disc < 0.0) | np.isnan(down), 0.0, down)
+    tau[closes] = down.clip(0.0, T)
+    return tau

@@ -1,0 +1,240 @@
+"""The gaps of many contact pairs at once, per kind of pair (MECHANICS §1, §4).
+
+:class:`GapSet` holds the candidate pairs of a phase as arrays by kind —
+disk pairs, segments and vertices vectorised, arcs one by one — and gives
+their gaps (m) and normal speeds (m/s) at one state: a segment or arc has a
+gap only within its region (``REGION_TOL`` beyond its ends with ``band``), a
+vertex only where no feature ending at it reaches (its bare distance with
+``bare``), and two beads on one rail that have passed each other overlap by
+more than their size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.contact_pairs import ContactPair, DiskKinematics, continued_nearest, in_region
+from solver.event_tolerances import REGION_TOL
+from solver.geometry import Arc, Segment, Vertex
+
+
+class GapSet:
+    """Gaps and normal speeds of many candidate pairs, vectorised for disk pairs."""
+
+    def __init__(self, kin: DiskKinematics, pairs: list[ContactPair]) -> None:
+        self.kin = kin
+        self.pairs = pairs
+        ij = np.array([(p.i, p.j) for p in pairs], dtype=int).reshape(-1, 2)
+        self.first, self.second = ij[:, 0], ij[:, 1]
+        self.disk_rows = np.nonzero(self.second >= 0)[0]
+        self.I = self.first[self.disk_rows]
+        self.J = self.second[self.disk_rows]
+        self.rsum = kin.radii[self.I] + kin.radii[self.J]
+        # segments and vertices vectorised, arcs one by one
+        self.segment_rows = np.array(
+            [n for n, p in enumerate(pairs) if isinstance(p.feature, Segment)], dtype=int
+        )
+        self.vertex_rows = np.array(
+            [n for n, p in enumerate(pairs) if isinstance(p.feature, Vertex)], dtype=int
+        )
+        self.arc_rows = [n for n, p in enumerate(pairs) if isinstance(p.feature, Arc)]
+        self.seg_disks = self.first[self.segment_rows]
+        self.seg_radii = kin.radii[self.seg_disks]
+        self.vertex_disks = self.first[self.vertex_rows]
+        self.vertex_radii = kin.radii[self.vertex_disks]
+        ends = np.array(
+            [(*pairs[n].feature.a, *pairs[n].feature.b) for n in self.segment_rows], dtype=float
+        ).reshape(-1, 4)
+        self.seg_a = ends[:, :2]
+        self.seg_e = ends[:, 2:] - ends[:, :2]
+        self.seg_len2 = row_dots(self.seg_e, self.seg_e)
+        self.vertex_p = np.array(
+            [pairs[n].feature.p for n in self.vertex_rows], dtype=float
+        ).reshape(-1, 2)
+        self.order = np.array([pairs[n].order for n in self.disk_rows], dtype=float)
+        self.ordered = bool(np.any(self.order))
+        # vertices hidden by the segments and arcs that end at them
+        covering = [(r, f) for r, n in enumerate(self.vertex_rows) for f in pairs[n].neighbours]
+        self.cover_rows = np.array([r for r, f in covering if isinstance(f, Segment)], dtype=int)
+        cover_ends = np.array(
+            [(*f.a, *f.b) for _, f in covering if isinstance(f, Segment)], dtype=float
+        ).reshape(-1, 4)
+        self.cover_a = cover_ends[:, :2]
+        self.cover_e = cover_ends[:, 2:] - cover_ends[:, :2]
+        self.cover_len2 = row_dots(self.cover_e, self.cover_e)
+        self.cover_arcs = [(r, f) for r, f in covering if isinstance(f, Arc)]
+        length = np.sqrt(self.seg_len2)
+        self.seg_normal = (
+            np.column_stack((-self.seg_e[:, 1], self.seg_e[:, 0]))
+            / np.where(length > 0.0, length, 1.0)[:, None]
+        )
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""
+        system = self.kin.system
+        g, u_n = np.empty(len(self.pairs)), np.empty(len(self.pairs))
+        c, cd = system.centres(q), system.centre_velocities(v)
+        for fill in (self.disk_gaps, self.segment_gaps, self.vertex_gaps):
+            fill(c, cd, g, u_n)
+        self.arc_gaps(c, cd, g, u_n)
+        return g, u_n
+
+    def gaps(self, q: np.ndarray, band: bool = False, bare: bool = False) -> np.ndarray:
+        """``g`` per pair (m), as :meth:`values` without the speeds.
+
+        With ``band`` a segment or arc counts ``REGION_TOL`` beyond its ends;
+        with ``bare`` a vertex's gap is its distance also where a feature
+        ending at it hides it.
+        """
+        g = np.empty(len(self.pairs))
+        c = self.kin.system.centres(q)
+        self.disk_gaps(c, None, g, None)
+        self.segment_gaps(c, None, g, None, REGION_TOL if band else 0.0)
+        self.vertex_gaps(c, None, g, None, REGION_TOL if band else 0.0, bare)
+        self.arc_gaps(c, None, g, None, REGION_TOL if band else 0.0)
+        return g
+
+    def of_disks(self, rows: np.ndarray) -> GapSet:
+        """The pairs of ``rows`` and every other pair of their disks (both disks of a disk pair)."""
+        disks = np.concatenate((self.first[rows], self.second[rows]))
+        disks = disks[disks >= 0]
+        mine = np.isin(self.first, disks) | np.isin(self.second, disks)
+        mine[rows] = True
+        return GapSet(self.kin, [self.pairs[n] for n in np.nonzero(mine)[0]])
+
+    # Each of the following fills the rows of one kind of pair: the gaps ``g``
+    # (m) from the disk centres ``c`` (K, 2) and, given their velocities
+    # ``cd``, the normal speeds ``u_n`` (m/s).
+
+    def disk_gaps(
+        self, c: np.ndarray, cd: np.ndarray | None, g: np.ndarray, u_n: np.ndarray | None
+    ) -> None:
+        if not len(self.disk_rows):
+            return
+        d = c[self.I] - c[self.J]
+        dist = np.hypot(d[:, 0], d[:, 1])
+        gap = dist - self.rsum
+        if self.ordered:  # beads that have passed each other overlap by more than their size
+            passed = self.order * d[:, 0] < 0.0
+            gap = np.where(passed, -dist - self.rsum, gap)
+        g[self.disk_rows] = gap
+        if cd is not None:
+            rel = cd[self.I] - cd[self.J]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                speed = (d[:, 0] * rel[:, 0] + d[:, 1] * rel[:, 1]) / dist
+            u_n[self.disk_rows] = np.where(passed, -speed, speed) if self.ordered else speed
+
+    def segment_gaps(
+        self,
+        c: np.ndarray,
+        cd: np.ndarray | None,
+        g: np.ndarray,
+        u_n: np.ndarray | None,
+        band: float = 0.0,
+    ) -> None:
+        if not len(self.segment_rows):
+            return
+        k = self.seg_disks
+        w = c[k] - self.seg_a
+        s = row_dots(w, self.seg_e) / self.seg_len2
+        w -= s[:, None] * self.seg_e
+        d = np.hypot(w[:, 0], w[:, 1])
+        if band:
+            reach = band / np.sqrt(self.seg_len2)
+            inside = (s > -reach) & (s < 1.0 + reach)
+        else:
+            inside = (s > 0.0) & (s < 1.0)
+        g[self.segment_rows] = np.where(inside, d - self.seg_radii, np.inf)
+        if cd is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                u_n[self.segment_rows] = np.where(inside, row_dots(w, cd[k]) / d, np.nan)
+
+    def vertex_gaps(
+        self,
+        c: np.ndarray,
+        cd: np.ndarray | None,
+        g: np.ndarray,
+        u_n: np.ndarray | None,
+        band: float = 0.0,
+        bare: bool = False,
+    ) -> None:
+        if not len(self.vertex_rows):
+            return
+        k = self.vertex_disks
+        w = c[k] - self.vertex_p
+        d = np.hypot(w[:, 0], w[:, 1])
+        gap = d - self.vertex_radii
+        hidden = None if bare else self._hidden(c, band)
+        if hidden is not None:
+            gap = np.where(hidden, np.inf, gap)
+        g[self.vertex_rows] = gap
+        if cd is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                u_n[self.vertex_rows] = row_dots(w, cd[k]) / d
+
+    def nearest_possible(self, c: np.ndarray, g: np.ndarray) -> None:
+        """Lower the gaps ``g`` of vertices and arcs to a bound valid beyond their regions.
+
+        A disk outside an arc's sector (or where a vertex is hidden) has no
+        gap to it, yet may enter with the gap already closed: its distance to
+        the whole circle (to the bare vertex) bounds the gap from below.
+        """
+        if len(self.vertex_rows):
+            w = c[self.vertex_disks] - self.vertex_p
+            g[self.vertex_rows] = np.minimum(
+                g[self.vertex_rows], np.hypot(w[:, 0], w[:, 1]) - self.vertex_radii
+            )
+        for n in self.arc_rows:
+            pair = self.pairs[n]
+            rho = float(np.hypot(*(c[pair.i] - np.asarray(pair.feature.center))))
+            g[n] = min(g[n], abs(rho - pair.feature.radius) - self.kin.radii[pair.i])
+
+    def _hidden(self, c: np.ndarray, band: float) -> np.ndarray | None:
+        """Per vertex row: True where a segment or arc ending at it covers the disk centre.
+
+        A feature covers its region and ``band`` (m) beyond its ends: the
+        contact set at an event uses ``REGION_TOL``, the watched gaps none, so
+        a corner is watched wherever its faces' own gaps are not.
+        """
+        if not len(self.cover_rows) and not self.cover_arcs:
+            return None
+        hidden = np.zeros(len(self.vertex_rows), dtype=bool)
+        if len(self.cover_rows):
+            w = c[self.vertex_disks[self.cover_rows]] - self.cover_a
+            s = row_dots(w, self.cover_e) / self.cover_len2
+            reach = band / np.sqrt(self.cover_len2)
+            hidden[self.cover_rows[(s > -reach) & (s < 1.0 + reach)]] = True
+        for r, arc in self.cover_arcs:
+            if not hidden[r] and in_region(arc, c[self.vertex_disks[r]], band):
+                hidden[r] = True
+        return hidden
+
+    def arc_gaps(
+        self,
+        c: np.ndarray,
+        cd: np.ndarray | None,
+        g: np.ndarray,
+        u_n: np.ndarray | None,
+        band: float = 0.0,
+    ) -> None:
+        for n in self.arc_rows:
+            pair = self.pairs[n]
+            near = pair.feature.nearest(c[pair.i])
+            if near is None and band and in_region(pair.feature, c[pair.i], band):
+                near = continued_nearest(pair.feature, c[pair.i])
+            if near is None:
+                g[n] = np.inf
+                if cd is not None:
+                    u_n[n] = np.nan
+            else:
+                g[n] = near.d - self.kin.radii[pair.i]
+                if cd is not None:
+                    u_n[n] = float(near.n @ cd[pair.i])
+
+
+def row_dots(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Dot products of the rows of two (K, 2) arrays: ``x₀y₀ + x₁y₁``, one per row."""
+    return np.add.reduce(x * y, axis=1)
