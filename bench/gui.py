@@ -84,23 +84,27 @@ class HookTimes:
         """Forget every time."""
         self.calls: dict[str, int] = defaultdict(int)
         self.total: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)
         self.longest: dict[str, float] = defaultdict(float)
 
-    def add(self, name: str, seconds: float) -> None:
-        """One call of ``name`` took ``seconds``."""
+    def add(self, name: str, seconds: float, cpu_seconds: float) -> None:
+        """One call of ``name`` took ``seconds`` (wall clock), ``cpu_seconds`` of this thread."""
         self.calls[name] += 1
         self.total[name] += seconds
+        self.cpu[name] += cpu_seconds
         self.longest[name] = max(self.longest[name], seconds)
 
     def print(self, title: str, elapsed: float) -> None:
         """The table, slowest in total first."""
         print(
-            f"  hooks of {title} ({elapsed:.1f} s): calls, total ms (share of the time), longest ms"
+            f"  hooks of {title} ({elapsed:.1f} s): calls, total ms (share of the time), "
+            "CPU ms of the GUI thread, longest ms (nested hooks count in each)"
         )
         for name in sorted(self.total, key=self.total.__getitem__, reverse=True):
             print(
                 f"    {name:<44} {self.calls[name]:6d} {self.total[name] * 1e3:9.1f} "
-                f"({self.total[name] / elapsed:5.1%}) {self.longest[name] * 1e3:8.1f}"
+                f"({self.total[name] / elapsed:5.1%}) {self.cpu[name] * 1e3:9.1f} "
+                f"{self.longest[name] * 1e3:8.1f}"
             )
 
 
@@ -126,14 +130,14 @@ def trace_hooks(times: HookTimes) -> None:
         def timed(
             *args: Any, _method: Callable = method, _label: str = label, **kwargs: Any
         ) -> Any:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return _method(*args, **kwargs)
             finally:
                 name = _label
                 if _label == "GraphicsView.paintEvent":
                     name = f"paint {_painter_of(args[0])}"
-                times.add(name, time.perf_counter() - start)
+                times.add(name, time.perf_counter() - start, time.thread_time() - cpu)
 
         setattr(owner, method_name, functools.wraps(method)(timed))
 

@@ -8,11 +8,12 @@ waiting for the GIL, the GUI thread waiting for Qt's connection lock).
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from typing import ClassVar
 
 from impactgui.collector import GuiThreadCollector, gui_thread_collector
-from impactgui.worker import SimulationRunner
+from impactgui.worker import GUI_SWITCH_INTERVAL_S, SimulationRunner
 from solver.scene import load_scene
 from solver.simulation import make_stepper
 from tests.gui.conftest import scene_path
@@ -148,3 +149,14 @@ def test_a_hold_freezes_without_collecting_and_the_last_release_unfreezes(qtbot)
     assert gc.get_freeze_count() == 0
     gc.collect()
     assert _Cycle.freed_in == [threading.main_thread().name]
+
+
+def test_threads_switch_often_while_a_worker_runs_and_as_before_after(qtbot) -> None:
+    before = sys.getswitchinterval()
+    assert GUI_SWITCH_INTERVAL_S < before  # the GUI thread waits less for the interpreter lock
+    runner = SimulationRunner(_AllocatingStepper(steps=200))
+    runner.start()
+    assert sys.getswitchinterval() == GUI_SWITCH_INTERVAL_S
+    qtbot.waitUntil(lambda: not runner.is_running, timeout=30000)
+    runner.stop()
+    assert sys.getswitchinterval() == before
