@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from solver import gauss_seidel
+from solver import gauss_seidel, timestep_kernels
 from solver.broadphase import StaticIndex, disk_pairs
 from solver.complementarity import banded_lcp, lemke
 from solver.contact import SLIP_SPEED_TOL
@@ -99,6 +99,10 @@ PGS_MAX_SWEEPS = 50
 
 CONTACT_SOLVERS = ("auto", "lemke", "pgs")
 
+USE_KERNEL = timestep_kernels.COMPILED
+"""Quiet steps of small scenes run in the compiled loop of :mod:`solver.timestep_kernels`
+(numba installed); otherwise every step takes the numpy path, the reference."""
+
 
 @dataclass(frozen=True, eq=False)
 class _Closed:
@@ -117,10 +121,19 @@ class _Closed:
 
 @dataclass(frozen=True, eq=False)
 class _Persistent:
-    """What the output needs of a step's persistent contacts (built into states lazily)."""
+    """What the output needs of a step's persistent contacts (built into states lazily).
 
-    closed: _Closed
-    rows: np.ndarray
+    One entry per contact: the disk ``i``, the other disk ``j`` (−1) or the
+    feature (−1 for a disk pair), contact point and normal, friction
+    coefficient, forces (N) and end-of-step speeds (m/s).
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    feature: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    friction: np.ndarray
     force_n: np.ndarray
     force_t: np.ndarray
     u_n: np.ndarray
@@ -218,6 +231,21 @@ class TimeSteppingStepper:
         self._warm_keys = np.zeros(0, dtype=np.int64)  # sorted keys of the last impulses
         self._warm = np.zeros((0, 2))  # their (Λ_n, Λ_t), N·s
         self._started = False
+        self._kernel_scene = None
+        if USE_KERNEL and contact_solver != "pgs":
+            self._kernel_scene = timestep_kernels.kernel_scene(system)
+            self._kernel_function = timestep_kernels.compiled_quiet_steps()
+            capacity = EXACT_CONTACTS
+            self._kernel_basis = (
+                np.zeros(capacity, dtype=np.int64),
+                np.zeros(4 * capacity, dtype=bool),
+                np.array([-1, -1], dtype=np.int64),
+            )
+            self._report = np.zeros((capacity, timestep_kernels.REPORT_COLUMNS))
+            self._report_pair = np.zeros(capacity, dtype=np.int64)
+            self._report_impact = np.zeros(capacity, dtype=bool)
+            self._q_prev, self._v_prev = np.zeros(system.N), np.zeros(system.N)
+            self._kernel_status = np.zeros(3, dtype=np.int64)
 
     # ------------------------------------------------------------------ stepping
 
@@ -249,8 +277,18 @@ class TimeSteppingStepper:
         h = (t_next - t_start) / n_steps
         persistent = None
         try:
-            for k in range(n_steps):
-                persistent = self._advance(t_start + k * h, h, out)
+            k = 0
+            while k < n_steps:
+                made = 0
+                if self._kernel_scene is not None:
+                    made, quiet = self._quiet_steps(t_start, k, h, n_steps - k, out)
+                    persistent = quiet if made else persistent
+                if not made:
+                    if self._kernel_scene is not None:
+                        self._kernel_basis[2][0] = -1
+                    persistent = self._advance(t_start + k * h, h, out)
+                    made = 1
+                k += made
         except (SolverError, np.linalg.LinAlgError) as error:
             self.status = "failed"
             self.message = f"t = {self.t!r} s: {error}"
@@ -263,6 +301,56 @@ class TimeSteppingStepper:
             self.status = "finished"
             self.message = f"reached t_end = {self.t_end!r} s"
         return out
+
+    def _quiet_steps(
+        self, t_start: float, k: int, h: float, count: int, out: StepOutput
+    ) -> tuple[int, _Persistent | None]:
+        """Steps ``k`` … of the interval from ``t_start`` in the compiled loop.
+
+        Runs :func:`timestep_kernels.quiet_steps` for at most ``count`` steps;
+        a step with impacts ends the call, and its events and frames are
+        written here. Returns how many steps were made (0: the next step is
+        :meth:`_advance`'s) and the persistent contacts of the last one.
+        """
+        scene = self._kernel_scene
+        assert scene is not None
+        q, v = self.q.copy(), self.v.copy()
+        status = self._kernel_status
+        report, pairs, impact = self._report, self._report_pair, self._report_impact
+        dissipated = self._kernel_function(
+            q, v, h, count, self.theta, self._dissipated, scene.accel, scene.m_inv,
+            scene.ix, scene.iy, scene.iphi, scene.radius, scene.rail_y, scene.pair_kind,
+            scene.pair_i, scene.pair_j, scene.feature_a, scene.feature_b, scene.feature_arc,
+            scene.feature_restitution, scene.feature_friction, scene.disk_restitution,
+            scene.disk_friction, scene.key_stride, EXACT_CONTACTS, GAP_TOL, IMPACT_SPEED_STEPS,
+            *self._kernel_basis, report, pairs, impact, self._q_prev, self._v_prev, status,
+        )  # fmt: skip
+        outcome, made, n = (int(x) for x in status)
+        if not made:
+            return 0, None
+        self._dissipated = float(dissipated)
+        self.q, self.v, self.t = q, v, t_start + (k + made - 1) * h + h
+        self._basis_keys = np.zeros(0, dtype=np.int64)
+        self._clearance = -math.inf
+        self._closing_speed_now = self._closing_speed(v)
+        pair = pairs[:n]
+        disk_pair = scene.pair_kind[pair] == timestep_kernels.DISK
+        i = scene.pair_i[pair]
+        j = np.where(disk_pair, scene.pair_j[pair], -1)
+        feature = np.where(disk_pair, -1, scene.pair_j[pair])
+        hit = impact[:n].copy()
+        if outcome == timestep_kernels.IMPACT:
+            t_theta = t_start + (k + made - 1) * h + (1.0 - self.theta) * h
+            self._report_impacts(
+                i, j, feature, report[:n, 0].copy(), report[:n, 1].copy(), report[:n, 6].copy(),
+                hit, self._q_prev.copy(), self._v_prev.copy(), v, scene.accel, h, t_theta, out,
+            )  # fmt: skip
+        rows = np.flatnonzero((report[:n, 0] > 0.0) & ~hit)
+        return made, _Persistent(
+            i[rows], j[rows], feature[rows], report[rows, 7:9].copy(),
+            report[rows, 9:11].copy(), report[rows, 11].copy(), report[rows, 0] / h,
+            report[rows, 1] / h, report[rows, 3].copy(), report[rows, 5].copy(),
+        )  # fmt: skip
 
     def _advance(self, t: float, h: float, out: StepOutput) -> _Persistent | None:
         """One Moreau–Jean step from ``(t, self.q, self.v)``; returns the persistent contacts."""
@@ -312,7 +400,6 @@ class TimeSteppingStepper:
         out: StepOutput,
     ) -> _Persistent:
         """Work of the impulses, impact events and frames; the persistent contacts."""
-        theta = self.theta
         pressing = impulse_n > 0.0
         G, H = closed.G, closed.H
         u_n0, u_n1 = G.dot(v), G.dot(v_next)
@@ -323,44 +410,75 @@ class TimeSteppingStepper:
         if not np.any(impact):
             self._dissipated -= float(work[pressing].sum())
         else:
-            v_pre = v + (1.0 - theta) * h * accel
-            v_post = v_next - theta * h * accel
-            impacts = []
-            hits = np.flatnonzero(impact)
-            for k, lam_n, lam_t, energy_change in zip(
-                hits.tolist(),
-                impulse_n[hits].tolist(),
-                impulse_t[hits].tolist(),
-                work[hits].tolist(),
-                strict=True,
-            ):
-                body, other = self._names(closed.rows, k)
-                impacts.append(
-                    Event(
-                        t=t_theta,
-                        type="impact",
-                        body=body,
-                        other=other,
-                        normal_impulse=lam_n,
-                        tangent_impulse=lam_t,
-                        stages=1,
-                        energy_change=energy_change,
-                        v_minus=v_pre,
-                        v_plus=v_post,
-                    )
-                )
-            # in the order of the contacts, as a running sum would add them
-            for w in work[pressing].tolist():
-                self._dissipated -= w
-            q_theta = self.q + (1.0 - theta) * h * self.v
-            dissipated_before = self._dissipated + float(work[hits].sum())
-            out.frames.append(self._frame("pre", t_theta, q_theta, v_pre, (), dissipated_before))
-            out.frames.append(self._frame("post", t_theta, q_theta, v_post, ()))
-            out.events.extend(impacts)
+            self._report_impacts(
+                closed.rows.i, closed.rows.j, closed.rows.feature, impulse_n, impulse_t, work,
+                impact, self.q, v, v_next, accel, h, t_theta, out,
+            )  # fmt: skip
         rows = np.flatnonzero(pressing & ~impact)
         return _Persistent(
-            closed, rows, impulse_n[rows] / h, impulse_t[rows] / h, u_n1[rows], u_t1[rows]
-        )
+            closed.rows.i[rows], closed.rows.j[rows], closed.rows.feature[rows],
+            closed.rows.point[rows], closed.rows.n[rows], closed.friction[rows],
+            impulse_n[rows] / h, impulse_t[rows] / h, u_n1[rows], u_t1[rows],
+        )  # fmt: skip
+
+    def _report_impacts(
+        self,
+        i: np.ndarray,
+        j: np.ndarray,
+        feature: np.ndarray,
+        impulse_n: np.ndarray,
+        impulse_t: np.ndarray,
+        work: np.ndarray,
+        impact: np.ndarray,
+        q: np.ndarray,
+        v: np.ndarray,
+        v_next: np.ndarray,
+        accel: np.ndarray,
+        h: float,
+        t_theta: float,
+        out: StepOutput,
+    ) -> None:
+        """A step with impacts: the work of its impulses, ``impact`` events, pre/post frames.
+
+        ``q`` and ``v`` are the state at the step's start; the contacts are
+        given by their disks and features (``i``, ``j``, ``feature``).
+        """
+        theta = self.theta
+        pressing = impulse_n > 0.0
+        v_pre = v + (1.0 - theta) * h * accel
+        v_post = v_next - theta * h * accel
+        impacts = []
+        hits = np.flatnonzero(impact)
+        for k, lam_n, lam_t, energy_change in zip(
+            hits.tolist(),
+            impulse_n[hits].tolist(),
+            impulse_t[hits].tolist(),
+            work[hits].tolist(),
+            strict=True,
+        ):
+            body, other = self._names(int(i[k]), int(j[k]), int(feature[k]))
+            impacts.append(
+                Event(
+                    t=t_theta,
+                    type="impact",
+                    body=body,
+                    other=other,
+                    normal_impulse=lam_n,
+                    tangent_impulse=lam_t,
+                    stages=1,
+                    energy_change=energy_change,
+                    v_minus=v_pre,
+                    v_plus=v_post,
+                )
+            )
+        # in the order of the contacts, as a running sum would add them
+        for w in work[pressing].tolist():
+            self._dissipated -= w
+        q_theta = q + (1.0 - theta) * h * v
+        dissipated_before = self._dissipated + float(work[hits].sum())
+        out.frames.append(self._frame("pre", t_theta, q_theta, v_pre, (), dissipated_before))
+        out.frames.append(self._frame("post", t_theta, q_theta, v_post, ()))
+        out.events.extend(impacts)
 
     def _closing_speed(self, v: np.ndarray) -> float:
         """Bound on the rate at which any gap can shrink, m/s: twice the fastest centre."""
@@ -609,7 +727,11 @@ class TimeSteppingStepper:
         if z is None:
             result = lemke(lcp_matrix, lcp_q)
             if result.status != "solved":
-                names = ", ".join("–".join(self._names(closed.rows, k)) for k in range(len(closed)))
+                rows = closed.rows
+                names = ", ".join(
+                    "–".join(self._names(int(rows.i[k]), int(rows.j[k]), int(rows.feature[k])))
+                    for k in range(len(closed))
+                )
                 raise SolverError(
                     f"the contact LCP has no solution ({result.status}) at t = {t!r} s "
                     f"for the contacts {names}"
@@ -650,30 +772,31 @@ class TimeSteppingStepper:
 
     # ------------------------------------------------------------------ output
 
-    def _names(self, rows: ContactArrays, k: int) -> tuple[str, str]:
-        """Scene ids ``(body, other)`` of contact row ``k``."""
-        body = self._disk_ids[rows.i[k]]
-        if rows.j[k] >= 0:
-            return body, self._disk_ids[rows.j[k]]
-        return body, self._feature_ids[rows.feature[k]]
+    def _names(self, i: int, j: int, feature: int) -> tuple[str, str]:
+        """Scene ids ``(body, other)`` of disk ``i``'s contact with disk ``j`` or ``feature``."""
+        body = self._disk_ids[i]
+        if j >= 0:
+            return body, self._disk_ids[j]
+        return body, self._feature_ids[feature]
 
     def _contact_states(self, persistent: _Persistent) -> tuple[ContactState, ...]:
         """The persistent contacts of a step as ContactState objects (made for output only)."""
-        closed = persistent.closed
         states = []
-        for index, k in enumerate(persistent.rows):
-            body, other = self._names(closed.rows, k)
+        for k in range(len(persistent.i)):
+            body, other = self._names(
+                int(persistent.i[k]), int(persistent.j[k]), int(persistent.feature[k])
+            )
             states.append(
                 _contact_state(
                     body,
                     other,
-                    closed.rows.point[k],
-                    closed.rows.n[k],
-                    float(closed.friction[k]),
-                    float(persistent.force_n[index]),
-                    float(persistent.force_t[index]),
-                    float(persistent.u_n[index]),
-                    float(persistent.u_t[index]),
+                    persistent.point[k],
+                    persistent.normal[k],
+                    float(persistent.friction[k]),
+                    float(persistent.force_n[k]),
+                    float(persistent.force_t[k]),
+                    float(persistent.u_n[k]),
+                    float(persistent.u_t[k]),
                 )
             )
         return tuple(states)

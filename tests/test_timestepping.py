@@ -132,6 +132,7 @@ def test_an_unsolvable_contact_problem_fails_the_run_and_keeps_what_was_computed
         return LCPResult(np.zeros(len(q)), np.asarray(q), "ray_termination", iterations=1)
 
     monkeypatch.setattr(timestepping, "lemke", no_solution)
+    monkeypatch.setattr(timestepping, "USE_KERNEL", False)  # the numpy path calls lemke
     trajectory = run(TimeSteppingStepper(system, t_end=1.0, dt_out=0.01, h=1e-3))
 
     assert trajectory.status == "failed"
