@@ -58,7 +58,8 @@ class LocationMixin:
         """Earliest event of a closed-form piece: :meth:`_scan`, then spring sign changes.
 
         Gaps, lift-off and the contacts' other tests are scanned on the exact
-        ``(q, v)`` at ``SUBPOINTS_LINEAR`` sub-points, and λ also at its minima
+        ``(q, v)`` at ``SUBPOINTS_LINEAR`` sub-points (screened by
+        :meth:`solver.affine_gaps.AffineScanMixin._screened_scan`), and λ also at its minima
         between them (:meth:`_reaction_dip`). A rest-length spring
         whose ends meet before that event (its separation reaching 0, also
         at a minimum between sub-points) ends the piece with a ``spring``
@@ -66,7 +67,7 @@ class LocationMixin:
         """
         motion = piece.motion
         n_sub = self._linear_subpoints(piece) if len(gaps) else SUBPOINTS_LINEAR
-        found = self._scan(Piece(piece.ta, piece.tb, motion), gaps, n_sub)
+        found = self._screened_scan(piece, gaps, n_sub)
         end = found.t if found is not None else piece.tb
         dip = self._reaction_dip(piece, gaps, end)
         if dip is not None:

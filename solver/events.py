@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from solver.affine_gaps import AffineScanMixin
 from solver.contact import ContactForces, solve_with_modes
 from solver.contact_pairs import ContactPair, DiskKinematics
 from solver.errors import InputError, SolverError
@@ -76,8 +77,8 @@ from solver.event_location import FoundEvent, LocationMixin
 from solver.event_tolerances import (
     GAP_TOL,
     MAX_PHASES_PER_STEP,
-    STEP_WALL_SLICE_S,
     MAX_STALLED_EVENTS,
+    STEP_WALL_SLICE_S,
     SUBPOINTS_FLIGHT,
     SUBPOINTS_ODE,
     TIME_TOL,
@@ -104,7 +105,7 @@ def _positive(value: float, name: str) -> float:
 
 
 class EventDrivenStepper(
-    FlightMixin, LocationMixin, GapRootMixin, HandlingMixin, ZenoMixin, OutputMixin
+    FlightMixin, AffineScanMixin, LocationMixin, GapRootMixin, HandlingMixin, ZenoMixin, OutputMixin
 ):
     """Event-driven simulation of a side-view scene (MECHANICS §4).
 

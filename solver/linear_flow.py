@@ -444,6 +444,12 @@ class LinearPhase:
         n = self.flow.n
         return self._rows(t, slice(2 * n, 3 * n))
 
+    def kinematics(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Coordinates (m), velocities (m/s) and accelerations (m/s²) at ``t``: one evaluation."""
+        n = self.flow.n
+        y = self._rows(t, slice(0, 3 * n))
+        return y[..., :n], y[..., n : 2 * n], y[..., 2 * n :]
+
     def reaction(self, t: ArrayLike) -> np.ndarray:
         """Constraint multipliers ``λ`` (N) at ``t``, one per row of ``A``.
 

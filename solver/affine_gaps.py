@@ -1,0 +1,238 @@
+"""Watched gaps of a bead scene that are affine in the coordinates, screened all at once.
+
+A bead on a rail meets a stop across the rail (a segment perpendicular to
+it) and another bead on the same rail at gaps ``g = a·q − b``: ``±(x − x_stop)
+− r`` and ``±(x_i − x_j) − r_i − r_j``. Other pairs of a bead scene (the
+ends of those stops, a floor below the rail) are often out of reach for
+good: the rail never comes within a radius of them. When every watched gap
+is of one of these kinds, :meth:`AffineScanMixin._screened_scan` evaluates
+the gaps and their rates on all sub-points of a closed-form piece in one
+evaluation of the flow and picks out the sub-intervals where something can
+happen: a gap near or below zero at an end (a closing, a contact that may
+reopen), or a gap's minimum between the sub-points (found by Newton's
+method on its rate) near or below zero. Only those are scanned as
+:meth:`solver.event_location.LocationMixin._scan` scans every sub-interval,
+with the exact event values, in time order: the event found is the one the
+full scan finds, to the bit, and a quiet piece costs a few array operations
+instead of one evaluation of every gap per sub-point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from solver.event_location import FoundEvent
+from solver.flight import Piece
+from solver.geometry import Arc, Segment, Vertex
+
+if TYPE_CHECKING:
+    from solver.gap_set import GapSet
+    from solver.linear_flow import LinearPhase
+    from solver.system import System
+
+SCREEN_GAP = 1e-9
+"""Gap (m, plus 1e-12 of the coordinates' scale) below which a sub-interval is scanned exactly.
+
+Far above the tolerances the scan decides with (``GAP_TOL`` = 1e-10 m,
+``GAP_EVENT_TOL`` = 1e-12 m) and far above the rounding of ``a·q − b``."""
+SCREEN_SPEED = 1e-9
+"""Normal speed (m/s) within which a gap's rate counts as turning at a sub-point."""
+NEWTON_STEPS = 4
+"""Newton steps locating a gap's minimum between two sub-points (from the secant of its rate)."""
+
+
+@dataclass(frozen=True)
+class AffineGaps:
+    """The watched gaps of a bead scene as ``side · (x_k − x_l) − offset``.
+
+    Attributes
+    ----------
+    first, second : numpy.ndarray of int, shape (K,)
+        Coordinate indices of the two ends of each affine gap (``second`` is
+        ``-1`` for a stop: its line ``x = line`` does not move).
+    line : numpy.ndarray, shape (K,)
+        The stop's ``x`` (m); 0 for a pair of beads.
+    reach : numpy.ndarray, shape (K,)
+        Radius of the bead, or the sum of both radii (m).
+    order : numpy.ndarray, shape (K,)
+        For a pair of beads on one rail the sign of ``x_i − x_j`` they keep; 0 for a stop.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    line: np.ndarray
+    reach: np.ndarray
+    order: np.ndarray
+
+    def rows(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(A, b)`` with the gaps ``A q − b`` (m) on the side of each stop that ``q`` is on.
+
+        A bead whose centre is on a stop's line has a zero row (no side).
+        """
+        N = len(q)
+        side = np.where(self.second < 0, np.sign(q[self.first] - self.line), self.order)
+        A = np.zeros((len(side), N))
+        rows = np.arange(len(side))
+        A[rows, self.first] = side
+        beads = self.second >= 0
+        A[rows[beads], self.second[beads]] = -side[beads]
+        return A, side * self.line + self.reach
+
+
+def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
+    """The affine gaps of ``gaps`` (pairs out of reach for good left out), or None.
+
+    None when a watched pair is neither affine nor out of reach: a wheel, a
+    slanted or horizontal segment the rail comes near, a corner or an arc
+    within a radius of the rail, beads on different rails that can touch.
+    """
+    disks = system._disks
+    if any(d.iy is not None for d in disks):
+        return None
+    first, second, line, reach, order = [], [], [], [], []
+    for pair in gaps.pairs:
+        bead = disks[pair.i]
+        r, y = bead.radius, bead.rail_y
+        if pair.j >= 0:
+            other = disks[pair.j]
+            apart = abs(other.rail_y - y) - r - other.radius
+            if apart > SCREEN_GAP:
+                continue
+            if other.rail_y != y or pair.order == 0.0:
+                return None
+            first.append(bead.ix)
+            second.append(other.ix)
+            line.append(0.0)
+            reach.append(r + other.radius)
+            order.append(pair.order)
+            continue
+        feature = pair.feature
+        if isinstance(feature, Segment):
+            (ax, ay), (bx, by) = feature.a, feature.b
+            if min(ay, by) - y - r > SCREEN_GAP or y - max(ay, by) - r > SCREEN_GAP:
+                continue  # the whole segment above or below the rail's reach
+            if ax != bx:
+                return None
+            if not min(ay, by) < y < max(ay, by):
+                continue  # the rail passes beyond its ends: only its end points can be met
+            first.append(bead.ix)
+            second.append(-1)
+            line.append(float(ax))
+            reach.append(r)
+            order.append(0.0)
+        elif isinstance(feature, Vertex):
+            if abs(feature.p[1] - y) - r <= SCREEN_GAP:
+                return None
+        elif isinstance(feature, Arc):
+            if abs(feature.center[1] - y) - feature.radius - r <= SCREEN_GAP:
+                return None
+        else:
+            return None
+    return AffineGaps(
+        np.array(first, dtype=int),
+        np.array(second, dtype=int),
+        np.array(line),
+        np.array(reach),
+        np.array(order),
+    )
+
+
+class AffineScanMixin:
+    """The screened scan of closed-form pieces (of :class:`solver.events.EventDrivenStepper`)."""
+
+    def _affine(self, gaps: GapSet) -> AffineGaps | None:
+        """:func:`affine_gaps` of ``gaps``, kept while the watched set stays the same."""
+        cached = getattr(self, "_affine_cache", None)
+        if cached is None or cached[0] is not gaps:
+            cached = (gaps, affine_gaps(self.system, gaps))
+            self._affine_cache = cached
+        return cached[1]
+
+    def _screened_scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
+        """:meth:`_scan` of a closed-form piece on ``n_sub`` sub-intervals, screened.
+
+        The same event as the full scan (or None); the full scan runs when
+        a contact is active or a watched gap is not affine.
+        """
+        motion = piece.motion
+        exact = Piece(piece.ta, piece.tb, motion)
+        affine = None if self._active else self._affine(gaps)
+        if affine is None:
+            return self._scan(exact, gaps, n_sub)
+        if not len(affine.first):
+            return None
+        A, b = affine.rows(self._q)
+        if not np.all(A[np.arange(len(A)), affine.first]):
+            return self._scan(exact, gaps, n_sub)
+        ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
+        Q, V = motion.state(ts)
+        g = Q @ A.T - b
+        u = V @ A.T
+        scale = 1.0 + float(np.max(np.abs(Q), initial=0.0)) + float(np.max(np.abs(b)))
+        low = SCREEN_GAP + 1e-12 * scale
+        near = (np.minimum(g[:-1], g[1:]) < low).any(axis=1)
+        turning = (u[:-1] < SCREEN_SPEED) & (u[1:] > -SCREEN_SPEED)
+        turning[near] = False
+        if turning.any():
+            near[self._low_minima(motion, A, b, ts, u, turning, low)] = True
+        before: tuple[int, tuple[np.ndarray, ...]] | None = None
+        for j in np.nonzero(near)[0]:
+            ta, tb = ts[j], ts[j + 1]
+            if before is None or before[0] != j:
+                values_a = self._event_values(ta, exact.state(ta), gaps)
+            else:
+                values_a = before[1]
+            values_b = self._event_values(tb, exact.state(tb), gaps)
+            before = (j + 1, values_b)
+            best = self._gap_event(exact, gaps, ta, tb, values_a, values_b)
+            left = self._closed_on_leaving(exact, gaps, ta, tb, values_a[0], values_b[0])
+            if left is not None and (best is None or left.t < best.t):
+                best = left
+            if best is not None:
+                return best
+        return None
+
+    @staticmethod
+    def _low_minima(
+        motion: LinearPhase,
+        A: np.ndarray,
+        b: np.ndarray,
+        ts: np.ndarray,
+        u: np.ndarray,
+        turning: np.ndarray,
+        low: float,
+    ) -> np.ndarray:
+        """Sub-intervals where a gap's minimum between the sub-points may be below ``low`` (m).
+
+        ``turning[j, k]``: gap ``k``'s rate goes from negative to positive
+        over sub-interval ``j``. Its zero is located by Newton's method on
+        the exact rate and acceleration, from the secant of the rates at the
+        ends; the gap there, less ``u² / 2u̇`` (what the remaining error in
+        time can hide), is the minimum. A step that does not settle inside
+        the sub-interval with ``u̇ > 0`` counts as low.
+        """
+        js, ks = np.nonzero(turning)
+        ua, ub = u[js, ks], u[js + 1, ks]
+        ta, tb = ts[js], ts[js + 1]
+        width = ub - ua
+        t = ta + (tb - ta) * np.where(width > 0.0, -ua / np.where(width > 0.0, width, 1.0), 0.5)
+        t = np.clip(t, ta, tb)
+        rows = A[ks]
+        for _ in range(NEWTON_STEPS):
+            Q, V, acc = motion.kinematics(t)
+            rate = np.einsum("kn,kn->k", V, rows)
+            curvature = np.einsum("kn,kn->k", acc, rows)
+            step = np.where(curvature > 0.0, rate / np.where(curvature > 0.0, curvature, 1.0), 0.0)
+            t = np.clip(t - step, ta, tb)
+        Q, V, acc = motion.kinematics(t)
+        gap = np.einsum("kn,kn->k", Q, rows) - b[ks]
+        rate = np.einsum("kn,kn->k", V, rows)
+        curvature = np.einsum("kn,kn->k", acc, rows)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lowest = gap - rate * rate / (2.0 * curvature)
+        settled = np.abs(rate) <= 1e-6 * (np.abs(ua) + np.abs(ub))
+        doubtful = ~settled | ~(curvature > 0.0) | ~np.isfinite(lowest) | (lowest < low)
+        return np.unique(js[doubtful])
