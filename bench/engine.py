@@ -17,6 +17,13 @@ run, never timed assertions).
    events and events per simulated second, and the wall time as a
    multiple of the baseline — the
    event-driven bouncing ball, measured first in this process.
+With ``--baseline DIR`` (another checkout of the project, e.g. a
+``git worktree`` of an older commit) only the targets are run, each in
+child processes that import ``solver`` from this checkout and from ``DIR`` in
+turn, interleaved (the order alternates every round), and the medians,
+their spread (min–max) and the ratio this/baseline are printed: a
+slowdown shows as a ratio above 1 beyond the spread.
+
 2. The wheel against the curb (paper 004, ``wheel_curb_e03.json``): the
    event-driven result at t = 1 s is the reference; Moreau–Jean
    time-stepping at h = 1e-3 … 1e-6 s gives the error of the wheel centre
@@ -27,7 +34,11 @@ run, never timed assertions).
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -55,6 +66,12 @@ REST_MARGIN = 1e-3
 """Simulated time (s) past the Zeno accumulation time in the bouncing-ball target."""
 CHAIN_BEADS = 1000
 """Beads in the touching chain of the targets."""
+TARGET_NAMES = ("ball", "wheel", "chain-sequential", "chain-staged")
+"""The targets by name (``--cases``)."""
+BASELINE_ROUNDS = 6
+"""Rounds of the comparison with a baseline checkout; each runs every target in both."""
+BASELINE_RUNS = 3
+"""Runs of a target per child process in the comparison with a baseline checkout."""
 
 
 def run_to_end(stepper) -> tuple[Trajectory, float]:
@@ -90,29 +107,85 @@ def median_wall(scene: Scene, t_end: float, repeats: int) -> float:
     return float(np.median(walls))
 
 
-def targets() -> None:
-    """Table 0: each target's median wall time and its ratio to the time allowed."""
+def target_cases() -> dict[str, tuple[str, Scene, float, float]]:
+    """The targets by name: (what, scene, simulated time in s, wall time allowed in s)."""
     ball = load_scene(SCENES / BASELINE_SCENE)
     wheel = load_scene(SCENES / ACCURACY_SCENE)
     chain = {law: chain_scene(CHAIN_BEADS, law) for law in ("sequential", "staged")}
-    cases = [
-        # (what, scene, simulated time in s, wall time allowed in s)
-        (f"bouncing ball to rest, dt_out = {ball.solver.dt_out:g} s", ball, rest_time(ball), 0.01),
-        ("paper-004 wheel against the curb", wheel, 1.0, 0.5),
-        (f"{CHAIN_BEADS}-bead chain struck at one end, sequential", chain["sequential"], 1.0, 1.0),
-        (f"{CHAIN_BEADS}-bead chain struck at one end, staged", chain["staged"], 1.0, 1.0),
-    ]
+    return {
+        "ball": (
+            f"bouncing ball to rest, dt_out = {ball.solver.dt_out:g} s",
+            ball,
+            rest_time(ball),
+            0.01,
+        ),
+        "wheel": ("paper-004 wheel against the curb", wheel, 1.0, 0.5),
+        "chain-sequential": (
+            f"{CHAIN_BEADS}-bead chain struck at one end, sequential",
+            chain["sequential"],
+            1.0,
+            1.0,
+        ),
+        "chain-staged": (
+            f"{CHAIN_BEADS}-bead chain struck at one end, staged",
+            chain["staged"],
+            1.0,
+            1.0,
+        ),
+    }
+
+
+def targets() -> None:
+    """Table 0: each target's median wall time and its ratio to the time allowed."""
     print(f"Targets: median wall time of {TARGET_REPEATS} runs (stepping, frames recorded)")
     header = f"{'case':52} {'sim/s':>7} {'wall/ms':>9} {'target/ms':>9} {'x target':>8}"
     print(header)
     print("-" * len(header))
-    for label, scene, simulated, allowed in cases:
+    for label, scene, simulated, allowed in target_cases().values():
         wall = median_wall(scene, simulated, TARGET_REPEATS)
         print(
             f"{label:52} {simulated:7.4f} {wall * 1e3:9.2f} {allowed * 1e3:9.0f} "
             f"{wall / allowed:8.2f}"
         )
     print()
+
+
+def time_target(name: str, runs: int) -> None:
+    """Print the wall times (s) of ``runs`` runs of one target as JSON (a child process)."""
+    _, scene, simulated, _ = target_cases()[name]
+    walls = [run_to_end(make_stepper(scene, t_end=simulated))[1] for _ in range(runs)]
+    print(json.dumps(walls))
+
+
+def against_baseline(baseline: Path, cases: list[str]) -> None:
+    """The targets ``cases`` here and in the ``baseline`` checkout, interleaved: medians, ratios."""
+    trees = {"this": Path(__file__).resolve().parents[1], "baseline": baseline.resolve()}
+    walls: dict[tuple[str, str], list[float]] = {(c, w): [] for c in cases for w in trees}
+    for round_ in range(BASELINE_ROUNDS):
+        order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
+        for case in cases:
+            for which in order:
+                env = {**os.environ, "PYTHONPATH": str(trees[which])}
+                child = subprocess.run(
+                    [sys.executable, __file__, "--time-target", case, str(BASELINE_RUNS)],
+                    env=env,
+                    cwd=trees[which],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                walls[case, which] += json.loads(child.stdout.splitlines()[-1])
+    runs = BASELINE_ROUNDS * BASELINE_RUNS
+    print(f"Targets against {trees['baseline']}: wall time/ms, median [min–max] of {runs} runs")
+    header = f"{'case':20} {'baseline':>24} {'this':>24} {'this/baseline':>13}"
+    print(header)
+    print("-" * len(header))
+    for case in cases:
+        old, new = walls[case, "baseline"], walls[case, "this"]
+        spread = [
+            f"{np.median(w) * 1e3:8.2f} [{min(w) * 1e3:.1f}–{max(w) * 1e3:.1f}]" for w in (old, new)
+        ]
+        print(f"{case:20} {spread[0]:>24} {spread[1]:>24} {np.median(new) / np.median(old):13.2f}")
 
 
 def scene_costs() -> None:
@@ -185,8 +258,27 @@ def accuracy_against_cost() -> None:
 
 
 def main() -> int:
-    """Print the three tables."""
+    """Print the three tables, or the targets against a baseline checkout (``--baseline``)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", type=Path, help="another checkout to compare the targets")
+    parser.add_argument(
+        "--cases",
+        default=",".join(TARGET_NAMES),
+        help="targets compared with --baseline, comma-separated (default: all)",
+    )
+    parser.add_argument("--time-target", nargs=2, metavar=("CASE", "RUNS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.time_target:
+        time_target(args.time_target[0], int(args.time_target[1]))
+        return 0
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}")
+    if args.baseline:
+        cases = args.cases.split(",")
+        unknown = sorted(set(cases) - set(TARGET_NAMES))
+        if unknown:
+            parser.error(f"--cases: unknown target(s) {', '.join(unknown)}")
+        against_baseline(args.baseline, cases)
+        return 0
     targets()
     scene_costs()
     accuracy_against_cost()

@@ -29,6 +29,7 @@ from solver.event_tolerances import (
 )
 from solver.frames import Event, StepOutput
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
+from solver.single_contact import resolve_single_impact
 from solver.stages import ImpactStages
 from solver.system import Contact
 
@@ -252,9 +253,26 @@ class HandlingMixin:
         self._cluster.record(self.t, hit)
 
     def _law_result(self, closed: list[Contact], v_minus: np.ndarray) -> ImpactResult:
-        """The scene's impact law on the ``closed`` contacts from velocities ``v_minus``."""
-        if len(closed) == 1 and closed[0].friction == 0.0:
-            return self._newton_single(closed[0], closed[0].restitution, v_minus)
+        """The scene's impact law on the ``closed`` contacts from velocities ``v_minus``.
+
+        One contact takes the closed form (:mod:`solver.single_contact`) where it decides.
+        """
+        if len(closed) == 1:
+            e = closed[0]
+            if e.friction == 0.0:
+                return self._newton_single(e, e.restitution, v_minus)
+            single = resolve_single_impact(
+                self.system.M_diag,
+                e.G_local,
+                v_minus,
+                e.restitution,
+                self._law,
+                h=e.H_local,
+                friction=e.friction,
+                dofs=e.dofs,
+            )
+            if single is not None:
+                return single
         G = self._columns(closed, "G_local")
         restitution = np.array([e.restitution for e in closed])
         friction = np.array([e.friction for e in closed])

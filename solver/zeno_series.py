@@ -25,6 +25,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Parabola
 from solver.frames import Event, StepOutput
+from solver.geometry import Segment
 from solver.system import Contact
 from solver.zeno import accumulation_time
 
@@ -104,48 +105,63 @@ class ZenoMixin:
         """
         a = self._gravity * self._M_inv
         pairs = self._bounce_pairs(contacts, a)
+        straight = [isinstance(pair.feature, Segment) for pair in pairs]
         q, v = self._q.copy(), self._v.copy()
-        gaps = np.maximum([self._kin.evaluate(pair, q, v).g for pair in pairs], 0.0)
+        evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
+        gaps = [max(e.g, 0.0) for e in evals]
+        # the closing speeds and normal accelerations of the flight ahead
+        u = [e.u_n for e in evals]
+        a_n = [float(e.G @ a) + e.gamma_n for e in evals]
         t, loss = self.t, self._impact_loss
-        for bounce in range(MAX_ZENO_BOUNCES):
-            evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
-            u = np.array([e.u_n for e in evals])
-            a_n = np.array([float(e.G @ a) + e.gamma_n for e in evals])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                tau = np.where(
-                    a_n < 0.0,
-                    (u + np.sqrt(np.maximum(u * u - 2.0 * a_n * gaps, 0.0))) / -a_n,
-                    np.inf,
-                )
-            k = int(np.argmin(tau))
-            if not math.isfinite(tau[k]):
+        bounce = 0
+        while bounce < MAX_ZENO_BOUNCES:
+            tau = [_closing_time(g, un, an) for g, un, an in zip(gaps, u, a_n, strict=True)]
+            tau_k = min(tau)
+            k = tau.index(tau_k)
+            if not math.isfinite(tau_k):
                 if bounce == 0:
                     return None
                 break
-            tau_k = float(tau[k])
             if -(u[k] + a_n[k] * tau_k) <= ZENO_SPEED_FLOOR:  # the next approach speed
                 break
-            flight = Parabola(t, q, v, a, self._work.copy(), np.zeros(2))
-            if t + tau_k >= self.t_end:
-                self._impact_loss = loss
-                self._emit_samples(out, flight.state, self.t_end, True, flight.states)
-                self._set_y(flight.state(self.t_end))
-                self.t = self.t_end
-                return bounce
-            self._emit_samples(out, flight.state, t + tau_k, False, flight.states)
-            q, v = flight.state(t + tau_k)[: self._N], v + tau_k * a
-            gaps = np.maximum(gaps + tau_k * (u + 0.5 * tau_k * a_n), 0.0)
-            gaps[k] = 0.0
-            t += tau_k
-            hit = [
-                self._kin.evaluate(pair, q, v)
-                for pair, g in zip(pairs, gaps, strict=True)
-                if g <= GAP_TOL
+            t_hit = t + tau_k
+            if t_hit >= self.t_end or self._next_sample * self.dt_out <= t_hit:
+                flight = Parabola(t, q, v, a, self._work.copy(), np.zeros(2))
+                if t_hit >= self.t_end:
+                    self._impact_loss = loss
+                    self._emit_samples(out, flight.state, self.t_end, True, flight.states)
+                    self._set_y(flight.state(self.t_end))
+                    self.t = self.t_end
+                    return bounce
+                self._emit_samples(out, flight.state, t_hit, False, flight.states)
+            dt = t_hit - t  # as Parabola.state forms the positions
+            q, v = q + dt * (v + 0.5 * dt * a), v + tau_k * a
+            gaps = [
+                0.0 if n == k else max(g + tau_k * (un + 0.5 * tau_k * an), 0.0)
+                for n, (g, un, an) in enumerate(zip(gaps, u, a_n, strict=True))
             ]
-            result = self._law_result(hit, v)
+            t = t_hit
+            # G depends on the positions only: one evaluation at the impact serves the
+            # law and, for a straight feature (γ_n = 0), the next flight, whose normal
+            # speed is n·ċ after the jump
+            hit = [n for n, g in enumerate(gaps) if g <= GAP_TOL]
+            evals = [
+                self._kin.evaluate(pair, q, v) if straight[n] or n in hit else None
+                for n, pair in enumerate(pairs)
+            ]
+            result = self._law_result([evals[n] for n in hit], v)
             v = np.array(result.v_plus, dtype=float)
             loss -= float(result.energy_change)
             self._impact_loss = loss
+            for n, pair in enumerate(pairs):
+                if straight[n]:
+                    centre_velocity = self.system.disk_motion(q, v, pair.i)[1]
+                    u[n] = float(evals[n].n.dot(np.asarray(centre_velocity, dtype=float)))
+                    a_n[n] = float(evals[n].G @ a) + evals[n].gamma_n
+                else:
+                    e = self._kin.evaluate(pair, q, v)
+                    u[n], a_n[n] = e.u_n, float(e.G @ a) + e.gamma_n
+            bounce += 1
         self._q, self._v, self._impact_loss = q, v, loss
         self._advance_clock(t)
         return bounce
@@ -290,3 +306,10 @@ class ZenoMixin:
                 f"{COLLAPSE_INTERVAL:g} s apart, captured plastically",
             )
         )
+
+
+def _closing_time(g: float, u: float, a_n: float) -> float:
+    """When (s) the gap ``g + u τ + ½ a_n τ²`` (m) closes, ``inf`` if ``a_n >= 0``."""
+    if a_n >= 0.0:
+        return math.inf
+    return (u + math.sqrt(max(u * u - 2.0 * a_n * g, 0.0))) / -a_n
