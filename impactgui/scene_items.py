@@ -529,6 +529,8 @@ class _PixelOverlay(pg.GraphicsObject):
     def __init__(self) -> None:
         super().__init__()
         self._bounds: QRectF | None = None
+        self._pixel: tuple[float, float] | None = None
+        """The size of a pixel in scene units (x, y), worked out once per zoom."""
 
     def _set_bounds(self, xs: Iterable[float], ys: Iterable[float]) -> None:
         xs, ys = np.fromiter(xs, dtype=float), np.fromiter(ys, dtype=float)
@@ -543,13 +545,21 @@ class _PixelOverlay(pg.GraphicsObject):
     def viewTransformChanged(self) -> None:
         """The pixel margin changes size in scene units with the zoom."""
         self.prepareGeometryChange()
+        self._pixel = None
 
     def boundingRect(self) -> QRectF:
-        """The anchors' bounds plus a margin of ``margin_px`` pixels."""
+        """The anchors' bounds plus a margin of ``margin_px`` pixels.
+
+        Qt asks several times per paint; the pixel's size is worked out once per zoom.
+        """
         if self._bounds is None:
             return QRectF()
-        px = self.pixelLength(pg.Point(1, 0)) or 0.0
-        py = self.pixelLength(pg.Point(0, 1)) or 0.0
+        if self._pixel is None:
+            self._pixel = (
+                self.pixelLength(pg.Point(1, 0)) or 0.0,
+                self.pixelLength(pg.Point(0, 1)) or 0.0,
+            )
+        px, py = self._pixel
         m = self.margin_px
         return self._bounds.adjusted(-m * px, -m * py, m * px, m * py)
 

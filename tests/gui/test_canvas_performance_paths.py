@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from impactgui.canvas import LABELLED_BODIES_MAX, TRAIL_POINT_BUDGET, SceneCanvas
 from impactgui.document import SceneDocument
 from impactgui.playback import PlaybackClock
+from impactgui.plots import _StemTips
 from impactgui.scene_items import (
     BEAD_COLOUR,
     FLASHES_MAX,
@@ -314,3 +315,24 @@ def test_selecting_validates_nothing_and_an_edit_validates_once(
     assert len(calls) == before + 1
     assert canvas.document.problems() == []
     panel.deleteLater()
+
+
+def test_stem_tips_remember_their_bounds_until_the_data_or_zoom_change(qtbot) -> None:
+    widget = pg.PlotWidget()
+    qtbot.addWidget(widget)
+    tips = _StemTips(size=6, pen=None)
+    widget.addItem(tips)
+    widget.setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
+    tips.setData(x=[1.0, 2.0], y=[1.0, 2.0])
+    first = tips.boundingRect()
+    assert first.contains(QPointF(1.0, 1.0)) and first.contains(QPointF(2.0, 2.0))
+    assert tips.boundingRect() is first, "asked again: the same rectangle, not worked out anew"
+    tips.setData(x=[1.0, 8.0], y=[1.0, 9.0])
+    assert tips.boundingRect().contains(QPointF(8.0, 9.0))
+    widget.setRange(xRange=(0, 100), yRange=(0, 100), padding=0)
+    widget.resize(300, 300)
+    qtbot.wait(20)
+    zoomed = tips.boundingRect()
+    assert zoomed.contains(QPointF(8.0, 9.0))
+    pad = zoomed.right() - 8.0  # half a 6 px dot, in data units of the wider view
+    assert pad > 0
