@@ -215,7 +215,10 @@ def first_closing(
     value or one per row) somewhere in the interval; its closing time is
     then the root of ``p`` where ``p`` decreases (0 if ``p`` is already
     negative and not rising back above 0 first). Rows that do not close get
-    ``inf``.
+    ``inf``; so do rows below ``floor`` at the start that open (``p`` rising
+    with ``c2 ≥ 0``: a contact left a hair inside after an impact, separating,
+    never comes back down in this flight — its decreasing root lies before
+    the start).
     """
     T = duration
     lowest = np.minimum(c0, c0 + T * (c1 + T * c2))
@@ -223,7 +226,7 @@ def first_closing(
     if rising.any():  # the minimum inside the interval, where p' = 0
         t_min = np.where(rising, (-c1 / np.where(rising, 2.0 * c2, 1.0)).clip(0.0, T), 0.0)
         lowest = np.minimum(lowest, c0 + t_min * (c1 + t_min * c2))
-    closes = lowest < floor
+    closes = (lowest < floor) & ~((c1 > 0.0) & (c2 >= 0.0))
     tau = np.full(c0.shape, np.inf)
     if not closes.any():
         return tau

@@ -19,6 +19,12 @@ advancing"):
   treated as closed: it closes again only after the gap has opened and
   come back. Every bounce is checked against the root of the gap to the
   arc along the free parabola from the previous bounce, computed here.
+* **A hair inside, separating.** (Exploratory profile.) A wheel rocking
+  back off a step's edge meets the floor while it still touches the edge;
+  the edge contact is left 8.5e-12 m inside and separating. The gap to a
+  corner met by an unaccelerated disk is a quadratic in time, and its
+  closing was taken at ``τ = 0`` (the decreasing root lies before the
+  start). Checked against rolling at constant speed after the impact.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from solver.gap_closing import first_closing
 from solver.scene import parse_scene
 from solver.simulation import simulate
 
@@ -222,3 +229,72 @@ def test_a_wheel_bouncing_down_a_bowl_meets_the_arc_where_its_parabola_does(name
         checked += 1
     assert checked >= 4
     assert [e.type for e in trajectory.events].count("zeno") == 1
+
+
+# ------------------------------------------------------------------ separating from a hair inside
+
+STEP_EDGE = -0.5196894503612637
+"""x (m) of the step's riser; the step is 0.02 m high."""
+
+
+def test_first_closing_of_a_gap_opening_from_a_hair_inside_is_never():
+    """``p = c0 + c1 τ + c2 τ²`` below the floor at the start and rising (convex or straight).
+
+    Its decreasing root lies before the start. It was taken as a closing at
+    ``τ = 0`` (a separating contact closed at once, again and again).
+    """
+    floor = -2.0 * 0.078 * 1e-12
+    c0 = np.array([-1.3e-12, -1.3e-12, -1.3e-12, -1.3e-12, 0.01])
+    c1 = np.array([0.02, 0.02, -0.02, 0.02, -1.0])
+    c2 = np.array([0.01, 0.0, 0.01, -5.0, 0.0])
+    tau = first_closing(c0, c1, c2, 1.0, floor)
+    assert np.isinf(tau[0]) and np.isinf(tau[1])
+    assert tau[2] == 0.0  # going deeper: at once
+    # rising, then falling back: the later root of −5τ² + 0.02τ − 1.3e-12
+    assert tau[3] == pytest.approx(
+        (0.02 + math.sqrt(0.02**2 - 4 * 5.0 * 1.3e-12)) / 10.0, rel=1e-12
+    )
+    assert tau[4] == pytest.approx(0.01, rel=1e-15)
+
+
+def test_a_wheel_rocking_back_off_a_step_edge_rolls_on_along_the_floor():
+    """A wheel (μ = 0.42, e = 0) lands, rolls into a step's edge, rocks on it and falls back.
+
+    It meets the floor while still touching the edge; the plastic impact
+    leaves the edge contact a hair (8.5e-12 m) inside and separating at
+    0.14 m/s. The closed-form search took that for a closing at once and
+    the instant repeated until the 200-events guard (exploratory run of the
+    drawn-geometry property test). After the impact the wheel rolls on the
+    flat floor at constant speed: ``x = x⁺ + ẋ⁺ (t − t⁺)``, ``y = r``.
+    """
+    radius = 0.07811291678089842
+    body = {
+        "id": "wheel0",
+        "type": "wheel",
+        "mass": 0.2,
+        "inertia": 0.0006101627768019562,
+        "radius": radius,
+        "position": [-0.6, 0.15811291678089845],
+        "velocity": [0.48493990681979726, -1.846330774359283],
+        "angular_velocity": 0.7725241871676927,
+    }
+    ground = {
+        "id": "ground",
+        "type": "polyline",
+        "points": [[-1.5, 0.0], [STEP_EDGE, 0.0], [STEP_EDGE, 0.02], [1.5, 0.02]],
+    }
+    trajectory = simulate(
+        scene([body], [ground], restitution=0.0, friction=0.4249496029258336, t_end=0.25)
+    )
+    assert trajectory.status == "finished", trajectory.message
+    impacts = [e for e in trajectory.events if e.type == "impact"]
+    assert [e.other for e in impacts] == ["ground#s0", "ground#v2", "ground#s0"]
+    landing = impacts[-1].t
+    post = next(f for f in trajectory.frames if f.kind == "post" and f.t == landing)
+    assert post.v[0] < 0.0  # back, away from the step
+    after = [f for f in trajectory.frames if f.t > landing]
+    assert after and after[-1].t == pytest.approx(0.25)
+    t = np.array([f.t for f in after])
+    q = np.array([f.q for f in after])
+    assert np.max(np.abs(q[:, 0] - (post.q[0] + post.v[0] * (t - landing)))) <= POSITION_TOL
+    assert np.max(np.abs(q[:, 1] - radius)) <= POSITION_TOL
