@@ -2,7 +2,10 @@
 
 import sys
 
-from solver.cli import main
+try:
+    from solver.cli import main
+except KeyboardInterrupt:  # Ctrl-C while the solver loads: nothing ran, nothing written
+    sys.exit(130)
 
 if __name__ == "__main__":
     sys.exit(main())

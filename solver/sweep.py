@@ -68,7 +68,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import product
+from itertools import islice, product
+from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
@@ -617,7 +618,10 @@ class Sweep:
 
     @contextmanager
     def results(
-        self, workers: int | None = None, scheduler: str | None = None
+        self,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        stop: threading.Event | None = None,
     ) -> Iterator[Iterator[PointResult]]:
         """Run every point; yields an iterator of :class:`PointResult` in completion order.
 
@@ -629,6 +633,10 @@ class Sweep:
         scheduler : str, optional
             Address of a running Dask distributed scheduler
             (``tcp://HOST:PORT``): the points run on its cluster instead.
+        stop : threading.Event, optional
+            Set from another thread (an app's cancel button), it ends the
+            iteration within ``STOP_POLL_S`` seconds, even while no point
+            finishes.
 
         Notes
         -----
@@ -645,7 +653,9 @@ class Sweep:
         """
         runner = _DaskRunner(scheduler) if scheduler else _PoolRunner(workers)
         try:
-            yield runner.run([self.task(run) for run in range(len(self))])
+            yield runner.run(
+                [self.task(run) for run in range(len(self))], stop or threading.Event()
+            )
         finally:
             runner.stop()
 
@@ -839,40 +849,105 @@ def _lost(task: PointTask, reason: str) -> PointResult:
     )
 
 
+STOP_POLL_S = 0.05
+"""How often a running sweep looks at its ``stop`` event while no point finishes, s."""
+POINTS_PER_WORKER = 2
+"""Points handed to the pool at a time, per worker: each worker has its next point
+waiting, and an interrupted sweep has only these few to abandon."""
+
+
+def _start_fork_server() -> None:
+    """Start the pool's fork server (once per process) deaf to Ctrl-C.
+
+    Ctrl-C on a terminal signals every process of the foreground group, the
+    pool's included. Workers ignore it once started (``_start_worker``), but
+    the fork server that forks them spends seconds importing the solver
+    first, and a Ctrl-C then would end it with a traceback. An ignored
+    signal stays ignored in a started program (a blocked one does not:
+    the start unblocks it), so the server is started with SIGINT ignored;
+    its workers inherit that. Only the main thread may change it; the
+    server starts in a few milliseconds, and a Ctrl-C within them is lost.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) that comes within the block until its end.
+
+    Submitting a point may start a worker; a Ctrl-C in the middle of that
+    leaves a process the pool does not know of, which no one stops. The
+    signal is raised again once the block is done. Outside the main thread
+    signals cannot be handled, and nothing is held.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: came.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if came:
+            signal.raise_signal(signal.SIGINT)
+
+
 class _PoolRunner:
-    """Points on a local ``ProcessPoolExecutor`` (forkserver processes: safe beside threads)."""
+    """Points on a local ``ProcessPoolExecutor`` (forkserver processes: safe beside threads).
+
+    At most ``POINTS_PER_WORKER`` points per worker are submitted at a time,
+    the next ones as points finish: stopping early has only those to abandon,
+    and their processes are ended at once instead of finishing them.
+    """
 
     def __init__(self, workers: int | None) -> None:
         if workers is not None and workers < 1:
             raise SweepError(f"--workers: must be >= 1, got {workers}")
+        self._workers = workers or default_workers()
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["solver.sweep"])
+        _start_fork_server()
         self._executor = ProcessPoolExecutor(
-            max_workers=workers or default_workers(),
+            max_workers=self._workers,
             mp_context=context,
             initializer=_start_worker,
             initargs=(os.getpid(),),
         )
-        self._pending: set[Future[PointResult]] = set()
+        self._submitted: dict[Future[PointResult], PointTask] = {}
 
-    def run(self, tasks: list[PointTask]) -> Iterator[PointResult]:
-        owner: dict[Future[PointResult], PointTask] = {}
-        for task in tasks:
-            future = self._executor.submit(run_point, task)
-            owner[future] = task
-        self._pending = set(owner)
-        while self._pending:
-            done, self._pending = wait(self._pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: owner[f].run):
+    def run(self, tasks: list[PointTask], stop: threading.Event) -> Iterator[PointResult]:
+        waiting = iter(tasks)
+        self._submit(waiting)
+        while self._submitted and not stop.is_set():
+            done, _ = wait(self._submitted, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: self._submitted[f].run):
                 error = future.exception()
-                yield _lost(owner[future], str(error)) if error else future.result()
+                yield _lost(self._submitted[future], str(error)) if error else future.result()
+                del self._submitted[future]  # only once the caller has the point
+            self._submit(waiting)
+
+    def _submit(self, waiting: Iterator[PointTask]) -> None:
+        with _ctrl_c_deferred():
+            for task in islice(waiting, POINTS_PER_WORKER * self._workers - len(self._submitted)):
+                self._submitted[self._executor.submit(run_point, task)] = task
 
     def stop(self) -> None:
-        for future in self._pending:
-            future.cancel()
-        if self._pending:
-            # points still running are abandoned: stop their processes now
-            for process in list(getattr(self._executor, "_processes", {}).values()):
+        """Abandon the points not done: end the workers now, then the pool.
+
+        No future is cancelled here: the pool's own thread marks the
+        abandoned ones (cancelling them from this thread as well makes that
+        thread fail on a cancelled future when it finds the workers gone).
+        """
+        if any(not future.done() for future in self._submitted):
+            for process in list((getattr(self._executor, "_processes", None) or {}).values()):
                 process.terminate()
         self._executor.shutdown(wait=True, cancel_futures=True)
 
@@ -893,7 +968,7 @@ class _DaskRunner:
             raise SweepError(f"--scheduler: cannot reach {address}: {error}") from None
         self._futures: list[Any] = []
 
-    def run(self, tasks: list[PointTask]) -> Iterator[PointResult]:
+    def run(self, tasks: list[PointTask], stop: threading.Event) -> Iterator[PointResult]:
         from distributed import as_completed
 
         token = uuid.uuid4().hex[:12]
@@ -904,12 +979,17 @@ class _DaskRunner:
             )
             owner[future.key] = task
             self._futures.append(future)
-        for future in as_completed(self._futures, loop=self._client.loop):
-            task = owner[future.key]
-            if future.status == "finished":
-                yield future.result()
-            else:
-                yield _lost(task, f"{future.status}: {future.exception()}")
+        finished = as_completed(self._futures, loop=self._client.loop)
+        while not finished.is_empty() and not stop.is_set():
+            if not finished.has_ready():
+                stop.wait(STOP_POLL_S)
+                continue
+            for future in finished.next_batch(block=False):
+                task = owner[future.key]
+                if future.status == "finished":
+                    yield future.result()
+                else:
+                    yield _lost(task, f"{future.status}: {future.exception()}")
 
     def stop(self) -> None:
         unfinished = [future for future in self._futures if not future.done()]

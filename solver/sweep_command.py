@@ -97,22 +97,59 @@ def add_sweep_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 class SweepProgress:
-    """One line on a terminal: points done / total, rate, time left (≤ 10 redraws a second)."""
+    """One line on a terminal: points done / total, rate, time left (≤ 10 redraws a second).
+
+    A count that comes less than ``INTERVAL_S`` after the last redraw is drawn
+    when that interval is over (by a timer thread), so the line never shows
+    fewer points than are done for longer than that.
+    """
 
     WIDTH = 30
+    INTERVAL_S = 0.1
 
     def __init__(self, stream: TextIO, total: int) -> None:
         self.stream = stream
         self.total = total
         self._start = time.monotonic()
         self._last_draw = -math.inf
+        self._done = 0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._closed = False
 
     def update(self, done: int, force: bool = False) -> None:
         """Show ``done`` points finished out of ``total``."""
+        with self._lock:
+            self._done = done
+            wait_s = self._last_draw + self.INTERVAL_S - time.monotonic()
+            if force or wait_s <= 0.0:
+                self._draw()
+            elif self._timer is None:
+                self._timer = threading.Timer(wait_s, self._draw_late)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def close(self, done: int) -> None:
+        """Draw the final count and end the line."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._closed = True
+            self._done = done
+            self._draw()
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _draw_late(self) -> None:
+        with self._lock:
+            self._timer = None
+            if not self._closed:
+                self._draw()
+
+    def _draw(self) -> None:
         now = time.monotonic()
-        if not force and now - self._last_draw < 0.1:
-            return
         self._last_draw = now
+        done = self._done
         elapsed = max(now - self._start, 1e-9)
         rate = done / elapsed
         left = (self.total - done) / rate if rate > 0 else math.inf
@@ -121,12 +158,6 @@ class SweepProgress:
         self.stream.write(
             f"\r[{bar}] {done}/{self.total} points  {rate:.3g} points/s  {_duration(left)} left "
         )
-        self.stream.flush()
-
-    def close(self, done: int) -> None:
-        """Draw the final count and end the line."""
-        self.update(done, force=True)
-        self.stream.write("\n")
         self.stream.flush()
 
 
