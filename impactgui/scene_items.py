@@ -309,8 +309,8 @@ class BeadField(pg.GraphicsObject):
         self._free: list[int] = []
         self._bounds = QRectF()
         self._bounds_stale = False
-        self._margin = 0.0
-        """A few pixels in scene units (outline, smallest sprite), m."""
+        self._pixel = 0.0
+        """The length of a pixel in scene units, m (set at each change of zoom)."""
         self._sprites: dict[tuple[float, bool, float, float], QPixmap] = {}
 
     # ----------------------------------------------------------- the beads
@@ -379,8 +379,7 @@ class BeadField(pg.GraphicsObject):
     def viewTransformChanged(self) -> None:
         """The pixel margin changes size in scene units with the zoom."""
         self.prepareGeometryChange()
-        px = self.pixelLength(pg.Point(1, 0)) or 0.0
-        self._margin = (BEAD_SPRITE_MIN_PX + 4.0 * _line_scale) * px
+        self._pixel = self.pixelLength(pg.Point(1, 0)) or 0.0
         self._bounds_stale = True
 
     def boundingRect(self) -> QRectF:
@@ -389,7 +388,8 @@ class BeadField(pg.GraphicsObject):
             self._bounds_stale = False
             live = self._live
             if live.any():
-                r, m = self._r[live], self._margin
+                r = self._r[live]
+                m = (BEAD_SPRITE_MIN_PX + 4.0 * _line_scale) * self._pixel  # outline, sprite
                 x0, x1 = float((self._x[live] - r).min()), float((self._x[live] + r).max())
                 y0, y1 = float((self._y[live] - r).min()), float((self._y[live] + r).max())
                 self._bounds = QRectF(x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m)
