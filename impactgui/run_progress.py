@@ -121,4 +121,10 @@ class RunProgress(QWidget):
         self._shown_state, self._shown_at = state, now
         self.label.setText(progress_text(state, computed, self.t_end, self.speed.speed))
         if self.t_end:
+            # QProgressBar.setValue repaints at once (the whole window's pending paint with
+            # it, outside the display tick); with updates off it only marks the bar for the
+            # next paint
+            self.bar.setUpdatesEnabled(False)
             self.bar.setValue(round(BAR_STEPS * min(max(computed / self.t_end, 0.0), 1.0)))
+            self.bar.setUpdatesEnabled(True)
+            self.bar.update()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from impactgui.pointer_readout import readout_text
-from impactgui.run_progress import BAR_STEPS, SolverSpeed, progress_text
+from impactgui.run_progress import BAR_STEPS, RunProgress, SolverSpeed, progress_text
 from tests.gui.conftest import run_to_end, scene_path
 
 
@@ -63,3 +64,31 @@ def test_curb_length_is_the_whole_polyline() -> None:
     points = [(0.0, 0.0), (0.4, 0.0), (0.4, 0.05), (2.0, 0.05)]
     assert readout_text((2.0, 0.05), "curb", points).endswith("curb 2.050 m")
     assert readout_text((0.1, 0.2), "arc", [(0.0, 0.0), (0.3, 0.4)]).endswith("radius 0.500 m")
+
+
+def test_the_progress_bar_waits_for_the_next_paint_of_the_window(qtbot) -> None:
+    # QProgressBar.setValue repainted at once, painting the window's pending updates
+    # (a canvas frame, the plots) outside the display tick
+    painted: list[int] = []
+
+    class Spy(QLabel):
+        def paintEvent(self, event) -> None:
+            painted.append(1)
+            super().paintEvent(event)
+
+    window = QWidget()
+    layout = QVBoxLayout(window)
+    progress, spy = RunProgress(), Spy("pending")
+    layout.addWidget(progress)
+    layout.addWidget(spy)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    progress.start(10.0)
+    qtbot.wait(20)
+    painted.clear()
+    spy.update()
+    progress.show_state("running", 5.0)
+    assert painted == [], "nothing painted inside show_state"
+    assert progress.bar.value() == BAR_STEPS // 2
+    qtbot.waitUntil(lambda: len(painted) > 0, timeout=2000)  # at the next paint
