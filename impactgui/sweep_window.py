@@ -4,7 +4,10 @@ The window lists every number of the scene a sweep can vary
 (:func:`solver.scene_paths.numeric_fields`, with its unit), takes a range
 and a count for one field (and optionally a second), the transient, the end
 time, the output step and the observable, and runs the grid with :class:`solver.sweep.Sweep`
-on a local process pool. The sweep is driven from a worker thread
+on a local process pool or, under *Run on*, on a Dask distributed cluster
+given by its scheduler's address (``tcp://HOST:PORT``, checked before the
+sweep starts; a scheduler that cannot be reached within 10 s ends the sweep
+with that message). The sweep is driven from a worker thread
 (:class:`SweepWorker`); points stream into the plot as they finish:
 
 * one field, observable *impact speed*: a bifurcation diagram, the approach
@@ -24,7 +27,7 @@ window (:class:`SweepLauncher` opens it there and runs it).
 from __future__ import annotations
 
 import math
-import multiprocessing
+import re
 import threading
 import time
 from pathlib import Path
@@ -42,6 +45,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -60,7 +64,6 @@ from solver.sweep import (
     SweepError,
     SweepResult,
     default_workers,
-    run_point,
 )
 
 if TYPE_CHECKING:
@@ -85,6 +88,12 @@ REDRAW_MS = 150
 CLICK_RADIUS_PX = 12.0
 """A click within this distance of a point (screen px) opens its run."""
 SPIN_LIMIT = 1e9
+SCHEDULER_ADDRESS = re.compile(
+    r"(?:tcp|tls)://(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d+)"
+)
+"""A Dask scheduler's address: ``tcp://HOST:PORT`` (``tls://`` too; an IPv6 host in brackets)."""
+RUN_ON_LOCAL = "local processes"
+RUN_ON_DASK = "Dask scheduler"
 
 
 def state_unit(column: str) -> str:
@@ -112,21 +121,24 @@ def default_range(field: NumericField) -> tuple[float, float]:
 
 
 class SweepWorker(QObject):
-    """Runs a sweep's points on a process pool, from its own thread.
+    """Runs a sweep's points, from its own thread, on a process pool or a Dask cluster.
 
-    Each point is :func:`solver.sweep.run_point` of the plan's task, on a
-    ``multiprocessing`` pool of forkserver processes (safe beside Qt's
-    threads). The thread polls for finished points every ``POLL_S`` seconds,
-    so a cancel takes effect at once: the pool is terminated, running points
-    are abandoned. The points are the ones ``python -m solver sweep``
-    computes, so the tables are the same.
+    The points run through :meth:`solver.sweep.Sweep.results`, as for
+    ``python -m solver sweep``: on a local pool of forkserver processes (safe
+    beside Qt's threads), or with ``scheduler`` on the Dask distributed
+    cluster at that address — connecting to it happens here too, so the
+    window never waits for it. A cancel takes effect within
+    ``solver.sweep.STOP_POLL_S``: running points are abandoned and their
+    processes stopped (on a cluster, cancelled).
 
     Parameters
     ----------
     plan : Sweep
         The validated sweep.
     workers : int
-        Processes of the pool.
+        Processes of the local pool (unused with ``scheduler``).
+    scheduler : str, optional
+        ``tcp://HOST:PORT`` of a running Dask scheduler.
 
     Signals
     -------
@@ -134,7 +146,8 @@ class SweepWorker(QObject):
         A point finished (emitted in the worker thread: connect it to a
         ``@Slot`` of a GUI-thread object).
     failed(str)
-        The pool could not run (the message says why).
+        The points could not run (the message says why: an unreachable
+        scheduler, a broken pool).
     finished()
         The sweep ended: every point done, cancelled, or failed.
     """
@@ -143,51 +156,46 @@ class SweepWorker(QObject):
     failed = Signal(str)
     finished = Signal()
 
-    POLL_S = 0.05
-    """How often the thread looks for finished points and a cancel, s."""
-
-    def __init__(self, plan: Sweep, workers: int) -> None:
+    def __init__(self, plan: Sweep, workers: int, scheduler: str | None = None) -> None:
         super().__init__()
         self._plan = plan
         self._workers = workers
+        self._scheduler = scheduler
         self._cancelled = threading.Event()
 
     @Slot()
     def run(self) -> None:
         """Run every point and emit each as it finishes (the thread's ``started``)."""
         try:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["solver.sweep"])
-            pool = context.Pool(self._workers)
-            try:
-                tasks = (self._plan.task(run) for run in range(len(self._plan)))
-                points = pool.imap_unordered(run_point, tasks)
-                for _ in range(len(self._plan)):
-                    point = self._next(points)
-                    if point is None:
+            with self._plan.results(
+                workers=self._workers, scheduler=self._scheduler, stop=self._cancelled
+            ) as points:
+                for point in points:
+                    if self._cancelled.is_set():
                         break
                     self.point_done.emit(point)
-            finally:
-                pool.terminate()
-                pool.join()
+        except SweepError as error:  # Dask missing, the scheduler unreachable
+            if not self._cancelled.is_set():
+                self.failed.emit(str(error).removeprefix("--scheduler: "))
         except Exception as error:  # the pool broke: tell the window, keep it alive
             if not self._cancelled.is_set():
                 self.failed.emit(f"{type(error).__name__}: {error}")
         finally:
             self.finished.emit()
 
-    def _next(self, points: Any) -> PointResult | None:
-        """The next finished point, or None once cancelled."""
-        while not self._cancelled.is_set():
-            try:
-                return points.next(timeout=self.POLL_S)
-            except multiprocessing.TimeoutError:
-                continue
-        return None
-
     def cancel(self) -> None:
-        """Stop, from any thread: within ``POLL_S`` the pool ends; nothing more is emitted."""
+        """Stop, from any thread: the points are abandoned; nothing more is emitted."""
         self._cancelled.set()
+
+
+def scheduler_problem(address: str) -> str | None:
+    """Why ``address`` is not a Dask scheduler address ``tcp://HOST:PORT`` (None if it is)."""
+    match = SCHEDULER_ADDRESS.fullmatch(address.strip())
+    if match is None:
+        return f"write tcp://HOST:PORT (as `dask scheduler` prints it), got {address!r}"
+    if not 1 <= int(match["port"]) <= 65535:
+        return f"the port must be 1 to 65535, got {match['port']}"
+    return None
 
 
 # -------------------------------------------------------------- the controls
@@ -348,6 +356,18 @@ class SweepWindow(QWidget):
         self.workers = QSpinBox()
         self.workers.setRange(1, max(1, default_workers()))
         self.workers.setValue(max(1, default_workers()))
+        self.run_on = QComboBox()
+        self.run_on.addItems([RUN_ON_LOCAL, RUN_ON_DASK])
+        self.run_on.setToolTip(
+            "Where the points run: processes of this computer, or the workers of a running "
+            "Dask distributed cluster (pip install impactgui[cluster]; start one with "
+            "`dask scheduler` and `dask worker tcp://HOST:8786`)."
+        )
+        self.scheduler = QLineEdit()
+        self.scheduler.setPlaceholderText("tcp://HOST:PORT")
+        self.scheduler.setToolTip("The address `dask scheduler` prints, e.g. tcp://10.0.0.5:8786")
+        self.run_on.currentIndexChanged.connect(self._on_run_on_changed)
+        self._on_run_on_changed(self.run_on.currentIndex())
         self.observable = QComboBox()
         self._fill_observables()
         self.observable.currentIndexChanged.connect(self._on_observable_changed)
@@ -397,7 +417,11 @@ class SweepWindow(QWidget):
         form.addRow("end time", self.t_end)
         form.addRow("output step", self.dt_out)
         form.addRow("observable", self.observable)
-        form.addRow("processes", self.workers)
+        run_on_box = QGroupBox("Run on")
+        run_on = QFormLayout(run_on_box)
+        run_on.addRow("run on", self.run_on)
+        run_on.addRow("processes", self.workers)
+        run_on.addRow("scheduler", self.scheduler)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
@@ -405,7 +429,7 @@ class SweepWindow(QWidget):
         exports.addWidget(self.export_csv_button)
         exports.addWidget(self.export_png_button)
         controls = QVBoxLayout()
-        for widget in (first_box, second_box, run_box):
+        for widget in (first_box, second_box, run_box, run_on_box):
             controls.addWidget(widget)
         controls.addLayout(buttons)
         controls.addWidget(self.progress)
@@ -463,6 +487,17 @@ class SweepWindow(QWidget):
             axes.append(self.second.axis())
         return axes
 
+    def use_dask(self, address: str | None) -> None:
+        """Run the next sweeps on the Dask scheduler at ``address`` (None: local processes)."""
+        self.run_on.setCurrentText(RUN_ON_LOCAL if address is None else RUN_ON_DASK)
+        self.scheduler.setText(address or "")
+
+    def scheduler_address(self) -> str | None:
+        """The Dask scheduler's address when *Run on* names one, else None (local processes)."""
+        if self.run_on.currentText() != RUN_ON_DASK:
+            return None
+        return self.scheduler.text().strip()
+
     def t_end_override(self) -> float | None:
         """The end time if it differs from the scene's, else None (s)."""
         value = self.t_end.value()
@@ -478,6 +513,13 @@ class SweepWindow(QWidget):
     def start(self) -> bool:
         """Run the sweep set in the controls; False (with the reason shown) on bad input."""
         if self.is_running():
+            return False
+        address = self.scheduler_address()
+        problem = None if address is None else scheduler_problem(address)
+        if problem is not None:
+            self.status.setText(
+                f"<span style='color:#b00020'>Dask scheduler address: {problem}</span>"
+            )
             return False
         try:
             plan = Sweep(
@@ -497,9 +539,14 @@ class SweepWindow(QWidget):
         self.progress.setValue(0)
         self._started_at = time.monotonic()
         self.state = "running"
-        self.status.setText(f"Running {len(plan)} points on {self.workers.value()} processes…")
+        where = (
+            f"{self.workers.value()} processes"
+            if address is None
+            else f"the Dask cluster at {address}"
+        )
+        self.status.setText(f"Running {len(plan)} points on {where}…")
         self._thread = QThread()
-        self._worker = SweepWorker(plan, self.workers.value())
+        self._worker = SweepWorker(plan, self.workers.value(), address)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         self._worker.point_done.connect(self._on_point_done)
@@ -513,9 +560,9 @@ class SweepWindow(QWidget):
     def cancel(self) -> None:
         """Stop the sweep; the points finished so far stay (and export).
 
-        Returns at once: the worker terminates the pool within
-        ``SweepWorker.POLL_S`` (once the pool has started), then
-        ``sweep_ended("cancelled")`` follows.
+        Returns at once: the worker stops the points within
+        ``solver.sweep.STOP_POLL_S`` (once the pool has started or the
+        scheduler answered), then ``sweep_ended("cancelled")`` follows.
         """
         if self._worker is None or self.state != "running":
             return
@@ -784,6 +831,12 @@ class SweepWindow(QWidget):
         return bool(ok)
 
     # ------------------------------------------------------------------- slots
+
+    @Slot(int)
+    def _on_run_on_changed(self, _index: int) -> None:
+        dask = self.run_on.currentText() == RUN_ON_DASK
+        self.workers.setEnabled(not dask)
+        self.scheduler.setEnabled(dask)
 
     @Slot(bool)
     def _on_second_toggled(self, checked: bool) -> None:

@@ -197,3 +197,64 @@ def test_the_scene_numbers_are_listed_with_their_units(qtbot, window):
     assert sweep.transient.value() == pytest.approx(15.0)  # half the forced run
     observables = [sweep.observable.itemText(k) for k in range(sweep.observable.count())]
     assert "final mass.vx (m/s)" in observables and "final mass.x (m)" in observables
+
+
+# ------------------------------------------------------------- on a Dask cluster
+
+
+@pytest.mark.parametrize(
+    ("address", "problem"),
+    [
+        ("127.0.0.1:8786", "write tcp://HOST:PORT"),
+        ("tcp://127.0.0.1", "write tcp://HOST:PORT"),
+        ("tcp://127.0.0.1:99999", "the port must be 1 to 65535"),
+    ],
+)
+def test_a_malformed_scheduler_address_is_named_before_anything_runs(
+    qtbot, window, address, problem
+):
+    sweep = open_sweep(qtbot, window, "bouncing_ball")
+    sweep.use_dask(address)
+    assert not sweep.workers.isEnabled() and sweep.scheduler.isEnabled()
+    assert not sweep.start()
+    assert "Dask scheduler address" in sweep.status.text()
+    assert problem in sweep.status.text()
+    assert not sweep.is_running()
+
+
+def test_an_unreachable_scheduler_fails_with_its_reason_and_the_window_stays_live(qtbot, window):
+    pytest.importorskip("distributed")
+    sweep = open_sweep(qtbot, window, "bouncing_ball")
+    sweep.first.choose("contact.restitution", 0.3, 0.5, 3)
+    sweep.use_dask("tcp://127.0.0.1:9")  # the discard port: nothing listens
+    assert sweep.start()
+    # the connection is tried in the sweep's thread: start() has returned before it failed
+    assert sweep.state == "running" and sweep.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: not sweep.is_running(), timeout=60000)
+    assert sweep.state == "failed"
+    assert "cannot reach tcp://127.0.0.1:9" in sweep.status.text()
+    assert sweep.run_button.isEnabled()
+
+
+def test_a_sweep_on_a_dask_cluster_streams_the_closed_form(qtbot, window):
+    distributed = pytest.importorskip("distributed")
+    sweep = open_sweep(qtbot, window, "bouncing_ball")
+    sweep.first.choose("contact.restitution", 0.3, 0.5, 3)
+    sweep.set_observable("t_zeno")
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        sweep.use_dask(cluster.scheduler_address)
+        assert sweep.workers.isEnabled() is False
+        seen = run_sweep(qtbot, sweep, timeout_ms=120000)
+    assert sorted(seen) == [1, 2, 3]
+    shown = sorted(sweep.shown_points())
+    assert [x for x, _, _ in shown] == pytest.approx([0.3, 0.4, 0.5])
+    expected = [t_zeno(1.0, e) for e in (0.3, 0.4, 0.5)]
+    assert [y for _, y, _ in shown] == pytest.approx(expected, rel=1e-9)
+    sweep.use_dask(None)
+    assert sweep.workers.isEnabled() and not sweep.scheduler.isEnabled()
