@@ -10,7 +10,8 @@ of the idle window's display ticks that drew a new frame), the longest gap
 between two display-timer ticks (target < 50 ms; ÷idle: against the idle
 window's longest gap), how many gaps were over 50 ms, the frames computed
 per second (drawing cannot
-outrun the solver) and the memory per frame computed. Memory after ``N``
+outrun the solver), the memory per frame computed and the GUI thread's CPU time
+per frame drawn (what other programs on the machine change least). Memory after ``N``
 frames (1e5 by default): the wheel is run that far at full speed and the
 resident size printed; for the chain, whose solver is far slower, it is
 projected from the memory per frame. ``--without-plots`` hides the plots
@@ -225,6 +226,9 @@ class Load:
     late_gaps: int
     computed_per_s: float
     bytes_per_frame: float
+    gui_cpu_ms_per_frame: float
+    """CPU time of the GUI thread per frame drawn, ms: unlike the rates, little changed by
+    other programs loading the machine."""
 
 
 def measure(
@@ -249,13 +253,13 @@ def measure(
     else:
         window.clock.play()
     wait(app, 0.3)
-    drawn0, start = window.frames_drawn, time.perf_counter()
+    drawn0, start, cpu0 = window.frames_drawn, time.perf_counter(), time.thread_time()
     computed0 = len(window.runner.trajectory) if window.runner is not None else 0
     recorder.reset()
     if hooks is not None:
         hooks.reset()
     wait(app, seconds)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.thread_time() - cpu0
     if hooks is not None:
         hooks.print(name, elapsed)
     window.pause_run()
@@ -269,6 +273,7 @@ def measure(
         late_gaps=recorder.late,
         computed_per_s=(computed - computed0) / elapsed,
         bytes_per_frame=grown / computed if computed else 0.0,
+        gui_cpu_ms_per_frame=1e3 * cpu / max(window.frames_drawn - drawn0, 1),
     )
     window.reset_run()
     return load
@@ -329,7 +334,7 @@ def main() -> None:
     print(f"platform {app.platformName()}, {args.seconds:g} s per load, plots {plots}")
     print(
         f"{'load':<16} {'drawn/s':>8} {'÷60':>5} {'÷idle':>6} {'max gap ms':>10} {'÷idle':>6} "
-        f"{'gaps>50':>7} {'computed/s':>10} {'B/frame':>8}"
+        f"{'gaps>50':>7} {'computed/s':>10} {'B/frame':>8} {'GUI CPU ms/frame':>16}"
     )
     results = [
         measure(app, window, recorder, name, data, args.seconds, hooks) for name, data in loads
@@ -341,7 +346,7 @@ def main() -> None:
             f"{load.drawn_per_s / idle.ticks_per_s:6.2f} {load.longest_gap_ms:10.1f} "
             f"{load.longest_gap_ms / idle.longest_gap_ms:6.2f} {load.late_gaps:7d} "
             f"{load.computed_per_s:10.0f} "
-            f"{load.bytes_per_frame:8.0f}"
+            f"{load.bytes_per_frame:8.0f} {load.gui_cpu_ms_per_frame:16.1f}"
         )
     print(
         f"targets: {TARGET_FPS:g} frames drawn per second, gaps < {TARGET_GAP_MS:g} ms; "
