@@ -180,7 +180,10 @@ class MainWindow(QMainWindow):
         self.pointer = PointerReadout()
         self.run_label = self.progress.label
         self.honesty = PlaybackHonesty(
-            lambda: [*self.plots.plots, *self.motion_plots.plots], self.event_log, self
+            lambda: [*self.plots.plots, *self.motion_plots.plots],
+            self.event_log,
+            self,
+            stage_table=self.stage_table,
         )
         self.presentation = Presentation(self)
         self.help = HelpPages(self)

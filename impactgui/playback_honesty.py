@@ -11,7 +11,9 @@ presentation mode):
   it costs the GUI thread nothing while the run streams;
 * the event log shows ``EventsUntil``, a prefix of its model: the events
   up to the playback time (events come in time order, so a bisection
-  finds the prefix; rows are inserted or removed as the time moves).
+  finds the prefix; rows are inserted or removed as the time moves);
+* the stage table beside it (``StageTable.show_until``) hides its impacts
+  after the playback time.
 
 Value ranges may still have grown to what the solver has computed; the
 curves and events themselves do not show.
@@ -174,12 +176,21 @@ class PlaybackHonesty(QObject):
         ``() -> list of pg.PlotItem``: the plots to cover (asked when turned on).
     event_log : QTableView
         The event log; its ``table_model`` is shown through ``EventsUntil``.
+    stage_table : impactgui.stage_table.StageTable, optional
+        Shown up to the playback time with its ``show_until``.
     """
 
-    def __init__(self, plots: Any, event_log: QTableView, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        plots: Any,
+        event_log: QTableView,
+        parent: QObject | None = None,
+        stage_table: Any = None,
+    ) -> None:
         super().__init__(parent)
         self._plots = plots
         self.event_log = event_log
+        self.stage_table = stage_table
         self.enabled = False
         self.time = 0.0
         self.curtains: list[PlotCurtain] = []
@@ -203,6 +214,8 @@ class PlaybackHonesty(QObject):
             log.setModel(log.table_model)
         for column, width in enumerate(widths):
             log.setColumnWidth(column, width)
+        if self.stage_table is not None and not enabled:
+            self.stage_table.show_until(math.inf)
         self.set_time(self.time)
 
     @Slot(float)
@@ -214,3 +227,5 @@ class PlaybackHonesty(QObject):
         for curtain in self.curtains:
             curtain.set_time(t)
         self.events.set_time(t)
+        if self.stage_table is not None:
+            self.stage_table.show_until(t)

@@ -10,10 +10,17 @@ the contact's share of the normal impulse in that stage, its friction
 impulse, and the velocities after the stage (every rate for a small system,
 the two bodies' rates otherwise). Clicking a row asks to move the playback
 time there (``time_selected``), like the event log.
+
+With playback honesty on (:mod:`impactgui.playback_honesty`) the table, like
+the event log, shows only the impacts up to the playback time
+(:meth:`StageTable.show_until`): later ones are hidden and not counted in
+the title.
 """
 
 from __future__ import annotations
 
+import bisect
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -94,6 +101,8 @@ class StageTable(QWidget):
         self._system: System | None = None
         self._labels: list[str] = []
         self._events: list[Event] = []
+        self._until = math.inf
+        self._shown = 0
         self._show_title()
 
     def set_system(self, system: System | None) -> None:
@@ -101,6 +110,7 @@ class StageTable(QWidget):
         self._system = system
         self._labels = velocity_columns(system) if system is not None else []
         self._events = []
+        self._shown = 0
         self.tree.clear()
         self._show_title()
 
@@ -122,13 +132,34 @@ class StageTable(QWidget):
             )
             item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
             self.tree.addTopLevelItem(item)
+            item.setHidden(event.t > self._until)
             added = True
         if added:
+            self._shown = self._count_until(self._until)
             self._show_title()
 
+    def show_until(self, t: float) -> None:
+        """Show only the impacts at times ≤ ``t`` (s); ``math.inf`` shows all (honesty off).
+
+        The impacts come in time order: only the rows between the old and the
+        new limit change.
+        """
+        self._until = t
+        count = self._count_until(t)
+        if count == self._shown:
+            return
+        low, high = sorted((count, self._shown))
+        for index in range(low, high):
+            self.tree.topLevelItem(index).setHidden(index >= count)
+        self._shown = count
+        self._show_title()
+
+    def _count_until(self, t: float) -> int:
+        return bisect.bisect_right(self._events, t, key=lambda event: event.t)
+
     def impact_count(self) -> int:
-        """Number of multi-stage impacts listed."""
-        return self.tree.topLevelItemCount()
+        """Number of multi-stage impacts listed (shown: up to the playback time with honesty)."""
+        return self._shown
 
     def expand(self, index: int) -> QTreeWidgetItem:
         """Expand the ``index``-th impact (its stage rows are made now); returns its item."""
@@ -137,11 +168,11 @@ class StageTable(QWidget):
         return item
 
     def _show_title(self) -> None:
-        count = len(self._events)
+        count = self._shown
         if count == 0:
             self.title.setText("Stages: no multi-stage impact so far.")
             return
-        more = f" (the first {IMPACT_LIMIT})" if count >= IMPACT_LIMIT else ""
+        more = f" (the first {IMPACT_LIMIT})" if len(self._events) >= IMPACT_LIMIT else ""
         self.title.setText(f"Stages of {count} multi-stage impacts{more} (expand a row):")
 
     @Slot(QTreeWidgetItem)

@@ -57,3 +57,24 @@ def test_single_stage_impacts_are_not_listed_and_reset_clears(qtbot, window):
     assert window.stage_table.impact_count() == 2
     window.reset_run()
     assert window.stage_table.impact_count() == 0
+
+
+def test_with_playback_honesty_the_table_shows_only_impacts_up_to_the_playback_time(qtbot, window):
+    # the cradle's one multi-stage impact (both contacts) is at 0.125 s: 0.125 m at 1 m/s
+    assert window.open_file(scene_path("newton_cradle_3_sequential"))
+    run_to_end(qtbot, window)
+    table = window.stage_table
+    window.set_honest(True)
+    window.clock.seek(0.1)
+    assert table.impact_count() == 0
+    assert "no multi-stage impact" in table.title.text()
+    assert all(table.tree.topLevelItem(k).isHidden() for k in range(2))
+    window.clock.seek(0.125)
+    assert table.impact_count() == 2
+    assert not any(table.tree.topLevelItem(k).isHidden() for k in range(2))
+    window.clock.seek(0.05)
+    assert table.impact_count() == 0
+    window.set_honest(False)  # every impact computed shows, whatever the playback time
+    assert table.impact_count() == 2
+    assert "2 multi-stage impacts" in table.title.text()
+    assert not any(table.tree.topLevelItem(k).isHidden() for k in range(2))
