@@ -478,7 +478,8 @@ class LinearBeadModel:
         The scene's harmonic forces (rail components).
     separation_rows : numpy.ndarray, shape (S, N)
     separation_offsets : numpy.ndarray, shape (S,)
-        One row per spring of nonzero rest length: the model holds while
+        One row per pair of ends joined by springs of nonzero rest length (springs
+        between the same ends share it): the model holds while
         ``separation_rows @ q − separation_offsets > 0`` (the spring's ends
         keep their order along the rail); a zero is an event that ends the phase.
     """
@@ -535,6 +536,7 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
     f0 = system.M_diag * system.gravity[0]
     rows: list[np.ndarray] = []
     offsets: list[float] = []
+    seen: set[tuple] = set()
     for s in system._springs:
         a = disks[s.i]
         b = disks[s.j] if s.j is not None else None
@@ -553,10 +555,15 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
             return None
         sign = math.copysign(1.0, gap)
         f0[ends] += s.stiffness * s.rest_length * sign * signs
+        offset = sign * s.anchor[0] if b is None else 0.0
+        key = (tuple(ends), sign, offset)
+        if key in seen:
+            continue  # another spring between the same ends: one separation serves both
+        seen.add(key)
         row = np.zeros(N)
         row[ends] = sign * signs
         rows.append(row)
-        offsets.append(sign * s.anchor[0] if b is None else 0.0)
+        offsets.append(offset)
     harmonics = tuple(
         Harmonic(np.eye(N)[disks[h.disk].ix] * h.amplitude[0], h.omega, h.phase)
         for h in system._forcing

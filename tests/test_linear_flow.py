@@ -422,3 +422,32 @@ def test_scenes_with_wheels_are_refused():
     }
     system = _bead_scene([_bead("a", 0.0), wheel], [])
     assert linear_bead_model(system, system.q0) is None
+
+
+def test_springs_between_the_same_ends_share_one_separation_and_act_as_their_sum():
+    """400 rest-length springs between two beads and 300 to one anchor: two separations.
+
+    The model equals that of one spring per pair with the summed stiffness
+    (k₁ + k₂ …) and the stiffness-weighted rest length, so both give the same
+    K and f0 (to round-off).
+    """
+    bodies = [_bead("a", 0.0, vx=0.5), _bead("b", 0.6)]
+    pair = {"a": "a", "b": "b", "stiffness": 2.0, "rest_length": 0.5}
+    other_pair = {"a": "a", "b": "b", "stiffness": 1.0, "rest_length": 0.2}
+    anchored = {"a": "b", "anchor": [1.5, 0.0], "stiffness": 3.0, "rest_length": 0.4}
+    many = _bead_scene(bodies, [pair] * 200 + [other_pair] * 200 + [anchored] * 300)
+    # one spring per pair: k = 200·2 + 200·1 = 600 N/m, k L0 = 200·2·0.5 + 200·1·0.2 = 240 N
+    few = _bead_scene(
+        bodies,
+        [
+            {"a": "a", "b": "b", "stiffness": 600.0, "rest_length": 240.0 / 600.0},
+            {"a": "b", "anchor": [1.5, 0.0], "stiffness": 900.0, "rest_length": 0.4},
+        ],
+    )
+    model_many = linear_bead_model(many, many.q0)
+    model_few = linear_bead_model(few, few.q0)
+    assert model_many.separation_rows.shape == (2, 2)
+    np.testing.assert_array_equal(model_many.separation_rows, model_few.separation_rows)
+    np.testing.assert_array_equal(model_many.separation_offsets, model_few.separation_offsets)
+    np.testing.assert_allclose(model_many.K, model_few.K, rtol=1e-12)
+    np.testing.assert_allclose(model_many.f0, model_few.f0, rtol=1e-12, atol=1e-12)
