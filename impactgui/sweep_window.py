@@ -192,7 +192,7 @@ def scheduler_problem(address: str) -> str | None:
     """Why ``address`` is not a Dask scheduler address ``tcp://HOST:PORT`` (None if it is)."""
     match = SCHEDULER_ADDRESS.fullmatch(address.strip())
     if match is None:
-        return f"write tcp://HOST:PORT (as `dask scheduler` prints it), got {address!r}"
+        return f"write tcp://HOST:PORT (as the dask scheduler command prints it), got {address!r}"
     if not 1 <= int(match["port"]) <= 65535:
         return f"the port must be 1 to 65535, got {match['port']}"
     return None
@@ -419,7 +419,7 @@ class SweepWindow(QWidget):
         form.addRow("observable", self.observable)
         run_on_box = QGroupBox("Run on")
         run_on = QFormLayout(run_on_box)
-        run_on.addRow("run on", self.run_on)
+        run_on.addRow("where", self.run_on)
         run_on.addRow("processes", self.workers)
         run_on.addRow("scheduler", self.scheduler)
         buttons = QHBoxLayout()
