@@ -24,6 +24,8 @@ from solver.geometry import Segment, bounding_box
 from solver.linear_flow import LinearBeadModel, LinearPhase, linear_bead_model
 
 _GAUSS_LEGENDRE = {n: np.polynomial.legendre.leggauss(n) for n in range(6, WORK_NODES + 1)}
+KNOWN_STATES = 4
+"""Rows of a closed-form piece kept per piece, by time (the times asked for more than once)."""
 
 
 @dataclass
@@ -284,17 +286,29 @@ class FlightMixin:
             q, v = motion.state(ts)
             return np.hstack((q, v, rows))
 
+        known: dict[float, np.ndarray] = {}
         while True:
             tb = min(self.t_end, ta + length)
 
             def piece_states(ts: np.ndarray, ta: float = ta, work: np.ndarray = work) -> np.ndarray:
                 return states(ts, ta, work)
 
-            def piece_state(t: float, ta: float = ta, work: np.ndarray = work) -> np.ndarray:
-                return states(np.array([t]), ta, work)[0]
+            def piece_state(
+                t: float, ta: float = ta, work: np.ndarray = work, known: dict = known
+            ) -> np.ndarray:
+                # the event search, the check after it and the phase's end ask for the
+                # same few times: the rows of the first KNOWN_STATES are kept
+                row = known.get(t)
+                if row is None:
+                    row = states(np.array([t]), ta, work)[0]
+                    if len(known) < KNOWN_STATES:
+                        known[t] = row
+                return row.copy()
 
             yield Piece(ta, tb, piece_state, piece_states, motion)
-            ta, work = tb, piece_state(tb)[2 * N :]
+            end = piece_state(tb)
+            # the next piece starts from this row: its integrals from tb add nothing
+            ta, work, known = tb, end[2 * N :], {tb: end}
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         N = self._N
