@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from solver.chain_lcp import SOLVED, banded_contact_lcp
 from solver.geometry import Arc, Segment, Vertex
 
 if TYPE_CHECKING:
@@ -90,9 +91,14 @@ class KernelScene:
     radius, rail_y : numpy.ndarray, shape (D,)
         Radii and the beads' rail heights (m).
     pair_kind, pair_i, pair_j : numpy.ndarray of int, shape (P,)
-        Every pair: its kind (``SEGMENT`` … ``DISK``), its disk and the other
-        disk (``DISK``) or feature index; disk–feature pairs first, by disk
-        then feature, then disk pairs ``i < j`` (the stepper's order).
+        With ``all_pairs``, every pair: its kind (``SEGMENT`` … ``DISK``),
+        its disk and the other disk (``DISK``) or feature index; disk–feature
+        pairs first, by disk then feature, then disk pairs ``i < j`` (the
+        stepper's order). Empty otherwise: the stepper's candidates are used.
+    all_pairs : bool
+        The scene has at most ``KERNEL_PAIRS`` pairs, all looked at each step.
+    feature_kind : numpy.ndarray of int, shape (F,)
+        Kind of each feature.
     feature_a, feature_b : numpy.ndarray, shape (F, 2)
         Segment ends; a vertex's or an arc centre's point in ``feature_a`` (m).
     feature_arc : numpy.ndarray, shape (F, 3)
@@ -116,6 +122,8 @@ class KernelScene:
     pair_kind: np.ndarray
     pair_i: np.ndarray
     pair_j: np.ndarray
+    all_pairs: bool
+    feature_kind: np.ndarray
     feature_a: np.ndarray
     feature_b: np.ndarray
     feature_arc: np.ndarray
@@ -129,22 +137,18 @@ class KernelScene:
 def kernel_scene(system: System) -> KernelScene | None:
     """The loop's tables of ``system``, or ``None`` when the loop cannot step it.
 
-    It can when every body is a disk (wheel or bead), the applied force is
-    the constant weight (no springs, no forcing) and the scene has at most
-    ``KERNEL_PAIRS`` disk–feature plus disk–disk pairs.
+    It can when every body is a disk (wheel or bead) and the applied force
+    is the constant weight (no springs, no forcing). With at most
+    ``KERNEL_PAIRS`` disk–feature plus disk–disk pairs the loop looks at
+    all of them; otherwise at the stepper's candidate pairs.
     """
     D = system.n_disks
     features = system.features
     disk_dofs = system.disk_dofs
     n_disk_dofs = int(np.sum(disk_dofs.iy >= 0)) * 3 + int(np.sum(disk_dofs.iy < 0))
-    if (
-        D == 0
-        or system.has_springs
-        or system.has_forcing
-        or n_disk_dofs != system.N
-        or D * len(features) + D * (D - 1) // 2 > KERNEL_PAIRS
-    ):
+    if D == 0 or system.has_springs or system.has_forcing or n_disk_dofs != system.N:
         return None
+    all_pairs = D * len(features) + D * (D - 1) // 2 <= KERNEL_PAIRS
     F = len(features)
     kinds = {Segment: SEGMENT, Vertex: VERTEX, Arc: ARC}
     feature_a, feature_b, feature_arc = np.zeros((F, 2)), np.zeros((F, 2)), np.zeros((F, 3))
@@ -159,12 +163,12 @@ def kernel_scene(system: System) -> KernelScene | None:
             feature_a[k] = feature.center
             feature_arc[k] = (feature.radius, feature.start, feature.span)
     kind, first, second = [], [], []
-    for i in range(D):
+    for i in range(D if all_pairs else 0):
         for f in range(F):
             kind.append(int(feature_kind[f]))
             first.append(i)
             second.append(f)
-    for i in range(D):
+    for i in range(D if all_pairs else 0):
         for j in range(i + 1, D):
             kind.append(DISK)
             first.append(i)
@@ -182,6 +186,8 @@ def kernel_scene(system: System) -> KernelScene | None:
         pair_kind=np.array(kind, dtype=np.int64),
         pair_i=np.array(first, dtype=np.int64),
         pair_j=np.array(second, dtype=np.int64),
+        all_pairs=all_pairs,
+        feature_kind=feature_kind,
         feature_a=feature_a,
         feature_b=feature_b,
         feature_arc=feature_arc,
@@ -623,6 +629,52 @@ def _contact_lcp(
 
 
 @_jitable
+def _banded_contacts(
+    n: int, g_cols: np.ndarray, g_vals: np.ndarray, restitution: np.ndarray,
+    friction: np.ndarray, closed_pairs: np.ndarray, warm: np.ndarray, m_inv: np.ndarray,
+    v: np.ndarray, v_free: np.ndarray, band_max: int, impulse_n: np.ndarray,
+    impulse_t: np.ndarray, v_next: np.ndarray,
+) -> bool:  # fmt: skip
+    """As ``TimeSteppingStepper._solve_banded``: frictionless contacts of a banded ``W``.
+
+    Starts from the contacts that pressed at the last step they were closed
+    (``warm``, by pair; updated), new ones from those not separating.
+    Returns False when the contacts rub, the band is too wide or the
+    pivoting fails (the stepper's Gauss–Seidel decides then).
+    """
+    for a in range(n):
+        if friction[a] > 0.0:
+            return False
+    q = np.empty(n)
+    free = np.empty(n, dtype=np.bool_)
+    largest = 1.0
+    for a in range(n):
+        free_speed, pre_speed = 0.0, 0.0
+        for w in range(g_cols.shape[1]):
+            free_speed += g_vals[a, w] * v_free[g_cols[a, w]]
+            pre_speed += g_vals[a, w] * v[g_cols[a, w]]
+        q[a] = free_speed + restitution[a] * pre_speed
+        largest = max(largest, abs(q[a]))
+    for a in range(n):
+        if abs(q[a]) <= 1e-13 * largest:  # round-off speeds are 0, as on the numpy path
+            q[a] = 0.0
+        state = warm[closed_pairs[a]]
+        free[a] = q[a] <= 0.0 if state == 0 else state == 1
+    z = np.zeros(n)
+    if banded_contact_lcp(g_cols[:n], g_vals[:n], m_inv, q, free, band_max, z) != SOLVED:
+        return False
+    push = np.zeros(len(m_inv))
+    for a in range(n):
+        impulse_n[a], impulse_t[a] = z[a], 0.0
+        warm[closed_pairs[a]] = 1 if z[a] > 0.0 else 2
+        for w in range(g_cols.shape[1]):
+            push[g_cols[a, w]] += g_vals[a, w] * z[a]
+    for r in range(len(m_inv)):
+        v_next[r] = v_free[r] + m_inv[r] * push[r]
+    return True
+
+
+@_jitable
 def _solve_on_basis(lcp: np.ndarray, lcp_q: np.ndarray, basic: np.ndarray, z: np.ndarray) -> bool:
     """As ``TimeSteppingStepper._solve_on_previous_basis``: one solve, accepted if a solution."""
     size = len(lcp_q)
@@ -671,24 +723,30 @@ def quiet_steps(
     radius: np.ndarray, rail_y: np.ndarray, pair_kind: np.ndarray, pair_i: np.ndarray,
     pair_j: np.ndarray, feature_a: np.ndarray, feature_b: np.ndarray, feature_arc: np.ndarray,
     feature_restitution: np.ndarray, feature_friction: np.ndarray, disk_restitution: float,
-    disk_friction: float, key_stride: int, exact_limit: int, gap_tol: float,
-    impact_speed_steps: float, basis_keys: np.ndarray, basis: np.ndarray,
+    disk_friction: float, key_stride: int, candidate_centres: np.ndarray,
+    candidate_margin: float, exact_limit: int, lemke_only: bool, band_max: int,
+    gap_tol: float, impact_speed_steps: float, basis_keys: np.ndarray, basis: np.ndarray,
     basis_state: np.ndarray, report: np.ndarray, report_pair: np.ndarray,
     report_impact: np.ndarray, q_prev: np.ndarray, v_prev: np.ndarray, status: np.ndarray,
 ) -> float:  # fmt: skip
     """Up to ``n_steps`` Moreau–Jean steps of size ``h`` (s); ``q`` and ``v`` updated in place.
 
     The arguments after ``dissipated`` are the fields of :class:`KernelScene`
-    and the stepper's constants (``EXACT_CONTACTS``, ``GAP_TOL``,
-    ``IMPACT_SPEED_STEPS``).
+    (the pairs: all of a small scene's, or the stepper's candidates), the
+    centres where the candidates were searched and their margin (m; ``inf``
+    for all pairs: a step that may close a pair that is not a candidate is
+    left to the stepper), and the stepper's settings (``EXACT_CONTACTS``,
+    ``contact_solver == "lemke"``, ``BAND_MAX``, ``GAP_TOL``,
+    ``IMPACT_SPEED_STEPS``). Up to ``exact_limit`` closed contacts are
+    solved exactly (Lemke); more, when frictionless, by
+    :func:`solver.chain_lcp.banded_contact_lcp`; otherwise the stepper decides.
 
     ``basis_keys`` (``exact_limit``), ``basis`` (``4 exact_limit``) and
     ``basis_state`` (2) keep the last LCP basis from call to call
     (``basis_state[0] = −1``: none). Of the last step made, ``report``
-    (``exact_limit`` × ``REPORT_COLUMNS``), ``report_pair`` and
-    ``report_impact`` receive the closed contacts (their pair index and
-    whether each is an impact) and ``q_prev``, ``v_prev`` the state at its
-    start.
+    (pairs × ``REPORT_COLUMNS``), ``report_pair`` and ``report_impact``
+    receive the closed contacts (their pair index and whether each is an
+    impact) and ``q_prev``, ``v_prev`` the state at its start.
 
     Returns
     -------
@@ -704,8 +762,9 @@ def quiet_steps(
     D = len(ix)
     P = len(pair_kind)
     n_features = len(feature_restitution)
-    capacity = exact_limit
+    capacity = max(P, 1)
     kin = np.empty(8)
+    warm = np.zeros(capacity, dtype=np.int8)  # per pair: 0 unknown, 1 pressed, 2 did not
     table = np.empty((P, 8))
     valid_pair = np.zeros(P, dtype=np.bool_)
     c = np.empty((D, 2))
@@ -733,8 +792,20 @@ def quiet_steps(
         for r in range(N):
             q_theta[r] = q[r] + (1.0 - theta) * h * v[r]
             v_free[r] = v[r] + h * accel[r]
+        fastest = 0.0
         for k in range(D):
             omega[k] = _disk_motion(k, q_theta, v, ix, iy, iphi, rail_y, c[k], cd[k])
+            fastest = max(fastest, cd[k, 0] * cd[k, 0] + cd[k, 1] * cd[k, 1])
+        closing_speed = 2.0 * math.sqrt(fastest)
+        round_off = 1e-13 * closing_speed
+        if candidate_margin < math.inf:
+            moved = 0.0
+            for k in range(D):
+                dx, dy = c[k, 0] - candidate_centres[k, 0], c[k, 1] - candidate_centres[k, 1]
+                moved = max(moved, dx * dx + dy * dy)
+            if 2.0 * math.sqrt(moved) >= candidate_margin - (gap_tol + lead * closing_speed):
+                status[0], status[1], status[2] = NEEDS_STEPPER, step, 0
+                return dissipated
         n = 0
         for p in range(P):
             i, j = pair_i[p], pair_j[p]
@@ -751,9 +822,6 @@ def quiet_steps(
             valid_pair[p] = valid
             table[p] = kin
             if valid and kin[0] + lead * kin[5] <= gap_tol:
-                if n == capacity:
-                    status[0], status[1], status[2] = NEEDS_STEPPER, step, 0
-                    return dissipated
                 closed_pairs[n] = p
                 n += 1
         if n == 0:
@@ -792,10 +860,17 @@ def quiet_steps(
                     friction[a] = feature_friction[j]
                     keys[a] = i * key_stride + j
                 gamma_n[a] = table[p, 7]
-            if _contact_lcp(
-                n, g_cols, g_vals, h_cols, h_vals, restitution, friction, keys, m_inv, v,
-                v_free, basis_keys, basis, basis_state, impulse_n, impulse_t, v_next,
-            ) != 0:  # fmt: skip
+            if n <= exact_limit:
+                if _contact_lcp(
+                    n, g_cols, g_vals, h_cols, h_vals, restitution, friction, keys, m_inv, v,
+                    v_free, basis_keys, basis, basis_state, impulse_n, impulse_t, v_next,
+                ) != 0:  # fmt: skip
+                    status[0], status[1], status[2] = NEEDS_STEPPER, step, 0
+                    return dissipated
+            elif lemke_only or not _banded_contacts(
+                n, g_cols, g_vals, restitution, friction, closed_pairs, warm, m_inv, v, v_free,
+                band_max, impulse_n, impulse_t, v_next,
+            ):  # fmt: skip
                 status[0], status[1], status[2] = NEEDS_STEPPER, step, 0
                 return dissipated
             work_sum = 0.0
@@ -811,7 +886,7 @@ def quiet_steps(
                 work = 0.5 * (impulse_n[a] * (u_n0 + u_n1) + impulse_t[a] * (u_t0 + u_t1))
                 smooth_speed = impact_speed_steps * h * (abs(normal_accel) + abs(gamma_n[a]))
                 pressing = impulse_n[a] > 0.0
-                report_impact[a] = pressing and -u_n0 > smooth_speed
+                report_impact[a] = pressing and -u_n0 > smooth_speed + round_off
                 any_impact = any_impact or report_impact[a]
                 if pressing:
                     work_sum += work

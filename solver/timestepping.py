@@ -34,9 +34,10 @@ are searched again only when some disk has moved far enough to close a pair
 that was not a candidate.
 
 A persistent contact reports the force ``λ = Λ_n / h``; a contact whose approach speed is
-far above what finite forces reach in one step (``IMPACT_SPEED_STEPS``) is
-an impact and gets an ``impact`` event with ``pre`` / ``post`` frames at
-``t_k + (1 − θ) h``.
+far above what finite forces reach in one step (``IMPACT_SPEED_STEPS``), and
+above round-off (``ROUND_OFF`` times the fastest closing speed: beads of a
+chain moving together touch at speeds of 1e-18 m/s), is an impact and gets
+an ``impact`` event with ``pre`` / ``post`` frames at ``t_k + (1 − θ) h``.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.spatial import cKDTree
 
-from solver import gauss_seidel, timestep_kernels
-from solver.broadphase import StaticIndex, disk_pairs
+from solver import chain_lcp, gauss_seidel, timestep_kernels
+from solver.broadphase import StaticIndex
 from solver.complementarity import banded_lcp, lemke
 from solver.contact import SLIP_SPEED_TOL
 from solver.contact_arrays import (
@@ -100,8 +102,9 @@ PGS_MAX_SWEEPS = 50
 CONTACT_SOLVERS = ("auto", "lemke", "pgs")
 
 USE_KERNEL = timestep_kernels.COMPILED
-"""Quiet steps of small scenes run in the compiled loop of :mod:`solver.timestep_kernels`
-(numba installed); otherwise every step takes the numpy path, the reference."""
+"""With numba installed, quiet steps of small scenes run in the compiled loop of
+:mod:`solver.timestep_kernels` and banded frictionless contacts are solved by
+:mod:`solver.chain_lcp`; otherwise every step takes the numpy path, the reference."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,6 +227,7 @@ class TimeSteppingStepper:
         self._static_index = StaticIndex([f for _, f, _, _ in features]) if features else None
         self._key_stride = len(features) + system.n_disks
         self._candidates: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._candidate_tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._candidate_centres = np.zeros((0, 2))
         self._candidate_margin = 0.0
         self._basis_keys = np.zeros(0, dtype=np.int64)  # contacts of the last LCP solved
@@ -241,9 +245,6 @@ class TimeSteppingStepper:
                 np.zeros(4 * capacity, dtype=bool),
                 np.array([-1, -1], dtype=np.int64),
             )
-            self._report = np.zeros((capacity, timestep_kernels.REPORT_COLUMNS))
-            self._report_pair = np.zeros(capacity, dtype=np.int64)
-            self._report_impact = np.zeros(capacity, dtype=bool)
             self._q_prev, self._v_prev = np.zeros(system.N), np.zeros(system.N)
             self._kernel_status = np.zeros(3, dtype=np.int64)
 
@@ -314,16 +315,21 @@ class TimeSteppingStepper:
         """
         scene = self._kernel_scene
         assert scene is not None
+        kind, first, second, centres, margin = self._kernel_pairs(h)
         q, v = self.q.copy(), self.v.copy()
         status = self._kernel_status
-        report, pairs, impact = self._report, self._report_pair, self._report_impact
+        size = max(len(kind), 1)
+        report = np.zeros((size, timestep_kernels.REPORT_COLUMNS))
+        pairs = np.zeros(size, dtype=np.int64)
+        impact = np.zeros(size, dtype=bool)
         dissipated = self._kernel_function(
             q, v, h, count, self.theta, self._dissipated, scene.accel, scene.m_inv,
-            scene.ix, scene.iy, scene.iphi, scene.radius, scene.rail_y, scene.pair_kind,
-            scene.pair_i, scene.pair_j, scene.feature_a, scene.feature_b, scene.feature_arc,
-            scene.feature_restitution, scene.feature_friction, scene.disk_restitution,
-            scene.disk_friction, scene.key_stride, EXACT_CONTACTS, GAP_TOL, IMPACT_SPEED_STEPS,
-            *self._kernel_basis, report, pairs, impact, self._q_prev, self._v_prev, status,
+            scene.ix, scene.iy, scene.iphi, scene.radius, scene.rail_y, kind, first, second,
+            scene.feature_a, scene.feature_b, scene.feature_arc, scene.feature_restitution,
+            scene.feature_friction, scene.disk_restitution, scene.disk_friction,
+            scene.key_stride, centres, margin, EXACT_CONTACTS, self.contact_solver == "lemke",
+            BAND_MAX, GAP_TOL, IMPACT_SPEED_STEPS, *self._kernel_basis, report, pairs, impact,
+            self._q_prev, self._v_prev, status,
         )  # fmt: skip
         outcome, made, n = (int(x) for x in status)
         if not made:
@@ -334,10 +340,15 @@ class TimeSteppingStepper:
         self._clearance = -math.inf
         self._closing_speed_now = self._closing_speed(v)
         pair = pairs[:n]
-        disk_pair = scene.pair_kind[pair] == timestep_kernels.DISK
-        i = scene.pair_i[pair]
-        j = np.where(disk_pair, scene.pair_j[pair], -1)
-        feature = np.where(disk_pair, -1, scene.pair_j[pair])
+        disk_pair = kind[pair] == timestep_kernels.DISK
+        i = first[pair]
+        j = np.where(disk_pair, second[pair], -1)
+        feature = np.where(disk_pair, -1, second[pair])
+        if n > EXACT_CONTACTS:
+            keys = i * self._key_stride + np.where(disk_pair, len(self._feature_ids) + j, feature)
+            order = np.argsort(keys)
+            self._warm_keys = keys[order]
+            self._warm = report[:n, :2][order]
         hit = impact[:n].copy()
         if outcome == timestep_kernels.IMPACT:
             t_theta = t_start + (k + made - 1) * h + (1.0 - self.theta) * h
@@ -351,6 +362,35 @@ class TimeSteppingStepper:
             report[rows, 9:11].copy(), report[rows, 11].copy(), report[rows, 0] / h,
             report[rows, 1] / h, report[rows, 3].copy(), report[rows, 5].copy(),
         )  # fmt: skip
+
+    def _kernel_pairs(
+        self, h: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """The pairs the compiled loop looks at: kinds, disks, others; search centres, margin.
+
+        All pairs of a small scene (margin ``inf``), else the candidate pairs,
+        searched again first when the disks may have left them (as
+        :meth:`_closed_contacts` does).
+        """
+        scene = self._kernel_scene
+        assert scene is not None
+        if scene.all_pairs:
+            return scene.pair_kind, scene.pair_i, scene.pair_j, np.zeros((0, 2)), math.inf
+        c = self.system.centres(self.q + (1.0 - self.theta) * h * self.v)
+        needed = GAP_TOL + (self.theta - 0.5) * h * self._closing_speed_now
+        if self._candidates is None or 2.0 * self._largest_move(c) >= (
+            self._candidate_margin - needed
+        ):
+            self._search_candidates(c, max(needed, self._query_margin))
+        if self._candidate_tables is None:
+            disk, feature, pairs = self._candidates
+            self._candidate_tables = (
+                np.concatenate((scene.feature_kind[feature],
+                                np.full(len(pairs), timestep_kernels.DISK))).astype(np.int64),
+                np.concatenate((disk, pairs[:, 0])).astype(np.int64),
+                np.concatenate((feature, pairs[:, 1])).astype(np.int64),
+            )  # fmt: skip
+        return (*self._candidate_tables, self._candidate_centres, self._candidate_margin)
 
     def _advance(self, t: float, h: float, out: StepOutput) -> _Persistent | None:
         """One Moreau–Jean step from ``(t, self.q, self.v)``; returns the persistent contacts."""
@@ -406,7 +446,8 @@ class TimeSteppingStepper:
         u_t0, u_t1 = H.dot(v), H.dot(v_next)
         work = 0.5 * (impulse_n * (u_n0 + u_n1) + impulse_t * (u_t0 + u_t1))
         smooth_speed = IMPACT_SPEED_STEPS * h * (np.abs(G.dot(accel)) + np.abs(closed.rows.gamma_n))
-        impact = pressing & (-u_n0 > smooth_speed)
+        round_off = ROUND_OFF * self._closing_speed_now
+        impact = pressing & (-u_n0 > smooth_speed + round_off)
         if not np.any(impact):
             self._dissipated -= float(work[pressing].sum())
         else:
@@ -547,8 +588,9 @@ class TimeSteppingStepper:
             feature_pairs = self._static_index.query(c, radii, margin).pairs
         else:
             feature_pairs = np.zeros((0, 2), dtype=int)
-        pairs = disk_pairs(c, radii, margin).pairs if len(c) > 1 else np.zeros((0, 2), dtype=int)
+        pairs = _disk_pairs(c, radii, margin)
         self._candidates = (feature_pairs[:, 0], feature_pairs[:, 1], pairs)
+        self._candidate_tables = None
         self._candidate_centres = c.copy()
         self._candidate_margin = margin
 
@@ -617,6 +659,8 @@ class TimeSteppingStepper:
         band is wider, ``W`` is singular (dependent contacts) or the pivoting
         does not finish: then Gauss–Seidel decides.
         """
+        if USE_KERNEL:
+            return self._solve_banded_compiled(closed, v, v_free)
         G = closed.G.to_csr()
         W = (G @ sp.diags_array(self._m_inv) @ G.T).tocoo()
         upper = W.row <= W.col
@@ -626,12 +670,8 @@ class TimeSteppingStepper:
             return None
         band = np.zeros((bandwidth + 1, len(closed)))
         band[bandwidth + rows - cols, cols] = values
-        q = G @ v_free + closed.restitution * (G @ v)
-        initial = q <= 0.0
-        if len(self._warm_keys):
-            at = np.minimum(np.searchsorted(self._warm_keys, closed.keys), len(self._warm_keys) - 1)
-            known = self._warm_keys[at] == closed.keys
-            initial[known] = self._warm[at[known], 0] > 0.0
+        q = _without_round_off(G @ v_free + closed.restitution * (G @ v))
+        initial = self._warm_active(closed, q <= 0.0)
         try:
             result = banded_lcp(band, q, initial_free=initial)
         except SolverError:
@@ -639,10 +679,38 @@ class TimeSteppingStepper:
         if result.status != "solved":
             return None
         impulse_n = result.z
+        self._keep_warm(closed, impulse_n, np.zeros(len(closed)))
+        return impulse_n, np.zeros(len(closed)), v_free + self._m_inv * (G.T @ impulse_n)
+
+    def _solve_banded_compiled(
+        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """:meth:`_solve_banded` in one compiled call (:mod:`solver.chain_lcp`)."""
+        G = closed.G
+        q = _without_round_off(G.dot(v_free) + closed.restitution * G.dot(v))
+        initial = self._warm_active(closed, q <= 0.0)
+        impulse_n = np.zeros(len(closed))
+        outcome = chain_lcp.compiled_banded_contact_lcp()(
+            G.cols, G.values, self._m_inv, q, initial, BAND_MAX, impulse_n
+        )
+        if outcome != chain_lcp.SOLVED:
+            return None
+        self._keep_warm(closed, impulse_n, np.zeros(len(closed)))
+        return impulse_n, np.zeros(len(closed)), v_free + self._m_inv * G.transpose_dot(impulse_n)
+
+    def _warm_active(self, closed: _Closed, initial: np.ndarray) -> np.ndarray:
+        """``initial`` where the last impulses are known: whether those contacts pressed."""
+        if len(self._warm_keys):
+            at = np.minimum(np.searchsorted(self._warm_keys, closed.keys), len(self._warm_keys) - 1)
+            known = self._warm_keys[at] == closed.keys
+            initial[known] = self._warm[at[known], 0] > 0.0
+        return initial
+
+    def _keep_warm(self, closed: _Closed, impulse_n: np.ndarray, impulse_t: np.ndarray) -> None:
+        """Keep the impulses by contact key, the start of the next step's solve."""
         order = np.argsort(closed.keys)
         self._warm_keys = closed.keys[order]
-        self._warm = np.column_stack((impulse_n, np.zeros(len(closed))))[order]
-        return impulse_n, np.zeros(len(closed)), v_free + self._m_inv * (G.T @ impulse_n)
+        self._warm = np.column_stack((impulse_n, impulse_t))[order]
 
     def _solve_by_gauss_seidel(
         self, closed: _Closed, v: np.ndarray, v_free: np.ndarray
@@ -674,9 +742,7 @@ class TimeSteppingStepper:
             PGS_TOL, PGS_MAX_SWEEPS,
         )  # fmt: skip
         impulse_n[rows], impulse_t[rows] = lam_n, lam_t
-        order = np.argsort(closed.keys)
-        self._warm_keys = closed.keys[order]
-        self._warm = np.column_stack((impulse_n, impulse_t))[order]
+        self._keep_warm(closed, impulse_n, impulse_t)
         return impulse_n, impulse_t, v_next
 
     def _solve_contact_lcp(
@@ -781,25 +847,22 @@ class TimeSteppingStepper:
 
     def _contact_states(self, persistent: _Persistent) -> tuple[ContactState, ...]:
         """The persistent contacts of a step as ContactState objects (made for output only)."""
-        states = []
-        for k in range(len(persistent.i)):
-            body, other = self._names(
-                int(persistent.i[k]), int(persistent.j[k]), int(persistent.feature[k])
+        return tuple(
+            _contact_state(*self._names(i, j, feature), *values)
+            for i, j, feature, *values in zip(
+                persistent.i.tolist(),
+                persistent.j.tolist(),
+                persistent.feature.tolist(),
+                persistent.point.tolist(),
+                persistent.normal.tolist(),
+                persistent.friction.tolist(),
+                persistent.force_n.tolist(),
+                persistent.force_t.tolist(),
+                persistent.u_n.tolist(),
+                persistent.u_t.tolist(),
+                strict=True,
             )
-            states.append(
-                _contact_state(
-                    body,
-                    other,
-                    persistent.point[k],
-                    persistent.normal[k],
-                    float(persistent.friction[k]),
-                    float(persistent.force_n[k]),
-                    float(persistent.force_t[k]),
-                    float(persistent.u_n[k]),
-                    float(persistent.u_t[k]),
-                )
-            )
-        return tuple(states)
+        )
 
     def _frame(
         self,
@@ -829,6 +892,33 @@ class TimeSteppingStepper:
         )
 
 
+def _without_round_off(speeds: np.ndarray) -> np.ndarray:
+    """``speeds`` (m/s) with those at round-off level (``ROUND_OFF``, relative) set to 0.
+
+    Beads of a chain moving together touch at speeds of 1e-18 m/s of either
+    sign; taken as they are, the pivoting would chase their signs.
+    """
+    scale = ROUND_OFF * max(1.0, float(np.max(np.abs(speeds), initial=0.0)))
+    return np.where(np.abs(speeds) <= scale, 0.0, speeds)
+
+
+def _disk_pairs(c: np.ndarray, radii: np.ndarray, margin: float) -> np.ndarray:
+    """Disk pairs ``(i, j)``, ``i < j``, with gap at most ``margin`` (m), sorted.
+
+    The same pairs as :func:`solver.broadphase.disk_pairs`, found by
+    ``scipy.spatial.cKDTree`` (a few times faster on thousands of disks).
+    """
+    if len(c) < 2:
+        return np.zeros((0, 2), dtype=int)
+    reach = 2.0 * float(np.max(radii)) + margin
+    pairs = cKDTree(c).query_pairs(reach * (1.0 + 1e-9), output_type="ndarray")
+    i, j = pairs[:, 0], pairs[:, 1]
+    d = c[i] - c[j]
+    near = np.hypot(d[:, 0], d[:, 1]) <= radii[i] + radii[j] + margin
+    pairs = pairs[near]
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
 def _local_columns(rows: SparseRows, dofs: np.ndarray) -> np.ndarray:
     """The rows as dense columns over the coordinates ``dofs`` (sorted): shape (len(dofs), K)."""
     out = np.zeros((len(dofs), len(rows.cols)))
@@ -841,8 +931,8 @@ def _local_columns(rows: SparseRows, dofs: np.ndarray) -> np.ndarray:
 def _contact_state(
     body: str,
     other: str,
-    point: np.ndarray,
-    normal: np.ndarray,
+    point: list[float],
+    normal: list[float],
     friction: float,
     lam: float,
     friction_force: float,
@@ -861,11 +951,11 @@ def _contact_state(
         body=body,
         other=other,
         lam=lam,
-        tau=float(tau),
+        tau=tau,
         u_n=u_n,
         u_t=u_t,
         mode=mode,
-        point=(float(point[0]), float(point[1])),
-        normal=(float(normal[0]), float(normal[1])),
+        point=(point[0], point[1]),
+        normal=(normal[0], normal[1]),
         friction=friction,
     )

@@ -180,7 +180,7 @@ def test_quiet_steps_follow_the_numpy_path_to_round_off(kernel, scene, theta):
     assert_same_trajectory(reference, kernel_trajectory)
 
 
-def test_only_small_disk_scenes_with_constant_forces_go_to_the_loop():
+def test_disk_scenes_with_constant_forces_go_to_the_loop():
     wheel = {"id": "w", "type": "wheel", "mass": 1.0, "inertia": 0.01, "radius": 0.1,
              "position": [0.0, 0.5]}  # fmt: skip
     floor = {"id": "floor", "type": "segment", "a": [-1, 0], "b": [1, 0]}
@@ -189,10 +189,49 @@ def test_only_small_disk_scenes_with_constant_forces_go_to_the_loop():
     def scene(**parts):
         return System(parse_scene({"format": "impactgui-scene", "version": 1, **parts}))
 
-    assert timestep_kernels.kernel_scene(scene(bodies=[wheel], boundaries=[floor])) is not None
+    assert timestep_kernels.kernel_scene(scene(bodies=[wheel], boundaries=[floor])).all_pairs
     assert timestep_kernels.kernel_scene(scene(bodies=[wheel], springs=[spring])) is None
     many = [
         {**wheel, "id": f"w{k}", "position": [0.3 * k, 0.5]}
-        for k in range(12)  # 66 disk pairs
+        for k in range(12)  # 66 disk pairs: the stepper's candidates instead
     ]
-    assert timestep_kernels.kernel_scene(scene(bodies=many)) is None
+    assert not timestep_kernels.kernel_scene(scene(bodies=many)).all_pairs
+
+
+@st.composite
+def chains(draw):
+    """A row of beads on a rail, some touching, one end struck, between two stops."""
+    n = draw(st.integers(9, 30))
+    gaps = [draw(st.sampled_from([0.0, 0.0, 0.0, 1e-3, 0.05])) for _ in range(n)]
+    x = np.cumsum([0.5] + [1.0 + gap for gap in gaps[1:]])
+    bodies = [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.0, "mass": draw(st.floats(0.5, 2.0)),
+         "radius": 0.5, "x": float(x[k]), "vx": draw(st.floats(-0.2, 0.2))}
+        for k in range(n)
+    ]  # fmt: skip
+    bodies[0]["vx"] = draw(st.floats(0.5, 3.0))
+    stops = [
+        {"id": "left", "type": "segment", "a": [-0.5, -1.0], "b": [-0.5, 1.0]},
+        {"id": "right", "type": "segment", "a": [x[-1] + 0.6, -1.0], "b": [x[-1] + 0.6, 1.0]},
+    ]
+    return parse_scene(
+        {"format": "impactgui-scene", "version": 1, "gravity": [0.0, 0.0],
+         "contact": {"restitution": draw(st.floats(0.0, 1.0)), "friction": 0.0},
+         "boundaries": stops, "bodies": bodies}
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@settings(max_examples=60)
+@given(scene=chains())
+def test_chains_in_the_loop_follow_the_numpy_path_to_round_off(kernel, scene):
+    # more than EXACT_CONTACTS frictionless contacts: the banded solve of solver.chain_lcp
+    system = System(scene)
+    arguments = {"t_end": 0.3, "dt_out": 0.05, "h": 1e-2}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(timestepping, "USE_KERNEL", False)
+        reference = run(TimeSteppingStepper(system, **arguments))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        kernel_trajectory = kernel_run(monkeypatch, system, kernel, **arguments)
+
+    assert_same_trajectory(reference, kernel_trajectory)

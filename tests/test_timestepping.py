@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import timestepping
+from solver import timestep_kernels, timestepping
 from solver.complementarity import LCPResult, banded_lcp
 from solver.errors import InputError
 from solver.frames import Frame
@@ -228,9 +228,12 @@ def touching_chain(n: int, restitution: float) -> System:
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("compiled", [False, True] if timestep_kernels.COMPILED else [False])
 @pytest.mark.parametrize("restitution", [0.0, 0.5, 1.0])
-def test_a_long_frictionless_chain_gets_the_exact_lcp_solution(restitution, monkeypatch):
+def test_a_long_frictionless_chain_gets_the_exact_lcp_solution(restitution, compiled, monkeypatch):
     # 15 contacts: beyond Lemke's share in "auto", solved on the banded Delassus matrix
+    # (compiled: by solver.chain_lcp inside the loop of solver.timestep_kernels)
+    monkeypatch.setattr(timestepping, "USE_KERNEL", compiled)
     system = touching_chain(16, restitution)
     banded_solves = []
 
@@ -245,7 +248,7 @@ def test_a_long_frictionless_chain_gets_the_exact_lcp_solution(restitution, monk
     }
 
     banded, lemke = (np.array([f.v for f in samples(runs[s])]) for s in ("auto", "lemke"))
-    assert banded_solves
+    assert banded_solves or compiled
     np.testing.assert_allclose(banded, lemke, atol=1e-12)
     momentum = banded @ system.M_diag
     np.testing.assert_allclose(momentum, 1.0, rtol=1e-13)
