@@ -47,7 +47,7 @@ POSITION_TOL = 1e-9
 """Agreement (m) of positions with the closed forms."""
 
 
-def scene(bodies, boundaries, forces=(), restitution=0.5, friction=0.0, t_end=1.0):
+def scene(bodies, boundaries, forces=(), restitution=0.5, friction=0.0, t_end=1.0, springs=()):
     return parse_scene(
         {
             "format": "impactgui-scene",
@@ -56,6 +56,7 @@ def scene(bodies, boundaries, forces=(), restitution=0.5, friction=0.0, t_end=1.
             "contact": {"restitution": restitution, "friction": friction, "impact_law": "staged"},
             "boundaries": list(boundaries),
             "bodies": list(bodies),
+            "springs": list(springs),
             "forces": list(forces),
             "solver": {"t_end": t_end, "dt_out": 0.01},
         }
@@ -298,3 +299,65 @@ def test_a_wheel_rocking_back_off_a_step_edge_rolls_on_along_the_floor():
     q = np.array([f.q for f in after])
     assert np.max(np.abs(q[:, 0] - (post.q[0] + post.v[0] * (t - landing)))) <= POSITION_TOL
     assert np.max(np.abs(q[:, 1] - radius)) <= POSITION_TOL
+
+
+# ------------------------------------------------------------------ a spring held by a contact
+
+SPRING_K, SPRING_L0 = 1.0, 0.1335414297584746
+"""Spring between the touching beads b0 and b1 (N/m, m): it pushes them apart."""
+ANCHOR_K, ANCHOR_X = 157.41585425611257, 2.435560449078845
+"""Spring (rest length 1.5 m) from b2 to an anchor on the rail (N/m, m)."""
+HELD_FORCE = -17.76503467852713 * math.sin(0.5703623273986909)
+"""Constant force on b1 (N): ``amplitude sin(phase)`` with ω = 0, towards b0."""
+HELD_MASSES = (1.9, 0.2, 0.3767464676130712)
+
+
+def held_pair_scene():
+    bodies = [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.0, "mass": m, "radius": 0.05, "x": 0.1 * k}
+        for k, m in enumerate(HELD_MASSES)
+    ]
+    springs = [
+        {"a": "b0", "b": "b1", "stiffness": SPRING_K, "rest_length": SPRING_L0, "damping": 1.5},
+        {"a": "b2", "anchor": [ANCHOR_X, 0.0], "stiffness": ANCHOR_K, "rest_length": 1.5},
+    ]
+    force = {"body": "b1", "type": "harmonic", "amplitude": [-17.76503467852713, 0.0]}
+    force.update(omega=0.0, phase=0.5703623273986909)
+    stops = [
+        {"id": "left", "type": "segment", "a": [-1.0, -0.2], "b": [-1.0, 0.2]},
+        {"id": "right", "type": "segment", "a": [1.0, -0.2], "b": [1.0, 0.2]},
+    ]
+    return scene(bodies, stops, [force], restitution=0.0, t_end=0.25, springs=springs)
+
+
+def test_touching_beads_joined_by_a_spring_and_pressed_together_move_as_one():
+    """b1 is pushed into b0 by a constant 9.6 N; the spring between them is held by the contact.
+
+    The closed-form flow of that phase degenerates (the spring's ends are
+    held) and drifted b1 through b0 (0.0625 m by 0.05 s: the spring's
+    sign-change search then failed, or the check after the piece found the
+    overlap). The pair moves as one body, ``x = −F t²/(2(m₀ + m₁))`` (the
+    spring and its damper are internal); b2 leaves at once on its anchor
+    spring, ``x₂ = c + (0.2 − c) cos ωt`` with ``c = x_anchor − 1.5``, and
+    stops plastically at the right stop (x = 0.95 m) and swings back from
+    there about ``c`` (0.936 m).
+    """
+    trajectory = simulate(held_pair_scene())
+    assert trajectory.status == "finished", trajectory.message
+    t = np.array([f.t for f in trajectory.frames])
+    q = np.array([f.q for f in trajectory.frames])
+    pair = 0.5 * HELD_FORCE / (HELD_MASSES[0] + HELD_MASSES[1]) * t * t
+    assert np.max(np.abs(q[:, 0] - pair)) <= POSITION_TOL
+    assert np.max(np.abs(q[:, 1] - 0.1 - pair)) <= POSITION_TOL
+    centre = ANCHOR_X - 1.5
+    omega = math.sqrt(ANCHOR_K / HELD_MASSES[2])
+    t_stop = math.acos((0.95 - centre) / (0.2 - centre)) / omega
+    impacts = [e for e in trajectory.events if e.type == "impact"]
+    assert [(e.body, e.other) for e in impacts] == [("b2", "right")]
+    assert abs(impacts[0].t - t_stop) <= TIME_TOL
+    flying = t < t_stop
+    assert np.max(np.abs(q[flying, 2] - (centre + (0.2 - centre) * np.cos(omega * t[flying])))) <= (
+        POSITION_TOL
+    )
+    back = centre + (0.95 - centre) * np.cos(omega * (t[~flying] - t_stop))
+    assert np.max(np.abs(q[~flying, 2] - back)) <= POSITION_TOL
