@@ -289,6 +289,10 @@ def solve_with_modes(
     if not contacts:
         empty = np.zeros(0)
         return ContactForces(a_free, empty, empty, empty, empty, (), empty)
+    if len(contacts) == 1 and M_inv.ndim == 1:
+        one = _one_with_mode(contacts[0], _slip_sign(contacts[0], modes[0]), M_inv, a_free)
+        if one is not None:
+            return one
     m = len(contacts)
     signs = np.array([_slip_sign(c, mode) for c, mode in zip(contacts, modes, strict=True)])
     G, H, W, gamma_n, gamma_t = _assemble(contacts, signs)
@@ -304,3 +308,62 @@ def solve_with_modes(
     beta[stick] = x[m:]
     qdd = a_free + MinvD @ x
     return _result(contacts, qdd, a_free, lam, beta, signs, G, H, gamma_n, gamma_t)
+
+
+def _one_with_mode(
+    contact: ContactLike, sign: float, M_inv: np.ndarray, a_free: np.ndarray
+) -> ContactForces | None:
+    """:func:`solve_with_modes` for one contact and a diagonal ``M⁻¹``, in closed form.
+
+    Sliding (or frictionless): ``λ = −(G·a_free + γ_n)/(G·M⁻¹W)``, ``W = G −
+    μτH``. Sticking: the 2×2 system of ``a_n = 0``, ``a_t = 0`` in ``(λ, β)``
+    by Cramer's rule. None when its matrix is singular to ``1e-12`` (the
+    general least-squares route answers then). Packaged as :func:`_result`
+    does, on scalars.
+    """
+    G, H = contact.G, contact.H
+    mu = contact.friction
+    free_n = float(G @ a_free) + contact.gamma_n
+    free_t = float(H @ a_free) + contact.gamma_t
+    MinvG = M_inv * G
+    if sign != 0.0 or mu <= 0.0:
+        MinvW = M_inv * (G - H * (mu * sign))
+        A = float(G @ MinvW)
+        if A == 0.0:
+            return None
+        lam, beta = -free_n / A, 0.0
+        qdd = a_free + MinvW * lam
+    else:
+        MinvH = M_inv * H
+        A_nn, A_nt = float(G @ MinvG), float(G @ MinvH)
+        A_tn, A_tt = float(H @ MinvG), float(H @ MinvH)
+        det = A_nn * A_tt - A_nt * A_tn
+        if abs(det) <= 1e-12 * (abs(A_nn * A_tt) + abs(A_nt * A_tn)):
+            return None
+        lam = (A_nt * free_t - A_tt * free_n) / det
+        beta = (A_tn * free_n - A_nn * free_t) / det
+        qdd = a_free + MinvG * lam + MinvH * beta
+    a_n = float(G @ qdd) + contact.gamma_n
+    a_t = float(H @ qdd) + contact.gamma_t
+    scale = ACCELERATION_TOL * (1.0 + abs(free_n) + abs(free_t))
+    tau = 0.0
+    if sign != 0.0:
+        tau, mode = sign, "slip+" if sign > 0 else "slip-"
+        friction_force = -mu * lam * sign
+    else:
+        bound = mu * lam
+        if bound > 0.0:
+            tau = min(max(-beta / bound, -1.0), 1.0)
+        mode = "stick"
+        if mu > 0.0 and abs(a_t) > scale:
+            tau, mode = (1.0, "slip+") if a_t > 0 else (-1.0, "slip-")
+        friction_force = beta
+    return ContactForces(
+        qdd,
+        np.array([lam]),
+        np.array([tau]),
+        np.array([a_n]),
+        np.array([a_t]),
+        (mode,),
+        np.array([friction_force]),
+    )
