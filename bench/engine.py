@@ -107,10 +107,13 @@ def median_wall(scene: Scene, t_end: float, repeats: int) -> float:
     return float(np.median(walls))
 
 
-def target_cases() -> dict[str, tuple[str, Scene, float, float]]:
-    """The targets by name: (what, scene, simulated time in s, wall time allowed in s)."""
-    ball = load_scene(SCENES / BASELINE_SCENE)
-    wheel = load_scene(SCENES / ACCURACY_SCENE)
+def target_cases(scenes: Path = SCENES) -> dict[str, tuple[str, Scene, float, float]]:
+    """The targets by name: (what, scene, simulated time in s, wall time allowed in s).
+
+    ``scenes`` is the directory of the bundled scenes (a baseline checkout reads its own).
+    """
+    ball = load_scene(scenes / BASELINE_SCENE)
+    wheel = load_scene(scenes / ACCURACY_SCENE)
     chain = {law: chain_scene(CHAIN_BEADS, law) for law in ("sequential", "staged")}
     return {
         "ball": (
@@ -151,8 +154,11 @@ def targets() -> None:
 
 
 def time_target(name: str, runs: int) -> None:
-    """Print the wall times (s) of ``runs`` runs of one target as JSON (a child process)."""
-    _, scene, simulated, _ = target_cases()[name]
+    """Print the wall times (s) of ``runs`` runs of one target as JSON (a child process).
+
+    The child runs in the checkout under test: its own scene files, in its format.
+    """
+    _, scene, simulated, _ = target_cases(Path.cwd() / "resources" / "scenes")[name]
     walls = [run_to_end(make_stepper(scene, t_end=simulated))[1] for _ in range(runs)]
     print(json.dumps(walls))
 
