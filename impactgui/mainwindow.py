@@ -165,6 +165,8 @@ class MainWindow(QMainWindow):
         self._resume_at: tuple[float, bool] | None = None
         """Where the screen goes on once the run being prepared is ready (a strike's time)."""
         self._compare_dialogs: list[CompareDialog] = []
+        self._abandoned: list[SimulationRunner] = []
+        """Runs reset while their solver was being built; kept until their thread ends."""
         self._video: VideoProgress | None = None
         self._shut_down = False
 
@@ -751,8 +753,25 @@ class MainWindow(QMainWindow):
         self._set_run_state("idle")
 
     def _stop_runner(self) -> None:
-        if self.runner is not None:
-            self.runner.stop()
+        runner = self.runner
+        if runner is None:
+            return
+        if runner.is_preparing and not self._shut_down:
+            # its solver is still being built: drop it without waiting for the build
+            runner.abandon()
+            runner.thread_finished.connect(self._forget_abandoned)
+            self._abandoned.append(runner)
+        else:
+            runner.stop()
+
+    @Slot()
+    def _forget_abandoned(self) -> None:
+        """An abandoned run's thread has ended: join it and let the runner go."""
+        runner = self.sender()
+        if runner in self._abandoned:
+            self._abandoned.remove(runner)
+            runner.stop()
+            runner.deleteLater()
 
     def open_compare(self) -> CompareDialog | None:
         """Run ▸ Compare impact laws: a dialog running the scene under several laws."""
@@ -967,14 +986,17 @@ class MainWindow(QMainWindow):
         self.autosave()
         self._end_recovery(remove=False)
         self.clock.pause()
+        self._shut_down = True
         self._stop_runner()
+        for runner in self._abandoned:
+            runner.stop()
+        self._abandoned.clear()
         if self._video is not None:
             self._video.cancel()
         self.presentation.set_enabled(False)
         for dialog in self._compare_dialogs:
             dialog.shutdown()
         self.sweeps.shutdown()
-        self._shut_down = True
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask about unsaved changes, then stop the run and close."""

@@ -305,6 +305,8 @@ class SimulationRunner(QObject):
     """The ``StepOutput`` batch just appended to ``trajectory`` (GUI thread)."""
     ended = Signal(str, str)
     """``(status, message)``: ``"finished"``, ``"failed"`` or ``"stopped"`` (GUI thread)."""
+    thread_finished = Signal()
+    """The worker thread has ended (its run is over, or abandoned and built) (GUI thread)."""
 
     def __init__(
         self,
@@ -332,7 +334,7 @@ class SimulationRunner(QObject):
         self._worker.preparation_failed.connect(self._on_preparation_failed)
         self._worker.batch_ready.connect(self._on_batch)
         self._worker.run_ended.connect(self._on_run_ended)
-        self._thread.finished.connect(self._release_collector)
+        self._thread.finished.connect(self._on_thread_finished)
         self._holds_collector = False
 
     def start(self) -> None:
@@ -350,6 +352,10 @@ class SimulationRunner(QObject):
             self._thread.start()
 
     @Slot()
+    def _on_thread_finished(self) -> None:
+        self._release_collector()
+        self.thread_finished.emit()
+
     def _release_collector(self) -> None:
         if self._holds_collector:
             self._holds_collector = False
@@ -400,6 +406,24 @@ class SimulationRunner(QObject):
         self.ahead = bool(ahead)
         if self._worker is not None:
             self._worker.set_ahead(ahead)
+
+    def abandon(self) -> None:
+        """Drop a run whose stepper is still being built, without waiting for the build.
+
+        The build cannot be interrupted (2000 beads: seconds); the worker
+        takes no step after it and its thread then ends on its own
+        (``thread_finished``). Nothing more reaches the runner's signals'
+        receivers; the status is ``"stopped"``. ``stop`` still joins the thread.
+        """
+        if self._thread is None:
+            return
+        for signal in (self.prepared, self.preparation_failed, self.frames_added, self.ended):
+            signal.disconnect()
+        if self._worker is not None:
+            self._worker.stop()
+        self._thread.requestInterruption()
+        self._thread.quit()
+        self.status, self.message = "stopped", "stopped by the user"
 
     def stop(self, timeout_ms: int = 10000) -> None:
         """End the run and join the worker thread; idempotent.

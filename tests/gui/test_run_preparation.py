@@ -123,3 +123,19 @@ def test_a_bad_scene_is_refused_at_once(qtbot, window) -> None:
     window.warn = lambda title, text, details=(): warnings.append(text)
     assert not window.start_run()
     assert warnings == ["The scene has problems:"] and window.runner is None
+
+
+def test_reset_while_the_solver_is_built_returns_at_once(qtbot, window, held) -> None:
+    window.doc.set_data(bead_chain(10, t_end=1.0))
+    assert window.start_run()
+    qtbot.waitUntil(lambda: bool(held.threads), timeout=5000)
+    runner = window.runner
+    window.reset_run()  # the build is held: waiting for it would freeze the window
+    assert window.runner is None and window.run_state == "idle"
+    assert runner.status == "stopped" and not runner.is_joined
+    assert window.start_run(), "a new run starts while the old build goes on"
+    held.release.set()
+    qtbot.waitUntil(lambda: window.run_state == "finished", timeout=30000)
+    qtbot.waitUntil(lambda: runner.is_joined, timeout=10000)
+    assert len(runner.trajectory) == 0, "the abandoned run took no step"
+    assert window.runner is not runner and window.clock.trajectory is window.runner.trajectory
