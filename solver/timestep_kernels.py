@@ -675,6 +675,39 @@ def _banded_contacts(
 
 
 @_jitable
+def _gauss_solve(A: np.ndarray, b: np.ndarray) -> bool:
+    """Solve ``A x = b`` in place (``b`` becomes ``x``) by elimination with partial pivoting.
+
+    LU with row pivoting, as LAPACK's ``gesv`` that ``numpy.linalg.solve``
+    calls, without its per-call cost on these few-by-few systems. Returns
+    False at an exactly zero pivot, where ``gesv`` reports a singular matrix.
+    """
+    n = len(b)
+    for col in range(n):
+        pivot_row = col
+        for r in range(col + 1, n):
+            if abs(A[r, col]) > abs(A[pivot_row, col]):
+                pivot_row = r
+        if A[pivot_row, col] == 0.0:
+            return False
+        if pivot_row != col:
+            for c in range(n):
+                A[col, c], A[pivot_row, c] = A[pivot_row, c], A[col, c]
+            b[col], b[pivot_row] = b[pivot_row], b[col]
+        for r in range(col + 1, n):
+            factor = A[r, col] / A[col, col]
+            for c in range(col + 1, n):
+                A[r, c] -= factor * A[col, c]
+            b[r] -= factor * b[col]
+    for r in range(n - 1, -1, -1):
+        total = b[r]
+        for c in range(r + 1, n):
+            total -= A[r, c] * b[c]
+        b[r] = total / A[r, r]
+    return True
+
+
+@_jitable
 def _solve_on_basis(lcp: np.ndarray, lcp_q: np.ndarray, basic: np.ndarray, z: np.ndarray) -> bool:
     """As ``TimeSteppingStepper._solve_on_previous_basis``: one solve, accepted if a solution."""
     size = len(lcp_q)
@@ -696,11 +729,10 @@ def _solve_on_basis(lcp: np.ndarray, lcp_q: np.ndarray, basic: np.ndarray, z: np
             rhs[a] = -lcp_q[index[a]]
             for b in range(count):
                 sub[a, b] = lcp[index[a], index[b]]
-        if abs(np.linalg.det(sub)) == 0.0:
+        if not _gauss_solve(sub, rhs):
             return False
-        solution = np.linalg.solve(sub, rhs)
         for a in range(count):
-            z[index[a]] = solution[a]
+            z[index[a]] = rhs[a]
     largest = 0.0
     for a in range(size):
         largest = max(largest, abs(lcp_q[a]))
