@@ -1,6 +1,6 @@
 """Side by side with pymunk, a 2-D game engine a user would otherwise reach for.
 
-Run with ``python bench/peer.py [--rows NAME ...] [--repeats R]`` (needs the
+Run with ``python bench/peer.py [--rows NAME ...] [--repeats R] [--clock wall|cpu]`` (needs the
 ``bench`` extra: ``pip install -e ".[bench]"``). For each row of the
 scale-and-speed table it prints the project's figure, pymunk's, their ratio
 and the spread of the ratio (min–max over the repeats), measured
@@ -38,7 +38,9 @@ Rows
     against the exact answer: only the last bead moves, at 1 m/s; and the
     relative error of the kinetic energy, which the exact answer keeps).
     The wheel row also prints the cost of a step of the same wheel in free
-    flight (no boundaries): the per-step Python overhead of the stepper.
+    flight (no boundaries): the per-step overhead of the stepper. Both rows
+    run once untimed first: the compiled loop (the ``fast`` extra) is loaded
+    once per process.
 """
 
 from __future__ import annotations
