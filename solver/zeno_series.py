@@ -141,15 +141,12 @@ class ZenoMixin:
                 for n, (g, un, an) in enumerate(zip(gaps, u, a_n, strict=True))
             ]
             t = t_hit
-            # G depends on the positions only: one evaluation at the impact serves the
-            # law and, for a straight feature (γ_n = 0), the next flight, whose normal
-            # speed is n·ċ after the jump
+            # a straight feature keeps its normal, G and H (γ_n = 0) wherever the disk
+            # is: its evaluation at the start serves every impact and flight, with the
+            # normal speed n·ċ after each jump; other pairs are evaluated afresh
             hit = [n for n, g in enumerate(gaps) if g <= GAP_TOL]
-            evals = [
-                self._kin.evaluate(pair, q, v) if straight[n] or n in hit else None
-                for n, pair in enumerate(pairs)
-            ]
-            result = self._law_result([evals[n] for n in hit], v)
+            closed = [evals[n] if straight[n] else self._kin.evaluate(pairs[n], q, v) for n in hit]
+            result = self._law_result(closed, v)
             v = np.array(result.v_plus, dtype=float)
             loss -= float(result.energy_change)
             self._impact_loss = loss
@@ -157,10 +154,9 @@ class ZenoMixin:
                 if straight[n]:
                     centre_velocity = self.system.disk_motion(q, v, pair.i)[1]
                     u[n] = float(evals[n].n.dot(np.asarray(centre_velocity, dtype=float)))
-                    a_n[n] = float(evals[n].G @ a) + evals[n].gamma_n
                 else:
-                    e = self._kin.evaluate(pair, q, v)
-                    u[n], a_n[n] = e.u_n, float(e.G @ a) + e.gamma_n
+                    evals[n] = self._kin.evaluate(pair, q, v)
+                    u[n], a_n[n] = evals[n].u_n, float(evals[n].G @ a) + evals[n].gamma_n
             bounce += 1
         self._q, self._v, self._impact_loss = q, v, loss
         self._advance_clock(t)
