@@ -21,7 +21,7 @@ import numpy as np
 
 from solver.broadphase import StaticIndex, disk_pairs
 from solver.errors import SolverError
-from solver.event_tolerances import FEW_DISKS, JUNCTION_TOL, REGION_TOL
+from solver.event_tolerances import FEW_DISKS, FRICTION_FLOOR, JUNCTION_TOL, REGION_TOL
 from solver.geometry import (
     Arc,
     Nearest,
@@ -208,6 +208,7 @@ class DiskKinematics:
     ) -> ContactPair:
         found = self.pairs.get(key)
         if found is None:
+            friction = float(friction)
             found = ContactPair(
                 key,
                 body,
@@ -216,7 +217,7 @@ class DiskKinematics:
                 j,
                 feature,
                 float(restitution),
-                float(friction),
+                friction if friction >= FRICTION_FLOOR else 0.0,
                 neighbours,
                 order,
             )

@@ -12,6 +12,13 @@ IMPACT_SPEED_TOL = 1e-7
 """Approach speed (m/s) below which a closing contact is taken up without an impact."""
 REST_SPEED_TOL = 1e-9
 """Normal speed (m/s) below which a closed contact may become active."""
+FRICTION_FLOOR = 1e-12
+"""A friction coefficient below this is taken as 0 (frictionless).
+
+The friction force it allows, ``μλ``, is then below the rounding of the
+contact forces themselves, and the stick test ``μλ − |F_t| ≥ 0`` would be
+decided by rounding alone (μ = 3e-299: a wheel wedged in a notch switched
+between stick and slip at one instant until ``MAX_STALLED_EVENTS``)."""
 TIME_TOL = 1e-14
 """Absolute accuracy of event times (s)."""
 ZENO_HEIGHT = 1e-6

@@ -361,3 +361,110 @@ def test_touching_beads_joined_by_a_spring_and_pressed_together_move_as_one():
     )
     back = centre + (0.95 - centre) * np.cos(omega * (t[~flying] - t_stop))
     assert np.max(np.abs(q[~flying, 2] - back)) <= POSITION_TOL
+
+
+# ------------------------------------------------------------------ hops within the tolerance
+
+
+def test_a_wheel_left_a_hair_off_a_bowl_s_arc_slides_on_it():
+    """A wheel falls into a bowl and meets its arc with e = 1.2e-7 (exploratory profile).
+
+    It leaves the impact at 2.1e-7 m/s; on the arc, whose curvature pulls it
+    back at about 20 m/s², that is a hop of 1e-15 m, ending 2e-8 s later
+    inside ``GAP_TOL``. The next phase closed the contact at once, the
+    instant repeated until the 200-events guard. Taken up as resting
+    contact, the wheel slides on the arc: its centre stays at ``R − r`` from
+    the arc's centre and ``½ m v² + ½ I ω² + m g y`` keeps its value after the
+    impact (frictionless).
+    """
+    half, big_radius, radius, mass, inertia = (
+        0.4619812440833778,
+        0.5,
+        0.11783205577469572,
+        4.5,
+        1e-3,
+    )
+    body = {
+        "id": "wheel0",
+        "type": "wheel",
+        "mass": mass,
+        "inertia": inertia,
+        "radius": radius,
+        "position": [-0.60006103515625, 0.31783205577469587],
+        "velocity": [0.2, 0.0],
+    }
+    trajectory = simulate(
+        scene([body], bowl(half, big_radius), restitution=1.192092896e-07, t_end=0.25)
+    )
+    assert trajectory.status == "finished", trajectory.message
+    impacts = [e for e in trajectory.events if e.type == "impact"]
+    assert [e.other for e in impacts] == ["left"]
+    post = next(f for f in trajectory.frames if f.kind == "post")
+    after = [f for f in trajectory.frames if f.t > post.t and f.q[0] < -half]
+    assert len(after) >= 3
+    q = np.array([f.q for f in after])
+    v = np.array([f.v for f in after])
+    centre = np.array([-half, big_radius])
+    assert np.max(np.abs(np.hypot(*(q[:, :2] - centre).T) - (big_radius - radius))) <= POSITION_TOL
+
+    def energy(q, v):
+        return (
+            0.5 * mass * (v[..., 0] ** 2 + v[..., 1] ** 2)
+            + 0.5 * inertia * v[..., 2] ** 2
+            + (mass * G_ACC * q[..., 1])
+        )
+
+    assert np.max(np.abs(energy(q, v) - energy(post.q, post.v))) <= 1e-9 * energy(post.q, post.v)
+
+
+NOTCH = [
+    [-1.5, 5.960464477539063e-08],
+    [-0.364904044884942, -0.028498640046546175],
+    [-0.02090381580399736, -0.24718493000292163],
+    [0.0, 0.218583143263806],
+    [1.5, 1e-06],
+]
+"""A polyline with a V notch (exploratory profile; its third point's x was −6.5e-117 m)."""
+
+
+def notch_run(friction: float):
+    bodies = [
+        {
+            "id": "wheel0",
+            "type": "wheel",
+            "mass": 1.8483194771719107,
+            "inertia": 0.00866237817638164,
+            "radius": 0.14799842237397287,
+            "position": [-0.41183021116931134, 0.19799842237397286],
+            "velocity": [0.9623506674314832, -0.8286988119318801],
+        },
+        {
+            "id": "wheel1",
+            "type": "wheel",
+            "mass": 3.9756433950196133,
+            "inertia": 0.0008,
+            "radius": 0.04,
+            "position": [0.771036360674242, 0.24000000000000013],
+            "velocity": [0.0, -0.3036487127593497],
+        },
+    ]
+    ground = {"id": "ground", "type": "polyline", "points": NOTCH}
+    return simulate(scene(bodies, [ground], restitution=0.0, friction=friction, t_end=0.25))
+
+
+def test_a_friction_coefficient_below_rounding_is_frictionless():
+    """μ = 3e-299 on a wheel wedged in a notch: the same run as μ = 0.
+
+    Both contacts of the notch press and need (almost) no friction; with
+    ``μλ`` far below the rounding of the friction force the stick test
+    flipped both contacts between stick and slip at one instant until the
+    200-events guard. A coefficient below ``FRICTION_FLOOR`` is 0.
+    """
+    tiny, zero = notch_run(3.181965699856207e-299), notch_run(0.0)
+    assert tiny.status == "finished", tiny.message
+    assert zero.status == "finished", zero.message
+    assert [(f.t, f.kind) for f in tiny.frames] == [(f.t, f.kind) for f in zero.frames]
+    assert np.array_equal([f.q for f in tiny.frames], [f.q for f in zero.frames])
+    assert [(e.t, e.type, e.other) for e in tiny.events] == [
+        (e.t, e.type, e.other) for e in zero.events
+    ]
