@@ -684,17 +684,35 @@ def _body_frame_point_problems(
         )
 
 
+def _wall_piece_problem(a: Point, b: Point) -> str | None:
+    """Why the straight wall piece from ``a`` to ``b`` cannot be one, or None.
+
+    A piece shorter than the smallest length of ``MAGNITUDES`` (1e-6 m) is
+    refused: the contact geometry divides by its squared length, which for
+    ends 1e-300 m apart is 0.
+    """
+    if a == b:
+        return f"zero-length segment: b equals a = {list(b)}"
+    length = math.hypot(b[0] - a[0], b[1] - a[1])
+    smallest = MAGNITUDES["length"][0]
+    if length < smallest:
+        return f"a wall {length:.3g} m long: walls are at least {smallest:g} m long"
+    return None
+
+
 def _boundary_problems(scene: Scene) -> Iterator[tuple[Loc, str]]:
     for i, boundary in enumerate(scene.boundaries):
-        if isinstance(boundary, SegmentBoundary) and boundary.a == boundary.b:
-            yield ("boundaries", i, "b"), f"zero-length segment: b equals a = {list(boundary.a)}"
+        if isinstance(boundary, SegmentBoundary):
+            problem = _wall_piece_problem(boundary.a, boundary.b)
+            if problem is not None:
+                yield ("boundaries", i, "b"), problem
         elif isinstance(boundary, PolylineBoundary):
             for k in range(1, len(boundary.points)):
-                if boundary.points[k] == boundary.points[k - 1]:
-                    yield (
-                        ("boundaries", i, "points", k),
-                        f"repeats the previous point {list(boundary.points[k])}",
-                    )
+                a, b = boundary.points[k - 1], boundary.points[k]
+                if a == b:
+                    yield (("boundaries", i, "points", k), f"repeats the previous point {list(b)}")
+                elif (problem := _wall_piece_problem(a, b)) is not None:
+                    yield ("boundaries", i, "points", k), problem
         elif isinstance(boundary, ArcBoundary):
             sweep = abs(boundary.end_deg - boundary.start_deg)
             if not 0 < sweep <= 360:

@@ -189,6 +189,27 @@ def test_make_stepper_refuses_a_run_too_large_for_its_callers_too():
         make_stepper(scene, dt_out=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("boundary", "where"),
+    [
+        ({"type": "segment", "a": [0.4, 1e-303], "b": [0.4, 0.0]}, "boundaries[0].b"),
+        (
+            {"type": "polyline", "points": [[0, 1], [0, 5e-303], [0, 0], [2, 0]]},
+            "boundaries[0].points[2]",
+        ),
+    ],
+)
+def test_a_wall_shorter_than_the_smallest_length_is_refused(tmp_path, boundary, where):
+    # ends 5e-303 m apart: the squared length underflows to 0 and the overlap check divided by it
+    data = ball_data()
+    data["boundaries"] = [{"id": "wall", **boundary}]
+    status, err = run_cli("run", write_data(tmp_path, data), "--out", tmp_path / "out")
+    assert status == 2
+    assert err.startswith(f"{where}: a wall ")
+    assert "walls are at least 1e-06 m long" in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_thousands_of_coincident_bodies_are_refused_with_a_bounded_list(tmp_path):
     # Every pair of 3000 disks at one centre was checked and listed: minutes, millions of lines.
     data = ball_data()
