@@ -12,10 +12,15 @@ every point for ``P`` periods of the lowest frequency (so at least ``P``
 periods each), sampling only the end (``solver.dt_out = t_end``: a sweep
 keeps impacts and the final state, not the trajectory).
 
-Figures: wall time with one worker and with two, their ratio (the target
-is 2 within 20 %: 1.6 to 2.4), points per second, the wall time the full
-500 × 200 sweep takes at the measured two-worker rate against the 60 s
-target, and whether the two runs wrote the same bytes.
+Figures: the CPU time of a point and of an impact, measured in this
+process on ``--cpu-points`` points spread over the band (a busy machine
+slows the wall time of a sweep, far less the CPU time of one process), and
+the wall time the full 500 × 200 sweep would take on two idle cores at that
+rate; then the wall time with one worker and with two, their ratio (the
+target is 2 within 20 %: 1.6 to 2.4), points per second, the wall time the
+full sweep takes at the measured two-worker rate against the 60 s target,
+and whether the two runs wrote the same bytes. ``--cpu-only`` skips the
+sweeps.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import time
 from pathlib import Path
 
 from solver.scene import parse_scene
-from solver.sweep import Axis, Sweep
+from solver.sweep import Axis, Sweep, run_point
 
 SCENE = (
     Path(__file__).resolve().parents[1] / "resources" / "scenes" / "forced_mass_between_stops.json"
@@ -58,10 +63,27 @@ def timed_sweep(plan: Sweep, workers: int, out_dir: Path) -> tuple[float, bytes,
     return elapsed, data, sum(point.n_impacts for point in result.points)
 
 
+def cpu_per_point(plan: Sweep, count: int) -> tuple[list[float], int]:
+    """CPU times (s) of ``count`` points spread evenly over ``plan``, run in this process.
+
+    Returns the time of each point and the number of impacts of them all.
+    """
+    runs = sorted({round(k * (len(plan) - 1) / max(count - 1, 1)) for k in range(count)})
+    times, impacts = [], 0
+    for run in runs:
+        start = time.process_time()
+        point = run_point(plan.task(run))
+        times.append(time.process_time() - start)
+        impacts += point.n_impacts
+    return times, impacts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=TARGET_POINTS)
     parser.add_argument("--periods", type=float, default=TARGET_PERIODS)
+    parser.add_argument("--cpu-points", type=int, default=6)
+    parser.add_argument("--cpu-only", action="store_true")
     args = parser.parse_args(argv)
     scene = parse_scene(forced_mass_scene(args.periods))
     plan = Sweep(
@@ -74,6 +96,19 @@ def main(argv: list[str] | None = None) -> int:
         f"of {2 * math.pi / OMEGA_LOW:.4g} s each (t_end = {scene.solver.t_end:.4g} s)"
     )
     print(f"  cores {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} (other work skews)")
+    times, hits = cpu_per_point(plan, args.cpu_points)
+    mean, count = sum(times) / len(times), len(times)
+    idle = TARGET_POINTS * (TARGET_PERIODS / args.periods) * mean / 2
+    print(
+        f"  CPU per point ({count} points)   {mean:8.3f} s  ({min(times):.3f}-{max(times):.3f} s; "
+        f"{1e3 * sum(times) / max(hits, 1):.3f} ms per impact, {hits / count:.0f} impacts)"
+    )
+    print(
+        f"  full {TARGET_POINTS} x {TARGET_PERIODS} sweep on 2 idle cores  {idle:8.1f} s  "
+        f"(target {TARGET_SECONDS:g} s: ratio {idle / TARGET_SECONDS:.2f})"
+    )
+    if args.cpu_only:
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         one, bytes_one, impacts = timed_sweep(plan, 1, Path(tmp) / "one")
         two, bytes_two, _ = timed_sweep(plan, 2, Path(tmp) / "two")
