@@ -122,7 +122,9 @@ def _decompose(G: np.ndarray) -> _Decomposition:
     return _Decomposition(X, X_inv, lam, singles, tuple(clusters))
 
 
-def _expm_times(N: np.ndarray, taus: np.ndarray, c: np.ndarray) -> np.ndarray:
+def _expm_times(
+    N: np.ndarray, taus: np.ndarray, c: np.ndarray, spread: float | None = None
+) -> np.ndarray:
     """``exp(N τ) c`` for every ``τ`` in ``taus``, shape (len(taus), k).
 
     ``N`` is upper triangular with a small diagonal ``Δ`` (a cluster's spread
@@ -133,9 +135,12 @@ def _expm_times(N: np.ndarray, taus: np.ndarray, c: np.ndarray) -> np.ndarray:
     stage stops when two consecutive terms are below rounding (a Jordan block
     stops after ``k`` terms): only products ``(nτ, k) @ (k, k)``. A nilpotent
     ``N`` (zero diagonal) is summed to its last nonzero term without tests.
+    ``spread``, the largest ``|N_ii|``, is taken from ``N`` when not given.
     """
-    spread = float(np.max(np.abs(np.diag(N))))
-    x = np.broadcast_to(c, (len(taus), len(c))).astype(complex)
+    if spread is None:
+        spread = float(np.max(np.abs(np.diag(N))))
+    x = np.empty((len(taus), len(c)), dtype=complex)
+    x[...] = c
     if spread == 0.0:
         term = total = x
         h = taus[:, None]
@@ -388,6 +393,7 @@ class LinearPhase:
         self.t0 = t0
         self._c = coefficients
         self._one_time: tuple | None = None
+        self._many_times: tuple | None = None
 
     def _rows(self, t: ArrayLike, rows: slice) -> np.ndarray:
         """Rows ``rows`` of the output maps applied to ``w(t)``."""
@@ -395,12 +401,22 @@ class LinearPhase:
             return self._row(float(t), rows)
         t = np.asarray(t, dtype=float)
         taus = np.atleast_1d(t - self.t0)
-        dec = self.flow._decomposition
+        if self._many_times is None:
+            dec = self.flow._decomposition
+            self._many_times = (
+                dec.singles,
+                dec.eigenvalues[dec.singles],
+                self._c[dec.singles],
+                tuple(
+                    (idx, mu, N, float(np.max(np.abs(np.diag(N)))), self._c[idx])
+                    for idx, mu, N in dec.clusters
+                ),
+            )
+        singles, eigenvalues, c_singles, clusters = self._many_times
         W = np.empty((len(taus), len(self._c)), dtype=complex)
-        singles = dec.singles
-        W[:, singles] = np.exp(np.outer(taus, dec.eigenvalues[singles])) * self._c[singles]
-        for idx, mu, N in dec.clusters:
-            W[:, idx] = np.exp(mu * taus)[:, None] * _expm_times(N, taus, self._c[idx])
+        W[:, singles] = np.exp(taus[:, None] * eigenvalues) * c_singles
+        for idx, mu, N, spread, c in clusters:
+            W[:, idx] = np.exp(mu * taus)[:, None] * _expm_times(N, taus, c, spread)
         out = (W @ self.flow._maps_X[rows].T).real
         return out[0] if t.ndim == 0 else out
 
