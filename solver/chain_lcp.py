@@ -16,7 +16,10 @@ one call, compiled by numba when it is installed (the ``fast`` extra):
   submatrix factorised by a banded Cholesky written out here.
 
 The plain function is the reference for the compiled one; both are tested
-against :func:`~solver.complementarity.banded_lcp`.
+against :func:`~solver.complementarity.banded_lcp`. The loop of
+:mod:`solver.timestep_kernels` compiles these functions into itself; numba's
+disk cache of that loop is keyed on its own file only, so after editing this
+one clear ``solver/__pycache__/timestep_kernels*.nb*``.
 """
 
 from __future__ import annotations

@@ -235,9 +235,10 @@ class TimeSteppingStepper:
         self._warm_keys = np.zeros(0, dtype=np.int64)  # sorted keys of the last impulses
         self._warm = np.zeros((0, 2))  # their (Λ_n, Λ_t), N·s
         self._started = False
-        self._kernel_scene = None
+        self._kernel_scene: timestep_kernels.KernelScene | None = None
         if USE_KERNEL and contact_solver != "pgs":
             self._kernel_scene = timestep_kernels.kernel_scene(system)
+        if self._kernel_scene is not None:
             self._kernel_function = timestep_kernels.compiled_quiet_steps()
             capacity = EXACT_CONTACTS
             self._kernel_basis = (
