@@ -8,9 +8,13 @@ good: the rail never comes within a radius of them. When every watched gap
 is of one of these kinds, :meth:`AffineScanMixin._screened_scan` evaluates
 the gaps and their rates on all sub-points of a closed-form piece in one
 evaluation of the flow and picks out the sub-intervals where something can
-happen: a gap near or below zero at an end (a closing, a contact that may
-reopen), or a gap's minimum between the sub-points (found by Newton's
-method on its rate) near or below zero. Only those are scanned as
+happen: a gap near or below zero at an end (a closing; a contact just
+left after an impact, unless it opens at once and stays open on the samples
+the scan looks at for its closing again), or a gap's minimum between the
+sub-points (found by Newton's method on its rate) near or below zero. The
+margins (``SCREEN_GAP``, ``SCREEN_SPEED``) are far above the rounding of
+``a·q − b`` and the scan's own tolerances, so a sub-interval passed over is
+one where the scan finds nothing. Only the others are scanned as
 :meth:`solver.event_location.LocationMixin._scan` scans every sub-interval,
 with the exact event values, in time order: the event found is the one the
 full scan finds, to the bit, and a quiet piece costs a few array operations
