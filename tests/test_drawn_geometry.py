@@ -106,10 +106,12 @@ def check_energy(trajectory, forced):
 
 
 KNOWN_FAILURES = {
-    "without time advancing": "stalled: 200 events at one instant",
     "overlaps by": "overlap found after a piece",
 }
-"""SolverError messages accepted (and counted, see ``--hypothesis-show-statistics``)."""
+"""SolverError messages accepted (and counted, see ``--hypothesis-show-statistics``).
+
+An instant repeated until the 200-events guard is no longer accepted: the
+cases the profiles found are fixed (``tests/test_stalled_instants.py``)."""
 
 
 def check_run(trajectory):
@@ -134,7 +136,12 @@ def ground(draw):
     """Boundaries a user draws below the wheels: every kind spans x ∈ [-1.5, 1.5], y ≤ 0.25."""
     kind = draw(st.sampled_from(["polyline", "step", "bowl", "kinked bowl", "bump"]))
     if kind == "polyline":
-        xs = sorted(draw(st.lists(st.floats(-1.2, 1.2), min_size=1, max_size=4, unique=True)))
+        # corners at least 1 mm apart: a wall shorter than 1e-6 m is refused at load
+        xs = draw(
+            st.lists(st.floats(-1.2, 1.2), min_size=1, max_size=4, unique=True)
+            .map(sorted)
+            .filter(lambda xs: all(b - a >= 1e-3 for a, b in itertools.pairwise(xs)))
+        )
         points = [[-1.5, draw(coordinate)]] + [[x, draw(coordinate)] for x in xs]
         points.append([1.5, draw(coordinate)])
         return [{"id": "ground", "type": "polyline", "points": points}]
