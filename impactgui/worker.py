@@ -23,6 +23,7 @@ from impactgui.collector import gui_thread_collector
 from solver.errors import SolverError
 from solver.frames import StepOutput
 from solver.record import Trajectory
+from solver.simulation import Watchdog
 
 if TYPE_CHECKING:
     from solver.system import System
@@ -106,6 +107,11 @@ class SimulationWorker(QObject):
         Seconds of stepping gathered into one ``batch_ready``.
     prepare : callable, optional
         Returns the stepper; called in the worker thread by ``run``.
+    watchdog : solver.simulation.Watchdog, optional
+        Ends the run as ``"failed"`` when its simulated time has not advanced
+        for ``STALL_WALL_TIME_S`` (30 s) of wall time while it was meant to
+        compute (time paused or held at the horizon does not count), as the
+        command line does; default ``Watchdog()``.
     """
 
     prepared = Signal(object)
@@ -122,9 +128,11 @@ class SimulationWorker(QObject):
         stepper: Any,
         batch_interval: float = BATCH_INTERVAL_S,
         prepare: Callable[[], Any] | None = None,
+        watchdog: Watchdog | None = None,
     ) -> None:
         super().__init__()
         self._stepper = stepper
+        self._watchdog = Watchdog() if watchdog is None else watchdog
         self._prepare = prepare
         self._batch_interval = batch_interval
         self._control = threading.Condition()
@@ -189,20 +197,22 @@ class SimulationWorker(QObject):
         with self._control:
             return self._would_wait(t)
 
-    def _next_step_allowed(self, thread: QThread, t: float) -> tuple[bool, bool]:
+    def _next_step_allowed(self, thread: QThread, t: float) -> tuple[bool, bool, bool]:
         """Block while paused or at the horizon.
 
-        Returns ``(go on, this is a single step)``.
+        Returns ``(go on, this is a single step, it had to wait)``.
         """
+        waited = False
         with self._control:
             while True:
                 if self._stop_requested or thread.isInterruptionRequested():
-                    return False, False
+                    return False, False, waited
                 if not self._would_wait(t):
                     single = self._paused
                     if single:
                         self._pending_steps -= 1
-                    return True, single
+                    return True, single, waited
+                waited = True
                 self._control.wait(_PAUSE_POLL_S)
 
     def _build(self) -> bool:
@@ -228,6 +238,8 @@ class SimulationWorker(QObject):
             return
         thread = QThread.currentThread()
         stepper = self._stepper
+        watchdog = self._watchdog
+        watchdog.restart()
         batch = StepOutput()
         last_handover = rest_due = time.monotonic()
         status, message = "stopped", "stopped by the user"
@@ -236,10 +248,13 @@ class SimulationWorker(QObject):
                 if (batch.frames or batch.events) and self._must_hand_over(stepper.t):
                     self.batch_ready.emit(batch)
                     batch = StepOutput()
-                go_on, single = self._next_step_allowed(thread, stepper.t)
+                go_on, single, waited = self._next_step_allowed(thread, stepper.t)
                 if not go_on:
                     break
+                if waited:  # paused or at the horizon: no progress was due meanwhile
+                    watchdog.restart()
                 output = stepper.step()
+                watchdog.check(stepper.t)
                 batch.frames.extend(output.frames)
                 batch.events.extend(output.events)
                 if stepper.status != "running":
@@ -285,6 +300,8 @@ class SimulationRunner(QObject):
         Qt parent (GUI thread).
     prepare : callable, optional
         Builds and returns the stepper; called in the worker thread.
+    watchdog : solver.simulation.Watchdog, optional
+        Fails a run that stops advancing (``SimulationWorker``).
 
     Attributes
     ----------
@@ -313,6 +330,7 @@ class SimulationRunner(QObject):
         stepper: Any = None,
         parent: QObject | None = None,
         prepare: Callable[[], Any] | None = None,
+        watchdog: Watchdog | None = None,
     ) -> None:
         super().__init__(parent)
         if (stepper is None) == (prepare is None):
@@ -327,7 +345,9 @@ class SimulationRunner(QObject):
         self._paused = False
         self._thread: QThread | None = QThread()
         self._thread.setObjectName("simulation")
-        self._worker: SimulationWorker | None = SimulationWorker(stepper, prepare=prepare)
+        self._worker: SimulationWorker | None = SimulationWorker(
+            stepper, prepare=prepare, watchdog=watchdog
+        )
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         self._worker.prepared.connect(self._on_prepared)

@@ -58,6 +58,11 @@ class Watchdog:
         self._t = -math.inf
         self._since = clock()
 
+    def restart(self) -> None:
+        """Start the stall clock afresh (after a pause, when no progress was due)."""
+        self._t = -math.inf
+        self._since = self._clock()
+
     def check(self, t: float) -> None:
         """Note simulated time ``t`` (s); raise :class:`SolverError` past the stall limit."""
         now = self._clock()
