@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from impactgui.worker import SimulationRunner
 from solver.frames import StepOutput
 from solver.simulation import Watchdog
-
-from impactgui.worker import SimulationRunner
 
 STALL_S = 0.2  # the watchdog's limit in these tests (the app's is STALL_WALL_TIME_S = 30 s)
 
