@@ -42,15 +42,20 @@ def test_closed_form_equals_the_least_squares_route(problem):
     contact, mode, M_inv, f = problem
     closed = solve_with_modes([contact], [mode], M_inv, f)
     general = solve_with_modes([contact], [mode], np.diag(M_inv), f)
+    # both answers carry the round-off of the system they solve: ε·cond
+    rows = np.array([contact.G, contact.H] if mode == "stick" else [contact.G])
+    condition = float(np.linalg.cond(rows @ (M_inv[:, None] * rows.T)))
+    assume(condition < 1e10)
+    tol = 1e-14 * max(condition, 1e3)
     scale = 1.0 + float(np.max(np.abs(general.qdd)))
-    np.testing.assert_allclose(closed.qdd, general.qdd, rtol=0.0, atol=1e-11 * scale)
+    np.testing.assert_allclose(closed.qdd, general.qdd, rtol=0.0, atol=tol * scale)
     force = 1.0 + float(np.max(np.abs(general.lam)))
-    np.testing.assert_allclose(closed.lam, general.lam, rtol=0.0, atol=1e-11 * force)
+    np.testing.assert_allclose(closed.lam, general.lam, rtol=0.0, atol=tol * force)
     np.testing.assert_allclose(
-        closed.friction_force, general.friction_force, rtol=0.0, atol=1e-11 * force
+        closed.friction_force, general.friction_force, rtol=0.0, atol=tol * force
     )
-    np.testing.assert_allclose(closed.a_n, general.a_n, rtol=0.0, atol=1e-10 * scale)
-    np.testing.assert_allclose(closed.a_t, general.a_t, rtol=0.0, atol=1e-10 * scale)
+    np.testing.assert_allclose(closed.a_n, general.a_n, rtol=0.0, atol=10.0 * tol * scale)
+    np.testing.assert_allclose(closed.a_t, general.a_t, rtol=0.0, atol=10.0 * tol * scale)
     if abs(general.a_t[0]) > 1e-6 * scale:  # away from the mode decision's threshold
         assert closed.modes == general.modes
         np.testing.assert_allclose(closed.tau, general.tau, rtol=0.0, atol=1e-9)
