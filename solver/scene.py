@@ -782,7 +782,10 @@ def disk_centre(body: Wheel | Bead) -> Point:
 def _distance_to_segment(p: Point, a: Point, b: Point) -> float:
     ab = (b[0] - a[0], b[1] - a[1])
     ap = (p[0] - a[0], p[1] - a[1])
-    s = (ap[0] * ab[0] + ap[1] * ab[1]) / (ab[0] ** 2 + ab[1] ** 2)
+    length2 = ab[0] ** 2 + ab[1] ** 2
+    if length2 == 0.0:  # a point (or ends so close that the square underflows)
+        return math.dist(p, a)
+    s = (ap[0] * ab[0] + ap[1] * ab[1]) / length2
     s = min(1.0, max(0.0, s))
     return math.dist(p, (a[0] + s * ab[0], a[1] + s * ab[1]))
 

@@ -332,3 +332,12 @@ def test_drive_turns_a_stall_into_a_failed_run_with_an_error_event():
     assert trajectory.status == "failed"
     assert "no progress in simulated time" in trajectory.message
     assert trajectory.events[-1].type == "error" and trajectory.events[-1].t == 0.5
+
+
+def test_distance_to_a_polyline_with_a_repeated_point_is_that_of_its_other_pieces():
+    # the editor can hold such a curb while it is drawn; the squared length 0 was divided by
+    from solver.scene import PolylineBoundary, distance_to_boundary
+
+    curb = PolylineBoundary(id="c", type="polyline", points=[[0, 1], [0, 0], [0, 0], [2, 0]])
+    assert distance_to_boundary((1.0, 0.5), curb) == 0.5
+    assert distance_to_boundary((-3.0, -4.0), curb) == 5.0
