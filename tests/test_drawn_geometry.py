@@ -26,10 +26,9 @@ import numpy as np
 from hypothesis import event, given, note
 from hypothesis import strategies as st
 
-from solver.scene import parse_scene
 from solver.simulation import simulate
+from tests.scene_data import gravity_scene
 
-G_ACC = 9.81
 PENETRATION_TOL = 1e-9
 BALANCE_TOL = 1e-7
 """Spread of E_total + E_dissipated − E_input allowed, relative to the energy scale (J/J)."""
@@ -40,19 +39,7 @@ DT_OUT = 0.025
 
 
 def make_scene(bodies, boundaries, springs=(), forces=(), restitution=0.5, friction=0.0):
-    return parse_scene(
-        {
-            "format": "impactgui-scene",
-            "version": 1,
-            "gravity": [0.0, -G_ACC],
-            "contact": {"restitution": restitution, "friction": friction, "impact_law": "staged"},
-            "boundaries": list(boundaries),
-            "bodies": list(bodies),
-            "springs": list(springs),
-            "forces": list(forces),
-            "solver": {"t_end": T_END, "dt_out": DT_OUT},
-        }
-    )
+    return gravity_scene(bodies, boundaries, springs, forces, restitution, friction, T_END, DT_OUT)
 
 
 # ------------------------------------------------------------------ geometry of the test

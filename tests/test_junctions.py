@@ -17,25 +17,14 @@ from scipy.optimize import brentq
 
 from solver.scene import parse_scene
 from solver.simulation import make_stepper, simulate
+from tests.scene_data import G_ACC, gravity_scene
 
-G_ACC = 9.81
 R_WHEEL = 0.1
 PENETRATION_TOL = 1e-9
 
 
 def scene(bodies, boundaries=(), springs=(), restitution=0.5, friction=0.0, t_end=1.5, dt_out=0.01):
-    return parse_scene(
-        {
-            "format": "impactgui-scene",
-            "version": 1,
-            "gravity": [0.0, -G_ACC],
-            "contact": {"restitution": restitution, "friction": friction, "impact_law": "staged"},
-            "boundaries": list(boundaries),
-            "bodies": list(bodies),
-            "springs": list(springs),
-            "solver": {"t_end": t_end, "dt_out": dt_out},
-        }
-    )
+    return gravity_scene(bodies, boundaries, springs, (), restitution, friction, t_end, dt_out)
 
 
 def wheel(x, y, vx=0.0, rolling=False):

@@ -37,10 +37,9 @@ import pytest
 from scipy.optimize import brentq
 
 from solver.gap_closing import first_closing
-from solver.scene import parse_scene
 from solver.simulation import simulate
+from tests.scene_data import G_ACC, gravity_scene
 
-G_ACC = 9.81
 TIME_TOL = 1e-9
 """Agreement (s) of event times with the closed forms."""
 POSITION_TOL = 1e-9
@@ -48,19 +47,7 @@ POSITION_TOL = 1e-9
 
 
 def scene(bodies, boundaries, forces=(), restitution=0.5, friction=0.0, t_end=1.0, springs=()):
-    return parse_scene(
-        {
-            "format": "impactgui-scene",
-            "version": 1,
-            "gravity": [0.0, -G_ACC],
-            "contact": {"restitution": restitution, "friction": friction, "impact_law": "staged"},
-            "boundaries": list(boundaries),
-            "bodies": list(bodies),
-            "springs": list(springs),
-            "forces": list(forces),
-            "solver": {"t_end": t_end, "dt_out": 0.01},
-        }
-    )
+    return gravity_scene(bodies, boundaries, springs, forces, restitution, friction, t_end)
 
 
 # ------------------------------------------------------------------ beads pushed from λ = 0
