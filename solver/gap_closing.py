@@ -12,8 +12,6 @@ distance, positive on both sides).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL, PENETRATION_TOL
@@ -167,15 +165,16 @@ def passed_through(
     return passed
 
 
-def crossed(
-    gaps: GapSet, qa: np.ndarray, qb: np.ndarray, g_a: np.ndarray, g_b: np.ndarray
-) -> np.ndarray:
-    """Per pair: whether its disk crossed a segment's line or an arc's circle, ``qa`` to ``qb``.
+def crossed(gaps: GapSet, qa: np.ndarray, qb: np.ndarray) -> np.ndarray:
+    """Per pair: whether its disk's centre changed sides of a segment's line or an arc's circle.
 
     The gap to a segment or an arc is a distance, positive on both sides:
-    a disk that went through the feature between two times has a positive
-    gap at both. Its centre is then on the other side (both times inside
-    the feature's region: ``g_a``, ``g_b`` finite, m).
+    a disk that went through the feature between ``qa`` and ``qb`` has a
+    positive gap at both. Its centre is then on the other side; it crossed
+    the feature itself if it was inside the feature's region at both times
+    (both gaps finite), which the caller checks on the rows flagged here
+    only, so that the gaps at ``qa`` are evaluated only when a centre
+    changed sides.
     """
     system = gaps.kin.system
     crossed = np.zeros(len(gaps.pairs), dtype=bool)
@@ -185,14 +184,13 @@ def crossed(
         disks = gaps.seg_disks
         side_a = row_dots(ca[disks] - gaps.seg_a, gaps.seg_normal)
         side_b = row_dots(cb[disks] - gaps.seg_a, gaps.seg_normal)
-        crossed[rows] = (side_a * side_b < 0.0) & np.isfinite(g_a[rows] + g_b[rows])
+        crossed[rows] = side_a * side_b < 0.0
     for n in gaps.arc_rows:
         pair = gaps.pairs[n]
-        if math.isfinite(g_a[n] + g_b[n]):
-            centre, radius = np.asarray(pair.feature.center), pair.feature.radius
-            rho_a = float(np.hypot(*(ca[pair.i] - centre))) - radius
-            rho_b = float(np.hypot(*(cb[pair.i] - centre))) - radius
-            crossed[n] = rho_a * rho_b < 0.0
+        centre, radius = np.asarray(pair.feature.center), pair.feature.radius
+        rho_a = float(np.hypot(*(ca[pair.i] - centre))) - radius
+        rho_b = float(np.hypot(*(cb[pair.i] - centre))) - radius
+        crossed[n] = rho_a * rho_b < 0.0
     return crossed
 
 

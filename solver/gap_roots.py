@@ -57,14 +57,20 @@ class GapRootMixin:
         ta, tb = piece.ta, found.t if found is not None else piece.tb
         ya, yb = piece.state(ta), piece.state(tb)
         qa, qb = ya[:N], yb[:N]
-        g_a, g_b = gaps.gaps(qa), gaps.gaps(qb)
+        g_b = gaps.gaps(qb)
+        flips = crossed(gaps, qa, qb)
+        g_a = gaps.gaps(qa) if flips.any() else None
+        if g_a is not None:
+            flips &= np.isfinite(g_a + g_b)
         deep = np.nonzero(
             (g_b < -PENETRATION_TOL)
-            | crossed(gaps, qa, qb, g_a, g_b)
+            | flips
             | passed_through(gaps, qa, ya[N : 2 * N], qb, yb[N : 2 * N], tb - ta)
         )[0]
         if not len(deep):
             return None
+        if g_a is None:
+            g_a = gaps.gaps(qa)
         start = g_a[deep]
         if np.any(start < -PENETRATION_TOL):
             k = int(deep[int(np.argmin(start))])

@@ -62,6 +62,8 @@ class GapSet:
         self.cover_a = cover_ends[:, :2]
         self.cover_e = cover_ends[:, 2:] - cover_ends[:, :2]
         self.cover_len2 = row_dots(self.cover_e, self.cover_e)
+        self.cover_len = np.sqrt(self.cover_len2)
+        self.cover_disks = self.vertex_disks[self.cover_rows]
         self.cover_arcs = [(r, f) for r, f in covering if isinstance(f, Arc)]
         length = np.sqrt(self.seg_len2)
         self.seg_normal = (
@@ -203,9 +205,9 @@ class GapSet:
             return None
         hidden = np.zeros(len(self.vertex_rows), dtype=bool)
         if len(self.cover_rows):
-            w = c[self.vertex_disks[self.cover_rows]] - self.cover_a
+            w = c[self.cover_disks] - self.cover_a
             s = row_dots(w, self.cover_e) / self.cover_len2
-            reach = band / np.sqrt(self.cover_len2)
+            reach = band / self.cover_len
             hidden[self.cover_rows[(s > -reach) & (s < 1.0 + reach)]] = True
         for r, arc in self.cover_arcs:
             if not hidden[r] and in_region(arc, c[self.vertex_disks[r]], band):
