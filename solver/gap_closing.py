@@ -48,7 +48,7 @@ def closing_times(
     T = duration
     tau = np.full(len(gaps), np.inf)
     unresolved = np.zeros(len(gaps.pairs), dtype=bool)
-    doubtful = []  # the kinds of pair with unresolved rows, by their gap functions
+    doubtful = []  # gap functions of the kinds with unresolved rows (vertices: the bound alone)
     if len(gaps.disk_rows):
         d, dv = c[gaps.I] - c[gaps.J], cd[gaps.I] - cd[gaps.J]
         uniform = (ca[gaps.I] == ca[gaps.J]).all(axis=1)
@@ -107,12 +107,12 @@ def closing_times(
                 np.inf,
             )
         if not still.all():
+            # their bound below is the bare distance (nearest_possible), hidden or not
             unresolved[gaps.vertex_rows[~still]] = True
-            doubtful.append(gaps.vertex_gaps)
     if gaps.arc_rows:
         unresolved[gaps.arc_rows] = True
         doubtful.append(gaps.arc_gaps)
-    if doubtful:
+    if unresolved.any():
         # within reach: the gap can shrink at most by both disks' travel
         speed = np.hypot(cd[:, 0], cd[:, 1])
         accel = np.hypot(ca[:, 0], ca[:, 1])
