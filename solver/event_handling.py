@@ -325,12 +325,7 @@ class HandlingMixin:
         """
         v = self._v if v is None else v
         dofs, G = contact.dofs, contact.G_local
-        w = G * self._M_inv[dofs]
-        k = float(G.dot(w))
-        u = float(G.dot(v[dofs]))
-        dv = np.zeros(self._N)
-        dv[dofs] = (-(1.0 + restitution) * u) * (w / k)  # a contact's dofs are distinct
-        v_plus = v + dv
+        v_plus, dv, energy_change = self._newton_jump(contact, restitution, v)
         impulse = float(G.dot(self.system.M_diag[dofs] * dv[dofs])) / float(G.dot(G))
         lam = np.array([impulse / (1.0 + restitution)])
         stage = ImpactStage(
@@ -343,11 +338,34 @@ class HandlingMixin:
             v_plus=v_plus,
             impulse=np.array([impulse]),
             stages=[stage],
-            energy_change=-0.5 * (1.0 - restitution * restitution) * u * u / k,
+            energy_change=energy_change,
             admissible=True,
             tangent_impulse=np.zeros(1),
             law=self._law,
         )
+
+    def _newton_jump(
+        self, contact: Contact, restitution: float, v: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """Velocities after a frictionless Newton impact of ``contact``, the jump and ``ΔT``.
+
+        The arithmetic of :meth:`_newton_single` without its impulse and
+        stage (a bounce summed by :meth:`_sum_bounces` needs only these).
+
+        Returns
+        -------
+        v_plus, dv : numpy.ndarray
+            Velocities after the impact and their jump (N,), m/s or rad/s.
+        energy_change : float
+            ``T⁺ − T⁻`` (J).
+        """
+        dofs, G = contact.dofs, contact.G_local
+        w = G * self._M_inv[dofs]
+        k = float(G.dot(w))
+        u = float(G.dot(v[dofs]))
+        dv = np.zeros(self._N)
+        dv[dofs] = (-(1.0 + restitution) * u) * (w / k)  # a contact's dofs are distinct
+        return v + dv, dv, -0.5 * (1.0 - restitution * restitution) * u * u / k
 
     def _columns(self, evals: list[Contact], field: str) -> Any:
         """The contacts' G (or H) as columns: dense for small systems, sparse (CSC) for large."""

@@ -146,9 +146,12 @@ class ZenoMixin:
             # normal speed n·ċ after each jump; other pairs are evaluated afresh
             hit = [n for n, g in enumerate(gaps) if g <= GAP_TOL]
             closed = [evals[n] if straight[n] else self._kin.evaluate(pairs[n], q, v) for n in hit]
-            result = self._law_result(closed, v)
-            v = np.array(result.v_plus, dtype=float)
-            loss -= float(result.energy_change)
+            if len(closed) == 1 and closed[0].friction == 0.0:
+                v, _, energy_change = self._newton_jump(closed[0], closed[0].restitution, v)
+            else:
+                result = self._law_result(closed, v)
+                v, energy_change = np.array(result.v_plus, dtype=float), result.energy_change
+            loss -= float(energy_change)
             self._impact_loss = loss
             for n, pair in enumerate(pairs):
                 if straight[n]:
