@@ -329,6 +329,23 @@ def _read_until(fd: int, text: str, limit_s: float) -> str:
     return seen
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child, before exec: SIGINT at its default, as a terminal's foreground job has it.
+
+    A shell starts a background job (``make test &``) with SIGINT ignored, and
+    Python then never turns Ctrl-C into KeyboardInterrupt.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt in this process during the test, whatever it inherited."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def test_cli_ctrl_c_leaves_files_with_every_finished_point(tmp_path):
     # Ctrl-C as a terminal sends it (to the whole process group, pool included) once the two
     # short points are reported done, while the four long ones run: a fixed wait would race
@@ -338,6 +355,7 @@ def test_cli_ctrl_c_leaves_files_with_every_finished_point(tmp_path):
         [sys.executable, "-m", "solver", "sweep", str(FORCED), "--vary", SHORT_AND_LONG,
          "--dt-out", "0.1", "--workers", "2", "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=terminal_side, start_new_session=True,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )  # fmt: skip
     os.close(terminal_side)
     shown = _read_until(terminal, "2/6 points", limit_s=240.0)
@@ -365,7 +383,9 @@ def test_leaving_a_sweep_early_abandons_its_running_points_without_a_thread_erro
     assert thread_errors == []
 
 
-def test_a_ctrl_c_while_points_are_submitted_abandons_the_running_points(monkeypatch):
+def test_a_ctrl_c_while_points_are_submitted_abandons_the_running_points(
+    monkeypatch, ctrl_c_raises
+):
     # regression: a Ctrl-C inside the first submit (which waits for the pool to start) left
     # the submitted point unknown to the runner, and the sweep waited for it to finish
     from concurrent.futures import ProcessPoolExecutor
