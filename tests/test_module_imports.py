@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "impactgui"
+SCENES = Path(__file__).resolve().parent.parent / "resources" / "scenes"
 
 
 def _imports(module: str) -> set[str]:
@@ -37,3 +38,22 @@ def test_the_pair_imports_one_way_only(user: str, used: str) -> None:
 def test_tools_reach_the_canvas_through_its_host_interface() -> None:
     assert "tool_host" in _imports("tools")
     assert _imports("tool_host") <= {"commands"}
+
+
+def test_an_event_driven_run_does_not_load_the_compiled_time_stepper() -> None:
+    # numba (the `fast` extra) costs 0.2 s at every start and ~28 000 objects on the heap,
+    # which the garbage collector then walks: only a time-stepping run brings it in
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, solver.cli, solver.simulation, solver.sweep;"
+        "from solver.scene import load_scene;"
+        "from solver.simulation import make_stepper;"
+        f"make_stepper(load_scene({str(SCENES / 'bouncing_ball.json')!r}));"
+        "print('numba' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
