@@ -37,6 +37,7 @@ class EditableScene(Protocol):
     def replace_data(self, data: Mapping[str, Any]) -> None:
         """Install ``data`` as the scene."""
 
+
 _MOVE_ID = 1
 _VELOCITY_ID = 2
 

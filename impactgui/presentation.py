@@ -312,9 +312,7 @@ class Presentation(QObject):
         log.setWordWrap(saved["wrap"])
         log.verticalHeader().setDefaultSectionSize(saved["row"])
         header = log.horizontalHeader()
-        for column, (mode, width) in enumerate(
-            zip(saved["modes"], saved["widths"], strict=True)
-        ):
+        for column, (mode, width) in enumerate(zip(saved["modes"], saved["widths"], strict=True)):
             header.setSectionResizeMode(column, mode)
             log.setColumnWidth(column, width)
         window.honesty.set_enabled(bool(saved["honest"]))

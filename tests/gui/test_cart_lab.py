@@ -119,9 +119,9 @@ def test_a_strike_acts_at_the_time_shown_and_is_recorded_in_the_scene(qtbot, car
 
     # undo takes the strike out of the scene again
     window.doc.undo_stack.undo()
-    assert window.doc.data["impulses"] == json.loads(scene_path("axle_cart").read_text())[
-        "impulses"
-    ]
+    assert (
+        window.doc.data["impulses"] == json.loads(scene_path("axle_cart").read_text())["impulses"]
+    )
 
 
 def test_the_preset_runs_to_its_end_after_a_strike_at_one_second(qtbot, window):

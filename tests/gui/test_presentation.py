@@ -188,7 +188,6 @@ def test_honest_plots_show_nothing_right_of_the_playback_time(qtbot, window) -> 
     assert np.any(image[top + 2 : bottom - 2, left : right - 2] < 200)
 
 
-
 def test_the_scale_slider_sets_the_scale_live(qtbot, presenting) -> None:
     window, base = presenting
     window.presentation_scale_action.trigger()
