@@ -50,7 +50,6 @@ from solver.record import Trajectory
 from solver.scene import Scene, load_scene
 from solver.simulation import make_stepper
 from solver.system import System
-from solver.timestepping import TimeSteppingStepper
 
 SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
 BASELINE_SCENE = "bouncing_ball.json"
@@ -248,6 +247,10 @@ def accuracy_against_cost() -> None:
     print(
         f"{'event-driven':28} {'(ref)':>10} {t_event:9.3f} {1.0:14.2f} {len(reference.events):7d}"
     )
+    # imported here: it brings numba, whose ~28 000 objects the garbage collector would
+    # then walk inside the timed runs of the other tables (a baseline without it would not)
+    from solver.timestepping import TimeSteppingStepper
+
     system = System(scene)
     predicted = 0.0
     for h in STEPS:
