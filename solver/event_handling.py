@@ -226,6 +226,8 @@ class HandlingMixin:
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
         out.frames.append(self._frame(self.t, "post", self._y()))
+        # one copy shared by the events of all contacts (a copy each grew as contacts × N)
+        v_plus = self._v.copy()
         impulse = np.asarray(result.impulse, dtype=float)
         tangent = getattr(result, "tangent_impulse", None)
         tangent = np.zeros(len(closed)) if tangent is None else np.asarray(tangent, dtype=float)
@@ -244,7 +246,7 @@ class HandlingMixin:
                     stages=len(result.stages),
                     energy_change=float(result.energy_change) if k == loudest else 0.0,
                     v_minus=v_minus,
-                    v_plus=self._v.copy(),
+                    v_plus=v_plus,
                     impact_stages=ImpactStages(e.dofs, e.G_local, k, result.stages),
                 )
             )
@@ -258,7 +260,7 @@ class HandlingMixin:
                     body=closed[worst].body,
                     other=closed[worst].other,
                     v_minus=v_minus,
-                    v_plus=self._v.copy(),
+                    v_plus=v_plus,
                     message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
                 )
             )
