@@ -99,6 +99,20 @@ def _slip_sign(contact: ContactLike, mode: str | None) -> float:
     return 0.0
 
 
+def _row_times(contact: ContactLike, row: str, x: np.ndarray) -> float:
+    """``contact.G @ x`` (``row = "G"``) or ``contact.H @ x`` (``"H"``).
+
+    A ``system.Contact`` holds its rows sparsely (``dofs``, ``G_local``,
+    ``H_local``): the product is taken over those coordinates, without
+    making (and caching) a row of length N per contact — N × contacts
+    numbers for a long resting chain.
+    """
+    dofs = getattr(contact, "dofs", None)
+    if dofs is None:
+        return float(getattr(contact, row) @ x)
+    return float(getattr(contact, f"{row}_local") @ x[dofs])
+
+
 def _describe(contact: ContactLike) -> str:
     return f"contact of {contact.body!r} with {contact.other!r}"
 
@@ -196,11 +210,11 @@ def solve_contact_problem(
         return ContactForces(qdd, empty, empty, empty, empty, (), empty)
     m = len(contacts)
     a_free = _apply(M_inv, f)
-    free_n = np.array([c.G @ a_free + c.gamma_n for c in contacts])
+    free_n = np.array([_row_times(c, "G", a_free) + c.gamma_n for c in contacts])
     if np.all(free_n >= 0.0):
         # nothing presses: λ = 0 (with σ = |a_t| the friction rows hold too)
         empty = np.zeros(m)
-        free_t = np.array([c.H @ a_free + c.gamma_t for c in contacts])
+        free_t = np.array([_row_times(c, "H", a_free) + c.gamma_t for c in contacts])
         modes_free = tuple(
             "stick" if c.friction <= 0.0 or a == 0.0 else ("slip+" if a > 0 else "slip-")
             for c, a in zip(contacts, free_t, strict=True)
@@ -208,6 +222,10 @@ def solve_contact_problem(
         return ContactForces(a_free, empty, empty.copy(), free_n, free_t, modes_free, empty.copy())
     if modes is None:
         modes = [None] * m
+    if m == 1 and M_inv.ndim == 1:
+        one = _one_contact_problem(contacts[0], _slip_sign(contacts[0], modes[0]), M_inv, a_free)
+        if one is not None:
+            return one
     signs = np.array([_slip_sign(c, mode) for c, mode in zip(contacts, modes, strict=True)])
     G, H, W, gamma_n, gamma_t = _assemble(contacts, signs)
     stick = [i for i, c in enumerate(contacts) if signs[i] == 0.0 and c.friction > 0.0]
@@ -249,6 +267,83 @@ def solve_contact_problem(
     beta[stick] = z[m : m + k] - z[m + k : m + 2 * k]
     qdd = a_free + MinvD @ z
     return _result(contacts, qdd, a_free, lam, beta, signs, G, H, gamma_n, gamma_t)
+
+
+def _one_contact_problem(
+    contact: ContactLike, sign: float, M_inv: np.ndarray, a_free: np.ndarray
+) -> ContactForces | None:
+    """:func:`solve_contact_problem` for one pressed contact and a diagonal ``M⁻¹``, in closed form.
+
+    The LCP of one contact has a single unknown per friction case, so its
+    solution is one of three candidates, each checked against every
+    condition of the LCP (``free_n = G·a_free + γ_n < 0`` here):
+
+    * sliding (``sign = ±1``) or frictionless: ``λ = −free_n/(G·M⁻¹W)``,
+      ``W = G − μ·sign·H``, valid when ``G·M⁻¹W > 0``;
+    * sticking: ``a_n = 0``, ``a_t = 0`` solved for ``(λ, β)`` by Cramer's
+      rule, valid when ``λ > 0`` and ``|β| < μλ``;
+    * else a slip starting in the direction ``s = ±1``: ``β = −μ s λ`` with
+      ``λ = −free_n/(G·M⁻¹(G − μ s H))``, valid when ``λ > 0`` and the
+      tangential acceleration ``a_t`` has the sign ``s`` (σ = |a_t| ≥ 0).
+
+    None when no candidate, or more than one slip direction, passes (a
+    Painlevé-type problem, a singular system, a tie at the cone's edge):
+    Lemke's method then answers or reports the inconsistency. The answer is
+    packaged as Lemke's is (:func:`_result`), with the solution's bits of
+    the closed form rather than of the pivots (equal to rounding).
+    """
+    G, H = contact.G, contact.H
+    mu = contact.friction
+    free_n = float(G @ a_free) + contact.gamma_n
+    MinvG = M_inv * G
+    beta = 0.0
+    if sign != 0.0 or mu <= 0.0:
+        MinvW = M_inv * (G - H * (mu * sign)) if mu > 0.0 else MinvG
+        A = float(G @ MinvW)
+        if not A > 0.0:
+            return None
+        lam = -free_n / A
+        qdd = a_free + MinvW * lam
+    else:
+        free_t = float(H @ a_free) + contact.gamma_t
+        MinvH = M_inv * H
+        A_nn, A_nt = float(G @ MinvG), float(G @ MinvH)
+        A_tn, A_tt = float(H @ MinvG), float(H @ MinvH)
+        det = A_nn * A_tt - A_nt * A_tn
+        stuck = None
+        if abs(det) > 1e-12 * (abs(A_nn * A_tt) + abs(A_nt * A_tn)):
+            lam = (A_nt * free_t - A_tt * free_n) / det
+            beta = (A_tn * free_n - A_nn * free_t) / det
+            if lam > 0.0 and abs(beta) < mu * lam:
+                stuck = (lam, beta)
+        if stuck is None:
+            starts = []
+            for s in (1.0, -1.0):
+                A_s = A_nn - mu * s * A_nt
+                if not A_s > 0.0:
+                    continue
+                lam_s = -free_n / A_s
+                a_t = free_t + A_tn * lam_s - mu * s * A_tt * lam_s
+                if lam_s > 0.0 and a_t * s > 0.0:
+                    starts.append((lam_s, -mu * s * lam_s))
+            if len(starts) != 1:
+                return None
+            stuck = starts[0]
+        lam, beta = stuck
+        qdd = a_free + MinvG * lam + MinvH * beta
+    one = np.ones(1)
+    return _result(
+        [contact],
+        qdd,
+        a_free,
+        np.array([lam]),
+        np.array([beta]),
+        np.array([sign if mu > 0.0 else 0.0]),
+        G[:, None],
+        H[:, None],
+        one * contact.gamma_n,
+        one * contact.gamma_t,
+    )
 
 
 def solve_with_modes(
