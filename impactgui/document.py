@@ -38,13 +38,20 @@ def default_scene() -> dict[str, Any]:
     return scene_to_dict(parse_scene({"format": FORMAT, "version": VERSION, "title": "Untitled"}))
 
 
+def validated_scene(data: Mapping[str, Any]) -> tuple[Scene | None, list[str]]:
+    """The ``Scene`` of the scene object ``data`` and no problem, or None and every problem.
+
+    ``data`` is copied first: the ``Scene`` shares nothing with it.
+    """
+    try:
+        return parse_scene(copy_scene(dict(data))), []
+    except SceneError as error:
+        return None, list(error.problems)
+
+
 def scene_problems(data: Mapping[str, Any]) -> list[str]:
     """Every validation problem of the scene object ``data`` (empty when it is valid)."""
-    try:
-        parse_scene(copy_scene(dict(data)))
-    except SceneError as error:
-        return list(error.problems)
-    return []
+    return validated_scene(data)[1]
 
 
 OBJECT_SECTIONS = ("contact", "solver")
@@ -132,8 +139,8 @@ class SceneDocument(QObject):
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.path: Path | None = None
         self.selection: ItemRef | None = None
-        self._problems: list[str] | None = None
-        """``problems()`` of the current ``data``; None until asked after a change."""
+        self._validated: tuple[Scene | None, list[str]] | None = None
+        """``validated_scene`` of the current ``data``; None until asked after a change."""
 
     # ------------------------------------------------------------------ state
 
@@ -148,23 +155,32 @@ class SceneDocument(QObject):
         return self.data.get("view") == "top"
 
     def scene(self) -> Scene:
-        """The validated scene for a run.
+        """The validated scene for a run (frozen; shares nothing with ``data``).
+
+        Validated once per change of the scene, as ``problems()``: a run of a
+        2000-bead scene does not copy and parse it again at Run.
 
         Raises
         ------
         SceneError
             When the scene is invalid (``error.problems`` lists why).
         """
-        return parse_scene(copy_scene(self.data))
+        scene, problems = self._validation()
+        if scene is None:
+            raise SceneError(problems)
+        return scene
 
     def problems(self) -> list[str]:
         """Every problem of the current scene, ``"json.path: message"``; empty when valid.
 
         Computed once per change of the scene (selecting an item changes nothing).
         """
-        if self._problems is None:
-            self._problems = scene_problems(self.data)
-        return list(self._problems)
+        return list(self._validation()[1])
+
+    def _validation(self) -> tuple[Scene | None, list[str]]:
+        if self._validated is None:
+            self._validated = validated_scene(self.data)
+        return self._validated
 
     def item(self, ref: ItemRef) -> dict[str, Any]:
         """The item dict ``ref`` refers to (read-only by convention)."""
@@ -290,7 +306,7 @@ class SceneDocument(QObject):
     def replace_data(self, data: Mapping[str, Any]) -> None:
         """Install ``data`` as the scene; called by commands only (use ``push`` to edit)."""
         self.data = copy_scene(dict(data))
-        self._problems = None
+        self._validated = None
         if self.selection is not None and not self._exists(self.selection):
             self.selection = None
             self.selection_changed.emit(None)
@@ -319,7 +335,7 @@ class SceneDocument(QObject):
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self.data = data
-        self._problems = None
+        self._validated = None
         if self.selection is not None:
             self.selection = None
             self.selection_changed.emit(None)

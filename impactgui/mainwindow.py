@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.actions import install_actions
 from impactgui.canvas import SceneCanvas
-from impactgui.commands import AddItem, copy_scene
+from impactgui.commands import AddItem
 from impactgui.compare import CompareDialog
 from impactgui.document import SceneDocument
 from impactgui.eventlog import EventLog
@@ -82,7 +82,7 @@ from solver.cart_motion import strike_impulse
 from solver.errors import InputError
 from solver.frames import Event, Frame, StepOutput
 from solver.record import write_csv
-from solver.scene import SceneError, parse_scene
+from solver.scene import SceneError
 from solver.simulation import make_stepper
 
 RECENT_FILES_KEY = "recent_files"
@@ -670,8 +670,8 @@ class MainWindow(QMainWindow):
         if problems:
             self.warn("Cannot run", "The scene has problems:", problems)
             return False
-        data = copy_scene(self.doc.data)
-        runner = SimulationRunner(parent=self, prepare=lambda: make_stepper(parse_scene(data)))
+        scene = self.doc.scene()  # validated with problems(): nothing is copied or parsed here
+        runner = SimulationRunner(parent=self, prepare=lambda: make_stepper(scene))
         runner.prepared.connect(self._on_run_prepared)
         runner.preparation_failed.connect(self._on_run_preparation_failed)
         runner.frames_added.connect(self._on_frames_added)

@@ -75,6 +75,11 @@ class RunProgress(QWidget):
         self.bar.setRange(0, BAR_STEPS)
         self.bar.setMaximumWidth(160)
         self.bar.setTextVisible(True)
+        # the hidden bar keeps its room: showing it at Run would make the status bar taller
+        # and re-lay out (and repaint) every view of the window at once
+        policy = self.bar.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.bar.setSizePolicy(policy)
         self.bar.hide()
         self.speed = SolverSpeed()
         self.t_end: float | None = None

@@ -302,9 +302,9 @@ def test_selecting_validates_nothing_and_an_edit_validates_once(
     from impactgui.properties import PropertyPanel
 
     calls = []
-    validate = document_module.scene_problems
+    validate = document_module.validated_scene
     monkeypatch.setattr(
-        document_module, "scene_problems", lambda data: calls.append(1) or validate(data)
+        document_module, "validated_scene", lambda data: calls.append(1) or validate(data)
     )
     panel = PropertyPanel(canvas.document)
     before = len(calls)

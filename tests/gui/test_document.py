@@ -140,8 +140,24 @@ def test_unique_ids_count_up(doc: SceneDocument) -> None:
 def test_problems_name_the_field(doc: SceneDocument) -> None:
     doc.push(SetProperty(doc, ("bodies", 0, "mass"), -1.0))
     assert doc.problems() == ["bodies[0].mass: must be > 0, got -1.0"]
-    with pytest.raises(SceneError):
+    with pytest.raises(SceneError) as refused:
         doc.scene()
+    assert refused.value.problems == doc.problems()
+
+
+def test_the_scene_is_validated_once_per_change_and_follows_every_change(
+    doc: SceneDocument,
+) -> None:
+    first = doc.scene()
+    assert doc.scene() is first, "validated once while the scene does not change"
+    assert first.bodies[0].mass == 1.0
+    doc.push(SetProperty(doc, ("bodies", 0, "mass"), 2.5))
+    assert doc.scene().bodies[0].mass == 2.5
+    doc.undo_stack.undo()
+    assert doc.scene().bodies[0].mass == 1.0
+    doc.data["bodies"][0]["mass"] = 7.0  # the scene shares nothing with the data
+    assert first.bodies[0].mass == 1.0
+    doc.data["bodies"][0]["mass"] = 1.0
 
 
 def test_dirty_after_an_edit_and_clean_after_save(

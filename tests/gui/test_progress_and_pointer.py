@@ -92,3 +92,15 @@ def test_the_progress_bar_waits_for_the_next_paint_of_the_window(qtbot) -> None:
     assert painted == [], "nothing painted inside show_state"
     assert progress.bar.value() == BAR_STEPS // 2
     qtbot.waitUntil(lambda: len(painted) > 0, timeout=2000)  # at the next paint
+
+
+def test_showing_the_progress_bar_keeps_the_status_bar_height(qtbot, window) -> None:
+    # at Run the bar appeared, the status bar grew 5 px and every view of the window was
+    # re-laid out and repainted at once
+    window.show()
+    qtbot.waitExposed(window)
+    heights = [window.statusBar().height(), window.canvas.height()]
+    window.progress.preparing()
+    qtbot.wait(50)
+    assert [window.statusBar().height(), window.canvas.height()] == heights
+    window.progress.idle()

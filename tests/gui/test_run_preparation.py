@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QTimer
 
+import impactgui.document as document_module
 import impactgui.mainwindow as mainwindow_module
 from bench.gui import bead_chain
 from impactgui.run_progress import PREPARING_TEXT
 from solver.errors import InputError
+from solver.scene import parse_scene
 
 
 class HeldBuilder:
@@ -79,6 +81,26 @@ def test_run_walks_no_generation_of_the_collector(qtbot, window, held) -> None:
     assert gc.get_freeze_count() > 0
     held.release.set()
     qtbot.waitUntil(lambda: window.run_state == "finished", timeout=30000)
+
+
+def test_run_copies_and_parses_nothing_it_has_validated(
+    qtbot, window, held, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 2000-bead scene copied (28 ms) and parsed again at Run held the event loop
+    window.doc.set_data(bead_chain(50, t_end=0.01))
+    assert window.doc.problems() == []
+    given: list[Any] = []
+    make = held._make
+    monkeypatch.setattr(held, "_make", lambda scene: given.append(scene) or make(scene))
+    parsed: list[int] = []
+    monkeypatch.setattr(
+        document_module, "parse_scene", lambda data: parsed.append(1) or parse_scene(data)
+    )
+    assert window.start_run()
+    held.release.set()
+    qtbot.waitUntil(lambda: window.run_state == "finished", timeout=30000)
+    assert parsed == [] and given == [window.doc.scene()]
+    assert given[0] is window.doc.scene(), "the document's validated scene, not a copy"
 
 
 def test_a_solver_that_cannot_start_is_a_message_and_a_failed_run(
