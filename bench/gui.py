@@ -8,7 +8,8 @@ main window (worker thread, playback at real time) for ``S`` wall-clock
 seconds and prints the frames drawn per second (target 60; ÷idle: the share
 of the idle window's display ticks that drew a new frame), the longest gap
 between two display-timer ticks (target < 50 ms; ÷idle: against the idle
-window's longest gap), how many gaps were over 50 ms, the frames computed
+window's longest gap; CPU: the most CPU time the GUI thread spent in one gap,
+which a loaded machine does not lengthen), how many gaps were over 50 ms, the frames computed
 per second (drawing cannot
 outrun the solver), the memory per frame computed and the GUI thread's CPU time
 per frame drawn (what other programs on the machine change least). Memory after ``N``
@@ -18,7 +19,7 @@ projected from the memory per frame. ``--without-plots`` hides the plots
 dock, to tell the canvas's cost from the plots'. ``--trace`` times every
 per-frame hook of the GUI thread (``HOOKS``: the slots that take a batch, the
 display tick, the canvas frame, each view's paint) and prints, per load, the
-calls, total and longest time of each. Offscreen by default
+calls, total and longest time (wall clock and CPU) of each. Offscreen by default
 (``QT_QPA_PLATFORM``); numbers are printed, never asserted.
 """
 
@@ -87,6 +88,7 @@ class HookTimes:
         self.total: dict[str, float] = defaultdict(float)
         self.cpu: dict[str, float] = defaultdict(float)
         self.longest: dict[str, float] = defaultdict(float)
+        self.longest_cpu: dict[str, float] = defaultdict(float)
 
     def add(self, name: str, seconds: float, cpu_seconds: float) -> None:
         """One call of ``name`` took ``seconds`` (wall clock), ``cpu_seconds`` of this thread."""
@@ -94,18 +96,19 @@ class HookTimes:
         self.total[name] += seconds
         self.cpu[name] += cpu_seconds
         self.longest[name] = max(self.longest[name], seconds)
+        self.longest_cpu[name] = max(self.longest_cpu[name], cpu_seconds)
 
     def print(self, title: str, elapsed: float) -> None:
         """The table, slowest in total first."""
         print(
             f"  hooks of {title} ({elapsed:.1f} s): calls, total ms (share of the time), "
-            "CPU ms of the GUI thread, longest ms (nested hooks count in each)"
+            "CPU ms of the GUI thread, longest ms, longest CPU ms (nested hooks count in each)"
         )
         for name in sorted(self.total, key=self.total.__getitem__, reverse=True):
             print(
                 f"    {name:<44} {self.calls[name]:6d} {self.total[name] * 1e3:9.1f} "
                 f"({self.total[name] / elapsed:5.1%}) {self.cpu[name] * 1e3:9.1f} "
-                f"{self.longest[name] * 1e3:8.1f}"
+                f"{self.longest[name] * 1e3:8.1f} {self.longest_cpu[name] * 1e3:8.1f}"
             )
 
 
@@ -176,7 +179,12 @@ def bead_chain(n: int = 200, t_end: float = 1000.0) -> dict[str, Any]:
 
 
 class TickRecorder(QObject):
-    """Counts display-timer ticks and remembers the longest gap between two."""
+    """Counts display-timer ticks and remembers the longest gap between two.
+
+    Also the most CPU time the GUI thread spent between two ticks: the work a
+    gap holds, which other programs loading the machine do not lengthen (the
+    wall-clock gap adds the waits for a core and for the interpreter lock).
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -185,18 +193,21 @@ class TickRecorder(QObject):
     def reset(self) -> None:
         """Start counting afresh."""
         self.last = time.perf_counter()
+        self.last_cpu = time.thread_time()
         self.longest = 0.0
+        self.longest_cpu = 0.0
         self.ticks = 0
         self.late = 0
 
     @Slot()
     def on_tick(self) -> None:
         """One display tick."""
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         gap = now - self.last
         self.longest = max(self.longest, gap)
+        self.longest_cpu = max(self.longest_cpu, cpu - self.last_cpu)
         self.late += gap > TARGET_GAP_MS / 1000
-        self.last = now
+        self.last, self.last_cpu = now, cpu
         self.ticks += 1
 
 
@@ -223,6 +234,8 @@ class Load:
     drawn_per_s: float
     ticks_per_s: float
     longest_gap_ms: float
+    longest_gap_cpu_ms: float
+    """Most CPU time of the GUI thread between two display ticks, ms."""
     late_gaps: int
     computed_per_s: float
     bytes_per_frame: float
@@ -270,6 +283,7 @@ def measure(
         drawn_per_s=(window.frames_drawn - drawn0) / elapsed,
         ticks_per_s=recorder.ticks / elapsed,
         longest_gap_ms=recorder.longest * 1000,
+        longest_gap_cpu_ms=recorder.longest_cpu * 1000,
         late_gaps=recorder.late,
         computed_per_s=(computed - computed0) / elapsed,
         bytes_per_frame=grown / computed if computed else 0.0,
@@ -334,7 +348,7 @@ def main() -> None:
     print(f"platform {app.platformName()}, {args.seconds:g} s per load, plots {plots}")
     print(
         f"{'load':<16} {'drawn/s':>8} {'÷60':>5} {'÷idle':>6} {'max gap ms':>10} {'÷idle':>6} "
-        f"{'gaps>50':>7} {'computed/s':>10} {'B/frame':>8} {'GUI CPU ms/frame':>16}"
+        f"{'CPU':>5} {'gaps>50':>7} {'computed/s':>10} {'B/frame':>8} {'GUI CPU ms/frame':>16}"
     )
     results = [
         measure(app, window, recorder, name, data, args.seconds, hooks) for name, data in loads
@@ -344,7 +358,8 @@ def main() -> None:
         print(
             f"{load.name:<16} {load.drawn_per_s:8.1f} {load.drawn_per_s / TARGET_FPS:5.2f} "
             f"{load.drawn_per_s / idle.ticks_per_s:6.2f} {load.longest_gap_ms:10.1f} "
-            f"{load.longest_gap_ms / idle.longest_gap_ms:6.2f} {load.late_gaps:7d} "
+            f"{load.longest_gap_ms / idle.longest_gap_ms:6.2f} {load.longest_gap_cpu_ms:5.1f} "
+            f"{load.late_gaps:7d} "
             f"{load.computed_per_s:10.0f} "
             f"{load.bytes_per_frame:8.0f} {load.gui_cpu_ms_per_frame:16.1f}"
         )

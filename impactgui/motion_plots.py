@@ -109,6 +109,7 @@ class MotionPlots(QWidget):
         The x, y, v and ω plots, top to bottom (time axes linked).
     curves : dict of (str, str) to pg.PlotDataItem
         ``(body id, quantity)`` → its curve; quantity one of ``QUANTITIES``.
+        Made the first time the plots are shown during a run (none while hidden).
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -197,26 +198,40 @@ class MotionPlots(QWidget):
             chosen = [selected]
         else:
             chosen = list(self._columns)[:DEFAULT_BODIES]
-        if chosen == self._chosen and self.curves:
+        if chosen == self._chosen and self._series:
             return
         self._drop_curves()
         self._chosen = chosen
+        for body_id in chosen:
+            for quantity in QUANTITIES:
+                if quantity == "omega" and self._columns[body_id].omega is None:
+                    continue
+                self._series[body_id, quantity] = GrowingSeries()
+        spins = any(key[1] == "omega" for key in self._series)
+        self.plot_of["omega"].setVisible(spins)
+        self._show_time_axis_on(self.plot_of["omega" if spins else "v"])
+        self.redraw()
+
+    def _make_curves(self) -> None:
+        """The curves of the chosen bodies, made once the plots are shown.
+
+        Hidden behind another dock tab (as they start), the plots make none:
+        nine curves with their legend rows cost a 2000-bead run's first
+        frame ~40 ms of the GUI thread.
+        """
+        if self.curves or not self._series:
+            return
+        chosen = self._chosen
         for index, body_id in enumerate(chosen):
             pen = pg.mkPen(pg.intColor(index, hues=max(len(chosen), 3), minValue=140), width=2)
             names = {"x": body_id, "y": body_id, "omega": body_id}
             names["v"] = f"{body_id} {self._columns[body_id].velocity_name}"
             for quantity in QUANTITIES:
-                if quantity == "omega" and self._columns[body_id].omega is None:
-                    continue
-                plot = self.plot_of[quantity]
-                self.curves[body_id, quantity] = plot.plot(
-                    name=names[quantity], pen=pen, connect="finite"
-                )
-                self._series[body_id, quantity] = GrowingSeries()
-        spins = any(key[1] == "omega" for key in self.curves)
-        self.plot_of["omega"].setVisible(spins)
-        self._show_time_axis_on(self.plot_of["omega" if spins else "v"])
-        self.redraw()
+                if (body_id, quantity) in self._series:
+                    self.curves[body_id, quantity] = self.plot_of[quantity].plot(
+                        name=names[quantity], pen=pen, connect="finite"
+                    )
+        self._drawn = 0
 
     @Slot(bool)
     def set_shown(self, shown: bool) -> None:
@@ -236,6 +251,7 @@ class MotionPlots(QWidget):
         """Hand the frames new since the last redraw to the curves (only while shown)."""
         if not self.shown:
             return
+        self._make_curves()
         self._catch_up()
         if self._drawn == self._read:
             return

@@ -67,8 +67,14 @@ REDRAW_INTERVAL_MS = 250
 """New data reach the curves at most this often while frames stream in, ms.
 
 The work is spread over the interval: the energy curves, the contact curves
-and the stems are set on three successive timer ticks, so no single display
-frame pays for a whole redraw and its repaint."""
+and the stems are set on three successive timer ticks (a part that takes longer
+than ``REDRAW_SLICE_S`` goes on over the next ones), so no single display frame pays
+for a whole redraw and its repaint."""
+REDRAW_SLICE_S = 0.006
+"""One tick of a streaming redraw starts no further contact curve or stem group after
+this long, s: after a step of the time axis every stem group is binned and set afresh
+(a 200-bead chain has 17 of them, 36 ms of the GUI thread in one tick); the rest is
+set on the next ticks."""
 TIME_AXIS_STEP_INTERVAL_S = 1.0
 """While a run streams in, the time axis steps at most this often (wall clock), s, unless
 the playback cursor has left it; see ``PlotPanel._fit_time_axis``."""
@@ -330,13 +336,22 @@ class _StemPlot:
         columns = max(1, int(self.plot.vb.width()))
         return float(t0), float(t1) if t1 > t0 else float(t0) + 1.0, columns
 
-    def draw(self, bounds: _Bounds) -> None:
-        """Bin the new stems (all, after a change of view), set the items and widen ``bounds``."""
+    def draw(self, bounds: _Bounds, deadline: float | None = None) -> bool:
+        """Bin the new stems (all, after a change of view), set the items and widen ``bounds``.
+
+        With a ``deadline`` (``time.perf_counter`` seconds) no further group
+        is drawn once it has passed (the first always is); returns True when
+        every group is drawn.
+        """
         view = self.view()
+        drawn = False
         for group in self._groups.values():
             count = len(group.points)
             if count == group.shown and view == group.view:
                 continue
+            if drawn and deadline is not None and time.perf_counter() > deadline:
+                return False
+            drawn = True
             bounds.include(np.append(group.points.data()[1][group.shown :], 0.0))
             group.bin(view)
             x, y = group.stems()
@@ -351,6 +366,7 @@ class _StemPlot:
                 self.plot.addItem(group.tips)
             group.curve.setData(np.repeat(x, 2), np.column_stack((np.zeros_like(y), y)).ravel())
             group.tips.setData(x=x, y=y)
+        return True
 
     def clear(self) -> None:
         """Forget every series (the panel removes the items from the plot)."""
@@ -677,9 +693,11 @@ class PlotPanel(QWidget):
             self._cycle_batches = self._batches
         self._resume_auto_ranged_views()
         draw, plots = self._parts[self._next_part]
-        draw()
+        done = draw(time.perf_counter() + REDRAW_SLICE_S)
         self._fit_ranges(plots, streaming=True)
         self._fit_axis_width()
+        if not done:  # the same part goes on at the next tick
+            return
         self._next_part = (self._next_part + 1) % len(self._parts)
         if self._next_part == 0 and self._batches == self._cycle_batches:
             self._dirty = False
@@ -690,24 +708,36 @@ class PlotPanel(QWidget):
         self._next_part = 0
         self._resume_auto_ranged_views()
         for draw, _plots in self._parts:
-            draw()
+            draw(None)
         self._fit_ranges()
         self._fit_axis_width()
 
-    def _draw_contacts(self) -> None:
+    def _draw_contacts(self, deadline: float | None) -> bool:
+        """The contact curves with new samples, until ``deadline`` (True: all drawn)."""
+        drawn = False
         for index, (key, series) in enumerate(self._contacts.items()):
+            if len(series.lam) == series.shown:
+                continue
+            if drawn and deadline is not None and time.perf_counter() > deadline:
+                return False
+            drawn = True
             self._draw_contact(key, index, series)
+        return True
 
-    def _draw_stems(self) -> None:
-        for stems in (self._jumps, self._impulses):
-            stems.draw(self._bounds[stems.plot])
+    def _draw_stems(self, deadline: float | None) -> bool:
+        """The stem groups with new stems (all after a change of view), until ``deadline``."""
+        return all(
+            stems.draw(self._bounds[stems.plot], deadline)
+            for stems in (self._jumps, self._impulses)
+        )
 
-    def _draw_energy(self) -> None:
+    def _draw_energy(self, _deadline: float | None) -> bool:
+        """The energy curves (seven ``setData``: never cut short)."""
         if self._trajectory is None:
-            return
+            return True
         count, start = len(self._trajectory), self._energy_shown
         if count == start:
-            return
+            return True
         t = self._trajectory.times()
         energies = self._trajectory.energies()
         kinetic, potential, spring, total, dissipated, work_in = energies.T
@@ -728,6 +758,7 @@ class PlotPanel(QWidget):
         ):
             self.energy_curves[name].setData(t, values)
         self._energy_shown = count
+        return True
 
     def _draw_contact(self, key: tuple[str, str], index: int, series: _ContactSeries) -> None:
         count = len(series.lam)

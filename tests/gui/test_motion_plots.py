@@ -64,12 +64,12 @@ def test_free_flight_of_a_wheel_follows_the_parabola(qtbot, window, tmp_path: Pa
     assert np.allclose(v, np.hypot(0.3, G * t), atol=1e-9)
     assert np.allclose(omega, 2.0, atol=1e-12)  # no torque in free flight
     assert plots.plot_of["omega"].isVisible()
-    assert plots.curves["wheel", "v"].name() == "wheel |v|"
-    # hidden behind the live plots, the curves wait; raised, they show the run
-    assert plots.curves["wheel", "y"].getData()[1] is None
+    # hidden behind the live plots, no curve is made; raised, they show the run
+    assert plots.curves == {}
     window.motion_dock.raise_()
-    qtbot.waitUntil(lambda: plots.curves["wheel", "y"].getData()[1] is not None)
+    qtbot.waitUntil(lambda: ("wheel", "y") in plots.curves)
     assert np.array_equal(plots.curves["wheel", "y"].getData()[1], y)
+    assert plots.curves["wheel", "v"].name() == "wheel |v|"
 
 
 def test_a_bead_plots_its_signed_rail_velocity_and_no_spin(qtbot, window, tmp_path: Path) -> None:
@@ -82,6 +82,8 @@ def test_a_bead_plots_its_signed_rail_velocity_and_no_spin(qtbot, window, tmp_pa
     assert np.allclose(x, -0.5 + 0.5 * t, atol=1e-12)
     assert np.all(y == 0.25)
     assert np.all(v == 0.5)
+    window.motion_dock.raise_()
+    qtbot.waitUntil(lambda: ("bead", "v") in plots.curves)
     assert ("bead", "omega") not in plots.curves
     assert not plots.plot_of["omega"].isVisible()
     assert plots.curves["bead", "v"].name() == "bead vx"

@@ -353,6 +353,44 @@ def test_a_streaming_redraw_is_spread_over_successive_timer_ticks(panel) -> None
     assert not panel._dirty  # nothing new arrived during the cycle
 
 
+def test_a_long_part_of_a_streaming_redraw_goes_on_over_the_next_ticks(
+    panel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # after a step of the time axis a 200-bead chain's 17 stem groups were all binned and
+    # set in one tick (36 ms of the GUI thread)
+    monkeypatch.setattr(plots_module, "REDRAW_SLICE_S", 0.0)  # one group per tick
+    bodies = 12
+    system = _bead_row(bodies)
+    trajectory = Trajectory(system)
+    panel.set_run(trajectory, system)
+    events = []
+    for k in range(bodies):
+        v_minus, v_plus = np.zeros(bodies), np.zeros(bodies)
+        v_plus[k] = 1.0 + k
+        events.append(Event(0.05 * k, "impact", normal_impulse=0.5, v_minus=v_minus, v_plus=v_plus))
+    panel.add_output(StepOutput([], events))
+
+    def drawn_stems() -> set[tuple[float, float]]:
+        return {
+            (float(x), float(y))
+            for item in panel.jump_plot.listDataItems()
+            if isinstance(item, pg.PlotCurveItem)
+            for x, y in zip(*item.getData(), strict=True)
+            if y
+        }
+
+    ticks = 0
+    while panel._dirty:
+        panel._on_redraw_timer()
+        ticks += 1
+        assert ticks < 100
+    assert drawn_stems() == {(event.t, 1.0 + k) for k, event in enumerate(events)}
+    assert ticks == 2 + bodies, "energy, contacts, then one stem group a tick"
+    streamed = drawn_stems()
+    panel.redraw()  # the same as drawing it all at once
+    assert drawn_stems() == streamed
+
+
 def test_the_time_axis_spans_a_second_from_the_start_or_the_whole_short_run(panel) -> None:
     trajectory = Trajectory()
     panel.set_run(trajectory, None)
