@@ -21,7 +21,13 @@ from scipy.optimize import brentq
 
 from solver.contact_pairs import ContactPair
 from solver.errors import SolverError
-from solver.event_tolerances import GAP_EVENT_TOL, SUBPOINTS_FLIGHT, SUBPOINTS_LINEAR, TIME_TOL
+from solver.event_tolerances import (
+    GAP_EVENT_TOL,
+    GAP_TOL,
+    SUBPOINTS_FLIGHT,
+    SUBPOINTS_LINEAR,
+    TIME_TOL,
+)
 from solver.flight import Piece
 from solver.gap_closing import closing_times
 from solver.gap_set import GapSet
@@ -277,14 +283,28 @@ class LocationMixin:
         return best
 
     def _scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
-        """Earliest event in ``piece`` (or None), located to ``TIME_TOL``."""
+        """Earliest event in ``piece`` (or None), located to ``TIME_TOL``.
+
+        A piece with a vectorised state and watched gaps (the gaps of a free
+        flight that are not quadratics in time) has its sub-point values
+        computed first, and only the sub-intervals where
+        :meth:`_may_hold_event` sees a possible event are searched.
+        """
         ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
+        if piece.states is not None and len(gaps):
+            values = self._stacked_values(piece, ts, gaps)
+            intervals = (np.nonzero(self._may_hold_event(gaps, values))[0] + 1).tolist()
+            values = iter(values)
+        else:
+            values = self._sub_point_values(piece, ts, gaps)
+            intervals = range(1, len(ts))
         active = list(self._active.values())
-        values = self._sub_point_values(piece, ts, gaps)
-        after = next(values)
-        for j in range(1, len(ts)):
+        after, at = next(values), 0
+        for j in intervals:
+            while at < j - 1:  # values of the sub-intervals passed over
+                after, at = next(values), at + 1
             ta, tb = ts[j - 1], ts[j]
-            before, after = after, next(values)
+            before, after, at = after, next(values), j
             best = self._gap_event(piece, gaps, ta, tb, before, after) if len(gaps) else None
             if len(gaps):
                 left = self._closed_on_leaving(piece, gaps, ta, tb, before[0], after[0])
@@ -297,6 +317,48 @@ class LocationMixin:
             if best is not None:
                 return best
         return None
+
+    def _stacked_values(
+        self, piece: Piece, ts: np.ndarray, gaps: GapSet
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`_event_values` at every time of ``ts`` (s), the states made in one pass.
+
+        The rows of ``piece.states`` hold the positions and velocities that
+        ``piece.state`` gives at the same times, bit for bit.
+        """
+        Y = piece.states(ts)
+        return [self._event_values(t, y, gaps) for t, y in zip(ts, Y, strict=True)]
+
+    def _may_hold_event(
+        self, gaps: GapSet, values: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    ) -> np.ndarray:
+        """Per sub-interval between sub-point ``values``: whether :meth:`_scan` may find an event.
+
+        True where any of the tests that start a search holds at its ends:
+        a gap below ``−GAP_EVENT_TOL`` at the end, a dip (positive gaps, ``u_n``
+        turning from negative to positive), a gap closed at the start
+        (:meth:`solver.gap_roots.GapRootMixin._gap_event`), a vertex gap finite
+        and positive at the start and hidden at the end (:meth:`_closed_on_leaving`),
+        an active contact's event function negative at the end
+        (:meth:`_active_event`). Elsewhere those return None without a search.
+        """
+        g = np.array([v[0] for v in values])
+        u = np.array([v[1] for v in values])
+        ga, gb, ua, ub = g[:-1], g[1:], u[:-1], u[1:]
+        with np.errstate(invalid="ignore"):
+            hit = (
+                (gb < -GAP_EVENT_TOL)
+                | ((ga > 0) & (gb > 0) & (ua < 0) & (ub > 0))
+                | ((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))
+            ).any(axis=1)
+        rows = gaps.vertex_rows
+        if len(rows):
+            va, vb = ga[:, rows], gb[:, rows]
+            hit |= (np.isfinite(va) & (va > 0.0) & np.isinf(vb)).any(axis=1)
+        if self._active:
+            f = np.array([v[2] for v in values])
+            hit |= (f[1:] < 0).any(axis=1)
+        return hit
 
     def _active_event(
         self,
@@ -351,14 +413,28 @@ class LocationMixin:
         if math.isfinite(tau[n]):
             best = FoundEvent(piece.ta + float(tau[n]), "gap", gaps.pairs[n].key)
         if unresolved.any():
-            rest = GapSet(self._kin, [gaps.pairs[k] for k in np.nonzero(unresolved)[0]])
+            rest = self._unresolved_set(gaps, unresolved)
             end = best.t if best is not None else piece.tb
             travel = float(np.max(np.abs(piece.state(end) - y0)[: self._N], initial=0.0))
             n_sub = int(np.clip(math.ceil(2.0 * travel / self._r_min), SUBPOINTS_FLIGHT, 1024))
-            other = self._scan(Piece(piece.ta, end, piece.state), rest, n_sub)
+            other = self._scan(Piece(piece.ta, end, piece.state, piece.states), rest, n_sub)
             if other is not None and (best is None or other.t < best.t):
                 best = other
         return best
+
+    def _unresolved_set(self, gaps: GapSet, unresolved: np.ndarray) -> GapSet:
+        """The pairs of ``gaps`` flagged in ``unresolved``, kept while both stay the same.
+
+        A wheel's flights between bounces leave the same corners unresolved
+        (their gaps are not quadratics in time): one GapSet serves them all.
+        """
+        key = unresolved.tobytes()
+        cached = self._unresolved
+        if cached is None or cached[0] is not gaps or cached[1] != key:
+            rows = np.nonzero(unresolved)[0]
+            cached = (gaps, key, GapSet(self._kin, [gaps.pairs[k] for k in rows]))
+            self._unresolved = cached
+        return cached[2]
 
     def _active_value(self, piece: Piece, gaps: GapSet, col: int, t: float) -> float:
         y = piece.state(t)

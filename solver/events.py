@@ -171,6 +171,7 @@ class EventDrivenStepper(
         self._pair_set = GapSet(self._kin, [])
         self._pairs_found_at: np.ndarray | None = None
         self._watched: tuple[Any, ...] = (None, None, None)
+        self._unresolved: tuple[GapSet, bytes, GapSet] | None = None  # of _flight_scan
         self._next_sample = 0
         self._started = False
         self._stalled = 0
