@@ -14,28 +14,41 @@ the scan looks at for its closing again), or a gap's minimum between the
 sub-points (found by Newton's method on its rate) near or below zero. The
 margins (``SCREEN_GAP``, ``SCREEN_SPEED``) are far above the rounding of
 ``a·q − b`` and the scan's own tolerances, so a sub-interval passed over is
-one where the scan finds nothing. Only the others are scanned as
-:meth:`solver.event_location.LocationMixin._scan` scans every sub-interval,
-with the exact event values, in time order: the event found is the one the
-full scan finds, to the bit, and a quiet piece costs a few array operations
-instead of one evaluation of every gap per sub-point.
+one where the scan finds nothing. The others are decided in time order on
+the gaps' closed forms (:meth:`solver.linear_flow.LinearPhase.projections`:
+the exact motion in float arithmetic, a few microseconds per value), with
+the decisions and root searches of
+:meth:`solver.event_location.LocationMixin._scan`: the event found is the
+one the full scan finds, its time to rounding (brentq stops within
+``TIME_TOL`` of the root on either function). A sub-interval where a gap is
+near one of the scan's tolerances at an end (a contact just left after an
+impact) is scanned as the full scan scans it, with the exact event values.
+A quiet piece costs a few array operations instead of one evaluation of
+every gap per sub-point, an impact a few dozen values of one closed form.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.optimize import brentq
 
 from solver.event_location import FoundEvent
-from solver.event_tolerances import REOPEN_SAMPLES
+from solver.event_tolerances import (
+    GAP_EVENT_TOL,
+    GAP_TOL,
+    PENETRATION_TOL,
+    REOPEN_SAMPLES,
+    TIME_TOL,
+)
 from solver.flight import Piece
 from solver.geometry import Arc, Segment, Vertex
 
 if TYPE_CHECKING:
     from solver.gap_set import GapSet
-    from solver.linear_flow import LinearPhase
+    from solver.linear_flow import LinearPhase, Projections
     from solver.system import System
 
 SCREEN_GAP = 1e-9
@@ -68,6 +81,10 @@ class AffineGaps:
         Radius of the bead, or the sum of both radii (m).
     order : numpy.ndarray, shape (K,)
         For a pair of beads on one rail the sign of ``x_i − x_j`` they keep; 0 for a stop.
+    pair_rows : numpy.ndarray of int, shape (K,)
+        Index of each affine gap's pair in the watched :class:`GapSet`.
+    known_rows : dict
+        The ``(A, b)`` of :meth:`rows`, by the sides they were made for.
     """
 
     first: np.ndarray
@@ -75,20 +92,29 @@ class AffineGaps:
     line: np.ndarray
     reach: np.ndarray
     order: np.ndarray
+    pair_rows: np.ndarray
+    known_rows: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def rows(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(A, b)`` with the gaps ``A q − b`` (m) on the side of each stop that ``q`` is on.
 
         A bead whose centre is on a stop's line has a zero row (no side).
+        The arrays are kept per combination of sides (do not modify them).
         """
-        N = len(q)
         side = np.where(self.second < 0, np.sign(q[self.first] - self.line), self.order)
-        A = np.zeros((len(side), N))
-        rows = np.arange(len(side))
-        A[rows, self.first] = side
-        beads = self.second >= 0
-        A[rows[beads], self.second[beads]] = -side[beads]
-        return A, side * self.line + self.reach
+        key = (len(q), side.tobytes())
+        found = self.known_rows.get(key)
+        if found is None:
+            A = np.zeros((len(side), len(q)))
+            rows = np.arange(len(side))
+            A[rows, self.first] = side
+            beads = self.second >= 0
+            A[rows[beads], self.second[beads]] = -side[beads]
+            found = (A, side * self.line + self.reach)
+            self.known_rows[key] = found
+        return found
 
 
 def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
@@ -101,8 +127,8 @@ def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
     disks = system._disks
     if any(d.iy is not None for d in disks):
         return None
-    first, second, line, reach, order = [], [], [], [], []
-    for pair in gaps.pairs:
+    first, second, line, reach, order, pair_rows = [], [], [], [], [], []
+    for n, pair in enumerate(gaps.pairs):
         bead = disks[pair.i]
         r, y = bead.radius, bead.rail_y
         if pair.j >= 0:
@@ -117,6 +143,7 @@ def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
             line.append(0.0)
             reach.append(r + other.radius)
             order.append(pair.order)
+            pair_rows.append(n)
             continue
         feature = pair.feature
         if isinstance(feature, Segment):
@@ -132,6 +159,7 @@ def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
             line.append(float(ax))
             reach.append(r)
             order.append(0.0)
+            pair_rows.append(n)
         elif isinstance(feature, Vertex):
             if abs(feature.p[1] - y) - r <= SCREEN_GAP:
                 return None
@@ -146,6 +174,7 @@ def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
         np.array(line),
         np.array(reach),
         np.array(order),
+        np.array(pair_rows, dtype=int),
     )
 
 
@@ -160,10 +189,38 @@ class AffineScanMixin:
             self._affine_cache = cached
         return cached[1]
 
+    def _nothing_missed(self, gaps: GapSet, qa: np.ndarray, qb: np.ndarray) -> bool:
+        """Whether the check for missed closings can only find nothing between ``qa`` and ``qb``.
+
+        True when every watched gap is affine or out of reach for good and
+        the affine gaps (on the sides of ``qa``) are above ``−PENETRATION_TOL``
+        at both ends, by a margin far above their rounding: a bead that went
+        through a stop or another bead on its rail has an affine gap below
+        minus its radius at the end, the pairs out of reach are never within
+        a radius of a bead (no crossing, no passing through a corner or a
+        disk), and a bead pair's chord between two states on the same side
+        keeps the pair's smaller end distance. Then
+        :meth:`solver.gap_roots.GapRootMixin._missed` flags nothing, and its
+        gap evaluations are skipped; False leaves the decision to it.
+        """
+        affine = self._affine(gaps)
+        if affine is None:
+            return False
+        if not len(affine.first):
+            return True
+        A, b = affine.rows(qa)
+        if not np.all(A[np.arange(len(A)), affine.first]):
+            return False
+        scale = (
+            1.0 + float(np.max(np.abs(qa))) + float(np.max(np.abs(qb))) + float(np.max(np.abs(b)))
+        )
+        floor = -PENETRATION_TOL + 1e-12 * scale
+        return bool(np.all(A @ qa - b > floor) and np.all(A @ qb - b > floor))
+
     def _screened_scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
         """:meth:`_scan` of a closed-form piece on ``n_sub`` sub-intervals, screened.
 
-        The same event as the full scan (or None); the full scan runs when
+        The full scan's event (or None), its time to rounding; the full scan runs when
         a contact is active or a watched gap is not affine.
         """
         motion = piece.motion
@@ -191,8 +248,19 @@ class AffineScanMixin:
         if turning.any():
             near[self._low_minima(motion, A, b, ts, u, turning, low)] = True
         before: tuple[int, tuple[np.ndarray, ...]] | None = None
+        curves = None
         for j in np.nonzero(near)[0]:
             ta, tb = ts[j], ts[j + 1]
+            if curves is None:
+                curves = motion.projections(A) or False
+            if curves:
+                decided, best = self._closed_form_event(
+                    curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale
+                )
+                if decided:
+                    if best is not None:
+                        return FoundEvent(best[0], "gap", gaps.pairs[affine.pair_rows[best[1]]].key)
+                    continue
             if before is None or before[0] != j:
                 values_a = self._event_values(ta, exact.state(ta), gaps)
             else:
@@ -206,6 +274,68 @@ class AffineScanMixin:
             if best is not None:
                 return best
         return None
+
+    @staticmethod
+    def _closed_form_event(
+        curves: Projections,
+        affine: AffineGaps,
+        b: np.ndarray,
+        ta: float,
+        tb: float,
+        ga: np.ndarray,
+        gb: np.ndarray,
+        ua: np.ndarray,
+        ub: np.ndarray,
+        scale: float,
+    ) -> tuple[bool, tuple[float, int] | None]:
+        """The first gap closing in ``[ta, tb]`` (s) from the gaps' closed forms, if they decide.
+
+        ``ga``, ``gb`` (m) and ``ua``, ``ub`` (m/s) are the affine gaps and
+        their rates at both ends. Each gap is decided as
+        :meth:`solver.gap_roots.GapRootMixin._gap_event` decides it — a sign
+        change is a root, a dip (rate from negative to positive, both ends
+        open) whose minimum is below ``−GAP_EVENT_TOL`` a root before the
+        minimum — with brentq to ``TIME_TOL`` on ``curves`` (the exact
+        motion in float arithmetic) instead of the gap functions of the
+        scene's geometry, which it equals to rounding. Every decision
+        needs a margin of ``1e-13`` of the coordinates' scale over those
+        tolerances; a gap near one (a contact just left after an impact, a
+        gap ending about at zero, a bead past a stop's line) gives
+        ``(False, None)`` and the sub-interval to the general scan. Returns
+        ``(True, (t, k))`` for a closing of affine row ``k``, ``(True, None)``
+        for none. The pairs out of reach for good never close.
+        """
+        margin = 1e-13 * scale
+        speed = 1e-13 * (1.0 + float(np.max(np.abs(ua))) + float(np.max(np.abs(ub))))
+        best: tuple[float, int] | None = None
+        for k in range(len(ga)):
+            g0, g1, u0, u1 = float(ga[k]), float(gb[k]), float(ua[k]), float(ub[k])
+            if not (g0 > GAP_TOL + margin and g1 > margin - affine.reach[k]):
+                return False, None  # closed or about to be at the start; past a stop's line
+            offset = float(b[k])
+
+            def gap(t: float, k: int = k, offset: float = offset) -> float:
+                return curves.value(k, t) - offset
+
+            if g1 < -GAP_EVENT_TOL - margin:
+                t_hit = brentq(gap, ta, tb, xtol=TIME_TOL)
+            elif g1 <= margin:
+                return False, None
+            elif u0 < -speed and u1 > speed:
+                t_min = brentq(lambda t, k=k: curves.rate(k, t), ta, tb, xtol=TIME_TOL)
+                lowest = gap(t_min)
+                if abs(lowest + GAP_EVENT_TOL) <= margin:
+                    return False, None
+                if lowest > -GAP_EVENT_TOL:
+                    continue
+                t_hit = brentq(gap, ta, t_min, xtol=TIME_TOL)
+            elif u0 <= speed and u1 >= -speed:
+                return False, None  # a rate about zero at an end: the general scan decides
+            else:
+                continue
+            if best is None or t_hit < best[0]:
+                best = (t_hit, k)
+        return True, best
 
     @staticmethod
     def _opening(

@@ -219,6 +219,20 @@ class FlightMixin:
         ff = forces.friction_force
         return forces.qdd, np.array([-(ff @ (H.T @ self._v)), -(ff @ (H.T @ forces.qdd))])
 
+    def _bead_model(self) -> LinearBeadModel | None:
+        """:func:`solver.linear_flow.linear_bead_model` at ``q``, kept where ``q`` cannot change it.
+
+        Without springs of nonzero rest length the model does not depend on
+        the coordinates: it is made once per run.
+        """
+        kept = getattr(self, "_kept_model", None)
+        if kept is not None:
+            return kept[0]
+        model = linear_bead_model(self.system, self._q)
+        if not any(spring.rest_length for spring in self.system._springs):
+            self._kept_model = (model,)
+        return model
+
     def _linear_motion(self) -> tuple[LinearPhase, LinearBeadModel] | None:
         """The closed-form motion of this phase of a linear bead scene, if it is one.
 
@@ -237,7 +251,7 @@ class FlightMixin:
         if not self._closed_form or self._across_spring:
             self._across_spring = False
             return None
-        model = linear_bead_model(self.system, self._q)
+        model = self._bead_model()
         if model is None or np.any(model.separations(self._q) <= 0.0):
             return None
         evals = self._active_evals(self._q, self._v)
@@ -279,29 +293,34 @@ class FlightMixin:
         N = self._N
         ta, work = motion.t0, self._work.copy()
 
+        damped = bool(model.C.any())
+
         def states(ts: np.ndarray, ta: float, work: np.ndarray) -> np.ndarray:
             # the work at sorted times: a sum of integrals between consecutive times,
-            # each with as many nodes as its length needs (WORK_NODES for a whole piece)
+            # each with as many nodes as its length needs (WORK_NODES for a whole piece);
+            # the states at the nodes and at ts in one evaluation of the motion
             ts = np.asarray(ts, dtype=float)
-            order = np.argsort(ts)
-            ends = ts[order]
+            order = np.argsort(ts) if len(ts) > 1 else None
+            ends = ts if order is None else ts[order]
             half = 0.5 * np.diff(ends, prepend=ta)
             widest = 2.0 * float(np.max(np.abs(half)))
-            n = int(
-                np.clip(math.ceil(WORK_NODES * widest * rate / SUBPOINTS_LINEAR), 6, WORK_NODES)
-            )
+            n = min(max(math.ceil(WORK_NODES * widest * rate / SUBPOINTS_LINEAR), 6), WORK_NODES)
             nodes, weights = _GAUSS_LEGENDRE[n]
             tn = (ends[:, None] - half[:, None] * (1.0 - nodes)).ravel()
-            _, vn = motion.state(tn)
+            q, v = motion.state(np.concatenate((tn, ts)))
+            vn = v[: len(tn)]
             power = np.zeros((len(tn), 3))
-            power[:, 1] = np.sum((vn @ model.C) * vn, axis=1)
+            if damped:
+                power[:, 1] = np.sum((vn @ model.C) * vn, axis=1)
             for h in model.harmonics:
                 power[:, 2] += np.sin(h.omega * tn + h.phase) * (vn @ h.amplitude)
             gained = np.einsum("knj,n->kj", power.reshape(len(ts), n, 3), weights)
-            rows = np.empty((len(ts), 3))
-            rows[order] = work + np.cumsum(half[:, None] * gained, axis=0)
-            q, v = motion.state(ts)
-            return np.hstack((q, v, rows))
+            if order is None:
+                rows = work + half[:, None] * gained
+            else:
+                rows = np.empty((len(ts), 3))
+                rows[order] = work + np.cumsum(half[:, None] * gained, axis=0)
+            return np.hstack((q[len(tn) :], v[len(tn) :], rows))
 
         known: dict[float, np.ndarray] = {}
         while True:

@@ -57,6 +57,8 @@ class GapRootMixin:
         ta, tb = piece.ta, found.t if found is not None else piece.tb
         ya, yb = piece.state(ta), piece.state(tb)
         qa, qb = ya[:N], yb[:N]
+        if piece.motion is not None and self._nothing_missed(gaps, qa, qb):
+            return None  # a closed-form piece, its affine gaps known from its scan
         g_b = gaps.gaps(qb)
         flips = crossed(gaps, qa, qb)
         g_a = gaps.gaps(qa) if flips.any() else None
