@@ -148,6 +148,8 @@ def main() -> None:
     while window.run_state == "running":
         wait(app, 0.1)
     computed = time.perf_counter() - started
+    state = window.run_state
+    frames = len(window.runner.trajectory) if window.runner is not None else 0
     probe.start("end of run")
     wait(app, 1.0)
     probe.start("select a bead")
@@ -160,9 +162,8 @@ def main() -> None:
     if profile:
         profile.disable()
         profile.dump_stats(args.profile)
-    frames = len(window.runner.trajectory) if window.runner is not None else 0
     print(
-        f"{args.beads} beads, t_end {args.t_end:g} s: run {window.run_state} after "
+        f"{args.beads} beads, t_end {args.t_end:g} s: run {state} after "
         f"{computed:.1f} s ({frames} frames), platform {app.platformName()}"
     )
     print(f"{'phase':<16} {'longest gap ms':>15} {'÷target':>8} {'gaps>target':>11}")
