@@ -347,12 +347,17 @@ class HandlingMixin:
         )
 
     def _newton_jump(
-        self, contact: Contact, restitution: float, v: np.ndarray
+        self,
+        contact: Contact,
+        restitution: float,
+        v: np.ndarray,
+        direction: tuple[np.ndarray, float] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """Velocities after a frictionless Newton impact of ``contact``, the jump and ``ΔT``.
 
         The arithmetic of :meth:`_newton_single` without its impulse and
         stage (a bounce summed by :meth:`_sum_bounces` needs only these).
+        ``direction`` is :meth:`_jump_direction` of ``contact`` if already made.
 
         Returns
         -------
@@ -362,12 +367,22 @@ class HandlingMixin:
             ``T⁺ − T⁻`` (J).
         """
         dofs, G = contact.dofs, contact.G_local
-        w = G * self._M_inv[dofs]
-        k = float(G.dot(w))
+        step, k = self._jump_direction(contact) if direction is None else direction
         u = float(G.dot(v[dofs]))
         dv = np.zeros(self._N)
-        dv[dofs] = (-(1.0 + restitution) * u) * (w / k)  # a contact's dofs are distinct
+        dv[dofs] = (-(1.0 + restitution) * u) * step  # a contact's dofs are distinct
         return v + dv, dv, -0.5 * (1.0 - restitution * restitution) * u * u / k
+
+    def _jump_direction(self, contact: Contact) -> tuple[np.ndarray, float]:
+        """``M⁻¹G/(GᵀM⁻¹G)`` on the contact's coordinates and ``GᵀM⁻¹G`` (1/kg, or per kg·m²).
+
+        A frictionless impact of the contact changes the velocities along the
+        first, by ``−(1 + e) u_n`` times it.
+        """
+        G = contact.G_local
+        w = G * self._M_inv[contact.dofs]
+        k = float(G.dot(w))
+        return w / k, k
 
     def _columns(self, evals: list[Contact], field: str) -> Any:
         """The contacts' G (or H) as columns: dense for small systems, sparse (CSC) for large."""

@@ -109,6 +109,11 @@ class ZenoMixin:
         q, v = self._q.copy(), self._v.copy()
         evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
         gaps = [max(e.g, 0.0) for e in evals]
+        # a straight feature's jump direction holds for every bounce on it
+        directions = [
+            self._jump_direction(e) if is_straight else None
+            for e, is_straight in zip(evals, straight, strict=True)
+        ]
         # the closing speeds and normal accelerations of the flight ahead
         u = [e.u_n for e in evals]
         a_n = [float(e.G @ a) + e.gamma_n for e in evals]
@@ -147,7 +152,9 @@ class ZenoMixin:
             hit = [n for n, g in enumerate(gaps) if g <= GAP_TOL]
             closed = [evals[n] if straight[n] else self._kin.evaluate(pairs[n], q, v) for n in hit]
             if len(closed) == 1 and closed[0].friction == 0.0:
-                v, _, energy_change = self._newton_jump(closed[0], closed[0].restitution, v)
+                v, _, energy_change = self._newton_jump(
+                    closed[0], closed[0].restitution, v, directions[hit[0]]
+                )
             else:
                 result = self._law_result(closed, v)
                 v, energy_change = np.array(result.v_plus, dtype=float), result.energy_change
