@@ -168,7 +168,8 @@ class EventDrivenStepper(
         radii = self._kin.radii
         self._margin = self._choose_margin()
         self._r_min = float(radii.min()) if len(radii) else 1.0
-        self._pair_set = GapSet(self._kin, [])
+        self._no_gaps = GapSet(self._kin, [])  # immutable: one empty set serves every use
+        self._pair_set = self._no_gaps
         self._pairs_found_at: np.ndarray | None = None
         self._watched: tuple[Any, ...] = (None, None, None)
         self._unresolved: tuple[GapSet, bytes, GapSet] | None = None  # of _flight_scan
@@ -179,7 +180,6 @@ class EventDrivenStepper(
         self._cluster = ImpactCluster()
         # constant for a whole phase, set only while every active contact is a disk on a segment
         self._phase_forces: ContactForces | None = None
-        self._no_gaps = GapSet(self._kin, [])
         self._closed_form = bool(closed_form) and not self._flight
         self._flows: dict[Hashable, LinearFlow] = {}  # per active set and spring orientation
         self._across_spring = False  # the next phase crosses a spring's sign change
