@@ -20,7 +20,13 @@ rate; then the wall time with one worker and with two, their ratio (the
 target is 2 within 20 %: 1.6 to 2.4), points per second, the wall time the
 full sweep takes at the measured two-worker rate against the 60 s target,
 and whether the two runs wrote the same bytes. ``--cpu-only`` skips the
-sweeps.
+sweeps. ``--shares`` also prints where an impact's CPU time goes, measured
+on the same points: the scan of a phase's pieces and its root
+(``_linear_scan``), the check for missed closings after every piece
+(``_missed``, which also makes the state at the piece's end with its work
+integrals), the impact (``_handle``: contact set, law, contact problem),
+the phase's set-up (``_candidates``, ``_linear_motion``), and the rest
+(pieces, output, the sweep's own records).
 """
 
 from __future__ import annotations
@@ -32,8 +38,12 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+from solver.events import EventDrivenStepper
 from solver.scene import parse_scene
 from solver.sweep import Axis, Sweep, run_point
 
@@ -63,6 +73,43 @@ def timed_sweep(plan: Sweep, workers: int, out_dir: Path) -> tuple[float, bytes,
     return elapsed, data, sum(point.n_impacts for point in result.points)
 
 
+STAGES = {
+    "scan and root": ("_linear_scan",),
+    "missed-event check": ("_missed",),
+    "impact": ("_handle",),
+    "phase set-up": ("_candidates", "_linear_motion"),
+}
+"""Stages of an impact's path and the stepper methods (called one after another) that make them."""
+
+
+@contextmanager
+def stage_clock() -> Iterator[dict[str, float]]:
+    """CPU seconds (this thread's) spent in each of ``STAGES`` while the block runs.
+
+    The stepper's methods are wrapped for the block's duration and restored after it.
+    """
+    spent = dict.fromkeys(STAGES, 0.0)
+    saved = []
+    for stage, names in STAGES.items():
+        for name in names:
+            method = getattr(EventDrivenStepper, name)
+            saved.append((name, method))
+
+            def timed(*args: Any, _method: Any = method, _stage: str = stage, **kwargs: Any) -> Any:
+                start = time.thread_time()
+                try:
+                    return _method(*args, **kwargs)
+                finally:
+                    spent[_stage] += time.thread_time() - start
+
+            setattr(EventDrivenStepper, name, timed)
+    try:
+        yield spent
+    finally:
+        for name, method in saved:
+            setattr(EventDrivenStepper, name, method)
+
+
 def cpu_per_point(plan: Sweep, count: int) -> tuple[list[float], int]:
     """CPU times (s) of ``count`` points spread evenly over ``plan``, run in this process.
 
@@ -84,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--periods", type=float, default=TARGET_PERIODS)
     parser.add_argument("--cpu-points", type=int, default=6)
     parser.add_argument("--cpu-only", action="store_true")
+    parser.add_argument("--shares", action="store_true")
     args = parser.parse_args(argv)
     scene = parse_scene(forced_mass_scene(args.periods))
     plan = Sweep(
@@ -107,6 +155,16 @@ def main(argv: list[str] | None = None) -> int:
         f"  full {TARGET_POINTS} x {TARGET_PERIODS} sweep on 2 idle cores  {idle:8.1f} s  "
         f"(target {TARGET_SECONDS:g} s: ratio {idle / TARGET_SECONDS:.2f})"
     )
+    if args.shares:
+        with stage_clock() as spent:
+            start = time.thread_time()
+            times, hits = cpu_per_point(plan, args.cpu_points)
+            total = time.thread_time() - start
+        print(
+            f"  where an impact's CPU time goes ({hits} impacts, {1e3 * total / hits:.3f} ms each):"
+        )
+        for stage, seconds in [*spent.items(), ("the rest", total - sum(spent.values()))]:
+            print(f"    {stage:22s} {1e6 * seconds / hits:7.0f} us  {100 * seconds / total:5.1f} %")
     if args.cpu_only:
         return 0
     with tempfile.TemporaryDirectory() as tmp:

@@ -241,14 +241,15 @@ class AffineScanMixin:
         low = SCREEN_GAP + 1e-12 * scale
         close = np.minimum(g[:-1], g[1:]) < low
         near = close.any(axis=1)
+        curves: Projections | bool | None = None
         if near.any():
-            near[self._opening(motion, A, b, ts, g, u, close, low)] = False
+            curves = motion.projections(A) or False
+            near[self._opening(motion, A, b, ts, g, u, close, low, curves, scale)] = False
         turning = (u[:-1] < SCREEN_SPEED) & (u[1:] > -SCREEN_SPEED)
         turning[near] = False
         if turning.any():
             near[self._low_minima(motion, A, b, ts, u, turning, low)] = True
         before: tuple[int, tuple[np.ndarray, ...]] | None = None
-        curves = None
         for j in np.nonzero(near)[0]:
             ta, tb = ts[j], ts[j + 1]
             if curves is None:
@@ -347,6 +348,8 @@ class AffineScanMixin:
         u: np.ndarray,
         close: np.ndarray,
         low: float,
+        curves: Projections | bool | None = None,
+        scale: float = 1.0,
     ) -> np.ndarray:
         """Sub-intervals whose gaps near zero all open from the start and stay open.
 
@@ -355,7 +358,12 @@ class AffineScanMixin:
         when it opens at once (rate above ``SCREEN_SPEED``), is open at the
         end, and is open on the ``REOPEN_SAMPLES`` samples on which the scan
         looks for it closing again; a gap minimum in between is left to
-        :meth:`_low_minima`.
+        :meth:`_low_minima`. With the gaps' closed forms ``curves`` the
+        samples are not needed where a bound shows them open: the gap is at
+        least ``g + u s − C s² / 2`` at ``s`` (s) after the start, ``C`` a
+        bound of its second derivative over the sub-interval, and that
+        concave bound above ``low`` (by ``1e-13`` of the coordinates'
+        ``scale``) at the first and the last sample holds on all of them.
         """
         js = np.nonzero(close.any(axis=1))[0]
         rows = close[js]
@@ -363,13 +371,28 @@ class AffineScanMixin:
         js, rows = js[opens], rows[opens]
         if not len(js):
             return js
+        if curves:
+            proven = np.array(
+                [
+                    all(
+                        _stays_open(curves, k, ts[j], ts[j + 1], g[j, k], u[j, k], low, scale)
+                        for k in np.nonzero(row)[0]
+                    )
+                    for j, row in zip(js, rows, strict=True)
+                ]
+            )
+            if proven.all():
+                return js
+            quiet_by_bound, js, rows = js[proven], js[~proven], rows[~proven]
+        else:
+            quiet_by_bound = js[:0]
         samples = np.concatenate(
             [np.linspace(ts[j], ts[j + 1], REOPEN_SAMPLES + 1)[1:-1] for j in js]
         )
         Q, _ = motion.state(samples)
         sampled = (Q @ A.T - b).reshape(len(js), REOPEN_SAMPLES - 1, -1)
         quiet = np.all(~rows[:, None, :] | (sampled > low), axis=(1, 2))
-        return js[quiet]
+        return np.union1d(quiet_by_bound, js[quiet])
 
     @staticmethod
     def _low_minima(
@@ -410,3 +433,31 @@ class AffineScanMixin:
         settled = np.abs(rate) <= 1e-6 * (np.abs(ua) + np.abs(ub))
         doubtful = ~settled | ~(curvature > 0.0) | ~np.isfinite(lowest) | (lowest < low)
         return np.unique(js[doubtful])
+
+
+def _stays_open(
+    curves: Projections,
+    k: int,
+    ta: float,
+    tb: float,
+    g: float,
+    u: float,
+    low: float,
+    scale: float,
+) -> bool:
+    """Whether gap ``k`` is above ``low`` (m) on the reopening samples of ``[ta, tb]`` (s).
+
+    ``g`` (m) and ``u`` (m/s) are the gap and its rate at ``ta``; the gap
+    is at least ``g + u s − C s² / 2`` at ``s`` after ``ta`` (``C`` bounds
+    its second derivative, m/s²), a concave bound: above ``low`` plus a
+    rounding margin at the first and the last sample, it is above on all.
+    """
+    bound = curves.curvature_bound(k, ta, tb)
+    if bound is None:
+        return False
+    width = tb - ta
+    floor = low + 1e-13 * scale
+    for s in (width / REOPEN_SAMPLES, width * (REOPEN_SAMPLES - 1) / REOPEN_SAMPLES):
+        if not g + u * s - 0.5 * bound * s * s > floor:
+            return False
+    return True

@@ -266,12 +266,12 @@ class FlightMixin:
             flow = model.flow(A, A @ self._q)
             self._flows[key] = flow
         motion = flow.start(self.t, self._q, self._v)
-        q0, v0 = motion.state(np.array([self.t]))
+        q0, v0 = motion.initial_state()
         scale = 1.0 + float(np.max(np.abs(self._q), initial=0.0))
         if not (
             # np.allclose's test, without its generality (a few µs per phase)
-            np.all(np.abs(q0[0] - self._q) <= FLOW_START_TOL * scale)
-            and np.all(np.abs(v0[0] - self._v) <= FLOW_START_TOL + FLOW_START_TOL * np.abs(self._v))
+            np.all(np.abs(q0 - self._q) <= FLOW_START_TOL * scale)
+            and np.all(np.abs(v0 - self._v) <= FLOW_START_TOL + FLOW_START_TOL * np.abs(self._v))
         ):
             return None  # a degenerate flow (a spring both of whose ends are held): DOP853
         return motion, model
@@ -300,8 +300,10 @@ class FlightMixin:
             # each with as many nodes as its length needs (WORK_NODES for a whole piece);
             # the states at the nodes and at ts in one evaluation of the motion
             ts = np.asarray(ts, dtype=float)
-            order = np.argsort(ts) if len(ts) > 1 else None
-            ends = ts if order is None else ts[order]
+            if len(ts) == 1:
+                return state_at(float(ts[0]), ta, work)[None, :]
+            order = np.argsort(ts)
+            ends = ts[order]
             half = 0.5 * np.diff(ends, prepend=ta)
             widest = 2.0 * float(np.max(np.abs(half)))
             n = min(max(math.ceil(WORK_NODES * widest * rate / SUBPOINTS_LINEAR), 6), WORK_NODES)
@@ -315,12 +317,29 @@ class FlightMixin:
             for h in model.harmonics:
                 power[:, 2] += np.sin(h.omega * tn + h.phase) * (vn @ h.amplitude)
             gained = np.einsum("knj,n->kj", power.reshape(len(ts), n, 3), weights)
-            if order is None:
-                rows = work + half[:, None] * gained
-            else:
-                rows = np.empty((len(ts), 3))
-                rows[order] = work + np.cumsum(half[:, None] * gained, axis=0)
+            rows = np.empty((len(ts), 3))
+            rows[order] = work + np.cumsum(half[:, None] * gained, axis=0)
             return np.hstack((q[len(tn) :], v[len(tn) :], rows))
+
+        def state_at(t: float, ta: float, work: np.ndarray) -> np.ndarray:
+            # states() at one time: the same sums with fewer array operations
+            half = 0.5 * (t - ta)
+            n = min(
+                max(math.ceil(WORK_NODES * abs(2.0 * half) * rate / SUBPOINTS_LINEAR), 6),
+                WORK_NODES,
+            )
+            nodes, weights = _GAUSS_LEGENDRE[n]
+            times = np.empty(n + 1)
+            times[:n] = t - half * (1.0 - nodes)
+            times[n] = t
+            q, v = motion.state(times)
+            vn = v[:n]
+            power = np.zeros((n, 3))
+            if damped:
+                power[:, 1] = np.sum((vn @ model.C) * vn, axis=1)
+            for h in model.harmonics:
+                power[:, 2] += np.sin(h.omega * times[:n] + h.phase) * (vn @ h.amplitude)
+            return np.concatenate((q[n], v[n], work + half * (weights @ power)))
 
         known: dict[float, np.ndarray] = {}
         while True:
@@ -339,7 +358,7 @@ class FlightMixin:
                     q, v = motion.state(np.array([t]))
                     row = np.concatenate((q[0], v[0], work))
                 elif row is None:
-                    row = states(np.array([t]), ta, work)[0]
+                    row = state_at(t, ta, work)
                     if len(known) < KNOWN_STATES:
                         known[t] = row
                 return row.copy()

@@ -429,6 +429,7 @@ class LinearPhase:
         self._c = coefficients
         self._one_time: tuple | None = None
         self._many_times: tuple | None = None
+        self._tables: dict[tuple, tuple | None] = {}
 
     def _rows(self, t: ArrayLike, rows: slice) -> np.ndarray:
         """Rows ``rows`` of the output maps applied to ``w(t)``."""
@@ -436,6 +437,19 @@ class LinearPhase:
             return self._row(float(t), rows)
         t = np.asarray(t, dtype=float)
         taus = np.atleast_1d(t - self.t0)
+        tables = self._polynomial_tables(rows)
+        if tables is not None:
+            lam, D, P = tables
+            out = (np.exp(np.multiply.outer(taus, lam)) @ D).real
+            if len(P) > 1:  # Horner's scheme on the polynomial part
+                poly = np.multiply.outer(taus, P[-1])
+                for p in range(len(P) - 2, 0, -1):
+                    poly += P[p]
+                    poly *= taus[:, None]
+                out += poly
+            if len(P):
+                out += P[0]
+            return out[0] if t.ndim == 0 else out
         if self._many_times is None:
             dec = self.flow._decomposition
             self._many_times = (
@@ -454,6 +468,35 @@ class LinearPhase:
             W[:, idx] = np.exp(mu * taus)[:, None] * _expm_times(N, taus, c, spread)
         out = (W @ self.flow._maps_X[rows].T).real
         return out[0] if t.ndim == 0 else out
+
+    def _polynomial_tables(self, rows: slice) -> tuple | None:
+        """The rows ``rows`` of the output maps as exponentials and one polynomial, kept.
+
+        ``(λ, D, P)``: the simple eigenvalues (S,), their terms ``D`` (S, R)
+        (complex) and the real coefficients ``P`` (k, R) of ``τ^0 … τ^(k−1)``,
+        so that the rows at ``τ`` are ``Re(exp(τ λ) D) + Σ_p P_p τ^p``. Only
+        when every cluster is nilpotent about 0 (free motion: its exponential
+        is a polynomial); None otherwise, and the general path evaluates.
+        """
+        key = (rows.start, rows.stop)
+        tables = self._tables.get(key, False)
+        if tables is not False:
+            return tables
+        dec = self.flow._decomposition
+        maps = self.flow._maps_X[rows]
+        tables = None
+        if all(mu == 0.0 and not np.any(np.diag(N)) for _, mu, N in dec.clusters):
+            size = max((len(idx) for idx, _, _ in dec.clusters), default=0)
+            P = np.zeros((size, len(maps)))
+            for idx, _, N in dec.clusters:
+                term = self._c[idx].astype(complex)
+                for p in range(len(idx)):
+                    P[p] += (maps[:, idx] @ term).real
+                    term = (N @ term) / (p + 1)
+            D = (maps[:, dec.singles] * self._c[dec.singles]).T
+            tables = (dec.eigenvalues[dec.singles], D, P)
+        self._tables[key] = tables
+        return tables
 
     def _row(self, t: float, rows: slice) -> np.ndarray:
         """:meth:`_rows` at one time ``t`` (s), with the same arithmetic on 1-D arrays.
@@ -500,6 +543,15 @@ class LinearPhase:
             [(lam, d) for lam, d in zip(self.flow._single_rates, D, strict=True)],
             [(mu, (R @ self._c[idx]).T.tolist()) for idx, mu, R in clusters],
         )
+
+    def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """Coordinates (m) and velocities (m/s) at ``t0``: the output maps on the coefficients.
+
+        No exponentials (``τ = 0``): :meth:`state` at ``t0`` to rounding.
+        """
+        n = self.flow.n
+        y = (self.flow._maps_X[: 2 * n] @ self._c).real
+        return y[:n], y[n:]
 
     def state(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Coordinates (m) and velocities (m/s) at ``t``: ``(q, v)``."""
@@ -565,6 +617,28 @@ class Projections:
                 poly = poly * tau + c
             z += poly if mu == 0.0 else cmath.exp(mu * tau) * poly
         return z.real
+
+    def curvature_bound(self, k: int, ta: float, tb: float) -> float | None:
+        """A bound of ``|d²/dt²|`` of projection ``k`` over ``[ta, tb]`` (s), or None.
+
+        From the terms' moduli: ``|λ² D| exp(Re λ τ)`` at the end where it is
+        largest, and the second derivative of each polynomial with its
+        coefficients' moduli at the larger ``|τ|``; in m/s² for positions.
+        None when a cluster has a nonzero mean (a polynomial times an
+        exponential, not bounded here).
+        """
+        taus = (ta - self.t0, tb - self.t0)
+        bound = 0.0
+        for lam, D in self._singles:
+            bound += abs(lam * lam * D[k]) * max(math.exp(lam.real * tau) for tau in taus)
+        far = max(abs(tau) for tau in taus)
+        for mu, Q in self._clusters:
+            if mu != 0.0:
+                return None
+            coefficients = Q[k]
+            for p in range(2, len(coefficients)):
+                bound += p * (p - 1) * abs(coefficients[p]) * far ** (p - 2)
+        return bound
 
     def rate(self, k: int, t: float) -> float:
         """Time derivative of projection ``k`` at ``t`` (s): m/s for positions."""
