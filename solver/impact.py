@@ -27,6 +27,7 @@ is ``μΛ`` (paper 004 (32) writes ``μ‖G‖Λ``). In 2-D each phase is an LCP
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -619,13 +620,25 @@ class _Collisions(Sequence[ImpactStage]):
     def __init__(self, problem: _ImpactProblem, v_minus: np.ndarray) -> None:
         self._problem = problem
         self._v_minus = v_minus
-        self._steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._steps: list[tuple] = []
         self._cursor = (0, v_minus)
 
     def append(
         self, cols: np.ndarray, lam: np.ndarray, total: np.ndarray, tangent: np.ndarray
     ) -> None:
         self._steps.append((cols, lam, total, tangent))
+
+    def append_one(self, i: int, lam: float, total: float) -> None:
+        """A frictionless collision on constraint ``i``: three numbers (a chain has many)."""
+        self._steps.append((i, lam, total))
+
+    def _step(self, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Collision ``j`` as ``(cols, λ, total impulse, tangential impulse)`` arrays."""
+        step = self._steps[j]
+        if len(step) == 3:
+            i, lam, total = step
+            return np.array([i]), np.array([lam]), np.array([total]), np.zeros(1)
+        return step
 
     def __len__(self) -> int:
         return len(self._steps)
@@ -634,7 +647,8 @@ class _Collisions(Sequence[ImpactStage]):
         """Normal and tangential impulse (N·s) of the last collision on each constraint of ``S``."""
         wanted = set(S.tolist())
         last: dict[int, tuple[float, float]] = {}
-        for cols, _, total, tangent in reversed(self._steps):
+        for j in range(len(self._steps) - 1, -1, -1):
+            cols, _, total, tangent = self._step(j)
             for c, lam_c, p_c in zip(cols.tolist(), total, tangent, strict=True):
                 if c in wanted:
                     last.setdefault(c, (float(lam_c), float(p_c)))
@@ -645,7 +659,12 @@ class _Collisions(Sequence[ImpactStage]):
     def totals(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Summed normal and tangential impulse per constraint (N·s)."""
         impulse, tangent = np.zeros(n), np.zeros(n)
-        for cols, _, total, p_t in self._steps:
+        for step in self._steps:
+            if len(step) == 3:
+                i, _, total = step
+                impulse[i] += total
+                continue
+            cols, _, total, p_t = step
             impulse[cols] += total
             tangent[cols] += p_t
         return impulse, tangent
@@ -658,7 +677,7 @@ class _Collisions(Sequence[ImpactStage]):
         return v
 
     def _advance(self, v: np.ndarray, j: int) -> np.ndarray:
-        cols, _, total, tangent = self._steps[j]
+        cols, _, total, tangent = self._step(j)
         p = self._problem
         v = v + _column_combination(p.MinvG, cols, total)
         if p.has_friction:
@@ -672,7 +691,7 @@ class _Collisions(Sequence[ImpactStage]):
             k += len(self)
         if not 0 <= k < len(self):
             raise IndexError("stage index out of range")
-        cols, lam, _, tangent = self._steps[k]
+        cols, lam, _, tangent = self._step(k)
         n = self._problem.e.size
         y = self._velocity_before(k)
         lam_full = np.zeros(n)
@@ -723,6 +742,8 @@ def _sequential(
     Returns the final velocity, the collisions and a note naming a summed tail.
     """
     n = problem.e.size
+    if n and not problem.has_friction and _canonical(problem.W) and _canonical(problem.MinvG):
+        return _sequential_sparse(problem, v_minus, budget)
     v = v_minus.copy()
     u = problem.speeds(v)
     diagonal = problem.W.diagonal()
@@ -775,6 +796,128 @@ def _sequential(
     return v, collisions, note
 
 
+def _canonical(matrix) -> bool:
+    """Whether ``matrix`` is a CSC matrix with sorted, distinct row indices per column."""
+    return sp.issparse(matrix) and matrix.format == "csc" and bool(matrix.has_canonical_format)
+
+
+_TIME_CHECK_EVERY = 64
+"""Collisions between two looks at the CPU-time budget in :func:`_sequential_sparse`."""
+
+
+def _sequential_sparse(
+    problem: _ImpactProblem, v_minus: np.ndarray, budget: _Budget
+) -> tuple[np.ndarray, _Collisions, str]:
+    """:func:`_sequential` without friction on sparse ``W`` and ``M⁻¹G``: the same collisions.
+
+    A long chain takes as many collisions as it has beads, each touching a
+    few coordinates: here a collision costs what its columns hold, not
+    O(N). The speeds and velocities are Python floats updated entry by entry
+    where the column has entries (the same two roundings per entry as
+    :func:`_column_combination`), and the most negative speed comes from a
+    heap of ``(u_i, i)`` (stale entries dropped when they surface). Ties
+    within :data:`TIE_TOLERANCE` of the minimum go to the lowest index, as
+    in :func:`_sequential`; the results are the same bits (a velocity that
+    comes out as ``-0.0`` there is ``+0.0``, as there).
+    """
+    g_ptr, g_rows, g_vals = (
+        problem.MinvG.indptr.tolist(),
+        problem.MinvG.indices.tolist(),
+        problem.MinvG.data.tolist(),
+    )
+    w_ptr, w_rows, w_vals = (
+        problem.W.indptr.tolist(),
+        problem.W.indices.tolist(),
+        problem.W.data.tolist(),
+    )
+    diagonal = problem.W.diagonal().tolist()
+    restitution = problem.e.tolist()
+    tol = problem.tol
+    v = v_minus.tolist()
+    u = problem.speeds(v_minus).tolist()
+    heap = [(u_k, k) for k, u_k in enumerate(u)]
+    heapq.heapify(heap)
+    collisions = _Collisions(problem, v_minus)
+    history: list[int] = []
+    next_tail_check = 16
+    summed: list[str] = []
+    count = 0
+    while True:
+        while heap[0][0] != u[heap[0][1]]:
+            heapq.heappop(heap)  # a speed that has changed since
+        u_min = heap[0][0]
+        if u_min >= -tol:
+            # check afresh, as _sequential does
+            u = problem.speeds(_array(v, count)).tolist()
+            heap = [(u_k, k) for k, u_k in enumerate(u)]
+            heapq.heapify(heap)
+            u_min = heap[0][0]
+            if u_min >= -tol:
+                break
+        if count >= budget.limit or count % _TIME_CHECK_EVERY == 0:
+            budget.check(count, f" (largest approach speed {-u_min:.3g} m/s)")
+        tied = {}  # index: speed, one entry each (a speed that comes back is pushed again)
+        while heap and heap[0][0] <= u_min + TIE_TOLERANCE:
+            u_k, k = heapq.heappop(heap)
+            if u_k == u[k]:
+                tied[k] = u_k
+        for k, u_k in tied.items():
+            heapq.heappush(heap, (u_k, k))
+        i = min(tied)
+        lam_i = -u[i] / diagonal[i]
+        total = (1.0 + restitution[i]) * lam_i
+        collisions.append_one(i, lam_i, total)
+        count += 1
+        for r in range(g_ptr[i], g_ptr[i + 1]):
+            v[g_rows[r]] += total * g_vals[r]
+        for r in range(w_ptr[i], w_ptr[i + 1]):
+            k = w_rows[r]
+            u[k] += total * w_vals[r]
+            heapq.heappush(heap, (u[k], k))
+        history.append(i)
+        if len(history) >= next_tail_check:
+            next_tail_check = int(1.25 * next_tail_check) + 1
+            jumped = None
+            if _tail_set(problem, history) is not None:
+                jumped = _sum_infinite_tail(
+                    problem, _array(v, count), _array(u, count), history, collisions
+                )
+            if jumped is not None:
+                v, u = jumped[0].tolist(), jumped[1].tolist()
+                heap = [(u_k, k) for k, u_k in enumerate(u)]
+                heapq.heapify(heap)
+                summed.append(len(collisions) - 1)
+                count = len(collisions)
+    note = ""
+    if summed:
+        note = f"infinite tails of collisions summed in closed form at collisions {summed}"
+    return _array(v, count), collisions, note
+
+
+def _array(values: list[float], collisions: int) -> np.ndarray:
+    """``values`` as an array; after a collision with ``-0.0`` written ``+0.0``.
+
+    :func:`_sequential` adds a whole column vector at each collision, which
+    turns every ``-0.0`` into ``+0.0``; the entry-wise updates do not.
+    """
+    array = np.array(values, dtype=float)
+    if collisions:
+        array += 0.0
+    return array
+
+
+def _tail_set(problem: _ImpactProblem, history: list[int]) -> np.ndarray | None:
+    """The constraints of a possible infinite tail: hit in the latter half of ``history``.
+
+    ``None`` unless each was hit there at least twice and has ``e < 1``.
+    """
+    recent = np.asarray(history[len(history) // 2 :])
+    S, counts = np.unique(recent, return_counts=True)
+    if S.size == 0 or np.any(counts < 2) or np.any(problem.e[S] >= 1.0):
+        return None
+    return S
+
+
 def _tail_impulse(
     problem: _ImpactProblem, u: np.ndarray, history: list[int]
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -787,9 +930,8 @@ def _tail_impulse(
     is taken only when ``G_S`` has full column rank, ``Λ >= 0`` and no other
     constraint approaches at the limit. Returns ``(S, Λ)`` or ``None``.
     """
-    recent = np.asarray(history[len(history) // 2 :])
-    S, counts = np.unique(recent, return_counts=True)
-    if S.size == 0 or np.any(counts < 2) or np.any(problem.e[S] >= 1.0):
+    S = _tail_set(problem, history)
+    if S is None:
         return None
     W = problem.W
     W_SS = W[np.ix_(S, S)].toarray() if sp.issparse(W) else W[np.ix_(S, S)]

@@ -48,6 +48,8 @@ EVENTS_FILE = "events.csv"
 _INITIAL_CAPACITY = 256
 STATE_BLOCK_ROWS = 4096
 """Frames per block of the state store (a block is allocated when the previous one is full)."""
+STATE_BLOCK_BYTES = 32 * 2**20
+"""Largest block of the state store (bytes): fewer rows a block for large systems."""
 _ENERGY_TERMS = operator.attrgetter("kinetic", "potential", "spring", "dissipated", "input")
 """The stored terms of an EnergyBudget, in the order of ENERGY_COLUMNS without ``E_total``."""
 
@@ -65,8 +67,10 @@ class Trajectory:
     The states, ``2 N`` numbers a frame (400 for a 200-bead chain), are kept
     in blocks of ``STATE_BLOCK_ROWS`` frames that are never copied: one
     growing buffer would copy (and page in) tens of megabytes at each
-    doubling, a stall of 50–80 ms for the GUI thread that appends. Times and
-    energies, a few numbers a frame, stay one buffer each.
+    doubling, a stall of 50–80 ms for the GUI thread that appends. A block
+    holds at most ``STATE_BLOCK_BYTES``: a 100 000-bead chain's frame is
+    1.6 MB, and 4096 of them would be reserved for its four frames. Times
+    and energies, a few numbers a frame, stay one buffer each.
 
     Parameters
     ----------
@@ -93,6 +97,7 @@ class Trajectory:
         self._frames: list[Frame] = []
         self._events: list[Event] = []
         self._state_size = 0 if system is None else 2 * system.N
+        self._block_rows = STATE_BLOCK_ROWS
         self._times = np.empty(0)
         self._state_blocks: list[np.ndarray] = []
         self._energies = np.empty((0, len(ENERGY_COLUMNS)))
@@ -127,6 +132,10 @@ class Trajectory:
                     f"frame state has {state_size} entries, earlier frames had {self._state_size}"
                 )
             self._state_size = state_size
+        if not n:
+            self._block_rows = max(
+                1, min(STATE_BLOCK_ROWS, STATE_BLOCK_BYTES // max(1, 8 * state_size))
+            )
         if n + count > len(self._times):
             self._grow(n, n + count)
         energies = self._energies[n : n + count]
@@ -153,10 +162,10 @@ class Trajectory:
         """Write ``rows`` as the states of frames ``n, n + 1, …`` (new blocks as needed)."""
         written = 0
         while written < len(rows):
-            block, offset = divmod(n + written, STATE_BLOCK_ROWS)
+            block, offset = divmod(n + written, self._block_rows)
             if block == len(self._state_blocks):
-                self._state_blocks.append(np.empty((STATE_BLOCK_ROWS, self._state_size)))
-            take = min(len(rows) - written, STATE_BLOCK_ROWS - offset)
+                self._state_blocks.append(np.empty((self._block_rows, self._state_size)))
+            take = min(len(rows) - written, self._block_rows - offset)
             self._state_blocks[block][offset : offset + take] = rows[written : written + take]
             written += take
 
@@ -194,7 +203,7 @@ class Trajectory:
         (O(frames); the GUI plots from ``frames``, ``times()`` and
         ``energies()``).
         """
-        full, rest = divmod(self._n_frames, STATE_BLOCK_ROWS)
+        full, rest = divmod(self._n_frames, self._block_rows)
         blocks = self._state_blocks[:full]
         if rest:
             blocks.append(self._state_blocks[full][:rest])
