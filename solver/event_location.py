@@ -124,7 +124,7 @@ class LocationMixin:
         _, V = piece.motion.state(np.linspace(piece.ta, piece.tb, SUBPOINTS_FLIGHT + 1))
         travel = 1.5 * float(np.max(np.abs(V), initial=0.0)) * (piece.tb - piece.ta)
         wanted = math.ceil(2.0 * travel / self._r_min) if math.isfinite(travel) else 1024
-        return int(np.clip(wanted, SUBPOINTS_LINEAR, 1024))
+        return min(max(wanted, SUBPOINTS_LINEAR), 1024)  # np.clip costs ~10 us on scalars
 
     def _reaction_dip(self, piece: Piece, gaps: GapSet, end: float) -> FoundEvent | None:
         """Earliest lift-off at a dip of λ between the sub-points of a closed-form piece.
