@@ -140,6 +140,7 @@ class DiskKinematics:
             [d.rail_y if d.iy is None else np.nan for d in system._disks], dtype=float
         )
         self.pairs: dict[Hashable, ContactPair] = {}
+        self._disk_pairs: dict[tuple[int, int], ContactPair] = {}  # the same, by disk indices
 
     def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> list[ContactPair]:
         """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.
@@ -161,37 +162,53 @@ class DiskKinematics:
                     )
                 )
         if len(disks) > FEW_DISKS:
-            found = [(int(i), int(j)) for i, j in disk_pairs(c, self.radii, margin).pairs]
+            found = disk_pairs(c, self.radii, margin).pairs
             chosen = np.zeros(len(c), dtype=bool)
             chosen[disks] = True
-            found = [(i, j) for i, j in found if chosen[i] or chosen[j]]
+            found = found[chosen[found[:, 0]] | chosen[found[:, 1]]]
         else:
-            found = set()
+            near = set()
             for i in disks:
                 d = np.hypot(c[:, 0] - c[i, 0], c[:, 1] - c[i, 1]) - self.radii - self.radii[i]
                 for j in np.nonzero(d <= margin)[0]:
                     if j != i:
-                        found.add((min(int(i), int(j)), max(int(i), int(j))))
-            found = sorted(found)
-        for i, j in found:
-            bi, bj = system.disk_body_id(i), system.disk_body_id(j)
-            order = 0.0
-            if abs(self.rail_y[i] - self.rail_y[j]) < self.radii[i] + self.radii[j]:
-                order = float(np.sign(c[i, 0] - c[j, 0]))  # used only when first met
-            pairs.append(
-                self._pair(
-                    (bi, bj),
-                    bi,
-                    bj,
-                    i,
-                    j,
-                    None,
-                    system.disk_restitution,
-                    system.disk_friction,
-                    order=order,
-                )
-            )
-        return pairs
+                        near.add((min(int(i), int(j)), max(int(i), int(j))))
+            found = np.array(sorted(near), dtype=np.intp).reshape(-1, 2)
+        return pairs + self._disk_disk_pairs(c, found)
+
+    def _disk_disk_pairs(self, c: np.ndarray, found: np.ndarray) -> list[ContactPair]:
+        """The :class:`ContactPair` of each disk pair ``(i, j)`` of ``found`` (rows), in order.
+
+        Pairs met before are looked up by their indices; two beads whose disks
+        overlap in height get, when first met, the sign of ``x_i − x_j``
+        (:attr:`ContactPair.order`) from the centres ``c`` (m).
+        """
+        i, j = found[:, 0], found[:, 1]
+        ordered = np.abs(self.rail_y[i] - self.rail_y[j]) < self.radii[i] + self.radii[j]
+        orders = np.where(ordered, np.sign(c[i, 0] - c[j, 0]), 0.0).tolist()
+        known = self._disk_pairs
+        out = []
+        for ij, order in zip(zip(i.tolist(), j.tolist(), strict=True), orders, strict=True):
+            pair = known.get(ij)
+            if pair is None:
+                pair = known[ij] = self._new_disk_pair(*ij, order)
+            out.append(pair)
+        return out
+
+    def _new_disk_pair(self, i: int, j: int, order: float) -> ContactPair:
+        system = self.system
+        bi, bj = system.disk_body_id(i), system.disk_body_id(j)
+        return self._pair(
+            (bi, bj),
+            bi,
+            bj,
+            i,
+            j,
+            None,
+            system.disk_restitution,
+            system.disk_friction,
+            order=order,
+        )
 
     def _pair(
         self,
