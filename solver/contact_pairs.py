@@ -161,20 +161,30 @@ class DiskKinematics:
                         (body, fid), body, fid, disk, -1, feature, e, mu, self.neighbours[index]
                     )
                 )
+        return pairs + self._disk_disk_pairs(c, self._disk_pair_rows(c, margin, disks))
+
+    def count_candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> int:
+        """``len(candidates(q, margin, disks))``, without making the pairs."""
+        c = self.system.centres(q)
+        found = len(self._disk_pair_rows(c, margin, disks))
+        if self.index is not None:
+            found += len(self.index.query(c[disks], self.radii[disks], margin).pairs)
+        return found
+
+    def _disk_pair_rows(self, c: np.ndarray, margin: float, disks: np.ndarray) -> np.ndarray:
+        """Disk pairs ``(i, j)``, ``i < j``, of one of ``disks`` within ``margin`` (m): sorted."""
         if len(disks) > FEW_DISKS:
             found = disk_pairs(c, self.radii, margin).pairs
             chosen = np.zeros(len(c), dtype=bool)
             chosen[disks] = True
-            found = found[chosen[found[:, 0]] | chosen[found[:, 1]]]
-        else:
-            near = set()
-            for i in disks:
-                d = np.hypot(c[:, 0] - c[i, 0], c[:, 1] - c[i, 1]) - self.radii - self.radii[i]
-                for j in np.nonzero(d <= margin)[0]:
-                    if j != i:
-                        near.add((min(int(i), int(j)), max(int(i), int(j))))
-            found = np.array(sorted(near), dtype=np.intp).reshape(-1, 2)
-        return pairs + self._disk_disk_pairs(c, found)
+            return found[chosen[found[:, 0]] | chosen[found[:, 1]]]
+        near = set()
+        for i in disks:
+            d = np.hypot(c[:, 0] - c[i, 0], c[:, 1] - c[i, 1]) - self.radii - self.radii[i]
+            for j in np.nonzero(d <= margin)[0]:
+                if j != i:
+                    near.add((min(int(i), int(j)), max(int(i), int(j))))
+        return np.array(sorted(near), dtype=np.intp).reshape(-1, 2)
 
     def _disk_disk_pairs(self, c: np.ndarray, found: np.ndarray) -> list[ContactPair]:
         """The :class:`ContactPair` of each disk pair ``(i, j)`` of ``found`` (rows), in order.

@@ -122,7 +122,7 @@ class FlightMixin:
         # grow from the narrowest margin: counting pairs costs as many pairs as are found
         while margin < widest:
             wider = min(2.0 * margin, widest)
-            if len(self._kin.candidates(self._q, wider, everything)) > 4 * len(radii) + 16:
+            if self._kin.count_candidates(self._q, wider, everything) > 4 * len(radii) + 16:
                 break
             margin = wider
         return margin
