@@ -29,6 +29,7 @@ every gap per sub-point, an impact a few dozen values of one closed form.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -248,7 +249,12 @@ class AffineScanMixin:
         turning = (u[:-1] < SCREEN_SPEED) & (u[1:] > -SCREEN_SPEED)
         turning[near] = False
         if turning.any():
-            near[self._low_minima(motion, A, b, ts, u, turning, low)] = True
+            if curves is None:
+                curves = motion.projections(A) or False
+            if curves:
+                near[_low_minima_closed_form(curves, b, ts, u, turning, low)] = True
+            else:
+                near[self._low_minima(motion, A, b, ts, u, turning, low)] = True
         before: tuple[int, tuple[np.ndarray, ...]] | None = None
         for j in np.nonzero(near)[0]:
             ta, tb = ts[j], ts[j + 1]
@@ -461,3 +467,35 @@ def _stays_open(
         if not g + u * s - 0.5 * bound * s * s > floor:
             return False
     return True
+
+
+def _low_minima_closed_form(
+    curves: Projections,
+    b: np.ndarray,
+    ts: np.ndarray,
+    u: np.ndarray,
+    turning: np.ndarray,
+    low: float,
+) -> np.ndarray:
+    """:meth:`AffineScanMixin._low_minima` with the gaps' closed forms, one gap at a time.
+
+    The same Newton steps from the same secant start and the same test of
+    the minimum ``g − u² / 2u̇``, on values that agree with the phase's rows
+    to rounding (far below ``low`` and the ``1e-6`` of the rate's settling).
+    """
+    doubtful = []
+    for j, k in zip(*np.nonzero(turning), strict=True):
+        ua, ub = float(u[j, k]), float(u[j + 1, k])
+        ta, tb = float(ts[j]), float(ts[j + 1])
+        width = ub - ua
+        t = min(max(ta + (tb - ta) * (-ua / width if width > 0.0 else 0.5), ta), tb)
+        for step in range(NEWTON_STEPS + 1):
+            value, rate, curvature = curves.kinematics(int(k), t)
+            if step < NEWTON_STEPS and curvature > 0.0:
+                t = min(max(t - rate / curvature, ta), tb)
+        gap = value - float(b[k])
+        lowest = gap - rate * rate / (2.0 * curvature) if curvature > 0.0 else -math.inf
+        settled = abs(rate) <= 1e-6 * (abs(ua) + abs(ub))
+        if not settled or not math.isfinite(lowest) or lowest < low:
+            doubtful.append(int(j))
+    return np.unique(np.array(doubtful, dtype=int))

@@ -618,6 +618,31 @@ class Projections:
             z += poly if mu == 0.0 else cmath.exp(mu * tau) * poly
         return z.real
 
+    def kinematics(self, k: int, t: float) -> tuple[float, float, float]:
+        """Projection ``k`` and its first two time derivatives at ``t`` (s): m, m/s, m/s²."""
+        tau = t - self.t0
+        z0 = z1 = z2 = 0j
+        for lam, D in self._singles:
+            term = D[k] * cmath.exp(lam * tau)
+            z0 += term
+            z1 += lam * term
+            z2 += lam * lam * term
+        for mu, Q in self._clusters:
+            coefficients = Q[k]
+            p0 = p1 = p2 = 0j
+            for c in reversed(coefficients):  # Horner's scheme with two derivatives
+                p2 = p2 * tau + 2.0 * p1
+                p1 = p1 * tau + p0
+                p0 = p0 * tau + c
+            if mu == 0.0:
+                z0, z1, z2 = z0 + p0, z1 + p1, z2 + p2
+            else:
+                e = cmath.exp(mu * tau)
+                z0 += e * p0
+                z1 += e * (mu * p0 + p1)
+                z2 += e * (mu * mu * p0 + 2.0 * mu * p1 + p2)
+        return z0.real, z1.real, z2.real
+
     def curvature_bound(self, k: int, ta: float, tb: float) -> float | None:
         """A bound of ``|d²/dt²|`` of projection ``k`` over ``[ta, tb]`` (s), or None.
 

@@ -114,3 +114,49 @@ def test_projections_are_the_phase_rows_to_rounding(m, k, c, force, omega, phase
     for n in range(2):
         assert curves.value(n, t) == pytest.approx(rows[n] @ q[0], abs=1e-13 * scale)
         assert curves.rate(n, t) == pytest.approx(rows[n] @ v[0], abs=1e-12 * scale)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.floats(0.2, 5.0),
+    st.floats(0.0, 40.0),
+    st.floats(1.0, 40.0),
+    st.floats(0.0, 6.3),
+    st.floats(-3.0, 3.0),
+    st.floats(0.0, 1.0),
+    st.floats(1e-3, 0.5),
+)
+def test_gap_kinematics_and_their_curvature_bound(m, force, omega, phase, v0, start, width):
+    """A forced free bead's gap: value, rate, second derivative, and a bound of the latter.
+
+    The derivatives against the phase's acceleration rows; the bound of
+    ``|g''|`` over ``[ta, tb]`` against ``g''`` sampled on 50 points there.
+    """
+    flow = LinearFlow([m], [0.0], [0.0], [0.3], [(np.array([force]), omega, phase)])
+    motion = flow.start(0.5, np.array([0.01]), np.array([v0]))
+    curves = motion.projections(np.array([[-1.0]]))
+    ta = 0.5 + start
+    tb = ta + width
+    bound = curves.curvature_bound(0, ta, tb)
+    for t in np.linspace(ta, tb, 50):
+        q, v, a = motion.kinematics(np.array([t]))
+        value, rate, curvature = curves.kinematics(0, float(t))
+        scale = 1.0 + abs(q[0, 0]) + abs(v[0, 0]) + abs(a[0, 0])
+        assert value == pytest.approx(-q[0, 0], abs=1e-13 * scale)
+        assert rate == pytest.approx(-v[0, 0], abs=1e-12 * scale)
+        assert curvature == pytest.approx(-a[0, 0], abs=1e-11 * scale)
+        assert abs(a[0, 0]) <= bound * (1.0 + 1e-12) + 1e-12
+
+
+def test_a_lone_bead_keeps_the_pairs_a_new_search_finds():
+    """The search skipped for one bead in a scene its margin covers: the same pairs, in order."""
+    scene = oscillator_scene(1.0, 0.0, 0.0, 20.0, 9.0, 0.0, 0.0, 1.5, 0.8, t_end=5.0)
+    stepper = make_stepper(scene)
+    skipped = 0
+    while stepper.status == "running":
+        stepper.step()
+        if stepper._pairs_found_at is not None:
+            found = stepper._kin.candidates(stepper._q, stepper._margin, np.array([0]))
+            assert found == stepper._all_candidates().pairs
+            skipped += stepper._search_finds_the_same()
+    assert skipped > 0
