@@ -268,6 +268,98 @@ class DiskKinematics:
         e = self.evaluate(pair, q, v)
         return e.g, e.u_n
 
+    def evaluate_many(
+        self, pairs: list[ContactPair], q: np.ndarray, v: np.ndarray
+    ) -> list[Contact]:
+        """:meth:`evaluate` of each of ``pairs`` at ``(q, v)``, in order: the same numbers.
+
+        Two beads on one rail (a chain) are done together on arrays: their
+        normal is ``(±1, 0)``, their gap ``|x_i − x_j| − r_i − r_j`` and their
+        normal speed ``±(v_i − v_j)``; tangential speed and curvature terms
+        are zero. Each number is the one :meth:`evaluate` computes, bit for
+        bit (``tests/test_contact_pairs_many.py``). Other pairs go one by one.
+        """
+        out: list[Contact | None] = [None] * len(pairs)
+        system = self.system
+        rail = [
+            k
+            for k, pair in enumerate(pairs)
+            if pair.j >= 0 and self.rail_y[pair.i] == self.rail_y[pair.j]
+        ]
+        if rail:
+            i = np.array([pairs[k].i for k in rail])
+            j = np.array([pairs[k].j for k in rail])
+            ix, jx = system._ix[i], system._ix[j]
+            wx = q[ix] - q[jx]
+            d = np.array([math.hypot(w, 0.0) for w in wx.tolist()])
+            if np.all(d > 0.0):
+                self._rail_pairs(out, [pairs[k] for k in rail], rail, q, v, i, j, wx, d)
+        for k, pair in enumerate(pairs):
+            if out[k] is None:
+                out[k] = self.evaluate(pair, q, v)
+        return out  # type: ignore[return-value]
+
+    def _rail_pairs(
+        self,
+        out: list[Contact | None],
+        pairs: list[ContactPair],
+        slots: list[int],
+        q: np.ndarray,
+        v: np.ndarray,
+        i: np.ndarray,
+        j: np.ndarray,
+        wx: np.ndarray,
+        d: np.ndarray,
+    ) -> None:
+        """:meth:`evaluate_many`'s pairs of beads on one rail, written to ``out[slots]``.
+
+        ``wx`` is ``x_i − x_j`` and ``d`` its ``math.hypot`` (m), positive.
+        The arithmetic is :func:`solver.geometry.disk_disk_contact`'s with
+        the normal's second component ``±0.0``: dot products of two terms
+        with one of them zero are the other term (``+0.0`` when it is zero).
+        """
+        system = self.system
+        ri, rj = self.radii[i], self.radii[j]
+        nx = wx / d
+        ny = (self.rail_y[i] - self.rail_y[j]) / d  # ±0.0: rails of 0.0 and -0.0 differ in sign
+        normals = np.column_stack((nx, ny))
+        tangents = np.column_stack((ny, -nx))
+        points = np.column_stack((q[system._ix[j]] + rj * nx, self.rail_y[j] + rj * ny))
+        G_local = np.column_stack((nx, -nx))
+        H_local = np.column_stack((ny, -ny))
+        for rows in (normals, tangents, points, G_local, H_local):
+            rows.setflags(write=False)
+        g = d - ri - rj
+        u_n = nx * (v[system._ix[i]] - v[system._ix[j]]) + 0.0
+        orders = np.array([pair.order for pair in pairs])
+        passed = (orders != 0.0) & (orders * wx < 0.0)
+        g = np.where(passed, -g - 2.0 * (ri + rj), g)
+        u_n = np.where(passed, -u_n, u_n)
+        N = system.N
+        for k, (pair, slot, g_k, u_k) in enumerate(
+            zip(pairs, slots, g.tolist(), u_n.tolist(), strict=True)
+        ):
+            out[slot] = Contact(
+                key=pair.key,
+                body=pair.body,
+                other=pair.other,
+                g=g_k,
+                n=normals[k],
+                t=tangents[k],
+                point=points[k],
+                dofs=system.pair_dofs(pair.i, pair.j),
+                G_local=G_local[k],
+                H_local=H_local[k],
+                u_n=u_k,
+                u_t=0.0,
+                gamma_n=0.0,
+                gamma_t=0.0,
+                restitution=pair.restitution,
+                friction=pair.friction,
+                N=N,
+                inside=True,
+            )
+
     def evaluate(self, pair: ContactPair, q: np.ndarray, v: np.ndarray) -> Contact:
         """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed.
 

@@ -110,12 +110,8 @@ class HandlingMixin:
 
     def _closed(self, pairs: list[ContactPair]) -> list[Contact]:
         """The closed ``pairs`` at the current velocities, those with a nonzero normal Jacobian."""
-        evals = []
-        for pair in pairs:
-            e = self._kin.evaluate(pair, self._q, self._v)
-            if e.inside and e.G_local.any():
-                evals.append(e)
-        return evals
+        evals = self._kin.evaluate_many(pairs, self._q, self._v)
+        return [e for e in evals if e.inside and e.G_local.any()]
 
     def _settle(
         self,

@@ -469,7 +469,7 @@ class System:
             n=dc.n,
             t=dc.t,
             point=dc.point,
-            dofs=self._pair_dofs(i, j),
+            dofs=self.pair_dofs(i, j),
             G_local=np.asarray(g_local),
             H_local=np.asarray(h_local),
             u_n=dc.u_n,
@@ -482,7 +482,7 @@ class System:
             inside=inside,
         )
 
-    def _pair_dofs(self, i: int, j: int | None) -> np.ndarray:
+    def pair_dofs(self, i: int, j: int | None) -> np.ndarray:
         """The coordinates a contact of disk ``i`` (and disk ``j``) touches: read-only, shared."""
         dofs = self._dofs_of_pair.get((i, j))
         if dofs is None:
