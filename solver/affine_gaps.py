@@ -85,7 +85,7 @@ class AffineGaps:
     pair_rows : numpy.ndarray of int, shape (K,)
         Index of each affine gap's pair in the watched :class:`GapSet`.
     known_rows : dict
-        The ``(A, b)`` of :meth:`rows`, by the sides they were made for.
+        The ``(A, b, sided)`` of :meth:`sided_rows`, by the sides they were made for.
     """
 
     first: np.ndarray
@@ -94,7 +94,7 @@ class AffineGaps:
     reach: np.ndarray
     order: np.ndarray
     pair_rows: np.ndarray
-    known_rows: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray]] = field(
+    known_rows: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray, bool]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -104,6 +104,10 @@ class AffineGaps:
         A bead whose centre is on a stop's line has a zero row (no side).
         The arrays are kept per combination of sides (do not modify them).
         """
+        return self.sided_rows(q)[:2]
+
+    def sided_rows(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+        """:meth:`rows` and whether every row has a side (no bead centre on a stop's line)."""
         side = np.where(self.second < 0, np.sign(q[self.first] - self.line), self.order)
         key = (len(q), side.tobytes())
         found = self.known_rows.get(key)
@@ -113,7 +117,7 @@ class AffineGaps:
             A[rows, self.first] = side
             beads = self.second >= 0
             A[rows[beads], self.second[beads]] = -side[beads]
-            found = (A, side * self.line + self.reach)
+            found = (A, side * self.line + self.reach, bool(np.all(side)))
             self.known_rows[key] = found
         return found
 
@@ -209,14 +213,12 @@ class AffineScanMixin:
             return False
         if not len(affine.first):
             return True
-        A, b = affine.rows(qa)
-        if not np.all(A[np.arange(len(A)), affine.first]):
+        A, b, sided = affine.sided_rows(qa)
+        if not sided:
             return False
-        scale = (
-            1.0 + float(np.max(np.abs(qa))) + float(np.max(np.abs(qb))) + float(np.max(np.abs(b)))
-        )
-        floor = -PENETRATION_TOL + 1e-12 * scale
-        return bool(np.all(A @ qa - b > floor) and np.all(A @ qb - b > floor))
+        ends = np.stack((qa, qb))
+        scale = 1.0 + float(np.abs(ends).max()) + float(np.abs(b).max())
+        return bool((ends @ A.T - b).min() > -PENETRATION_TOL + 1e-12 * scale)
 
     def _screened_scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
         """:meth:`_scan` of a closed-form piece on ``n_sub`` sub-intervals, screened.
@@ -231,8 +233,8 @@ class AffineScanMixin:
             return self._scan(exact, gaps, n_sub)
         if not len(affine.first):
             return None
-        A, b = affine.rows(self._q)
-        if not np.all(A[np.arange(len(A)), affine.first]):
+        A, b, sided = affine.sided_rows(self._q)
+        if not sided:
             return self._scan(exact, gaps, n_sub)
         ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
         Q, V = motion.state(ts)
