@@ -7,6 +7,7 @@ the active contacts' states and the energy budget of every row.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import TypeVar
@@ -32,7 +33,7 @@ def shared_rows(rows: np.ndarray, make: Callable[..., _T]) -> list[_T]:
     bits = np.ascontiguousarray(rows).view(np.int64)
     repeats = (bits[1:] == bits[:-1]).all(axis=1)
     if not repeats.any():
-        return [make(*row) for row in values]
+        return list(itertools.starmap(make, values))
     made = [make(*values[0])]
     for row, repeat in zip(values[1:], repeats.tolist(), strict=True):
         made.append(made[-1] if repeat else make(*row))
@@ -117,10 +118,8 @@ class OutputMixin:
         )
         times = ts.tolist()
         contacts = self._sample_contacts(times, Q, V)
-        return [
-            Frame(t, "sample", q, v, c, energy)
-            for t, q, v, c, energy in zip(times, Q, V, contacts, energies, strict=True)
-        ]
+        # map over the columns: a row view of Q and V per frame, no tuple unpacking per row
+        return list(map(Frame, times, itertools.repeat("sample"), Q, V, contacts, energies))
 
     def _sample_contacts(
         self, ts: list[float], Q: np.ndarray, V: np.ndarray
