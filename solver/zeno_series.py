@@ -108,6 +108,10 @@ class ZenoMixin:
         straight = [isinstance(pair.feature, Segment) for pair in pairs]
         q, v = self._q.copy(), self._v.copy()
         evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
+        if len(pairs) == 1 and straight[0] and evals[0].friction == 0.0:
+            bounces = self._geometric_series(out, evals[0], a)
+            if bounces is not None:
+                return bounces
         gaps = [max(e.g, 0.0) for e in evals]
         # a straight feature's jump direction holds for every bounce on it
         directions = [
@@ -171,6 +175,97 @@ class ZenoMixin:
         self._q, self._v, self._impact_loss = q, v, loss
         self._advance_clock(t)
         return bounce
+
+    def _geometric_series(self, out: StepOutput, contact: Contact, a: np.ndarray) -> int | None:
+        """All the bounces of one frictionless contact on a straight feature, summed exactly.
+
+        Nothing else is within reach, so after the first flight (from the gap
+        ``g`` at ``u_n`` to the approach speed ``w``) every bounce returns
+        ``e`` times the speed it came with and the flights, ``2 e^k w/|a_n|``,
+        form a geometric series: the accumulation point is
+        ``t + τ₀ + 2ew/((1 − e)|a_n|)`` and all of ``½ w²/(GᵀM⁻¹G)`` is
+        dissipated. The impacts only move the state along ``M⁻¹G/(GᵀM⁻¹G)``
+        (the feature's normal and ``G`` are constant): the state at any time
+        is the free flight plus the difference between the bounce's gap
+        (and normal speed) and the free flight's along that direction. Output
+        samples on the way are written with the energy dissipated by then.
+
+        Returns
+        -------
+        int or None
+            The number of bounces whose approach speed is above
+            ``ZENO_SPEED_FLOOR`` (those the bounce-by-bounce sum would carry),
+            or None when the series is left to it: the flight does not close
+            the gap, the first approach is below the floor, or the run ends
+            before the accumulation point.
+        """
+        e = contact.restitution
+        u = contact.u_n
+        a_n = float(contact.G @ a) + contact.gamma_n
+        g = max(contact.g, 0.0)
+        tau0 = _closing_time(g, u, a_n)
+        if not math.isfinite(tau0):
+            return None
+        w = -(u + a_n * tau0)  # the first approach speed
+        if not w > ZENO_SPEED_FLOOR:
+            return None
+        rest = 2.0 * e * w / ((1.0 - e) * -a_n)  # the flights after the first impact
+        t0 = self.t
+        t_inf = t0 + tau0 + rest
+        if t_inf >= self.t_end:
+            return None
+        step, k = self._jump_direction(contact)
+        direction = np.zeros(self._N)
+        direction[contact.dofs] = step
+        q, v, loss = self._q.copy(), self._v.copy(), self._impact_loss
+
+        def state(t: float) -> tuple[np.ndarray, np.ndarray, float]:
+            """``(q, v)`` and the energy dissipated so far (J) at ``t`` (s) in the series."""
+            tau = t - t0
+            q_free, v_free = q + tau * (v + 0.5 * tau * a), v + tau * a
+            if tau < tau0:
+                return q_free, v_free, loss
+            # the flight after impact k: it starts at I_k = S (1 − e^k) after the first
+            # impact, S = 2ew/((1 − e)|a_n|), with the speed e^(k+1) w
+            sigma, S = tau - tau0, rest
+            x = sigma / S if S > 0.0 else 1.0
+            if not x < 1.0:  # at the accumulation point to rounding: at rest
+                speed, since, bounce = 0.0, 0.0, -1
+            else:
+                bounce = int(math.log1p(-x) / math.log(e)) if x > 0.0 else 0
+                while bounce > 0 and S * (1.0 - e**bounce) > sigma:
+                    bounce -= 1
+                while S * (1.0 - e ** (bounce + 1)) <= sigma:
+                    bounce += 1
+                speed, since = e ** (bounce + 1) * w, sigma - S * (1.0 - e**bounce)
+            height = since * (speed + 0.5 * a_n * since)
+            free_gap, free_speed = g + tau * (u + 0.5 * a_n * tau), u + a_n * tau
+            kept = 0.0 if bounce < 0 else e ** (2 * bounce + 2)  # of the first approach's energy
+            dissipated = loss + 0.5 * w * w * (1.0 - kept) / k
+            return (
+                q_free + (height - free_gap) * direction,
+                v_free + (speed + a_n * since - free_speed) * direction,
+                dissipated,
+            )
+
+        while self._next_sample * self.dt_out < t_inf:
+            t_s, due = self._next_sample * self.dt_out, self._next_sample
+            q_s, v_s, self._impact_loss = state(t_s)
+            row = np.concatenate((q_s, v_s, self._work))
+            self._emit_samples(out, lambda _t, row=row: row, t_s, True)
+            if self._next_sample == due:  # not written (past t_end): none is due before t∞
+                break
+        T = tau0 + rest
+        q_free, v_free = q + T * (v + 0.5 * T * a), v + T * a
+        free_gap, free_speed = g + T * (u + 0.5 * a_n * T), u + a_n * T
+        self._q = q_free - free_gap * direction
+        self._v = v_free - free_speed * direction
+        self._impact_loss = loss + 0.5 * w * w / k
+        self._advance_clock(t_inf)
+        bounces, speed = 0, w
+        while speed > ZENO_SPEED_FLOOR:
+            bounces, speed = bounces + 1, speed * e
+        return bounces
 
     def _bounce_pairs(self, contacts: list[Contact], a: np.ndarray) -> list[ContactPair]:
         """The bouncing contacts and every other pair the disks can reach before they settle.
