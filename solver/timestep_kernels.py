@@ -66,9 +66,10 @@ looks at every pair at every step)."""
 SEGMENT, VERTEX, ARC, DISK = 0, 1, 2, 3
 """Kinds of a pair in the loop's tables."""
 
-DONE, NEEDS_STEPPER, IMPACT = 0, 1, 2
+DONE, NEEDS_STEPPER, IMPACT, CUT = 0, 1, 2, 3
 """Outcomes of :func:`quiet_steps`: all steps made; the next step is the stepper's; the
-last step made had an impact (its events and frames are the stepper's to write)."""
+last step made had an impact (its events and frames are the stepper's to write); a pair
+closes within the next step (the stepper cuts it at the closing instant)."""
 
 REPORT_COLUMNS = 12
 """Columns of the report of a step's closed contacts: ``Λ_n``, ``Λ_t`` (N·s), ``u_n`` at
@@ -750,26 +751,34 @@ def _solve_on_basis(lcp: np.ndarray, lcp_q: np.ndarray, basic: np.ndarray, z: np
 
 
 def quiet_steps(
-    q: np.ndarray, v: np.ndarray, h: float, n_steps: int, theta: float, dissipated: float,
-    accel: np.ndarray, m_inv: np.ndarray, ix: np.ndarray, iy: np.ndarray, iphi: np.ndarray,
+    q: np.ndarray, v: np.ndarray, first_h: float, h: float, n_steps: int, theta: float,
+    dissipated: float, accel: np.ndarray, m_inv: np.ndarray, ix: np.ndarray, iy: np.ndarray,
+    iphi: np.ndarray,
     radius: np.ndarray, rail_y: np.ndarray, pair_kind: np.ndarray, pair_i: np.ndarray,
     pair_j: np.ndarray, feature_a: np.ndarray, feature_b: np.ndarray, feature_arc: np.ndarray,
     feature_restitution: np.ndarray, feature_friction: np.ndarray, disk_restitution: float,
     disk_friction: float, key_stride: int, candidate_centres: np.ndarray,
     candidate_margin: float, exact_limit: int, lemke_only: bool, band_max: int,
-    gap_tol: float, impact_speed_steps: float, basis_keys: np.ndarray, basis: np.ndarray,
-    basis_state: np.ndarray, report: np.ndarray, report_pair: np.ndarray,
-    report_impact: np.ndarray, q_prev: np.ndarray, v_prev: np.ndarray, status: np.ndarray,
+    gap_tol: float, detect: bool, cut_speed: float, impact_speed_steps: float,
+    basis_keys: np.ndarray,
+    basis: np.ndarray, basis_state: np.ndarray, report: np.ndarray, report_pair: np.ndarray,
+    report_impact: np.ndarray, hit_pairs: np.ndarray, q_prev: np.ndarray, v_prev: np.ndarray,
+    status: np.ndarray,
 ) -> float:  # fmt: skip
-    """Up to ``n_steps`` Moreau–Jean steps of size ``h`` (s); ``q`` and ``v`` updated in place.
+    """Up to ``n_steps`` Moreau–Jean steps, the first of length ``first_h`` (s, ≥ 0: the rest
+    of a step cut at an impact, or a piece of one), the others ``h``; ``q`` and ``v`` are
+    updated in place.
 
     The arguments after ``dissipated`` are the fields of :class:`KernelScene`
     (the pairs: all of a small scene's, or the stepper's candidates), the
     centres where the candidates were searched and their margin (m; ``inf``
     for all pairs: a step that may close a pair that is not a candidate is
     left to the stepper), and the stepper's settings (``EXACT_CONTACTS``,
-    ``contact_solver == "lemke"``, ``BAND_MAX``, ``GAP_TOL``,
-    ``IMPACT_SPEED_STEPS``). Up to ``exact_limit`` closed contacts are
+    ``contact_solver == "lemke"``, ``BAND_MAX``, the gap at or below which a
+    contact is closed, whether to look for closing pairs, ``CUT_SPEED``,
+    ``IMPACT_SPEED_STEPS``).
+    ``h`` may be 0: a step of length zero is Moreau's impact law alone, and
+    every contact it presses is an impact. Up to ``exact_limit`` closed contacts are
     solved exactly (Lemke); more, when frictionless, by
     :func:`solver.chain_lcp.banded_contact_lcp`; otherwise the stepper decides.
 
@@ -778,7 +787,10 @@ def quiet_steps(
     (``basis_state[0] = −1``: none). Of the last step made, ``report``
     (pairs × ``REPORT_COLUMNS``), ``report_pair`` and ``report_impact``
     receive the closed contacts (their pair index and whether each is an
-    impact) and ``q_prev``, ``v_prev`` the state at its start.
+    impact) and ``q_prev``, ``v_prev`` the state at its start. With
+    ``detect``, the loop stops before a step in which a pair with a wheel,
+    open at its start, closes (as ``timestepping._closing`` predicts it,
+    from the kinematics at ``q_θ``): ``hit_pairs`` receives those pairs.
 
     Returns
     -------
@@ -786,9 +798,9 @@ def quiet_steps(
         The dissipated energy (J) after the steps made, from ``dissipated``
         minus the work of the persistent contacts' impulses, step by step
         (not of an ``IMPACT`` step: the stepper accounts it with its events).
-        ``status`` (int array of 3) receives the outcome (``DONE``,
-        ``NEEDS_STEPPER`` or ``IMPACT``), the number of steps made and the
-        number of closed contacts of the last one.
+        ``status`` (int array of 4) receives the outcome (``DONE``,
+        ``NEEDS_STEPPER``, ``IMPACT`` or ``CUT``), the number of steps made,
+        the number of closed contacts of the last one and of closing pairs.
     """
     N = len(q)
     D = len(ix)
@@ -816,14 +828,16 @@ def quiet_steps(
     q_theta = np.empty(N)
     v_free = np.empty(N)
     v_next = np.empty(N)
-    lead = (theta - 0.5) * h
-    status[0], status[1], status[2] = DONE, 0, 0
+    status[0], status[1], status[2], status[3] = DONE, 0, 0, 0
     for step in range(n_steps):
+        hk = first_h if step == 0 else h
+        lead = (theta - 0.5) * hk
+        before, after = (1.0 - theta) * hk, theta * hk
         dissipated_before = dissipated
         any_impact = False
         for r in range(N):
-            q_theta[r] = q[r] + (1.0 - theta) * h * v[r]
-            v_free[r] = v[r] + h * accel[r]
+            q_theta[r] = q[r] + (1.0 - theta) * hk * v[r]
+            v_free[r] = v[r] + hk * accel[r]
         fastest = 0.0
         for k in range(D):
             omega[k] = _disk_motion(k, q_theta, v, ix, iy, iphi, rail_y, c[k], cd[k])
@@ -835,10 +849,11 @@ def quiet_steps(
             for k in range(D):
                 dx, dy = c[k, 0] - candidate_centres[k, 0], c[k, 1] - candidate_centres[k, 1]
                 moved = max(moved, dx * dx + dy * dy)
-            if 2.0 * math.sqrt(moved) >= candidate_margin - (gap_tol + lead * closing_speed):
+            if 2.0 * math.sqrt(moved) >= candidate_margin - (gap_tol + hk * closing_speed):
                 status[0], status[1], status[2] = NEEDS_STEPPER, step, 0
                 return dissipated
         n = 0
+        n_hits = 0
         for p in range(P):
             i, j = pair_i[p], pair_j[p]
             if pair_kind[p] == DISK:
@@ -856,6 +871,21 @@ def quiet_steps(
             if valid and kin[0] + lead * kin[5] <= gap_tol:
                 closed_pairs[n] = p
                 n += 1
+            if detect and valid and (iy[i] >= 0 or (pair_kind[p] == DISK and iy[j] >= 0)):
+                ax = accel[ix[i]]
+                ay = accel[iy[i]] if iy[i] >= 0 else 0.0
+                if pair_kind[p] == DISK:
+                    ax -= accel[ix[j]]
+                    ay -= accel[iy[j]] if iy[j] >= 0 else 0.0
+                a_n = kin[1] * ax + kin[2] * ay + kin[7]
+                start = kin[0] - before * kin[5] + 0.5 * before * before * a_n
+                end = kin[0] + after * kin[5] + 0.5 * after * after * a_n
+                if start > gap_tol and end <= gap_tol and kin[5] < -cut_speed * closing_speed:
+                    hit_pairs[n_hits] = p
+                    n_hits += 1
+        if n_hits:
+            status[0], status[1], status[2], status[3] = CUT, step, 0, n_hits
+            return dissipated
         if n == 0:
             for r in range(N):
                 v_next[r] = v_free[r]
@@ -916,9 +946,9 @@ def quiet_steps(
                     u_t0 += h_vals[a, w] * v[h_cols[a, w]]
                     u_t1 += h_vals[a, w] * v_next[h_cols[a, w]]
                 work = 0.5 * (impulse_n[a] * (u_n0 + u_n1) + impulse_t[a] * (u_t0 + u_t1))
-                smooth_speed = impact_speed_steps * h * (abs(normal_accel) + abs(gamma_n[a]))
+                smooth_speed = impact_speed_steps * hk * (abs(normal_accel) + abs(gamma_n[a]))
                 pressing = impulse_n[a] > 0.0
-                report_impact[a] = pressing and -u_n0 > smooth_speed + round_off
+                report_impact[a] = pressing and (hk == 0.0 or -u_n0 > smooth_speed + round_off)
                 any_impact = any_impact or report_impact[a]
                 if pressing:
                     work_sum += work
@@ -933,7 +963,7 @@ def quiet_steps(
             if not any_impact:
                 dissipated = dissipated_before - work_sum
         for r in range(N):
-            q_theta[r] = q[r] + h * ((1.0 - theta) * v[r] + theta * v_next[r])
+            q_theta[r] = q[r] + hk * ((1.0 - theta) * v[r] + theta * v_next[r])
             if not (math.isfinite(q_theta[r]) and math.isfinite(v_free[r])):
                 status[0], status[1], status[2] = NEEDS_STEPPER, step, 0
                 return dissipated_before

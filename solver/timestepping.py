@@ -2,7 +2,8 @@
 
 The robust alternative to the event-driven stepper for scenes with many
 contacts: no event location, impacts and persistent contact are the same
-velocity-level problem, first order in the step ``h``. One step of size
+velocity-level problem, first order in the step ``h`` (better where the
+steps are cut at impacts, below). One step of size
 ``h`` from ``(t_k, q_k, v_k)`` with ``θ ∈ [1/2, 1]``:
 
     q_θ     = q_k + (1 − θ) h v_k                      (mid-step for θ = 1/2)
@@ -33,11 +34,32 @@ are computed on arrays (:mod:`solver.contact_arrays`); the candidate pairs
 are searched again only when some disk has moved far enough to close a pair
 that was not a candidate.
 
+**Steps cut at impacts.** Moreau–Jean meets an impact at mid-step whatever
+its instant in the step, so positions after it are off by up to
+``(1 + e) |u_n| h`` (the first bounce of paper 004's wheel sank 3 mm into
+the floor at h = 1 ms, and the sequence of impacts that followed took
+another course). A pair open at a step's start (gap above ``GAP_TOL``)
+whose gap, predicted to second order from the kinematics at ``q_θ``, is
+closed at the step's end (approaching faster than ``CUT_SPEED`` of the
+fastest closing speed; a pair with a wheel: beads on rails keep plain
+steps) cuts the step at its closing instant, found by
+Newton's method on the gap along the step's free motion
+``q + τ v + θ τ² a``: a Moreau–Jean step up to it, a step of length zero
+there (Moreau's impact law alone: the LCP above with ``v_free = v``, every
+contact it presses is an impact) and the rest of the step, cut again at
+most ``CUTS_PER_STEP`` times (an accumulation of impacts is left to plain
+steps). Each piece is a plain Moreau–Jean step; the cut is the
+time-of-impact sub-step of game engines (Mirtich's conservative
+advancement; Box2D's ``SolveTOI``) applied to the velocity-level LCP.
+Between impacts θ = 1/2 is exact under constant forces, so at h = 1 ms the
+wheel's error at t = 1 s falls from 0.23 m to 1.6e-4 m (docs/SCALE.md).
+
 A persistent contact reports the force ``λ = Λ_n / h``; a contact whose approach speed is
 far above what finite forces reach in one step (``IMPACT_SPEED_STEPS``), and
 above round-off (``ROUND_OFF`` times the fastest closing speed: beads of a
 chain moving together touch at speeds of 1e-18 m/s), is an impact and gets
-an ``impact`` event with ``pre`` / ``post`` frames at ``t_k + (1 − θ) h``.
+an ``impact`` event with ``pre`` / ``post`` frames at ``t_k + (1 − θ) h``
+(at the closing instant for a cut step).
 """
 
 from __future__ import annotations
@@ -99,6 +121,21 @@ PGS_TOL = 1e-10
 PGS_MAX_SWEEPS = 50
 """Most Gauss–Seidel sweeps per step."""
 
+CUTS_PER_STEP = 8
+"""Most closing instants a step is cut at; the rest of the step is plain Moreau–Jean (an
+accumulation of impacts, as a ball coming to rest, is absorbed by it)."""
+
+CUT_SPEED = 1e-6
+"""A closing pair cuts its step only when it approaches faster than this share of the
+fastest closing speed (beads of a chain that move together touch again at 1e-8 m/s: their
+contacts are left to plain steps, as persistent ones)."""
+
+ROOT_ITERATIONS = 30
+"""Most Newton (or bisection) iterations locating a closing instant."""
+
+ROOT_TOL = 1e-12
+"""A closing instant is located when Newton's last change is below this share of the step."""
+
 CONTACT_SOLVERS = ("auto", "lemke", "pgs")
 
 USE_KERNEL = timestep_kernels.COMPILED
@@ -120,6 +157,15 @@ class _Closed:
 
     def __len__(self) -> int:
         return len(self.keys)
+
+
+@dataclass(frozen=True, eq=False)
+class _Hits:
+    """Pairs that close within a step: disk ``i``, other disk ``j`` (−1) or ``feature`` (−1)."""
+
+    i: np.ndarray
+    j: np.ndarray
+    feature: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,7 +293,8 @@ class TimeSteppingStepper:
                 np.array([-1, -1], dtype=np.int64),
             )
             self._q_prev, self._v_prev = np.zeros(system.N), np.zeros(system.N)
-            self._kernel_status = np.zeros(3, dtype=np.int64)
+            self._kernel_status = np.zeros(4, dtype=np.int64)
+            self._kernel_report = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
 
     # ------------------------------------------------------------------ stepping
 
@@ -279,18 +326,32 @@ class TimeSteppingStepper:
         h = (t_next - t_start) / n_steps
         persistent = None
         try:
-            k = 0
+            k, rest, cuts = 0, h, 0  # step k has `rest` (s) left to make, cut `cuts` times
             while k < n_steps:
-                made = 0
-                if self._kernel_scene is not None:
-                    made, quiet = self._quiet_steps(t_start, k, h, n_steps - k, out)
-                    persistent = quiet if made else persistent
-                if not made:
-                    if self._kernel_scene is not None:
-                        self._kernel_basis[2][0] = -1
-                    persistent = self._advance(t_start + k * h, h, out)
-                    made = 1
-                k += made
+                t = t_start + (k + 1) * h - rest
+                detect = cuts < CUTS_PER_STEP  # else this step is made plain, alone
+                made, last, hits = self._steps(
+                    t, rest, h, n_steps - k if detect else 1, out, detect, GAP_TOL
+                )
+                if made:
+                    persistent, k, rest, cuts = last, k + made, h, 0
+                    t = t_start + k * h
+                if hits is None:
+                    continue
+                instant = self._impact_instant(hits, rest)
+                if instant is None:  # the pairs do not close after all: a plain step
+                    persistent = self._steps(t, rest, h, 1, out, False, GAP_TOL)[1]
+                    k, rest, cuts = k + 1, h, 0
+                    continue
+                if instant > 0.0:
+                    self._steps(t, instant, h, 1, out, False, GAP_TOL)
+                paths = self._hit_paths(hits, np.zeros(self.system.N))
+                gaps = self._hit_gaps(hits, paths, np.zeros(len(hits.i)))[0]
+                catch = GAP_TOL + max(0.0, float(np.min(gaps)))
+                persistent = self._steps(t + instant, 0.0, h, 1, out, False, catch)[1]
+                rest, cuts = rest - instant, cuts + 1
+                if rest <= 0.0:
+                    k, rest, cuts = k + 1, h, 0
         except (SolverError, np.linalg.LinAlgError) as error:
             self.status = "failed"
             self.message = f"t = {self.t!r} s: {error}"
@@ -305,14 +366,23 @@ class TimeSteppingStepper:
         return out
 
     def _quiet_steps(
-        self, t_start: float, k: int, h: float, count: int, out: StepOutput
-    ) -> tuple[int, _Persistent | None]:
-        """Steps ``k`` … of the interval from ``t_start`` in the compiled loop.
+        self,
+        t: float,
+        first_h: float,
+        h: float,
+        count: int,
+        out: StepOutput,
+        detect: bool,
+        gap_tol: float,
+    ) -> tuple[int, _Persistent | None, _Hits | None]:
+        """Up to ``count`` steps from ``t`` in the compiled loop (see :meth:`_steps`).
 
-        Runs :func:`timestep_kernels.quiet_steps` for at most ``count`` steps;
-        a step with impacts ends the call, and its events and frames are
-        written here. Returns how many steps were made (0: the next step is
-        :meth:`_advance`'s) and the persistent contacts of the last one.
+        Runs :func:`timestep_kernels.quiet_steps`; a step with impacts ends
+        the call, and its events and frames are written here. With
+        ``detect``, the loop stops before a step in which a pair closes (see
+        :meth:`_closed_contacts`). Returns how many steps were made (0: the
+        next step is not the loop's), the persistent contacts of the last
+        one and the closing pairs of the step the loop stopped before.
         """
         scene = self._kernel_scene
         assert scene is not None
@@ -320,26 +390,43 @@ class TimeSteppingStepper:
         q, v = self.q.copy(), self.v.copy()
         status = self._kernel_status
         size = max(len(kind), 1)
-        report = np.zeros((size, timestep_kernels.REPORT_COLUMNS))
-        pairs = np.zeros(size, dtype=np.int64)
-        impact = np.zeros(size, dtype=bool)
+        if len(self._kernel_report[1]) != size:
+            self._kernel_report = (
+                np.zeros((size, timestep_kernels.REPORT_COLUMNS)),
+                np.zeros(size, dtype=np.int64),
+                np.zeros(size, dtype=np.int64),
+                np.zeros(size, dtype=bool),
+            )
+        report, pairs, hit_pairs, impact = self._kernel_report
         dissipated = self._kernel_function(
-            q, v, h, count, self.theta, self._dissipated, scene.accel, scene.m_inv,
+            q, v, first_h, h, count, self.theta, self._dissipated, scene.accel, scene.m_inv,
             scene.ix, scene.iy, scene.iphi, scene.radius, scene.rail_y, kind, first, second,
             scene.feature_a, scene.feature_b, scene.feature_arc, scene.feature_restitution,
             scene.feature_friction, scene.disk_restitution, scene.disk_friction,
             scene.key_stride, centres, margin, EXACT_CONTACTS, self.contact_solver == "lemke",
-            BAND_MAX, GAP_TOL, IMPACT_SPEED_STEPS, *self._kernel_basis, report, pairs, impact,
-            self._q_prev, self._v_prev, status,
+            BAND_MAX, gap_tol, detect, CUT_SPEED, IMPACT_SPEED_STEPS,
+            *self._kernel_basis, report, pairs, impact, hit_pairs, self._q_prev, self._v_prev,
+            status,
         )  # fmt: skip
-        outcome, made, n = (int(x) for x in status)
+        outcome, made, n, n_hits = (int(x) for x in status)
+        hits = None
+        if outcome == timestep_kernels.CUT:
+            hit = hit_pairs[:n_hits]
+            disk_hit = kind[hit] == timestep_kernels.DISK
+            hits = _Hits(
+                first[hit], np.where(disk_hit, second[hit], -1), np.where(disk_hit, -1, second[hit])
+            )
         if not made:
-            return 0, None
+            return 0, None, hits
         self._dissipated = float(dissipated)
-        self.q, self.v, self.t = q, v, t_start + (k + made - 1) * h + h
+        last_start = t if made == 1 else t + first_h + (made - 2) * h
+        last = first_h if made == 1 else h
+        self.q, self.v, self.t = q, v, last_start + last
         self._basis_keys = np.zeros(0, dtype=np.int64)
         self._clearance = -math.inf
         self._closing_speed_now = self._closing_speed(v)
+        if n == 0:
+            return made, None, hits
         pair = pairs[:n]
         disk_pair = kind[pair] == timestep_kernels.DISK
         i = first[pair]
@@ -352,17 +439,18 @@ class TimeSteppingStepper:
             self._warm = report[:n, :2][order]
         hit = impact[:n].copy()
         if outcome == timestep_kernels.IMPACT:
-            t_theta = t_start + (k + made - 1) * h + (1.0 - self.theta) * h
+            t_theta = last_start + (1.0 - self.theta) * last
             self._report_impacts(
                 i, j, feature, report[:n, 0].copy(), report[:n, 1].copy(), report[:n, 6].copy(),
-                hit, self._q_prev.copy(), self._v_prev.copy(), v, scene.accel, h, t_theta, out,
+                hit, self._q_prev.copy(), self._v_prev.copy(), v, scene.accel, last, t_theta,
+                out,
             )  # fmt: skip
         rows = np.flatnonzero((report[:n, 0] > 0.0) & ~hit)
         return made, _Persistent(
             i[rows], j[rows], feature[rows], report[rows, 7:9].copy(),
-            report[rows, 9:11].copy(), report[rows, 11].copy(), report[rows, 0] / h,
-            report[rows, 1] / h, report[rows, 3].copy(), report[rows, 5].copy(),
-        )  # fmt: skip
+            report[rows, 9:11].copy(), report[rows, 11].copy(), report[rows, 0] / last,
+            report[rows, 1] / last, report[rows, 3].copy(), report[rows, 5].copy(),
+        ), hits  # fmt: skip
 
     def _kernel_pairs(
         self, h: float
@@ -378,7 +466,7 @@ class TimeSteppingStepper:
         if scene.all_pairs:
             return scene.pair_kind, scene.pair_i, scene.pair_j, np.zeros((0, 2)), math.inf
         c = self.system.centres(self.q + (1.0 - self.theta) * h * self.v)
-        needed = GAP_TOL + (self.theta - 0.5) * h * self._closing_speed_now
+        needed = GAP_TOL + h * self._closing_speed_now
         if self._candidates is None or 2.0 * self._largest_move(c) >= (
             self._candidate_margin - needed
         ):
@@ -393,8 +481,148 @@ class TimeSteppingStepper:
             )  # fmt: skip
         return (*self._candidate_tables, self._candidate_centres, self._candidate_margin)
 
-    def _advance(self, t: float, h: float, out: StepOutput) -> _Persistent | None:
-        """One Moreau–Jean step from ``(t, self.q, self.v)``; returns the persistent contacts."""
+    def _steps(
+        self,
+        t: float,
+        first_h: float,
+        h: float,
+        count: int,
+        out: StepOutput,
+        detect: bool,
+        gap_tol: float,
+    ) -> tuple[int, _Persistent | None, _Hits | None]:
+        """Up to ``count`` Moreau–Jean steps from ``t``, the first of length ``first_h`` (≥ 0;
+        0: the impact law alone), the others ``h``.
+
+        In the compiled loop when it takes them, else one step on the numpy
+        path. With ``detect``, a step in which a pair open at its start
+        closes is not made: the steps stop before it and its closing pairs
+        are returned. Returns the number of steps made, the persistent
+        contacts of the last one and the closing pairs.
+        """
+        if self._kernel_scene is not None:
+            made, persistent, hits = self._quiet_steps(t, first_h, h, count, out, detect, gap_tol)
+            if made or hits is not None:
+                return made, persistent, hits
+            self._kernel_basis[2][0] = -1
+        persistent, hits = self._advance(t, first_h, out, detect, gap_tol)
+        return (0, None, hits) if hits is not None else (1, persistent, None)
+
+    def _hit_paths(self, hits: _Hits, accel: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Centres (m), their velocities (m/s) and free accelerations (m/s²) of the disks of
+        ``hits`` now, shape (K, 2) each: disk ``i``, then the other disk (its own where none)."""
+        system = self.system
+        other = np.where(hits.j >= 0, hits.j, hits.i)
+        c, cd = system.centres(self.q), system.centre_velocities(self.v)
+        ca = system.centre_velocities(accel)
+        return c[hits.i], cd[hits.i], ca[hits.i], c[other], cd[other], ca[other]
+
+    def _hit_gaps(
+        self, hits: _Hits, paths: tuple[np.ndarray, ...], tau: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Gaps (m) and their rates (m/s) of the pairs ``hits`` after free motions of ``tau``.
+
+        The free motion of a Moreau–Jean step of length ``τ`` without
+        contacts: centres ``c + τ ċ + θ τ² c̈``, at rate ``ċ + 2 θ τ c̈``
+        (``paths``: :meth:`_hit_paths`; ``tau``: one time per pair, s). A pair
+        whose kinematics do not exist there (the centre left the feature's
+        Voronoi region) gets ``inf``. Up to ``SCALAR_PAIRS`` pairs one by
+        one, beyond on arrays (:mod:`solver.contact_arrays`).
+        """
+        c_i, cd_i, ca_i, c_j, cd_j, ca_j = paths
+        theta, tau = self.theta, tau[:, None]
+        c_i = c_i + tau * cd_i + theta * tau * tau * ca_i
+        cd_i = cd_i + 2.0 * theta * tau * ca_i
+        c_j = c_j + tau * cd_j + theta * tau * tau * ca_j
+        cd_j = cd_j + 2.0 * theta * tau * ca_j
+        radii, count = self.system.radii, len(hits.i)
+        gaps, rates = np.full(count, math.inf), np.zeros(count)
+        pair = hits.j >= 0
+        if count <= SCALAR_PAIRS:
+            features = self.system.features
+            for k in range(count):
+                if pair[k]:
+                    w = c_i[k] - c_j[k]
+                    d = math.hypot(w[0], w[1])
+                    if d > 0.0:
+                        n = w / d
+                        gaps[k] = d - radii[hits.i[k]] - radii[hits.j[k]]
+                        rates[k] = n[0] * (cd_i[k, 0] - cd_j[k, 0]) + n[1] * (
+                            cd_i[k, 1] - cd_j[k, 1]
+                        )
+                    continue
+                near = features[hits.feature[k]][1].nearest(c_i[k])
+                if near is not None:
+                    gaps[k] = near.d - radii[hits.i[k]]
+                    rates[k] = near.n[0] * cd_i[k, 0] + near.n[1] * cd_i[k, 1]
+            return gaps, rates
+        if np.any(pair):
+            n = int(np.sum(pair))
+            rows = disk_disk(
+                np.concatenate((c_i[pair], c_j[pair])), np.concatenate((cd_i[pair], cd_j[pair])),
+                np.zeros(2 * n), np.concatenate((radii[hits.i[pair]], radii[hits.j[pair]])),
+                np.arange(n), n + np.arange(n),
+            )  # fmt: skip
+            gaps[pair] = np.where(rows.valid, rows.g, math.inf)
+            rates[pair] = np.where(rows.valid, rows.u_n, 0.0)
+        if not np.all(pair):
+            wall = ~pair
+            rows = self.system.feature_arrays.contacts(
+                np.arange(int(np.sum(wall))), hits.feature[wall], c_i[wall], cd_i[wall],
+                np.zeros(int(np.sum(wall))), radii[hits.i[wall]],
+            )  # fmt: skip
+            gaps[wall] = np.where(rows.valid, rows.g, math.inf)
+            rates[wall] = np.where(rows.valid, rows.u_n, 0.0)
+        return gaps, rates
+
+    def _impact_instant(self, hits: _Hits, h: float) -> float | None:
+        """Earliest instant (s after ``self.t``, in [0, h]) at which a pair of ``hits`` closes.
+
+        Each pair's gap along the free motion of :meth:`_hit_gaps` is
+        followed from 0 to ``h`` and its root found by Newton's method kept
+        inside the bracket (all pairs at once); ``None`` when no pair's gap
+        is closed at ``h``.
+        """
+        accel = self._m_inv * self.system.applied_force(self.t, self.q, self.v)
+        paths = self._hit_paths(hits, accel)
+        start, _ = self._hit_gaps(hits, paths, np.zeros(len(hits.i)))
+        end, _ = self._hit_gaps(hits, paths, np.full(len(hits.i), h))
+        closing = end <= 0.0
+        if not np.any(closing):
+            return None
+        if np.any(closing & (start <= 0.0)):
+            return 0.0
+        hits = _Hits(hits.i[closing], hits.j[closing], hits.feature[closing])
+        paths = tuple(path[closing] for path in paths)
+        start, end = start[closing], end[closing]
+        low, high = np.zeros(len(start)), np.full(len(start), h)
+        tau = h * start / (start - end)
+        active = np.ones(len(start), dtype=bool)
+        for _ in range(ROOT_ITERATIONS):
+            gap, rate = self._hit_gaps(hits, paths, tau)
+            above = gap > 0.0
+            low = np.where(active & above, tau, low)
+            high = np.where(active & ~above, tau, high)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                newton = np.where((rate < 0.0) & np.isfinite(gap), tau - gap / rate, np.nan)
+            done = active & (np.abs(newton - tau) <= ROOT_TOL * h)
+            inside = (low < newton) & (newton < high)
+            step = np.where(done | inside, newton, 0.5 * (low + high))
+            tau = np.where(active, step, tau)
+            active &= ~done
+            if not np.any(active):
+                break
+        return float(np.min(tau))
+
+    def _advance(
+        self, t: float, h: float, out: StepOutput, detect: bool = False, gap_tol: float = GAP_TOL
+    ) -> tuple[_Persistent | None, _Hits | None]:
+        """One Moreau–Jean step of length ``h`` (≥ 0; 0: the impact law alone) from ``t``.
+
+        Returns the persistent contacts; with ``detect``, when a pair open at
+        the start closes within the step, the step is not made and those
+        pairs are returned instead (see :meth:`_closed_contacts`).
+        """
         system, theta = self.system, self.theta
         q, v = self.q, self.v
         t_theta = t + (1.0 - theta) * h
@@ -404,7 +632,9 @@ class TimeSteppingStepper:
         if not np.all(np.isfinite(v_free)):
             raise SolverError("the applied forces are no longer finite")
         closing_speed = self._closing_speed_now
-        closed = self._closed_contacts(q_theta, v, h, closing_speed)
+        closed, hits = self._closed_contacts(q_theta, v, h, closing_speed, accel, detect, gap_tol)
+        if hits is not None:
+            return None, hits
         if closed is not None:
             impulse_n, impulse_t, v_next = self._solve_contacts(closed, v, v_free, t_theta)
         else:
@@ -414,9 +644,10 @@ class TimeSteppingStepper:
         if not np.all(np.isfinite(q_next)):
             raise SolverError("the state is no longer finite (step too large for the forces?)")
 
-        v_mean = (q_next - q) / h
-        self._input += h * system.input_power(t_theta, q_theta, v_mean)
-        self._dissipated += h * system.damping_power(q_theta, v_mean)
+        if h > 0.0:
+            v_mean = (q_next - q) / h
+            self._input += h * system.input_power(t_theta, q_theta, v_mean)
+            self._dissipated += h * system.damping_power(q_theta, v_mean)
         persistent = None
         if closed is not None:
             persistent = self._account(
@@ -426,7 +657,7 @@ class TimeSteppingStepper:
         closing_speed = max(closing_speed, self._closing_speed_now)
         self._clearance = -math.inf if closed is not None else self._clearance - h * closing_speed
         self.q, self.v, self.t = q_next, v_next, t + h
-        return persistent
+        return persistent, None
 
     def _account(
         self,
@@ -448,7 +679,7 @@ class TimeSteppingStepper:
         work = 0.5 * (impulse_n * (u_n0 + u_n1) + impulse_t * (u_t0 + u_t1))
         smooth_speed = IMPACT_SPEED_STEPS * h * (np.abs(G.dot(accel)) + np.abs(closed.rows.gamma_n))
         round_off = ROUND_OFF * self._closing_speed_now
-        impact = pressing & (-u_n0 > smooth_speed + round_off)
+        impact = pressing & ((h == 0.0) | (-u_n0 > smooth_speed + round_off))
         if not np.any(impact):
             self._dissipated -= float(work[pressing].sum())
         else:
@@ -532,32 +763,55 @@ class TimeSteppingStepper:
     # ------------------------------------------------------------------ contacts
 
     def _closed_contacts(
-        self, q_theta: np.ndarray, v: np.ndarray, h: float, closing_speed: float
-    ) -> _Closed | None:
-        """Contacts predicted closed at mid-step: ``g(q_θ) + (θ − 1/2) h u_n ≤ GAP_TOL``.
+        self,
+        q_theta: np.ndarray,
+        v: np.ndarray,
+        h: float,
+        closing_speed: float,
+        accel: np.ndarray,
+        detect: bool = False,
+        gap_tol: float = GAP_TOL,
+    ) -> tuple[_Closed | None, _Hits | None]:
+        """Contacts predicted closed at mid-step: ``g(q_θ) + (θ − 1/2) h u_n ≤ gap_tol``.
 
         Skipped while ``self._clearance`` (a lower bound on every gap) shows
         that nothing can close within this step; ``None`` when nothing is
-        closed.
+        closed. With ``detect``, the pairs that close within the step are
+        returned instead of the closed contacts when there are any: those
+        whose gap, predicted from its value ``g``, rate ``u_n`` and second
+        derivative ``a_n = n·(a_i − a_j) + gamma_n`` at ``q_θ``, is above
+        ``GAP_TOL`` at the step's start and at most ``GAP_TOL`` at its end,
+        approaching faster than ``CUT_SPEED`` times the fastest closing speed,
+        and involve a wheel (beads on their rails keep plain steps: a chain's
+        strikes are the exact Moreau LCP's to spread, and cutting each of
+        thousands of collisions would cost a round trip through Python).
         """
-        if self._clearance - h * closing_speed > GAP_TOL or not self.system.n_disks:
-            return None
+        if self._clearance - h * closing_speed > gap_tol or not self.system.n_disks:
+            return None, None
         system = self.system
         lead = (self.theta - 0.5) * h
-        needed = GAP_TOL + lead * closing_speed
+        needed = GAP_TOL + h * closing_speed
         c = system.centres(q_theta)
         moved = self._largest_move(c)
         if self._candidates is None or 2.0 * moved >= self._candidate_margin - needed:
             self._search_candidates(c, max(needed, self._query_margin))
             moved = 0.0
         rows = self._kinematics(c, system.centre_velocities(v), system.angular_velocities(v))
-        closed = rows.valid & (rows.g + lead * rows.u_n <= GAP_TOL)
+        if detect:
+            centre_accel = system.centre_velocities(accel)
+            wheel = np.asarray(system.disk_dofs.iy) >= 0
+            pair = rows.j >= 0
+            hit = rows.valid & (wheel[rows.i] | (pair & wheel[np.where(pair, rows.j, 0)]))
+            hit &= _closing(rows, centre_accel, self.theta, h, closing_speed)
+            if np.any(hit):
+                return None, _Hits(rows.i[hit], rows.j[hit], rows.feature[hit])
+        closed = rows.valid & (rows.g + lead * rows.u_n <= gap_tol)
         open_gaps = rows.g[rows.valid & ~closed]
         self._clearance = min(
             self._candidate_margin - 2.0 * moved, float(np.min(open_gaps, initial=math.inf))
         )
         if not np.any(closed):
-            return None
+            return None, None
         rows = rows.select(closed)
         G, H = system.disk_dofs.jacobians(rows)
         is_pair = rows.j >= 0
@@ -573,7 +827,7 @@ class TimeSteppingStepper:
         keys = rows.i.astype(np.int64) * self._key_stride + np.where(
             is_pair, len(self._feature_ids) + rows.j, rows.feature
         )
-        return _Closed(rows, G, H, restitution, friction, keys)
+        return _Closed(rows, G, H, restitution, friction, keys), None
 
     def _largest_move(self, c: np.ndarray) -> float:
         """Largest distance (m) of a disk centre from where the candidates were searched."""
@@ -901,6 +1155,27 @@ def _without_round_off(speeds: np.ndarray) -> np.ndarray:
     """
     scale = ROUND_OFF * max(1.0, float(np.max(np.abs(speeds), initial=0.0)))
     return np.where(np.abs(speeds) <= scale, 0.0, speeds)
+
+
+def _closing(
+    rows: ContactArrays, centre_accel: np.ndarray, theta: float, h: float, closing_speed: float
+) -> np.ndarray:
+    """Which pairs close within a step of length ``h``: open at its start, closed at its end.
+
+    The gap is predicted to second order from its value, rate and second
+    derivative ``a_n = n·(a_i − a_j) + gamma_n`` at ``q_θ`` (``centre_accel``:
+    the centres' free accelerations, m/s²): above ``GAP_TOL`` a time
+    ``(1 − θ) h`` before, at most ``GAP_TOL`` a time ``θ h`` after; and the
+    pair approaches faster than ``CUT_SPEED`` times ``closing_speed`` (m/s).
+    """
+    accel = centre_accel[rows.i]
+    pair = rows.j >= 0
+    accel[pair] -= centre_accel[rows.j[pair]]
+    a_n = rows.n[:, 0] * accel[:, 0] + rows.n[:, 1] * accel[:, 1] + rows.gamma_n
+    before, after = (1.0 - theta) * h, theta * h
+    start = rows.g - before * rows.u_n + 0.5 * before * before * a_n
+    end = rows.g + after * rows.u_n + 0.5 * after * after * a_n
+    return (start > GAP_TOL) & (end <= GAP_TOL) & (rows.u_n < -CUT_SPEED * closing_speed)
 
 
 def _disk_pairs(c: np.ndarray, radii: np.ndarray, margin: float) -> np.ndarray:

@@ -132,25 +132,74 @@ def small_scenes(draw):
     )  # fmt: skip
 
 
+TIME_TOL = 1e-8
+"""Agreement of frame and event times (s) between the loop and the numpy path."""
+
+
+MICRO = 1e-6
+"""Impulses and forces below this share of a run's largest are not compared one by one."""
+
+
+def _visible(trajectory: Trajectory) -> tuple[list, list]:
+    """The frames and events of a run without its micro impacts and micro contacts.
+
+    Beads of a chain that move together after the Moreau LCP has spread a
+    strike over the chain touch again at speeds of 1e-8 m/s: which of those
+    contacts press (1e-8 N·s), and so whether a step has impacts at all,
+    depends on the last bits of the pivoting, in the loop as in the numpy
+    path, while the states agree to round-off (compared on every frame).
+    """
+    impacts = [e for e in trajectory.events if e.type == "impact"]
+    largest = max((e.normal_impulse for e in impacts), default=0.0)
+    events = [
+        e for e in trajectory.events if e.type != "impact" or e.normal_impulse > MICRO * largest
+    ]
+    kept = {e.t for e in events if e.type == "impact"}
+    frames = [f for f in trajectory.frames if f.kind == "sample" or f.t in kept]
+    return frames, events
+
+
 def assert_same_trajectory(reference: Trajectory, kernel: Trajectory) -> None:
-    """Same frames, events and contacts; numbers equal to round-off."""
+    """Same frames, events and contacts; numbers equal to round-off.
+
+    Times of impacts are closing instants found by Newton's method from
+    gaps equal to round-off (a few 1e-15 m on positions of 20 m) divided by
+    closing speeds down to 1e-6 m/s: equal to ``TIME_TOL``. Micro impacts
+    and contacts (``MICRO``, see :func:`_visible`) are left out of the
+    one-by-one comparison.
+    """
     assert (kernel.status, kernel.message) == (reference.status, reference.message)
-    assert [(f.kind, f.t) for f in kernel.frames] == [(f.kind, f.t) for f in reference.frames]
     scale = 1.0 + max(float(np.max(np.abs(f.v))) for f in reference.frames)
-    for a, b in zip(reference.frames, kernel.frames, strict=True):
+    samples = [[f for f in run.frames if f.kind == "sample"] for run in (reference, kernel)]
+    for a, b in zip(*samples, strict=True):
+        assert b.t == pytest.approx(a.t, abs=TIME_TOL)
         np.testing.assert_allclose(b.q, a.q, rtol=0, atol=1e-10 * scale)
         np.testing.assert_allclose(b.v, a.v, rtol=0, atol=1e-9 * scale)
         assert b.energy.dissipated == pytest.approx(a.energy.dissipated, rel=1e-9, abs=1e-9)
-        assert [(c.body, c.other, c.mode) for c in b.contacts] == [
-            (c.body, c.other, c.mode) for c in a.contacts
+    (frames_a, events_a), (frames_b, events_b) = _visible(reference), _visible(kernel)
+    assert [f.kind for f in frames_b] == [f.kind for f in frames_a]
+    np.testing.assert_allclose(
+        [f.t for f in frames_b], [f.t for f in frames_a], rtol=0, atol=TIME_TOL
+    )
+    largest = max((c.lam for f in frames_a for c in f.contacts), default=0.0)
+    for a, b in zip(frames_a, frames_b, strict=True):
+        np.testing.assert_allclose(b.q, a.q, rtol=0, atol=1e-10 * scale)
+        np.testing.assert_allclose(b.v, a.v, rtol=0, atol=1e-9 * scale)
+        pressing_a = [c for c in a.contacts if c.lam > MICRO * largest]
+        pressing_b = [c for c in b.contacts if c.lam > MICRO * largest]
+        assert [(c.body, c.other, c.mode) for c in pressing_b] == [
+            (c.body, c.other, c.mode) for c in pressing_a
         ]
-        for c, d in zip(a.contacts, b.contacts, strict=True):
+        for c, d in zip(pressing_a, pressing_b, strict=True):
             assert d.lam == pytest.approx(c.lam, rel=1e-8, abs=1e-8)
             assert d.point == pytest.approx(c.point, abs=1e-12)
-    assert [(e.type, e.t, e.body, e.other) for e in kernel.events] == [
-        (e.type, e.t, e.body, e.other) for e in reference.events
+    assert [(e.type, e.body, e.other) for e in events_b] == [
+        (e.type, e.body, e.other) for e in events_a
     ]
-    for a, b in zip(reference.events, kernel.events, strict=True):
+    np.testing.assert_allclose(
+        [e.t for e in events_b], [e.t for e in events_a], rtol=0, atol=TIME_TOL
+    )
+    for a, b in zip(events_a, events_b, strict=True):
         if a.type == "impact":
             assert b.normal_impulse == pytest.approx(a.normal_impulse, rel=1e-8, abs=1e-12)
             assert b.energy_change == pytest.approx(a.energy_change, rel=1e-8, abs=1e-12)
