@@ -529,33 +529,21 @@ class TimeSteppingStepper:
         Voronoi region) gets ``inf``. Up to ``SCALAR_PAIRS`` pairs one by
         one, beyond on arrays (:mod:`solver.contact_arrays`).
         """
+        radii, count = self.system.radii, len(hits.i)
+        if count <= SCALAR_PAIRS:
+            lists = tuple(path.tolist() for path in paths)
+            gaps, rates = zip(
+                *(self._hit_gap(hits, lists, k, float(tau[k])) for k in range(count)), strict=True
+            )
+            return np.array(gaps), np.array(rates)
         c_i, cd_i, ca_i, c_j, cd_j, ca_j = paths
         theta, tau = self.theta, tau[:, None]
         c_i = c_i + tau * cd_i + theta * tau * tau * ca_i
         cd_i = cd_i + 2.0 * theta * tau * ca_i
         c_j = c_j + tau * cd_j + theta * tau * tau * ca_j
         cd_j = cd_j + 2.0 * theta * tau * ca_j
-        radii, count = self.system.radii, len(hits.i)
         gaps, rates = np.full(count, math.inf), np.zeros(count)
         pair = hits.j >= 0
-        if count <= SCALAR_PAIRS:
-            features = self.system.features
-            for k in range(count):
-                if pair[k]:
-                    w = c_i[k] - c_j[k]
-                    d = math.hypot(w[0], w[1])
-                    if d > 0.0:
-                        n = w / d
-                        gaps[k] = d - radii[hits.i[k]] - radii[hits.j[k]]
-                        rates[k] = n[0] * (cd_i[k, 0] - cd_j[k, 0]) + n[1] * (
-                            cd_i[k, 1] - cd_j[k, 1]
-                        )
-                    continue
-                near = features[hits.feature[k]][1].nearest(c_i[k])
-                if near is not None:
-                    gaps[k] = near.d - radii[hits.i[k]]
-                    rates[k] = near.n[0] * cd_i[k, 0] + near.n[1] * cd_i[k, 1]
-            return gaps, rates
         if np.any(pair):
             n = int(np.sum(pair))
             rows = disk_disk(
@@ -575,6 +563,31 @@ class TimeSteppingStepper:
             rates[wall] = np.where(rows.valid, rows.u_n, 0.0)
         return gaps, rates
 
+    def _hit_gap(
+        self, hits: _Hits, lists: tuple[list, ...], k: int, tau: float
+    ) -> tuple[float, float]:
+        """:meth:`_hit_gaps` of pair ``k`` alone, in floats (``lists``: the paths as lists)."""
+        c_i, cd_i, ca_i, c_j, cd_j, ca_j = (path[k] for path in lists)
+        theta, radii = self.theta, self.system.radii
+        x = (c_i[0] + tau * cd_i[0] + theta * tau * tau * ca_i[0],
+             c_i[1] + tau * cd_i[1] + theta * tau * tau * ca_i[1])  # fmt: skip
+        xd = (cd_i[0] + 2.0 * theta * tau * ca_i[0], cd_i[1] + 2.0 * theta * tau * ca_i[1])
+        i, j = int(hits.i[k]), int(hits.j[k])
+        if j >= 0:
+            wx = x[0] - (c_j[0] + tau * cd_j[0] + theta * tau * tau * ca_j[0])
+            wy = x[1] - (c_j[1] + tau * cd_j[1] + theta * tau * tau * ca_j[1])
+            d = math.hypot(wx, wy)
+            if d == 0.0:
+                return math.inf, 0.0
+            rate = (wx / d) * (xd[0] - cd_j[0] - 2.0 * theta * tau * ca_j[0]) + (wy / d) * (
+                xd[1] - cd_j[1] - 2.0 * theta * tau * ca_j[1]
+            )
+            return d - float(radii[i]) - float(radii[j]), rate
+        near = self.system.features[int(hits.feature[k])][1].nearest(x)
+        if near is None:
+            return math.inf, 0.0
+        return near.d - float(radii[i]), float(near.n[0] * xd[0] + near.n[1] * xd[1])
+
     def _impact_instant(self, hits: _Hits, h: float) -> float | None:
         """Earliest instant (s after ``self.t``, in [0, h]) at which a pair of ``hits`` closes.
 
@@ -585,6 +598,8 @@ class TimeSteppingStepper:
         """
         accel = self._m_inv * self.system.applied_force(self.t, self.q, self.v)
         paths = self._hit_paths(hits, accel)
+        if len(hits.i) <= SCALAR_PAIRS:
+            return self._few_instant(hits, tuple(path.tolist() for path in paths), h)
         start, _ = self._hit_gaps(hits, paths, np.zeros(len(hits.i)))
         end, _ = self._hit_gaps(hits, paths, np.full(len(hits.i), h))
         closing = end <= 0.0
@@ -613,6 +628,31 @@ class TimeSteppingStepper:
             if not np.any(active):
                 break
         return float(np.min(tau))
+
+    def _few_instant(self, hits: _Hits, lists: tuple[list, ...], h: float) -> float | None:
+        """:meth:`_impact_instant` for a few pairs, one by one in floats (cheaper)."""
+        instant = None
+        for k in range(len(hits.i)):
+            start, end = self._hit_gap(hits, lists, k, 0.0)[0], self._hit_gap(hits, lists, k, h)[0]
+            if not end <= 0.0:
+                continue
+            if start <= 0.0:
+                return 0.0
+            low, high = 0.0, h
+            tau = h * start / (start - end)
+            for _ in range(ROOT_ITERATIONS):
+                gap, rate = self._hit_gap(hits, lists, k, tau)
+                if gap > 0.0:
+                    low = tau
+                else:
+                    high = tau
+                newton = tau - gap / rate if rate < 0.0 and math.isfinite(gap) else math.nan
+                if abs(newton - tau) <= ROOT_TOL * h:
+                    tau = newton
+                    break
+                tau = newton if low < newton < high else 0.5 * (low + high)
+            instant = tau if instant is None else min(instant, tau)
+        return instant
 
     def _advance(
         self, t: float, h: float, out: StepOutput, detect: bool = False, gap_tol: float = GAP_TOL
