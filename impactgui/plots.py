@@ -576,6 +576,7 @@ class PlotPanel(QWidget):
         for plot in (self.lambda_plot, self.tau_plot):
             plot.setVisible(view == "side")
         self.energy_plot.setXRange(0.0, 1.0, padding=0)
+        self._catch_up_time_axis(self.plots)
         for plot in self.plots:
             plot.setYRange(0.0, 1.0, padding=0)
         self._axis_width = AXIS_WIDTH
@@ -693,6 +694,7 @@ class PlotPanel(QWidget):
             self._cycle_batches = self._batches
         self._resume_auto_ranged_views()
         draw, plots = self._parts[self._next_part]
+        self._catch_up_time_axis(plots)
         done = draw(time.perf_counter() + REDRAW_SLICE_S)
         self._fit_ranges(plots, streaming=True)
         self._fit_axis_width()
@@ -710,6 +712,7 @@ class PlotPanel(QWidget):
         for draw, _plots in self._parts:
             draw(None)
         self._fit_ranges()
+        self._catch_up_time_axis(self.plots)
         self._fit_axis_width()
 
     def _draw_contacts(self, deadline: float | None) -> bool:
@@ -877,8 +880,27 @@ class PlotPanel(QWidget):
         x_range = (start, self._time_axis_end(start, last, growth * TIME_AXIS_STEP_INTERVAL_S))
         self._x_stepped = (now, last)
         if x_range != current and x_range[1] > x_range[0]:
+            if streaming:  # the other plots follow with their parts: _catch_up_time_axis
+                for plot in self.plots:
+                    if plot is not self.energy_plot:
+                        plot.vb.blockLink(True)
             self.energy_plot.setXRange(*x_range, padding=0)
             self._x_range = x_range
+
+    def _catch_up_time_axis(self, plots: tuple[pg.PlotItem, ...]) -> None:
+        """Give ``plots`` the energy plot's time range if a streaming step left them behind.
+
+        At a step of the time range a plot re-renders all it shows (axes, grid,
+        curves: ~8 ms); the five plots stepping in one paint made a 35–40 ms
+        stop, the longest of a streaming run. So while a run streams in, the
+        energy plot steps alone (its links blocked) and the λ/τ plots and the
+        stem plots follow with their own part of the redraw, one and two timer
+        ticks later; a full ``redraw`` lines them all up at once.
+        """
+        for plot in plots:
+            if plot is not self.energy_plot and plot.vb.linksBlocked:
+                plot.vb.blockLink(False)
+                plot.vb.linkedXChanged()
 
     def _time_axis_end(self, start: float, last: float, ahead: float = 0.0) -> float:
         """End of the time axis: a round 1, 2, 5 × 10^k s past ``start`` and past ``last +

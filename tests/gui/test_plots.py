@@ -461,6 +461,55 @@ def test_a_streaming_time_axis_steps_at_most_once_an_interval_and_far_enough(
     assert panel.energy_plot.vb.viewRange()[0] == pytest.approx([0.0, nice_ceil(data_end)])
 
 
+def test_a_streaming_time_axis_step_reaches_the_other_plots_with_their_own_parts(
+    panel,
+) -> None:
+    # all five plots re-rendering at a step of the time axis made the longest paint of a
+    # streaming run (35-40 ms); each plot now steps with its own part of the redraw
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    events = [Event(0.5, "impact", "wheel", "curb", normal_impulse=2.0)]
+    batch = _synthetic_batch(0, 3000, events)  # 3 s: past the first second's axis
+    trajectory.append(batch)
+    panel.add_output(batch)
+
+    def time_ranges() -> dict[str, tuple[float, float]]:
+        return {plot.titleLabel.text: tuple(plot.vb.viewRange()[0]) for plot in panel.plots}
+
+    before = time_ranges()
+    panel._on_redraw_timer()  # the energy part steps the time axis, alone
+    stepped = tuple(panel.energy_plot.vb.viewRange()[0])
+    assert stepped[1] >= 3.0 - DT > before["energy budget"][1]
+    after_energy = time_ranges()
+    others = [plot.titleLabel.text for plot in panel.plots if plot is not panel.energy_plot]
+    assert all(after_energy[title] == before[title] for title in others)
+    panel._on_redraw_timer()  # the contact part: λ and τ follow
+    for plot in panel.plots:
+        expected = (
+            stepped
+            if plot in (panel.energy_plot, panel.lambda_plot, panel.tau_plot)
+            else before[plot.titleLabel.text]
+        )
+        assert tuple(plot.vb.viewRange()[0]) == pytest.approx(expected)
+    panel._on_redraw_timer()  # the stems: every plot on one time axis again
+    assert all(r == pytest.approx(stepped) for r in time_ranges().values())
+    # the plots stay linked: a pan of one moves all
+    panel.jump_plot.setXRange(1.0, 2.0, padding=0)
+    assert all(r == pytest.approx((1.0, 2.0)) for r in time_ranges().values())
+
+
+def test_a_full_redraw_lines_every_plot_up_on_the_stepped_time_axis(panel) -> None:
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    batch = _synthetic_batch(0, 3000)
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel._on_redraw_timer()  # a streaming step: the energy plot alone
+    panel.redraw()  # e.g. the run ended: everything at once
+    ranges = {tuple(plot.vb.viewRange()[0]) for plot in panel.plots}
+    assert len(ranges) == 1 and next(iter(ranges))[1] >= 3.0 - DT
+
+
 def test_opening_or_resetting_a_scene_resets_every_plot(qtbot, window) -> None:
     # issue 10 bug 4: titles, ranges and time axis of the last run stayed until the next Run
     fresh = PlotPanel()
