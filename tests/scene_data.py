@@ -1,10 +1,10 @@
-"""Scene models for engine tests: side view, gravity straight down, staged impact law."""
+"""Scene models for engine tests: side view, gravity straight down (or none), unit beads."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from solver.scene import Scene, parse_scene
+from solver.scene import MAX_ITEMS, Bead, Scene, parse_scene
 
 G_ACC = 9.81
 """Gravity (m/s²) of these scenes."""
@@ -34,3 +34,30 @@ def gravity_scene(
             "solver": {"t_end": t_end, "dt_out": dt_out},
         }
     )
+
+
+def bead_row(xs: Iterable[float], vxs: Iterable[float], contact: dict) -> Scene:
+    """Unit beads of radius 0.5 m on the rail y = 0 at ``xs`` (m) moving at ``vxs`` (m/s),
+    no gravity, ``contact`` as in the scene file.
+
+    A scene file holds at most ``MAX_ITEMS`` bodies (docs/LIMITS.md); past
+    that the solver itself is tested: each bead is validated on its own and
+    the list is put in place of a valid scene's bodies.
+    """
+    beads = [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.5,
+         "x": float(x), "vx": float(vx)}
+        for k, (x, vx) in enumerate(zip(xs, vxs, strict=True))
+    ]  # fmt: skip
+    scene = parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 1,
+            "gravity": [0.0, 0.0],
+            "contact": contact,
+            "bodies": beads[:MAX_ITEMS],
+        }
+    )
+    if len(beads) > MAX_ITEMS:
+        scene = scene.model_copy(update={"bodies": tuple(Bead.model_validate(b) for b in beads)})
+    return scene

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from solver.record import Trajectory
-from solver.scene import MAX_ITEMS, Bead, parse_scene
 from solver.simulation import make_stepper
 from solver.system import System
+from tests.scene_data import bead_row
 
 EPS = float(np.finfo(float).eps)
 T_END = 1.0
@@ -28,35 +28,9 @@ T_END = 1.0
 
 
 def touching_chain(n: int) -> System:
-    """``n`` touching unit beads of radius 0.5 m at x = 0, 1, 2, …, the first at 1 m/s.
-
-    A scene file holds at most ``MAX_ITEMS`` bodies (docs/LIMITS.md); past
-    that each bead is validated on its own and the list is put in place of
-    a valid scene's bodies.
-    """
-    beads = [
-        {
-            "id": f"b{k}",
-            "type": "bead",
-            "rail_y": 0.0,
-            "mass": 1.0,
-            "radius": 0.5,
-            "x": float(k),
-            "vx": 1.0 if k == 0 else 0.0,
-        }
-        for k in range(n)
-    ]
-    scene = parse_scene(
-        {
-            "format": "impactgui-scene",
-            "version": 1,
-            "contact": {"restitution": 1.0, "friction": 0.0, "impact_law": "sequential"},
-            "bodies": beads[: min(n, MAX_ITEMS)],
-        }
-    )
-    if n > MAX_ITEMS:
-        scene = scene.model_copy(update={"bodies": tuple(Bead.model_validate(b) for b in beads)})
-    return System(scene)
+    """``n`` touching unit beads of radius 0.5 m at x = 0, 1, 2, …, the first at 1 m/s."""
+    contact = {"restitution": 1.0, "friction": 0.0, "impact_law": "sequential"}
+    return System(bead_row(range(n), [1.0] + [0.0] * (n - 1), contact))
 
 
 @pytest.mark.parametrize("n", [10_000, pytest.param(100_000, marks=pytest.mark.slow)])

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from solver.record import Trajectory
-from solver.scene import MAX_ITEMS, Bead, parse_scene
 from solver.system import System
 from solver.timestepping import TimeSteppingStepper
+from tests.scene_data import bead_row
 
 GAP = 0.2
 """Initial gap inside a pair (m)."""
@@ -32,36 +32,10 @@ EPS = float(np.finfo(float).eps)
 
 
 def paired_chain(n: int) -> System:
-    """The paired chain of ``n`` beads.
-
-    A scene file holds at most ``MAX_ITEMS`` bodies (docs/LIMITS.md); past
-    that the solver itself is tested: each bead is validated on its own and
-    the list is put in place of a valid scene's bodies.
-    """
-    beads = [
-        {
-            "id": f"b{k}",
-            "type": "bead",
-            "rail_y": 0.0,
-            "mass": 1.0,
-            "radius": 0.5,
-            "x": 3.0 * (k // 2) + (1.0 + GAP) * (k % 2),
-            "vx": 1.0 if k % 2 == 0 else -1.0,
-        }
-        for k in range(n)
-    ]
-    scene = parse_scene(
-        {
-            "format": "impactgui-scene",
-            "version": 1,
-            "gravity": [0.0, 0.0],
-            "contact": {"restitution": 1.0, "friction": 0.0},
-            "bodies": beads[: min(n, MAX_ITEMS)],
-        }
-    )
-    if n > MAX_ITEMS:
-        scene = scene.model_copy(update={"bodies": tuple(Bead.model_validate(b) for b in beads)})
-    return System(scene)
+    """The paired chain of ``n`` beads: each pair closing its gap ``GAP`` at 2 m/s."""
+    xs = [3.0 * (k // 2) + (1.0 + GAP) * (k % 2) for k in range(n)]
+    vxs = [1.0 if k % 2 == 0 else -1.0 for k in range(n)]
+    return System(bead_row(xs, vxs, {"restitution": 1.0, "friction": 0.0}))
 
 
 @pytest.mark.parametrize(
