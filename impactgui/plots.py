@@ -124,6 +124,11 @@ RANGE_MARGIN = 0.2
 
 AXIS_WIDTH = 56
 """Starting width of the value axes, px; it grows (for every plot at once) to fit wider ticks."""
+AXIS_HEADROOM = 16
+"""Room a widened value axis keeps for wider ticks to come, px (about two digits): each
+widening lays out and re-renders all five plots at once (a 30-45 ms paint), and tick
+texts widen by a digit or a sign at a time as a run's values grow (56 -> 72 -> 79 px
+within seconds of the paper-004 wheel)."""
 
 _CACHED = QGraphicsItem.CacheMode.DeviceCoordinateCache
 """Axes, titles, legends and curves are drawn from pixmaps while they do not change."""
@@ -844,7 +849,7 @@ class PlotPanel(QWidget):
             for axis in (plot.getAxis("left") for plot in self.plots)
         )
         if needed > self._axis_width:
-            self._axis_width = math.ceil(needed) + 6
+            self._axis_width = math.ceil(needed) + 6 + AXIS_HEADROOM
             for plot in self.plots:
                 plot.getAxis("left").setWidth(self._axis_width)
 

@@ -19,6 +19,7 @@ import pytest
 from impactgui import plots as plots_module
 from impactgui.playback import AS_FAST_AS_POSSIBLE
 from impactgui.plots import (
+    AXIS_HEADROOM,
     ENERGY_TERMS,
     LEGEND_LIMIT,
     STEM_HUES,
@@ -508,6 +509,24 @@ def test_a_full_redraw_lines_every_plot_up_on_the_stepped_time_axis(panel) -> No
     panel.redraw()  # e.g. the run ended: everything at once
     ranges = {tuple(plot.vb.viewRange()[0]) for plot in panel.plots}
     assert len(ranges) == 1 and next(iter(ranges))[1] >= 3.0 - DT
+
+
+def test_a_widened_value_axis_keeps_room_for_the_next_wider_ticks(panel) -> None:
+    # each widening lays out and re-renders all five plots (a 30-45 ms paint); tick texts
+    # grew a digit at a time (56 -> 72 -> 79 px within seconds of the paper-004 wheel)
+    axes = [plot.getAxis("left") for plot in panel.plots]
+
+    def widths_for(text_width: float) -> set[float]:
+        for axis in axes:
+            axis.textWidth = text_width
+        panel._fit_axis_width()
+        return {axis.fixedWidth for axis in axes}
+
+    (first,) = widths_for(200.0)  # wider than any start: the axes widen, all alike
+    assert first >= 200.0 + AXIS_HEADROOM
+    assert widths_for(200.0 + AXIS_HEADROOM - 1.0) == {first}  # within the room: no layout
+    (second,) = widths_for(200.0 + AXIS_HEADROOM + 8.0)
+    assert second > first
 
 
 def test_opening_or_resetting_a_scene_resets_every_plot(qtbot, window) -> None:
