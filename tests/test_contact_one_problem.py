@@ -18,29 +18,13 @@ from hypothesis import strategies as st
 
 from solver.contact import solve_contact_problem
 from solver.errors import SolverError
+from tests.contact_problems import one_contact
 
-
-@st.composite
-def one_contact(draw):
-    """A contact on N coordinates, a diagonal ``M⁻¹``, an applied force and a mode (or None)."""
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    N = draw(st.integers(2, 6))
-    M_inv = 1.0 / rng.uniform(0.1, 10.0, N)
-    G, H, f = rng.normal(size=(3, N))
-    mu = draw(st.sampled_from([0.0]) | st.floats(0.0, 2.0))
-    u_t = draw(st.sampled_from([0.0, 1e-12]) | st.floats(-1.0, 1.0))
-    contact = SimpleNamespace(
-        body="disk",
-        other="wall",
-        G=G,
-        H=H,
-        u_t=u_t,
-        gamma_n=float(rng.normal()),
-        gamma_t=float(rng.normal()),
-        friction=mu,
-    )
-    mode = draw(st.sampled_from([None, "stick", "slip+", "slip-"]))
-    return contact, mode, M_inv, f
+ONE_CONTACT = one_contact(
+    modes=(None, "stick", "slip+", "slip-"),
+    u_t=st.sampled_from([0.0, 1e-12]) | st.floats(-1.0, 1.0),
+)
+"""Modes the solver decides or imposed; tangential speeds at rest, at round-off or sliding."""
 
 
 def lemke_answer(contact, mode, M_inv, f):
@@ -51,7 +35,7 @@ def lemke_answer(contact, mode, M_inv, f):
         return error
 
 
-@given(one_contact())
+@given(ONE_CONTACT)
 def test_closed_form_solves_the_lcp_lemke_solves(problem):
     contact, mode, M_inv, f = problem
     general = lemke_answer(contact, mode, M_inv, f)
