@@ -286,7 +286,7 @@ class EventDrivenStepper(
                 if t_cut is not None:
                     piece = Piece(piece.ta, t_cut, piece.state, piece.states, piece.motion)
                     found, cut = None, True
-            found = self._missed(piece, gaps, found) or found
+            found = self._missed(piece, gaps, found, a if constant is not None else None) or found
             limit = found.t if found else piece.tb
             self._emit_samples(
                 out,

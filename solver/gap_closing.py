@@ -128,6 +128,120 @@ def closing_times(
     return tau, unresolved
 
 
+FEW_PAIRS = 16
+"""Watched pairs up to which :func:`flight_clear` tries its proof (one pair at a time)."""
+
+
+def flight_clear(
+    gaps: GapSet, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
+) -> bool:
+    """Whether no watched gap can close along the flight ``q + v τ + ½ a τ²``, ``τ ∈ [0, T]``.
+
+    A proof in closed form that the check for missed closings
+    (:meth:`solver.gap_roots.GapRootMixin._missed`) can only find nothing:
+    at every instant of the flight every disk keeps at least its radius
+    less ``PENETRATION_TOL`` (less a margin above the rounding) from the
+    whole of its feature — a segment with both its ends, a vertex, another
+    disk, an arc's circle — so no gap falls below ``−PENETRATION_TOL`` and
+    no disk crosses a segment or arc or passes through a corner or a disk
+    (:func:`pair_clear`, one pair at a time).
+
+    False leaves the decision to the samples of the check: the bound may be
+    too loose, there are more than ``FEW_PAIRS`` pairs (the check's
+    vectorised gaps cost less than a proof per pair), or beads on one rail
+    are watched (ordered pairs are never proved here). ``T`` is
+    ``duration`` (s).
+    """
+    if gaps.ordered or len(gaps) > FEW_PAIRS:
+        return False
+    system = gaps.kin.system
+    c = system.centres(q).tolist()
+    cd = system.centre_velocities(v).tolist()
+    ca = system.centre_velocities(a).tolist()
+    for i, j, ax, ay, bx, by, reach, room in gaps.hulls:
+        (x, y), (vx, vy), (wx, wy) = c[i], cd[i], ca[i]
+        if j >= 0:
+            x, y, vx, vy, wx, wy = (
+                x - c[j][0],
+                y - c[j][1],
+                vx - cd[j][0],
+                vy - cd[j][1],
+                wx - ca[j][0],
+                wy - ca[j][1],
+            )
+        path = (x, y, vx, vy, 0.5 * wx, 0.5 * wy)
+        if not pair_clear(path, (ax, ay, bx, by), reach, room, duration):
+            return False
+    return True
+
+
+def pair_clear(
+    path: tuple[float, ...],
+    hull: tuple[float, float, float, float],
+    reach: float,
+    room: float | None,
+    duration: float,
+) -> bool:
+    """Whether a parabola keeps ``reach − PENETRATION_TOL`` (m) from a straight segment.
+
+    ``path`` is ``(x, y, vx, vy, ax, ay)``: the point ``p(τ) = p0 + p1 τ +
+    p2 τ²`` (m, m/s, m/s²; ``p2`` is half the acceleration) for ``τ ∈ [0,
+    T]`` (s, ``duration``), and ``hull`` the segment ``(Ax, Ay, Bx, By)``
+    (m; ``A = B``: a point). The distance from ``p`` to ``[A, B]`` is at
+    least ``n·p − max(n·A, n·B)`` for any unit ``n``, a quadratic in ``τ``
+    along the parabola whose least value on ``[0, T]`` is exact; ``n``
+    points from the segment's nearest point to ``p`` at the start, then (if
+    that bound fails) at the end. The margin above ``−PENETRATION_TOL`` is
+    ``1e-12`` times the scale of the numbers, far above their rounding.
+
+    With ``room`` (m, an arc's ``R − r``; ``[A, B]`` its centre) the
+    point may instead keep within ``room + PENETRATION_TOL`` of the centre:
+    ``|p(τ) − A| ≤ max(|p(0) − A|, |p(T) − A|) + |p2| T²/4``, since the
+    parabola keeps within ``|p2| T²/4`` of its chord.
+    """
+    x, y, vx, vy, wx, wy = path
+    ax, ay, bx, by = hull
+    T = duration
+    ex, ey = bx - ax, by - ay
+    length2 = ex * ex + ey * ey
+    x1, y1 = x + T * (vx + T * wx), y + T * (vy + T * wy)
+    scale = 1.0 + max(abs(x), abs(y), abs(ax), abs(ay), abs(bx), abs(by))
+    scale += T * max(abs(vx), abs(vy)) + T * T * max(abs(wx), abs(wy))
+    floor = -PENETRATION_TOL + 1e-12 * scale
+    for px, py in ((x, y), (x1, y1)):
+        s = ((px - ax) * ex + (py - ay) * ey) / length2 if length2 > 0.0 else 0.0
+        s = min(max(s, 0.0), 1.0)
+        dx, dy = px - ax - s * ex, py - ay - s * ey
+        size = math.hypot(dx, dy)
+        if not size > 0.0:
+            continue
+        nx, ny = dx / size, dy / size
+        support = max(nx * ax + ny * ay, nx * bx + ny * by)
+        low = lowest_value(
+            nx * x + ny * y - support - reach, nx * vx + ny * vy, nx * wx + ny * wy, T
+        )
+        if low > floor:
+            return True
+    if room is None:
+        return False
+    farthest = max(math.hypot(x - ax, y - ay), math.hypot(x1 - ax, y1 - ay))
+    return room - farthest - 0.25 * T * T * math.hypot(wx, wy) > floor
+
+
+def lowest_value(c0: float, c1: float, c2: float, duration: float) -> float:
+    """Least value of ``c0 + c1 τ + c2 τ²`` for ``τ ∈ [0, duration]`` (s).
+
+    At an end, or where the derivative vanishes inside for ``c2 > 0``;
+    NaN coefficients give NaN (no bound).
+    """
+    T = duration
+    low = min(c0, c0 + T * (c1 + T * c2))
+    if c2 > 0.0:
+        t_min = min(max(-c1 / (2.0 * c2), 0.0), T)
+        low = min(low, c0 + t_min * (c1 + t_min * c2))
+    return low
+
+
 def passed_through(
     gaps: GapSet,
     qa: np.ndarray,

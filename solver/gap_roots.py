@@ -30,14 +30,20 @@ from solver.event_tolerances import (
     TIME_TOL,
 )
 from solver.flight import Piece
-from solver.gap_closing import crossed, passed_through
+from solver.gap_closing import crossed, flight_clear, passed_through
 from solver.gap_set import GapSet
 
 
 class GapRootMixin:
     """Where a watched gap closes (of :class:`solver.events.EventDrivenStepper`)."""
 
-    def _missed(self, piece: Piece, gaps: GapSet, found: FoundEvent | None) -> FoundEvent | None:
+    def _missed(
+        self,
+        piece: Piece,
+        gaps: GapSet,
+        found: FoundEvent | None,
+        accel: np.ndarray | None = None,
+    ) -> FoundEvent | None:
         """A gap closing that the search missed in ``piece``, located; None if there is none.
 
         Every watched gap is checked where the piece ends (at ``found`` or its
@@ -50,13 +56,22 @@ class GapRootMixin:
         another pair of its disks (a disk through a corner meets a face
         first) on ``MISSED_SAMPLES`` samples is bisected to ``TIME_TOL``. A
         crossing that no sample sees is a ``SolverError``.
+
+        ``accel`` are the constant accelerations (N,) of a free-flight
+        piece (a parabola from ``piece.ta``): where
+        :func:`~solver.gap_closing.flight_clear` proves that no gap can have
+        closed on the way, the gaps are not evaluated.
         """
         if not len(gaps):
             return None
         N = self._N
         ta, tb = piece.ta, found.t if found is not None else piece.tb
-        ya, yb = piece.state(ta), piece.state(tb)
-        qa, qb = ya[:N], yb[:N]
+        ya = piece.state(ta)
+        qa = ya[:N]
+        if accel is not None and flight_clear(gaps, qa, ya[N : 2 * N], accel, tb - ta):
+            return None
+        yb = piece.state(tb)
+        qb = yb[:N]
         if piece.motion is not None and self._nothing_missed(gaps, qa, qb):
             return None  # a closed-form piece, its affine gaps known from its scan
         g_b = gaps.gaps(qb)

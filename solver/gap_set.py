@@ -11,6 +11,8 @@ more than their size.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from solver.contact_pairs import ContactPair, DiskKinematics, continued_nearest, in_region
@@ -73,6 +75,36 @@ class GapSet:
 
     def __len__(self) -> int:
         return len(self.pairs)
+
+    @cached_property
+    def hulls(self) -> list[tuple[int, int, float, float, float, float, float, float | None]]:
+        """Per pair ``(i, j, Ax, Ay, Bx, By, ρ, room)``: a segment ``[A, B]`` and a reach ``ρ`` (m).
+
+        The pair's disk ``i`` overlaps its feature only if its centre (less
+        disk ``j``'s centre for a disk pair; ``j = -1`` otherwise) comes closer
+        than ``ρ`` to ``[A, B]``: a segment itself with the disk's radius, a
+        vertex point or the origin (a disk pair) with the radius (the radii's
+        sum), an arc's centre with ``R + r`` while outside its circle. For an
+        arc ``room`` is ``R − r`` (m), the room of a disk inside the circle;
+        None for the other kinds.
+        """
+        rows = []
+        radii = self.kin.radii
+        for pair in self.pairs:
+            feature, r = pair.feature, float(radii[pair.i])
+            if pair.j >= 0:
+                rows.append((pair.i, pair.j, 0.0, 0.0, 0.0, 0.0, r + float(radii[pair.j]), None))
+            elif isinstance(feature, Segment):
+                (ax, ay), (bx, by) = feature.a, feature.b
+                rows.append((pair.i, -1, float(ax), float(ay), float(bx), float(by), r, None))
+            elif isinstance(feature, Vertex):
+                px, py = feature.p
+                rows.append((pair.i, -1, float(px), float(py), float(px), float(py), r, None))
+            else:
+                ox, oy = feature.center
+                R = float(feature.radius)
+                rows.append((pair.i, -1, float(ox), float(oy), float(ox), float(oy), R + r, R - r))
+        return rows
 
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""

@@ -1,0 +1,196 @@
+"""The closed-form proof that no gap closed in a free flight (issue 8, the check after a piece).
+
+:func:`solver.gap_closing.flight_clear` lets the check for missed closings
+skip its gap evaluations on a parabolic flight when every disk provably
+keeps its radius (less ``PENETRATION_TOL``) from every feature. A proof must
+never say "clear" where the true gap closes: here the true distances are
+sampled densely along the flight with geometry written in the test
+(distance to a closed segment, to a point, to an arc as a point set,
+between centres), and every proof that says "clear" is checked against
+them. The cases are drawn close to the boundary (the reach within a few
+nanometres of the sampled least distance) so that both answers occur.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, event, given
+from hypothesis import strategies as st
+
+from solver.gap_closing import flight_clear, pair_clear
+from solver.gap_set import GapSet
+from solver.simulation import make_stepper
+from tests.scene_data import G_ACC, gravity_scene
+from tests.test_drawn_geometry import boundary_distance, ground, segment_distance
+
+PENETRATION_TOL = 1e-9
+SAMPLES = 20001
+"""Samples of a flight on which the true distances are measured."""
+
+position = st.floats(-2.0, 2.0)
+speed = st.floats(-10.0, 10.0)
+accel = st.floats(-20.0, 20.0)
+duration = st.floats(1e-6, 1.0)
+offset = st.one_of(
+    st.floats(-1e-3, 1e-3),
+    st.floats(-5e-9, 5e-9),
+    st.sampled_from([-2e-9, -1e-9, 0.0, 1e-9, 1.2e-9, 2e-9, 1e-8]),
+)
+"""Reach less the sampled least distance (m): the true answer flips at ``PENETRATION_TOL``."""
+
+
+def parabola(path, T):
+    """Points (SAMPLES, 2) of ``p0 + p1 τ + p2 τ²``, ``τ ∈ [0, T]``; ``path``: those six numbers."""
+    x, y, vx, vy, ax, ay = path
+    tau = np.linspace(0.0, T, SAMPLES)[:, None]
+    return np.array([x, y]) + tau * (np.array([vx, vy]) + tau * np.array([ax, ay]))
+
+
+@given(
+    path=st.tuples(position, position, speed, speed, accel, accel),
+    hull=st.tuples(position, position, position, position),
+    point=st.booleans(),
+    T=duration,
+    shift=offset,
+)
+def test_a_proof_of_a_pair_never_hides_a_closing_of_its_sampled_distance(
+    path, hull, point, T, shift
+):
+    """``pair_clear`` says clear only if every sample keeps ``reach − PENETRATION_TOL`` away."""
+    ax, ay, bx, by = hull
+    if point:
+        bx, by = ax, ay
+    points = parabola(path, T)
+    if point or (ax, ay) == (bx, by):
+        distance = np.hypot(*(points - np.array([ax, ay])).T)
+    else:
+        distance = segment_distance(points, (ax, ay), (bx, by))
+    # a path through the segment (least distance 0) with a small disk: it must not be proved
+    reach = max(float(distance.min()) + shift, 1e-3)
+    clear = pair_clear(path, (ax, ay, bx, by), reach, None, T)
+    event("clear" if clear else "not proved")
+    if clear:
+        assert distance.min() >= reach - PENETRATION_TOL
+
+
+@given(
+    path=st.tuples(position, position, speed, speed, accel, accel),
+    centre=st.tuples(position, position),
+    T=duration,
+    shift=offset,
+    outside=st.floats(0.0, 1.0),
+)
+def test_a_proof_inside_a_circle_never_hides_a_point_leaving_it(path, centre, T, shift, outside):
+    """With an arc's ``room`` the point may keep inside the circle: never beyond ``room``."""
+    rho = np.hypot(*(parabola(path, T) - np.array(centre)).T)
+    room = float(rho.max()) - shift
+    reach = float(rho.max()) + outside  # an outer circle the path never keeps clear of
+    assume(room > 1e-3)
+    clear = pair_clear(path, (*centre, *centre), reach, room, T)
+    event("clear" if clear else "not proved")
+    if clear:
+        assert rho.min() >= reach - PENETRATION_TOL or rho.max() <= room + PENETRATION_TOL
+
+
+def wheel(name, radius, x, y):
+    return {
+        "id": name,
+        "type": "wheel",
+        "mass": 1.0,
+        "inertia": 0.5 * radius**2,
+        "radius": radius,
+        "position": [x, y],
+    }
+
+
+@given(
+    boundaries=ground(),
+    wheels=st.lists(
+        st.tuples(st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.floats(-0.3, 0.8)),
+        min_size=1,
+        max_size=2,
+    ),
+    velocities=st.lists(
+        st.tuples(st.floats(-5.0, 5.0), st.floats(-5.0, 5.0)), min_size=2, max_size=2
+    ),
+    extra=st.floats(-5.0, 5.0),
+    T=st.floats(1e-4, 0.5),
+)
+def test_a_flight_proved_clear_keeps_every_wheel_off_the_drawn_ground_and_the_other_wheel(
+    boundaries, wheels, velocities, extra, T
+):
+    """Wheels in flight over drawn ground (polylines, steps, bowls, bumps): proofs are sound.
+
+    Every candidate pair of the scene is watched (segments, corners, arcs,
+    the other wheel); the second wheel, if any, has its own acceleration.
+    """
+    bodies = [wheel(f"w{k}", r, x, y) for k, (r, x, y) in enumerate(wheels)]
+    # built high above the ground (a scene may not start overlapping), then put in place
+    stepper = make_stepper(
+        gravity_scene(
+            [wheel(b["id"], b["radius"], 5.0 * k, 5.0) for k, b in enumerate(bodies)], boundaries
+        )
+    )
+    kin, system = stepper._kin, stepper.system
+    q = np.zeros(3 * len(bodies))
+    for k, body in enumerate(bodies):
+        q[3 * k : 3 * k + 2] = body["position"]
+    v = np.zeros_like(q)
+    a = np.zeros_like(q)
+    for k in range(len(bodies)):
+        v[3 * k : 3 * k + 2] = velocities[k]
+        a[3 * k + 1] = -G_ACC + (extra if k == 1 else 0.0)
+    gaps = GapSet(kin, kin.candidates(q, 100.0, np.arange(system.n_disks)))
+    clear = flight_clear(gaps, q, v, a, T)
+    event("clear" if clear else "not proved")
+    if not clear:
+        return
+    tau = np.linspace(0.0, T, SAMPLES)[:, None]
+    centres = [
+        q[3 * k : 3 * k + 2] + tau * (v[3 * k : 3 * k + 2] + 0.5 * tau * a[3 * k : 3 * k + 2])
+        for k in range(len(bodies))
+    ]
+    for body, c in zip(bodies, centres, strict=True):
+        for boundary in boundaries:
+            depth = body["radius"] - boundary_distance(c, boundary)
+            assert np.max(depth) <= PENETRATION_TOL, (body["id"], boundary["id"], np.max(depth))
+    if len(bodies) == 2:
+        apart = np.hypot(*(centres[0] - centres[1]).T)
+        assert np.min(apart) >= bodies[0]["radius"] + bodies[1]["radius"] - PENETRATION_TOL
+
+
+def ball_over_floor(height):
+    """A ball (r = 0.1 m) with its lowest point ``height`` (m) above a 2 m floor; its gaps."""
+    ball = wheel("ball", 0.1, 0.0, 0.1 + height)
+    floor = {"id": "floor", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}
+    stepper = make_stepper(gravity_scene([ball], [floor]))
+    kin, system = stepper._kin, stepper.system
+    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
+    return np.array(system.q0, dtype=float), gaps
+
+
+@pytest.mark.parametrize("u", [0.1, 1.0, 4.43])
+def test_a_bounce_to_its_landing_is_proved_and_a_hair_beyond_is_not(u):
+    """A ball leaving the floor at ``u`` (m/s) lands at ``τ = 2u/g``: clear up to there.
+
+    Its gap ``u τ − ½ g τ²`` is 0 at both ends. Past the landing by 1 µs it
+    is ``−u·1e-6 m`` (well below ``−PENETRATION_TOL``): not proved.
+    """
+    q, gaps = ball_over_floor(0.0)
+    v = np.array([0.0, u, 0.0])
+    a = np.array([0.0, -G_ACC, 0.0])
+    landing = 2.0 * u / G_ACC
+    assert flight_clear(gaps, q, v, a, landing)
+    assert not flight_clear(gaps, q, v, a, landing + 1e-6)
+
+
+def test_a_fall_that_ends_a_nanometre_short_of_the_floor_is_proved_and_one_through_it_is_not():
+    """Dropped from 1 m, the ball's lowest point is at ``1 − ½ g τ²`` (m)."""
+    q, gaps = ball_over_floor(1.0)
+    v = np.zeros(3)
+    a = np.array([0.0, -G_ACC, 0.0])
+    assert flight_clear(gaps, q, v, a, math.sqrt(2.0 * (1.0 - 1e-8) / G_ACC))
+    assert not flight_clear(gaps, q, v, a, math.sqrt(2.0 * (1.0 + 1e-8) / G_ACC))
