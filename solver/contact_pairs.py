@@ -136,9 +136,7 @@ class DiskKinematics:
         self.neighbours = junction_neighbours([f for _, f, _, _ in self.feature_list])
         # a bead's rail height, NaN for a wheel (two beads on rails closer than their
         # radii keep their order along x)
-        self.rail_y = np.array(
-            [d.rail_y if d.iy is None else np.nan for d in system._disks], dtype=float
-        )
+        self.rail_y = np.where(system._is_wheel, np.nan, system._rail_y)
         self.pairs: dict[Hashable, ContactPair] = {}
         self._disk_pairs: dict[tuple[int, int], ContactPair] = {}  # the same, by disk indices
 
@@ -336,6 +334,7 @@ class DiskKinematics:
         g = np.where(passed, -g - 2.0 * (ri + rj), g)
         u_n = np.where(passed, -u_n, u_n)
         N = system.N
+        dofs = system.bead_pair_dofs(i, j)
         for k, (pair, slot, g_k, u_k) in enumerate(
             zip(pairs, slots, g.tolist(), u_n.tolist(), strict=True)
         ):

@@ -42,7 +42,7 @@ BEAD_LABELS = (("x",), ("vx",))
 CART_LABELS = (("xC", "yC", "phi", "thetaA", "thetaB"), ("vxC", "vyC", "omega", "omegaA", "omegaB"))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Contact:
     """One disk–feature or disk–disk pair at one instant, in generalized form.
 
@@ -74,6 +74,50 @@ class Contact:
     N: int
     inside: bool = True
 
+    def __init__(
+        self,
+        key: tuple[Any, ...],
+        body: str,
+        other: str,
+        g: float,
+        n: np.ndarray,
+        t: np.ndarray,
+        point: np.ndarray,
+        dofs: np.ndarray,
+        G_local: np.ndarray,
+        H_local: np.ndarray,
+        u_n: float,
+        u_t: float,
+        gamma_n: float,
+        gamma_t: float,
+        restitution: float,
+        friction: float,
+        N: int,
+        inside: bool = True,
+    ) -> None:
+        # the fields written at once: a frozen dataclass's own __init__ sets them one by
+        # one through object.__setattr__ (2.6 µs a contact; a chain makes one per bead)
+        self.__dict__.update(
+            key=key,
+            body=body,
+            other=other,
+            g=g,
+            n=n,
+            t=t,
+            point=point,
+            dofs=dofs,
+            G_local=G_local,
+            H_local=H_local,
+            u_n=u_n,
+            u_t=u_t,
+            gamma_n=gamma_n,
+            gamma_t=gamma_t,
+            restitution=restitution,
+            friction=friction,
+            N=N,
+            inside=inside,
+        )
+
     @cached_property
     def G(self) -> np.ndarray:
         """Normal Jacobian, shape (N,): ``u_n = G·v`` (m/s)."""
@@ -100,10 +144,6 @@ class _Disk:
     iy: int | None  # index of y (None for a bead: y = rail_y)
     iphi: int | None  # index of phi (None for a bead: it does not rotate)
     rail_y: float
-
-    @property
-    def dofs(self) -> tuple[int, ...]:
-        return tuple(i for i in (self.ix, self.iy, self.iphi) if i is not None)
 
 
 @dataclass(frozen=True)
@@ -140,27 +180,36 @@ class System:
         masses: list[float] = []
         q0: list[float] = []
         v0: list[float] = []
-        disks: list[_Disk] = []
-        self._disk_of_body: dict[str, int] = {}
-        self.body_slices: dict[str, slice] = {}
+        # per disk (wheels and beads, scene order): plain lists and arrays, no object per disk
+        disk_ids: list[str] = []
+        radii: list[float] = []
+        ix: list[int] = []
+        iy: list[int | None] = []
+        rail_y: list[float] = []
+        self._body_starts: list[int] = []
         for body in scene.bodies:
             start = len(masses)
+            self._body_starts.append(start)
             if body.type == "wheel":
                 labels.append((body.id, *WHEEL_LABELS))
                 masses += [body.mass, body.mass, body.inertia]
                 q0 += [body.position[0], body.position[1], body.angle]
                 v0 += [body.velocity[0], body.velocity[1], body.angular_velocity]
-                self._disk_of_body[body.id] = len(disks)
-                disks.append(
-                    _Disk(body.id, body.radius, body.mass, start, start + 1, start + 2, 0.0)
-                )
+                disk_ids.append(body.id)
+                radii.append(body.radius)
+                ix.append(start)
+                iy.append(start + 1)
+                rail_y.append(0.0)
             elif body.type == "bead":
                 labels.append((body.id, *BEAD_LABELS))
-                masses += [body.mass]
-                q0 += [body.x]
-                v0 += [body.vx]
-                self._disk_of_body[body.id] = len(disks)
-                disks.append(_Disk(body.id, body.radius, body.mass, start, None, None, body.rail_y))
+                masses.append(body.mass)
+                q0.append(body.x)
+                v0.append(body.vx)
+                disk_ids.append(body.id)
+                radii.append(body.radius)
+                ix.append(start)
+                iy.append(None)
+                rail_y.append(body.rail_y)
             elif body.type == "axle_cart":
                 labels.append((body.id, *CART_LABELS))
                 cart = axle_cart_model(body)
@@ -170,19 +219,24 @@ class System:
                 v0 += list(initial_velocity(cart, q_cart, body.wheel_rates))
             else:  # pragma: no cover - the scene model admits no other type
                 raise ValueError(f"unknown body type {body.type!r}")
-            self.body_slices[body.id] = slice(start, len(masses))
+        self._body_starts.append(len(masses))
         self.dof_labels = labels
         self.body_ids = [b.id for b in scene.bodies]
         self.N = len(masses)
         self.M_diag = np.asarray(masses, dtype=float)
         self.q0 = np.asarray(q0, dtype=float)
         self.v0 = np.asarray(v0, dtype=float)
-        self._disks = disks
-        self.radii = np.array([d.radius for d in disks])
-        self._ix = np.array([d.ix for d in disks], dtype=int)
-        self._iy = np.array([-1 if d.iy is None else d.iy for d in disks], dtype=int)
-        self._iphi = np.array([-1 if d.iphi is None else d.iphi for d in disks], dtype=int)
-        self._rail_y = np.array([d.rail_y for d in disks])
+        self._disk_ids = disk_ids
+        self._disk_of_body = {body_id: k for k, body_id in enumerate(disk_ids)}
+        # a disk's x, y and phi indices in q (y and phi None for a bead: y = rail_y, no rotation)
+        self._disk_ix = ix
+        self._disk_iy = iy
+        self._disk_rail_y = rail_y
+        self.radii = np.array(radii, dtype=float)
+        self._ix = np.array(ix, dtype=int)
+        self._iy = np.array([-1 if i is None else i for i in iy], dtype=int)
+        self._iphi = np.where(self._iy >= 0, self._iy + 1, -1)
+        self._rail_y = np.array(rail_y, dtype=float)
         self._is_wheel = self._iy >= 0
         # (K, 2) indices of each centre's coordinates in q; a bead's y is its rail's
         self._centre_index = np.column_stack((self._ix, np.maximum(self._iy, 0))).reshape(-1, 2)
@@ -248,10 +302,32 @@ class System:
         """The boundary features (indices as in :attr:`features`) as arrays."""
         return FeatureArrays([f for _, f, _, _ in self._features])
 
+    @cached_property
+    def body_slices(self) -> dict[str, slice]:
+        """Where each body's coordinates sit in ``q``, by body id."""
+        starts = self._body_starts
+        return {body_id: slice(starts[k], starts[k + 1]) for k, body_id in enumerate(self.body_ids)}
+
+    @cached_property
+    def _disks(self) -> list[_Disk]:
+        """Each disk as a :class:`_Disk`, made on first use (the engine reads the arrays)."""
+        return [
+            _Disk(
+                body_id,
+                float(self.radii[k]),
+                float(self.M_diag[self._disk_ix[k]]),
+                self._disk_ix[k],
+                self._disk_iy[k],
+                None if self._disk_iy[k] is None else self._disk_iy[k] + 1,
+                self._disk_rail_y[k],
+            )
+            for k, body_id in enumerate(self._disk_ids)
+        ]
+
     @property
     def n_disks(self) -> int:
         """Number of disk bodies (wheels and beads)."""
-        return len(self._disks)
+        return len(self._disk_ids)
 
     @property
     def features(self) -> list[tuple[str, Any, float, float]]:
@@ -260,7 +336,7 @@ class System:
 
     def disk_body_id(self, k: int) -> str:
         """Scene id of disk ``k``."""
-        return self._disks[k].body_id
+        return self._disk_ids[k]
 
     def disk_index(self, body_id: str) -> int:
         """Disk index of the body ``body_id`` (KeyError if it is not a disk)."""
@@ -296,11 +372,11 @@ class System:
         and :meth:`angular_velocities`, without computing the other disks. A
         wheel's centre and its velocity are views into ``q`` and ``v``.
         """
-        d = self._disks[k]
-        if d.iy is None:
-            return np.array((q[d.ix], d.rail_y)), np.array((v[d.ix], 0.0)), 0.0
+        ix = self._disk_ix[k]
+        if self._disk_iy[k] is None:
+            return np.array((q[ix], self._disk_rail_y[k])), np.array((v[ix], 0.0)), 0.0
         # a wheel's coordinates are (x, y, phi) in a row
-        return q[d.ix : d.ix + 2], v[d.ix : d.ix + 2], float(v[d.iphi])
+        return q[ix : ix + 2], v[ix : ix + 2], float(v[ix + 2])
 
     def disk_motions(
         self, Q: np.ndarray, V: np.ndarray, k: int
@@ -310,15 +386,15 @@ class System:
         Returns the centres (R, 2) (m), their velocities (R, 2) (m/s) and the
         angular velocities (R,) (rad/s) of disk ``k``.
         """
-        d = self._disks[k]
-        if d.iy is None:
+        ix = self._disk_ix[k]
+        if self._disk_iy[k] is None:
             rows = len(Q)
             return (
-                np.column_stack((Q[:, d.ix], np.full(rows, d.rail_y))),
-                np.column_stack((V[:, d.ix], np.zeros(rows))),
+                np.column_stack((Q[:, ix], np.full(rows, self._disk_rail_y[k]))),
+                np.column_stack((V[:, ix], np.zeros(rows))),
                 np.zeros(rows),
             )
-        return Q[:, d.ix : d.ix + 2], V[:, d.ix : d.ix + 2], V[:, d.iphi]
+        return Q[:, ix : ix + 2], V[:, ix : ix + 2], V[:, ix + 2]
 
     def centre(self, q: np.ndarray, k: int) -> np.ndarray:
         """Centre of disk ``k`` (m)."""
@@ -330,10 +406,10 @@ class System:
 
     def _centre_jacobian_rows(self, k: int) -> tuple[tuple[int, ...], np.ndarray]:
         """dofs of disk k and the 2×len(dofs) map from their rates to ċ."""
-        d = self._disks[k]
-        if d.iy is None:
-            return (d.ix,), np.array([[1.0], [0.0]])
-        return (d.ix, d.iy), np.eye(2)
+        ix, iy = self._disk_ix[k], self._disk_iy[k]
+        if iy is None:
+            return (ix,), np.array([[1.0], [0.0]])
+        return (ix, iy), np.eye(2)
 
     # ------------------------------------------------------------ forces and energy
 
@@ -363,10 +439,9 @@ class System:
         return dofs[keep], np.ravel_multi_index((np.nonzero(keep)[0], component[keep]), (S, 4))
 
     def _add_disk_force(self, f: np.ndarray, k: int, force: np.ndarray) -> None:
-        d = self._disks[k]
-        f[d.ix] += force[0]
-        if d.iy is not None:
-            f[d.iy] += force[1]
+        f[self._disk_ix[k]] += force[0]
+        if self._disk_iy[k] is not None:
+            f[self._disk_iy[k]] += force[1]
 
     def applied_force(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Generalized applied force (N, N·m): gravity, springs, dampers, forcing.
@@ -454,13 +529,12 @@ class System:
         for k, sign in ((i, 1.0), (j, -1.0)):
             if k is None:
                 continue
-            d = self._disks[k]
-            if d.iy is None:
+            if self._disk_iy[k] is None:
                 g_local.append(sign * nx)
                 h_local.append(sign * tx)
             else:
                 g_local += (sign * nx, sign * ny, 0.0)
-                h_local += (sign * tx, sign * ty, d.radius)
+                h_local += (sign * tx, sign * ty, float(self.radii[k]))
         return Contact(
             key=key,
             body=body,
@@ -487,11 +561,22 @@ class System:
         dofs = self._dofs_of_pair.get((i, j))
         if dofs is None:
             dofs = np.array(
-                [dof for k in (i, j) if k is not None for dof in self._disks[k].dofs], dtype=int
+                [dof for k in (i, j) if k is not None for dof in self._disk_dofs(k)], dtype=int
             )
             dofs.setflags(write=False)
             self._dofs_of_pair[(i, j)] = dofs
         return dofs
+
+    def bead_pair_dofs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """:meth:`pair_dofs` of many pairs of beads ``(i[k], j[k])``: row ``k``, read-only."""
+        dofs = np.column_stack((self._ix[i], self._ix[j]))
+        dofs.setflags(write=False)
+        return dofs
+
+    def _disk_dofs(self, k: int) -> tuple[int, ...]:
+        """Disk ``k``'s coordinates in ``q``: ``(x,)`` for a bead, ``(x, y, phi)`` for a wheel."""
+        ix = self._disk_ix[k]
+        return (ix,) if self._disk_iy[k] is None else (ix, ix + 1, ix + 2)
 
     def contacts(self, q: np.ndarray, v: np.ndarray, margin: float = 0.0) -> list[Contact]:
         """Every disk–feature and disk–disk pair whose gap is at most ``margin`` (m).
@@ -521,7 +606,7 @@ class System:
                 dc = disk_feature_contact(feature, c[k], cd[k], self.radii[k], om[k])
                 if dc is None or dc.g > margin:
                     continue
-                body = self._disks[k].body_id
+                body = self._disk_ids[k]
                 out.append(self.generalize((body, fid), body, fid, dc, int(k), None, e, mu))
         for i, j in self.disk_pairs(c, margin):
             dc = disk_disk_contact(
@@ -529,7 +614,7 @@ class System:
             )
             if dc is None or dc.g > margin:
                 continue
-            bi, bj = self._disks[i].body_id, self._disks[j].body_id
+            bi, bj = self._disk_ids[i], self._disk_ids[j]
             out.append(
                 self.generalize(
                     (bi, bj), bi, bj, dc, i, j, self.disk_restitution, self.disk_friction
