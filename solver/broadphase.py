@@ -75,16 +75,18 @@ def _coarsen(cell: float, points: np.ndarray) -> float:
     return max(cell, float(np.ptp(points, axis=0).max()) * 2.0**-30)
 
 
-def _cell_keys(points: np.ndarray, cell: float) -> np.ndarray:
-    """Integer cell indices of ``points`` (m) for cells of side ``cell`` (m).
+CELL_KEY_LIMIT = 2.0**60
+"""Cell indices are clipped to ``±CELL_KEY_LIMIT``: far-away points stay in range."""
+
+
+def _cell_key(x: float, cell: float) -> int:
+    """Integer cell index of the coordinate ``x`` (m) for cells of side ``cell`` (m).
 
     ``floor(x / cell)`` is monotone in ``x``, so overlapping intervals map to
     overlapping index ranges; clipping keeps far-away points in range and
     preserves that monotonicity.
     """
-    with np.errstate(over="ignore"):
-        scaled = points / cell
-    return np.clip(np.floor(scaled), -(2.0**60), 2.0**60).astype(np.int64)
+    return math.floor(min(max(x / cell, -CELL_KEY_LIMIT), CELL_KEY_LIMIT))
 
 
 def _sorted_pairs(pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -121,7 +123,7 @@ class StaticIndex:
         self.cell = _coarsen(float(cell), boxes.reshape(-1, 2))
         self._bins: dict[tuple[int, int], list[int]] = defaultdict(list)
         self._large: list[int] = []
-        for index, box in enumerate(boxes):
+        for index, box in enumerate(boxes.tolist()):
             (ix0, iy0), (ix1, iy1) = self._cell_of(box[0], box[1]), self._cell_of(box[2], box[3])
             if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_FEATURE:
                 self._large.append(index)
@@ -135,8 +137,7 @@ class StaticIndex:
         return len(self.boxes)
 
     def _cell_of(self, x: float, y: float) -> tuple[int, int]:
-        kx, ky = _cell_keys(np.array([x, y]), self.cell)
-        return (int(kx), int(ky))
+        return (_cell_key(x, self.cell), _cell_key(y, self.cell))
 
     def query(self, centres: Any, radii: Any, margin: float) -> CandidatePairs:
         """Disk–feature pairs that may be within ``margin`` of each other.
@@ -160,7 +161,8 @@ class StaticIndex:
         c, r, m = _disks(centres, radii, margin)
         pairs: list[tuple[int, int]] = []
         checks = 0
-        for disk, ((x, y), reach) in enumerate(zip(c, r + m, strict=True)):
+        boxes = self.boxes.tolist()
+        for disk, ((x, y), reach) in enumerate(zip(c.tolist(), (r + m).tolist(), strict=True)):
             lo = (x - reach, y - reach)
             hi = (x + reach, y + reach)
             (ix0, iy0), (ix1, iy1) = self._cell_of(*lo), self._cell_of(*hi)
@@ -175,7 +177,7 @@ class StaticIndex:
                         seen.update(self._bins.get((ix, iy), ()))
             for feature in seen:
                 checks += 1
-                xmin, ymin, xmax, ymax = self.boxes[feature]
+                xmin, ymin, xmax, ymax = boxes[feature]
                 if xmin <= hi[0] and lo[0] <= xmax and ymin <= hi[1] and lo[1] <= ymax:
                     pairs.append((disk, feature))
         return CandidatePairs(_sorted_pairs(pairs), checks)
