@@ -21,12 +21,14 @@ target is 2 within 20 %: 1.6 to 2.4), points per second, the wall time the
 full sweep takes at the measured two-worker rate against the 60 s target,
 and whether the two runs wrote the same bytes. ``--cpu-only`` skips the
 sweeps. ``--shares`` also prints where an impact's CPU time goes, measured
-on the same points: the scan of a phase's pieces and its root
-(``_linear_scan``), the check for missed closings after every piece
-(``_missed``, which also makes the state at the piece's end with its work
-integrals), the impact (``_handle``: contact set, law, contact problem),
-the phase's set-up (``_candidates``, ``_linear_motion``), and the rest
-(pieces, output, the sweep's own records).
+on the same points: a phase of the fast path for beads between stops (its
+first closing and the state there, one compiled call: ``_stop_phase``) and
+its impact (``_stop_impact``), the frames and Zeno watch of an impact, the
+general path's scan and root (``_linear_scan``), its check for missed
+closings (``_missed``) and its impact (``_handle``: contact set, law,
+contact problem), the phase's set-up (``_candidates``, the flow), and the
+rest (the step loop, the sweep's own records). The first point of the band
+runs once untimed before: it loads (or compiles) the compiled loops.
 """
 
 from __future__ import annotations
@@ -74,21 +76,39 @@ def timed_sweep(plan: Sweep, workers: int, out_dir: Path) -> tuple[float, bytes,
 
 
 STAGES = {
-    "scan and root": ("_linear_scan",),
-    "missed-event check": ("_missed",),
-    "impact": ("_handle",),
-    "phase set-up": ("_candidates", "_linear_motion"),
+    "closing and state (fast path)": ("_stop_phase",),
+    "impact (fast path)": ("_stop_impact",),
+    "frames and Zeno watch": ("_frame", "_check_zeno"),
+    "scan and root (general)": ("_linear_scan",),
+    "missed-event check (general)": ("_missed",),
+    "impact (general)": ("_handle",),
+    "phase set-up": ("_candidates", "_free_flow", "_linear_motion"),
 }
-"""Stages of an impact's path and the stepper methods (called one after another) that make them."""
+"""Stages of an impact's path and the stepper methods that make them (each stage's time is
+its own: what the methods of another stage called from it take counts there)."""
 
 
 @contextmanager
 def stage_clock() -> Iterator[dict[str, float]]:
     """CPU seconds (this thread's) spent in each of ``STAGES`` while the block runs.
 
-    The stepper's methods are wrapped for the block's duration and restored after it.
+    The stepper's methods are wrapped for the block's duration and restored
+    after it; a stage's time excludes that of the stages it calls.
     """
     spent = dict.fromkeys(STAGES, 0.0)
+    running: list[str] = []  # the stages entered and not left, innermost last
+    mark = [0.0]  # when the innermost stage last started counting
+
+    def switch(to: str | None) -> None:
+        now = time.thread_time()
+        if running:
+            spent[running[-1]] += now - mark[0]
+        if to is None:
+            running.pop()
+        else:
+            running.append(to)
+        mark[0] = now
+
     saved = []
     for stage, names in STAGES.items():
         for name in names:
@@ -96,11 +116,11 @@ def stage_clock() -> Iterator[dict[str, float]]:
             saved.append((name, method))
 
             def timed(*args: Any, _method: Any = method, _stage: str = stage, **kwargs: Any) -> Any:
-                start = time.thread_time()
+                switch(_stage)
                 try:
                     return _method(*args, **kwargs)
                 finally:
-                    spent[_stage] += time.thread_time() - start
+                    switch(None)
 
             setattr(EventDrivenStepper, name, timed)
     try:
@@ -144,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         f"of {2 * math.pi / OMEGA_LOW:.4g} s each (t_end = {scene.solver.t_end:.4g} s)"
     )
     print(f"  cores {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} (other work skews)")
+    run_point(plan.task(0))  # loads (or compiles) the compiled loops
     times, hits = cpu_per_point(plan, args.cpu_points)
     mean, count = sum(times) / len(times), len(times)
     idle = TARGET_POINTS * (TARGET_PERIODS / args.periods) * mean / 2
@@ -164,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  where an impact's CPU time goes ({hits} impacts, {1e3 * total / hits:.3f} ms each):"
         )
         for stage, seconds in [*spent.items(), ("the rest", total - sum(spent.values()))]:
-            print(f"    {stage:22s} {1e6 * seconds / hits:7.0f} us  {100 * seconds / total:5.1f} %")
+            print(f"    {stage:32s} {1e6 * seconds / hits:7.0f} us  {100 * seconds / total:5.1f} %")
     if args.cpu_only:
         return 0
     with tempfile.TemporaryDirectory() as tmp:

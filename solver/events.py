@@ -90,6 +90,7 @@ from solver.gap_roots import GapRootMixin
 from solver.gap_set import GapSet
 from solver.linear_flow import LinearFlow
 from solver.output_frames import OutputMixin
+from solver.stop_phases import StopPhaseMixin
 from solver.system import Contact
 from solver.zeno import ImpactCluster, ZenoWatch
 from solver.zeno_series import ZenoMixin
@@ -105,7 +106,14 @@ def _positive(value: float, name: str) -> float:
 
 
 class EventDrivenStepper(
-    FlightMixin, AffineScanMixin, LocationMixin, GapRootMixin, HandlingMixin, ZenoMixin, OutputMixin
+    FlightMixin,
+    StopPhaseMixin,
+    AffineScanMixin,
+    LocationMixin,
+    GapRootMixin,
+    HandlingMixin,
+    ZenoMixin,
+    OutputMixin,
 ):
     """Event-driven simulation of a side-view scene (MECHANICS §4).
 
@@ -247,6 +255,8 @@ class EventDrivenStepper(
         """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
         t0 = self.t
         gaps = self._candidates()
+        if self._stop_phase(out, gaps):
+            return
         budget = 0.25 * self._margin - self._moved()
         constant = self._constant_motion()
         linear = None if constant is not None else self._linear_motion()

@@ -341,6 +341,7 @@ class LinearFlow:
             complex(lam) for lam in self._decomposition.eigenvalues[self._decomposition.singles]
         ]
         self._projection_maps: dict[tuple, tuple | None] = {}
+        self._coordinate_maps: tuple | bool | None = False  # of coordinate_forms, made once
 
     def projection_maps(self, rows: np.ndarray) -> tuple | None:
         """What :meth:`LinearPhase.projections` needs of the flow for ``rows`` (K, n), kept.
@@ -379,6 +380,49 @@ class LinearFlow:
         Event scans of a phase need sub-points about ``1 / max_rate`` apart.
         """
         return float(np.max(np.abs(self._decomposition.eigenvalues)))
+
+    def coordinate_forms(
+        self, t0: float, q0: np.ndarray, v0: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The coordinates of the motion from ``(q0, v0)`` at ``t0`` as closed-form arrays, or None.
+
+        :meth:`LinearPhase.projection_arrays` of the identity for
+        :meth:`start` ``(t0, q0, v0)``, the same numbers, without making the
+        phase: ``q_n(t) = Re Σ_s D_ns exp(λ_s τ) + Σ_p P_pn τ^p`` (m), their
+        rates the velocities. ``q0``, ``v0`` are finite float arrays (n,)
+        (the stepper's state). None when a cluster is not nilpotent about 0.
+        """
+        maps = self._coordinate_maps
+        if maps is False:
+            found = self.projection_maps(np.eye(self.n))
+            if found is None or any(mu != 0.0 for _, mu, _ in found[2]):
+                maps = None
+            else:
+                singles, P_singles, clusters = found
+                size = max((len(idx) for idx, _, _ in clusters), default=0)
+                maps = (
+                    singles,
+                    np.ascontiguousarray(self._decomposition.eigenvalues[singles]),
+                    P_singles,
+                    [(idx, R) for idx, _, R in clusters],
+                    size,
+                )
+            self._coordinate_maps = maps
+        if maps is None:
+            return None
+        singles, lam, P_singles, clusters, size = maps
+        r = self._r
+        w0 = np.empty(len(self.generator))
+        w0[:r] = self._project @ (q0 - self._q_p)
+        w0[r : 2 * r] = self._project @ v0
+        w0[2 * r : -1 : 2] = np.sin(self._omegas * t0)
+        w0[2 * r + 1 : -1 : 2] = np.cos(self._omegas * t0)
+        w0[-1] = 1.0
+        c = self._decomposition.X_inv @ w0
+        P = np.zeros((size, self.n))
+        for idx, R in clusters:
+            P[: len(idx)] += (R @ c[idx]).real
+        return lam, np.ascontiguousarray(P_singles * c[singles]), P
 
     def start(self, t0: float, q0: ArrayLike, v0: ArrayLike) -> LinearPhase:
         """The motion from ``(q0, v0)`` at time ``t0``.

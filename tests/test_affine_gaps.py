@@ -27,6 +27,7 @@ from solver.flight import Piece
 from solver.geometry import Segment
 from solver.scene import parse_scene
 from solver.simulation import make_stepper
+from solver.stop_phases import StopPhaseMixin
 
 RADIUS = 0.05
 STOP = 0.2  # the stops' lines are at x = ±STOP (m)
@@ -127,6 +128,7 @@ def test_the_screened_scan_finds_the_events_of_the_full_scan_bit_for_bit(params,
         assume(abs(second[0] - params["x0"]) > 2 * RADIUS + 1e-3)
     scene = oscillator_scene(**params, second=second, t_end=1.5)
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(StopPhaseMixin, "fast_stop_phases", False)  # the scan, not its fast path
         patch.setattr(AffineScanMixin, "_closed_form_event", staticmethod(general_routes))
         screened = run_events(scene)
         patch.setattr(AffineScanMixin, "_screened_scan", full_scan)
@@ -156,8 +158,9 @@ def test_closed_form_roots_are_the_full_scans_to_rounding(params, second):
     if second is not None:
         assume(abs(second[0] - params["x0"]) > 2 * RADIUS + 1e-3)
     scene = oscillator_scene(**params, second=second, t_end=1.5)
-    closed_form = first_event(scene)
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(StopPhaseMixin, "fast_stop_phases", False)  # the scan, not its fast path
+        closed_form = first_event(scene)
         patch.setattr(AffineScanMixin, "_screened_scan", full_scan)
         full = first_event(scene)
     assert (closed_form is None) == (full is None)

@@ -1,0 +1,276 @@
+"""Phases of beads between stops, carried past the general scan (a fast path of the phase loop).
+
+A phase of a linear bead scene qualifies by its structure, never by its
+name: no active contact, closed-form motion (:mod:`solver.linear_flow`)
+without rest-length springs, candidate pairs that are every pair of the
+scene (no reach to watch), every watched gap affine in the coordinates
+(:func:`solver.affine_gaps.affine_gaps`: beads against stops across their
+rail, beads on one rail; pairs the rails never come near left out) and
+every bead on one side of its stops. Its first gap closing is then found
+by one call of :func:`solver.stop_closing.first_closing` over the whole
+phase (compiled with the ``fast`` extra) instead of a scan of each piece
+and the check for missed closings after it; the pieces are still made,
+for the output samples and the work integrals, exactly as the general
+phase makes them.
+
+The impact that follows is resolved here when it is the simple one: one
+closed contact, a bead against a stop, frictionless, approaching faster
+than ``IMPACT_SPEED_TOL`` and not grazing, and separating after it faster
+than the resting speed — no contact problem, no projection. It is Newton's
+law in closed form with the arithmetic of
+:meth:`solver.event_handling.HandlingMixin._newton_single`, the same
+frames, events and Zeno bookkeeping as :meth:`~solver.event_handling.HandlingMixin._impact`.
+Any other impact goes to :meth:`~solver.event_handling.HandlingMixin._handle`,
+and a phase whose closing the loop leaves undecided (a value within
+rounding of a tolerance) to the general scan. Event times agree with the
+general scan's to rounding (tests compare both paths).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+
+from solver.affine_gaps import AffineGaps
+from solver.event_location import FoundEvent
+from solver.event_tolerances import (
+    GAP_TOL,
+    IMPACT_SPEED_TOL,
+    REST_SPEED_TOL,
+)
+from solver.frames import Event, StepOutput
+from solver.gap_set import GapSet
+from solver.impact import ImpactStage
+from solver.linear_flow import LinearBeadModel, LinearFlow
+from solver.stages import ImpactStages
+from solver.stop_closing import (
+    CLOSING,
+    GAUSS_LEGENDRE,
+    SUBINTERVALS_PER_RATE,
+    UNDECIDED,
+    phase_search,
+    samples_due,
+)
+
+FAST_STOP_PHASES = True
+"""Whether qualifying phases take this path (the tests compare it with the general one)."""
+
+
+class StopPhaseMixin:
+    """Phases of beads between stops (part of :class:`solver.events.EventDrivenStepper`)."""
+
+    fast_stop_phases: bool = FAST_STOP_PHASES
+
+    def _stop_phase(self, out: StepOutput, gaps: GapSet) -> bool:
+        """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
+        if (
+            not self.fast_stop_phases
+            or self._active
+            or self._stalled
+            or not self._closed_form
+            or self._across_spring
+            or not len(gaps)
+        ):
+            return False
+        affine = self._stop_gaps(gaps)
+        if affine is None:
+            return False
+        A, b, sided = affine.sided_rows(self._q)
+        flow = self._free_flow() if sided else None
+        if flow is None:
+            return False
+        rate = flow.max_rate
+        forms = flow.coordinate_forms(self.t, self._q, self._v) if rate > 0.0 else None
+        if forms is None:
+            return False
+        scale = 1.0 + float(np.abs(self._q).max()) + float(np.abs(b).max())
+        model = self._bead_model()
+        forcing, C = self._forcing_table(model)
+        sample = self._next_sample * self.dt_out
+        result = np.zeros(4)
+        row = np.empty(2 * self._N + 3)
+        status = phase_search()(
+            self.t, self.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, *forms, A, b,
+            1e-13 * scale, forcing, C, self._work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], sample,
+            result, row,
+        )  # fmt: skip
+        if status == UNDECIDED:
+            return False
+        t_hit = float(result[0]) if status == CLOSING else self.t_end
+        if not samples_due(sample, t_hit, self.t_end):
+            # the state where the phase ends, made in the same call
+            N = self._N
+            self._q, self._v, self._work = row[:N], row[N : 2 * N], row[2 * N :]
+        else:
+            # output samples on the way: the phase's pieces make them, as the general phase does
+            motion = flow.start(self.t, self._q, self._v)
+            for piece in self._linear_pieces(motion, model):
+                if status == CLOSING and t_hit <= piece.tb:
+                    self._emit_samples(
+                        out, piece.state, t_hit, inclusive=False, states=piece.states
+                    )
+                    self._set_y(piece.state(t_hit))
+                    break
+                end = piece.tb >= self.t_end
+                self._emit_samples(out, piece.state, piece.tb, inclusive=end, states=piece.states)
+                if end:
+                    self._set_y(piece.state(piece.tb))
+                    break
+        self._advance_clock(t_hit)
+        if status != CLOSING:
+            self._project()
+            self._finish(out)
+            return True
+        k = int(result[1])
+        pair = gaps.pairs[int(affine.pair_rows[k])]
+        if not self._stop_impact(out, pair, affine, A, b, k, float(result[3]), scale):
+            self._handle(out, FoundEvent(t_hit, "gap", pair.key))
+        return True
+
+    def _stop_gaps(self, gaps: GapSet) -> AffineGaps | None:
+        """The affine gaps of ``gaps`` if the phase's structure qualifies, kept per watched set.
+
+        Every pair of the scene a candidate (no reach to watch), every watched
+        gap affine or out of reach for good, at least one affine.
+        """
+        kept = self.__dict__.get("_stop_gaps_kept")
+        if kept is None or kept[0] is not gaps:
+            affine = self._affine(gaps) if self._pairs_complete() else None
+            kept = (gaps, affine if affine is not None and len(affine.first) else None)
+            self._stop_gaps_kept = kept
+        return kept[1]
+
+    def _free_flow(self) -> LinearFlow | None:
+        """The scene's linear flow without contacts (no rest-length springs), or None.
+
+        The flow :meth:`solver.flight.FlightMixin._linear_motion` compiles for
+        an empty active set, made by it the first time.
+        """
+        model = self._bead_model()
+        if model is None or len(model.separation_rows):
+            return None
+        key = ((), model.separation_rows.tobytes())
+        flow = self._flows.get(key)
+        if flow is None and self._linear_motion() is not None:
+            flow = self._flows.get(key)
+        return flow
+
+    def _forcing_table(self, model: LinearBeadModel) -> tuple[np.ndarray, np.ndarray]:
+        """The model's harmonic forces as rows ``(amplitudes, ω, φ)`` and its damping matrix."""
+        kept = self.__dict__.get("_forcing_kept")
+        if kept is None or kept[0] is not model:
+            forcing = np.array(
+                [[*h.amplitude, h.omega, h.phase] for h in model.harmonics], dtype=float
+            ).reshape(-1, self._N + 2)
+            kept = (model, forcing, np.ascontiguousarray(model.C, dtype=float))
+            self._forcing_kept = kept
+        return kept[1], kept[2]
+
+    def _stop_contact(self, pair: Any, side: float) -> tuple[Any, ...]:
+        """A bead–stop pair's contact on one side of the stop, what its impacts need, kept.
+
+        Its normal is along the rail, one per side: the contact's evaluation
+        at the first impact on that side holds for all. ``(dofs, G_local,
+        restitution, d, 1/m, m)`` with ``d`` the bead's coordinate and ``m``
+        its mass (kg).
+        """
+        known: dict[Hashable, tuple] = self.__dict__.setdefault("_stop_contacts", {})
+        entry = known.get((pair.key, side))
+        if entry is None:
+            e = self._kin.evaluate(pair, self._q, self._v)
+            dofs = np.array(e.dofs)
+            d = int(dofs[0])
+            entry = (
+                dofs,
+                np.array(e.G_local, dtype=float),
+                float(e.restitution),
+                d,
+                float(self._M_inv[d]),
+                float(self.system.M_diag[d]),
+            )
+            known[(pair.key, side)] = entry
+        return entry
+
+    def _stop_impact(
+        self,
+        out: StepOutput,
+        pair: Any,
+        affine: AffineGaps,
+        A: np.ndarray,
+        b: np.ndarray,
+        row: int,
+        curvature: float,
+        scale: float,
+    ) -> bool:
+        """The impact at a closing of affine gap ``row`` if it is the simple one; False otherwise.
+
+        One bead against a stop, frictionless, no other gap within
+        ``GAP_TOL``; ``curvature`` is the gap's second derivative (m/s²) at
+        the closing, the normal acceleration of the motion that led to it;
+        ``scale`` (m) that of the coordinates and stops. Nothing is changed
+        when False is returned.
+        """
+        if pair.j >= 0 or pair.friction != 0.0 or affine.second[row] >= 0:
+            return False
+        g = A @ self._q - b
+        margin = 1e-13 * scale
+        closing = float(g[row])
+        g[row] = np.inf
+        if not abs(closing) <= GAP_TOL - margin or g.min() <= GAP_TOL + margin:
+            return False
+        side = float(A[row, affine.first[row]])
+        dofs, G, restitution, d, m_inv, mass = self._stop_contact(pair, side)
+        if len(dofs) != 1 or d != affine.first[row] or float(G[0]) != side:
+            return False
+        v = self._v
+        u = side * float(v[d])
+        if not u < -IMPACT_SPEED_TOL * (1.0 + 1e-6):
+            return False
+        if curvature > 0.0 and u * u <= 2.0 * curvature * GAP_TOL * (1.0 + 1e-6):
+            return False  # about grazing: the general handling decides
+        # Newton's law, the arithmetic of HandlingMixin._newton_single on one coordinate
+        w = side * m_inv
+        k = side * w
+        jump = (-(1.0 + restitution) * u) * (w / k)
+        v_plus = v.copy()
+        v_plus[d] = v[d] + jump
+        if not side * float(v_plus[d]) > max(IMPACT_SPEED_TOL, REST_SPEED_TOL) * (1.0 + 1e-6):
+            return False  # it stays closed: the contact problem decides
+        energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
+        impulse = side * (mass * jump) / (side * side)
+        halfway = v.copy()
+        halfway[d] = v[d] + jump / (1.0 + restitution)
+        stage = ImpactStage(
+            y=v.copy(),
+            w=halfway,
+            lam=np.array([impulse / (1.0 + restitution)]),
+            tangent_impulse=np.zeros(1),
+        )
+        out.frames.append(self._frame(self.t, "pre", self._y()))
+        self._v = v_plus
+        self._impact_loss -= energy_change
+        out.frames.append(self._frame(self.t, "post", self._y()))
+        out.events.append(
+            Event(
+                t=self.t,
+                type="impact",
+                body=pair.body,
+                other=pair.other,
+                normal_impulse=impulse,
+                tangent_impulse=0.0,
+                stages=1,
+                energy_change=energy_change,
+                v_minus=v,
+                v_plus=v_plus.copy(),
+                impact_stages=ImpactStages(dofs, G, 0, [stage]),
+            )
+        )
+        hit = frozenset({pair.key})
+        self._zeno.record(self.t, hit)
+        self._cluster.record(self.t, hit)
+        self._active = {}
+        self._phase_forces = None
+        self._check_zeno(out, [])
+        return True

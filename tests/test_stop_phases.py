@@ -1,0 +1,153 @@
+"""The fast path of phases of beads between stops (solver/stop_phases.py, solver/stop_closing.py).
+
+A bead on a rail, on a spring, damped and harmonically forced, between two
+stops across the rail (sometimes a second bead): the phases qualify by
+their structure. The fast path must give the general path's run — the same
+events in the same order, times and velocities to rounding, the same
+frames' energies — over the first impacts (a chaotic run parts later, as
+any rounding difference makes it). The compiled loop must give the plain
+Python loop's answers; the closed forms handed to it must be the phase's
+rows; the first impact of a bead pushed from rest must lie where the
+motion's closed form ``x(t) = F/(mω) t − F/(mω²) sin ωt`` reaches the stop.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import brentq
+
+from solver import stop_closing
+from solver.simulation import make_stepper
+from solver.stop_phases import StopPhaseMixin
+from tests.test_affine_gaps import RADIUS, STOP, oscillator_scene, oscillators
+
+FIRST_IMPACTS = 6
+"""Impacts compared between the two paths (later ones of a chaotic run may part)."""
+
+
+def run(scene, fast):
+    """Events ``(t, type, body, other, v_plus)`` and ``pre`` frames ``(t, q, v, input, lost)``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(StopPhaseMixin, "fast_stop_phases", fast)
+        stepper = make_stepper(scene)
+        events, frames = [], []
+        while stepper.status == "running":
+            out = stepper.step()
+            events += [
+                (e.t, e.type, e.body, e.other, None if e.v_plus is None else tuple(e.v_plus))
+                for e in out.events
+            ]
+            frames += [
+                (f.t, tuple(f.q), tuple(f.v), f.energy.input, f.energy.dissipated)
+                for f in out.frames
+                if f.kind == "pre"
+            ]
+    assert stepper.status == "finished", stepper.message
+    return events, frames
+
+
+@settings(max_examples=60, deadline=None)
+@given(oscillators, st.one_of(st.none(), st.tuples(st.floats(-0.14, 0.14), st.floats(-2, 2))))
+def test_the_fast_path_gives_the_general_runs_first_impacts(params, second):
+    if second is not None:
+        assume(abs(second[0] - params["x0"]) > 2 * RADIUS + 1e-3)
+    scene = oscillator_scene(**params, second=second, t_end=1.5)
+    fast_events, fast_frames = run(scene, True)
+    events, frames = run(scene, False)
+    impacts = [k for k, e in enumerate(events) if e[1] == "impact"][:FIRST_IMPACTS]
+    upto = impacts[-1] + 1 if impacts else len(events)
+    assert len(fast_events) >= upto
+    for a, b in zip(fast_events[:upto], events[:upto], strict=True):
+        assert a[1:4] == b[1:4]
+        assert a[0] == pytest.approx(b[0], rel=0.0, abs=1e-11)
+        if b[4] is not None:
+            assert a[4] == pytest.approx(b[4], rel=1e-8, abs=1e-9)
+    for a, b in zip(fast_frames[: len(impacts)], frames[: len(impacts)], strict=True):
+        assert a[0] == pytest.approx(b[0], rel=0.0, abs=1e-11)
+        assert a[1] == pytest.approx(b[1], rel=0.0, abs=1e-9)
+        assert a[3:] == pytest.approx(b[3:], rel=1e-8, abs=1e-9)  # input work, energy lost
+
+
+def test_the_first_impact_of_a_bead_pushed_from_rest_is_the_closed_forms():
+    m, force, omega = 1.5, 20.0, 9.0
+    scene = oscillator_scene(m, 0.0, 0.0, force, omega, 0.0, 0.0, 0.0, 0.8, t_end=2.0)
+    events, _ = run(scene, True)
+    first = next(e for e in events if e[1] == "impact")
+
+    def gap(t):
+        x = force / (m * omega) * t - force / (m * omega**2) * math.sin(omega * t)
+        return STOP - RADIUS - x
+
+    t_ref = brentq(gap, 0.0, 2.0, xtol=1e-15)
+    assert first[3] == "right"
+    assert first[0] == pytest.approx(t_ref, rel=0.0, abs=1e-12)
+    v_ref = force / (m * omega) * (1.0 - math.cos(omega * t_ref))
+    assert first[4][0] == pytest.approx(-0.8 * v_ref, rel=1e-12)
+
+
+def test_a_bead_resting_against_a_stop_goes_to_the_general_path():
+    """A gap at zero that does not open at once is left to the general scan: the same run."""
+    scene = oscillator_scene(1.0, 0.0, 0.0, 2.0, 3.0, 0.0, STOP - RADIUS, 0.0, 0.5, t_end=1.0)
+    assert run(scene, True) == run(scene, False)
+
+
+def phase_arguments(params, t0):
+    """What the stepper hands the loop for its first phase of ``params``."""
+    stepper = make_stepper(oscillator_scene(**params, t_end=1.5))
+    gaps = stepper._candidates()
+    affine = stepper._stop_gaps(gaps)
+    A, b, _ = affine.sided_rows(stepper._q)
+    flow = stepper._free_flow()
+    forms = flow.coordinate_forms(t0, stepper._q, stepper._v)
+    forcing, C = stepper._forcing_table(stepper._bead_model())
+    rate = flow.max_rate
+    return stepper, flow, forms, (
+        t0, t0 + 1.5, 1.0 / (stop_closing.SUBINTERVALS_PER_RATE * rate), rate, *forms, A, b,
+        1e-13, forcing, C, np.array([0.0, 0.3, -0.2]), *stop_closing.GAUSS_LEGENDRE, np.inf,
+    )  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(oscillators, st.floats(0.0, 50.0))
+def test_the_compiled_loop_gives_the_plain_loops_answers(params, t0):
+    assume(abs(params["x0"]) < STOP - RADIUS - 1e-3)
+    _, _, _, arguments = phase_arguments(params, t0)
+    answers = []
+    for loop in (stop_closing.phase_end, stop_closing.compiled_phase_end()):
+        result, row = np.zeros(4), np.zeros(6)
+        answers.append((loop(*arguments, result, row), result, row))
+    (status, result, row), (status_c, result_c, row_c) = answers
+    assert status == status_c
+    if status != stop_closing.UNDECIDED:
+        assert result_c[0] == pytest.approx(result[0], rel=0.0, abs=1e-13)
+        assert result_c[1] == result[1]
+        assert row_c == pytest.approx(row, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(oscillators, st.floats(0.0, 50.0), st.floats(0.0, 0.5))
+def test_the_coordinates_closed_forms_are_the_phases_rows(params, t0, tau):
+    stepper, flow, (lam, D, P), _ = phase_arguments(params, t0)
+    q, v = flow.start(t0, stepper._q, stepper._v).state(np.array([t0 + tau]))
+    powers = tau ** np.arange(len(P))
+    x = (D @ np.exp(lam * tau)).real + powers @ P
+    slopes = np.arange(len(P)) * np.append(0.0, powers[:-1])  # d/dτ of τ^p
+    rate = (D @ (lam * np.exp(lam * tau))).real + slopes @ P
+    scale = 1.0 + abs(params["v0"]) + params["force"] / params["m"]
+    assert x == pytest.approx(q[0], rel=0.0, abs=1e-12 * scale)
+    assert rate == pytest.approx(v[0], rel=0.0, abs=1e-11 * scale)
+
+
+def test_the_plain_loop_runs_without_numba(monkeypatch):
+    """Without the ``fast`` extra the plain loop serves, with the same run."""
+    scene = oscillator_scene(1.0, 50.0, 0.5, 20.0, 12.0, 0.3, 0.05, 1.0, 0.8, t_end=0.8)
+    compiled = run(scene, True)
+    monkeypatch.setattr(stop_closing, "COMPILED", False)
+    plain = run(scene, True)
+    assert [e[1:4] for e in plain[0]] == [e[1:4] for e in compiled[0]]
+    assert [e[0] for e in plain[0]] == pytest.approx([e[0] for e in compiled[0]], abs=1e-12)
