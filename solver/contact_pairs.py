@@ -76,21 +76,22 @@ class ContactPair:
 
 def in_region(feature: Any, c: np.ndarray, band: float) -> bool:
     """True when ``c`` (m) projects onto ``feature`` (segment or arc) or ``band`` (m) beyond it."""
+    # scalar arithmetic: it runs at every evaluation of an active contact's event functions
+    cx, cy = float(c[0]), float(c[1])
     if isinstance(feature, Segment):
-        a, b = np.asarray(feature.a), np.asarray(feature.b)
-        e = b - a
-        length = float(np.hypot(*e))
-        along = float((c - a) @ e) / length
+        (ax, ay), (bx, by) = feature.a, feature.b
+        ex, ey = bx - ax, by - ay
+        length = math.hypot(ex, ey)
+        along = ((cx - ax) * ex + (cy - ay) * ey) / length
         return -band < along < length + band
     if isinstance(feature, Arc):
         if feature.is_full_circle:
             return True
-        w = c - np.asarray(feature.center)
-        rho = float(np.hypot(*w))
-        if rho == 0.0:
+        wx, wy = cx - feature.center[0], cy - feature.center[1]
+        if wx == 0.0 and wy == 0.0:
             return False
         tol = band / feature.radius
-        angle = (math.atan2(w[1], w[0]) - feature.start + tol) % (2.0 * math.pi)
+        angle = (math.atan2(wy, wx) - feature.start + tol) % (2.0 * math.pi)
         return 0.0 < angle < feature.span + 2.0 * tol
     return False
 

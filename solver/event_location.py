@@ -196,6 +196,18 @@ class LocationMixin:
         """
         if not self._active:
             return np.zeros(0)
+        one = self._one_contact_forces(t, q, v)
+        if one is not None:  # the same tests on the one contact's closed form
+            _, mode = next(iter(self._active.values()))
+            reaction = self._fixed_mode()
+            mu, scale = reaction.pair.friction, 1e-9 * (1.0 + abs(one.lam))
+            if mu <= 0.0:
+                friction = 1.0
+            elif mode == "stick":
+                friction = mu * one.lam - abs(one.friction_force) + mu * scale
+            else:
+                friction = (1.0 if mode == "slip+" else -1.0) * one.u_t + 1e-12
+            return np.array((one.lam + scale, friction, 1.0 if reaction.inside(q) else -1.0))
         evals, forces = self._active_forces(t, q, v)
         scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
         values = []

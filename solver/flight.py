@@ -19,6 +19,7 @@ from scipy.integrate import DOP853
 
 from solver.errors import SolverError
 from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
+from solver.fixed_mode import ModeForces, OneContactReaction
 from solver.gap_set import GapSet
 from solver.geometry import Segment, bounding_box
 from solver.linear_flow import LinearBeadModel, LinearPhase, linear_bead_model
@@ -387,12 +388,49 @@ class FlightMixin:
             # the next piece starts from this row: its integrals from tb add nothing
             ta, work, known = tb, end[2 * N :], {tb: end}
 
+    def _fixed_mode(self) -> OneContactReaction | None:
+        """The reaction of the one active contact as a function of the state, if there is one.
+
+        Made once per active set (:mod:`solver.fixed_mode`); None with
+        several active contacts, none, or while the phase's forces are
+        constant (``_phase_forces``).
+        """
+        active = tuple(self._active.values())
+        kept = getattr(self, "_kept_reaction", None)
+        if kept is None or kept[0] != active:
+            reaction = None
+            if len(active) == 1:
+                pair, mode = active[0]
+                reaction = OneContactReaction(self.system, pair, mode, self._M_inv)
+            kept = self._kept_reaction = (active, reaction)
+        return kept[1] if self._phase_forces is None else None
+
+    def _free_accelerations(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``M⁻¹ f`` (N,) at ``(t, q, v)``: constant without springs and forcing (kept)."""
+        if not self._flight:
+            return self.system.applied_force(t, q, v) * self._M_inv
+        kept = getattr(self, "_gravity_accelerations", None)
+        if kept is None:
+            kept = self._gravity_accelerations = self._gravity * self._M_inv
+        return kept
+
+    def _one_contact_forces(self, t: float, q: np.ndarray, v: np.ndarray) -> ModeForces | None:
+        """The one active contact's force at ``(t, q, v)`` without an LCP, where it has one."""
+        reaction = self._fixed_mode()
+        if reaction is None:
+            return None
+        return reaction.forces(q, v, self._free_accelerations(t, q, v))
+
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         N = self._N
         q, v = y[:N], y[N : 2 * N]
         system = self.system
         power_friction = 0.0
-        if self._active:
+        one = self._one_contact_forces(t, q, v) if self._active else None
+        if one is not None:
+            qdd = one.qdd
+            power_friction = -(one.friction_force * one.u_t)
+        elif self._active:
             evals, forces = self._active_forces(t, q, v)
             qdd = forces.qdd
             power_friction = -float(
