@@ -71,6 +71,7 @@ move; the property panel names the selected body)."""
 FORCE_LEGEND_LENGTH = 0.1
 """Length of the reference force arrow of the legend, m (10 cm)."""
 FLASH_TICK_MS = 30
+"""Flashes fade with each frame shown; this often when no frame comes (paused), ms."""
 FLASHES_PER_FRAME_MAX = 32
 """Most impacts flashed by one frame (the newest; a frame shown after a jump can follow
 thousands of impacts)."""
@@ -889,8 +890,14 @@ class SceneCanvas(QWidget):
             point = self._impact_point(event, centres)
             if point is not None:
                 self._flashes.add(*point)
-        if self._flashes.active and not self._flash_timer.isActive():
-            self._flash_timer.start()
+        if self._flashes.active:
+            # fade with this frame's repaint; the timer (restarted) ticks only once frames
+            # stop coming: its own repaints fell between the display's and doubled them
+            self._flashes.tick()
+            if self._flashes.active:
+                self._flash_timer.start()
+            else:
+                self._flash_timer.stop()
 
     def clear_animation(self) -> None:
         """Leave the animation: back to the editable scene of the document."""

@@ -38,7 +38,7 @@ per second):
   for that axis until its "A" button;
 * the stems of a series are one curve (``connect="pairs"``); series beyond
   the legend share the curves of their colour; the tips of all the series of
-  a plot are one scatter;
+  a plot are one item that stamps a dot picture per tip;
 * the time cursors are plain hairlines (no Python in their painting) that
   move only when the playback time reaches another pixel column.
 """
@@ -51,9 +51,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QTimer, Slot
-from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Slot
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QStyleOptionGraphicsItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from impactgui.grid import show_grid
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
@@ -118,12 +124,20 @@ CURSOR_COLOUR = "#e377c2"
 
 STEM_HUES = 9
 """Colours of the stem series (the ``hues`` of ``pg.intColor``)."""
+TIP_SIZE_PX = 6.0
+"""Diameter of the dot at a stem's tip, px."""
+TIP_Z = 1.0
+"""The tips are drawn above every stem (below the curtains of playback honesty)."""
 
 RANGE_MARGIN = 0.2
 """Margin around the data when a value range is widened, as a fraction of the data's span."""
 
-AXIS_WIDTH = 56
-"""Starting width of the value axes, px; it grows (for every plot at once) to fit wider ticks."""
+AXIS_WIDTH = 80
+"""Starting width of the value axes, px; it grows (for every plot at once) to fit wider ticks.
+
+Room for tick texts of eight characters at 9 pt (``-0.00025``, ``-2.5e+09``: up to 57 px
+with the unit label): the paper-004 wheel's axes were widened from 56 px within the
+first second of its run, a layout and re-render of all five plots (a 20-45 ms paint)."""
 AXIS_HEADROOM = 16
 """Room a widened value axis keeps for wider ticks to come, px (about two digits): each
 widening lays out and re-renders all five plots at once (a 30-45 ms paint), and tick
@@ -208,40 +222,145 @@ class _ContactSeries:
         self.last_sample = sample
 
 
-class _StemTips(pg.ScatterPlotItem):
-    """The dots at the tips of a group's stems.
+class _StemTips(pg.GraphicsObject):
+    """The dots at the tips of one plot's stems, each group's in its colour, drawn by one item.
 
-    The bounding rectangle is remembered until the data or the zoom change:
-    Qt asks for it several times per paint, and each answer of a scatter in
-    pixel mode works out the size of a pixel (0.1 ms; a 200-bead chain's
-    jump plot has 17 scatters, so that was most of the plots' paint time).
+    A dot is one picture, drawn once per colour and size and stamped at each
+    tip in device pixels. Setting a group's tips stores two arrays: a
+    ``ScatterPlotItem`` per group spent ~0.6 ms per ``setData`` on per-point
+    styles (a 200-bead chain's 17 groups: 6 ms of one redraw, half of it), and
+    a change re-renders one cached picture of the plot's tips instead of one
+    per group. The bounding rectangle is remembered until the data or the
+    zoom change (Qt asks for it several times per paint).
+
+    Listed with the plot's data items (``implements("plotData")``), so that a
+    plot's ``clear`` and the presentation styling reach it; ``opts["size"]``
+    and ``setSize`` as a scatter's.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, size: float) -> None:
+        super().__init__()
+        self.opts: dict[str, Any] = {"size": float(size), "pen": None}
+        self._groups: dict[Any, tuple[QColor, np.ndarray, np.ndarray]] = {}
         self._rect: QRectF | None = None
-        super().__init__(*args, **kwargs)
+        self._sprites: dict[tuple[int, float, float], QPixmap] = {}
 
-    def setData(self, *args: Any, **kwargs: Any) -> None:
-        """Set the tips (``ScatterPlotItem.setData``) and forget the bounds."""
+    def implements(self, interface: str | None = None) -> bool | list[str]:
+        """A plot-data item (pyqtgraph's protocol)."""
+        return ["plotData"] if interface is None else interface == "plotData"
+
+    def name(self) -> None:
+        """No legend entry: the group's curve has it."""
+        return None
+
+    def set_tips(self, group: Any, colour: QColor, x: np.ndarray, y: np.ndarray) -> None:
+        """The tips ``(x[i], y[i])`` of ``group``, drawn in ``colour`` (replacing its last)."""
+        self._groups[group] = (colour, np.array(x, dtype=float), np.array(y, dtype=float))
+        self._changed()
+
+    def tips(self) -> list[tuple[QColor, np.ndarray, np.ndarray]]:
+        """``(colour, x, y)`` per group."""
+        return list(self._groups.values())
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every tip's ``(x, y)``, group after group."""
+        if not self._groups:
+            return np.zeros(0), np.zeros(0)
+        return (
+            np.concatenate([x for _, x, _ in self._groups.values()]),
+            np.concatenate([y for _, _, y in self._groups.values()]),
+        )
+
+    def setSize(self, size: float) -> None:
+        """Dots ``size`` px wide."""
+        self.opts["size"] = float(size)
+        self._changed()
+
+    def _changed(self) -> None:
+        self.prepareGeometryChange()
         self._rect = None
-        super().setData(*args, **kwargs)
-        self._rect = None
+        self.update()
 
     def viewTransformChanged(self) -> None:
         """The zoom changed: a pixel is another size in data units."""
-        self._rect = None
-        super().viewTransformChanged()
+        self.prepareGeometryChange()
         self._rect = None
 
+    def dataBounds(
+        self, ax: int, frac: float = 1.0, orthoRange: Any = None
+    ) -> tuple[float | None, float | None]:
+        """Smallest and largest tip coordinate along axis ``ax`` (auto-range)."""
+        values = self.getData()[ax]
+        if not len(values):
+            return None, None
+        return float(values.min()), float(values.max())
+
+    def pixelPadding(self) -> float:
+        """Half a dot, px (auto-range)."""
+        return self.opts["size"] / 2
+
     def boundingRect(self) -> QRectF:
-        """The tips' bounds with their pixel size (worked out once per data and zoom)."""
+        """The tips' bounds with half a dot around (worked out once per data and zoom)."""
         if self._rect is None:
-            self._rect = QRectF(super().boundingRect())
+            x, y = self.getData()
+            if not len(x):
+                self._rect = QRectF()
+            else:
+                half = self.opts["size"] / 2 + 1
+                dx = half * (self.pixelLength(pg.Point(1, 0)) or 0.0)
+                dy = half * (self.pixelLength(pg.Point(0, 1)) or 0.0)
+                x0, x1, y0, y1 = float(x.min()), float(x.max()), float(y.min()), float(y.max())
+                self._rect = QRectF(x0 - dx, y0 - dy, x1 - x0 + 2 * dx, y1 - y0 + 2 * dy)
         return self._rect
+
+    def _sprite(self, colour: QColor, ratio: float) -> QPixmap:
+        """The picture of one dot in ``colour`` (device-independent px)."""
+        size = self.opts["size"]
+        key = (colour.rgba(), size, ratio)
+        sprite = self._sprites.get(key)
+        if sprite is None:
+            side = math.ceil(size) + 2
+            sprite = QPixmap(round(side * ratio), round(side * ratio))
+            sprite.setDevicePixelRatio(ratio)
+            sprite.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(sprite)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QBrush(colour))
+            painter.drawEllipse(QPointF(side / 2, side / 2), size / 2, size / 2)
+            painter.end()
+            self._sprites[key] = sprite
+        return sprite
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Stamp each group's dot at its tips, in device pixels."""
+        if not self._groups:
+            return
+        t = painter.transform()
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        painter.save()
+        painter.resetTransform()
+        draw = painter.drawPixmap
+        for colour, x, y in self._groups.values():
+            if not len(x):
+                continue
+            sprite = self._sprite(colour, ratio)
+            half = sprite.width() / ratio / 2
+            px = np.rint(t.m11() * x + t.m21() * y + t.dx() - half).astype(int)
+            py = np.rint(t.m12() * x + t.m22() * y + t.dy() - half).astype(int)
+            for a, b in zip(px.tolist(), py.tolist(), strict=True):
+                draw(a, b, sprite)
+        painter.restore()
 
 
 class _StemGroup:
-    """Stems of one colour: a ``connect="pairs"`` curve and a scatter of their tips.
+    """Stems of one colour: a ``connect="pairs"`` curve; their tips go to the plot's dots.
 
     What is drawn is binned to the plot's pixel columns: per column in view,
     the stem to the largest value and the stem to the smallest (the two a
@@ -255,7 +374,6 @@ class _StemGroup:
         self.name = name
         self.points = GrowingSeries()
         self.curve: pg.PlotCurveItem | None = None
-        self.tips: pg.ScatterPlotItem | None = None
         self.shown = 0
         """Points already binned."""
         self.view: tuple[float, float, int] | None = None
@@ -307,10 +425,10 @@ class _StemPlot:
     Each of the first ``LEGEND_LIMIT`` series has its own items and legend
     entry. The later ones have no legend entry and are told apart by colour
     only (``STEM_HUES`` of them), so the series of one colour share their
-    items: a 2000-bead chain draws its jumps with at most 17 stem curves and
-    17 tip scatters. Each group draws at most two stems per pixel column of
-    the plot (``_StemGroup``): what is off-screen or hidden behind another
-    stem costs nothing to draw.
+    items: a 2000-bead chain draws its jumps with at most 17 stem curves, and
+    the tips of every group are one item (``_StemTips``). Each group draws
+    at most two stems per pixel column of the plot (``_StemGroup``): what is
+    off-screen or hidden behind another stem costs nothing to draw.
     """
 
     def __init__(self, plot: pg.PlotItem) -> None:
@@ -318,6 +436,7 @@ class _StemPlot:
         self.series: dict[str, GrowingSeries] = {}
         self._groups: dict[str | int, _StemGroup] = {}
         self._group_of: dict[str, _StemGroup] = {}
+        self._tips: _StemTips | None = None
 
     def append(self, name: str, t: float, value: float) -> None:
         """Add the stem ``value`` at time ``t`` to the series ``name`` (created the first time)."""
@@ -366,11 +485,13 @@ class _StemPlot:
                 )
                 group.curve.setCacheMode(_CACHED)
                 self.plot.addItem(group.curve)
-                group.tips = _StemTips(size=6, pen=None, brush=pg.mkBrush(group.colour))
-                group.tips.setCacheMode(_CACHED)
-                self.plot.addItem(group.tips)
+            if self._tips is None:
+                self._tips = _StemTips(size=TIP_SIZE_PX)
+                self._tips.setCacheMode(_CACHED)
+                self._tips.setZValue(TIP_Z)
+                self.plot.addItem(self._tips)
             group.curve.setData(np.repeat(x, 2), np.column_stack((np.zeros_like(y), y)).ravel())
-            group.tips.setData(x=x, y=y)
+            self._tips.set_tips(group, group.colour, x, y)
         return True
 
     def clear(self) -> None:
@@ -378,6 +499,7 @@ class _StemPlot:
         self.series.clear()
         self._groups.clear()
         self._group_of.clear()
+        self._tips = None
 
 
 def _jump_values(delta: np.ndarray, names: tuple[str, ...]) -> list[tuple[str, float]]:

@@ -154,7 +154,7 @@ class PlotStyler:
         elif base[2] == scale:
             return
         pen, size, _scale = base
-        if isinstance(item, pg.ScatterPlotItem):
+        if callable(getattr(item, "setSize", None)):  # dots: a scatter, the stems' tips
             item.setSize(size * scale)
         else:
             if pen is not None:

@@ -320,14 +320,14 @@ def test_selecting_validates_nothing_and_an_edit_validates_once(
 def test_stem_tips_remember_their_bounds_until_the_data_or_zoom_change(qtbot) -> None:
     widget = pg.PlotWidget()
     qtbot.addWidget(widget)
-    tips = _StemTips(size=6, pen=None)
+    tips = _StemTips(size=6)
     widget.addItem(tips)
     widget.setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
-    tips.setData(x=[1.0, 2.0], y=[1.0, 2.0])
+    tips.set_tips(0, QColor("red"), np.array([1.0, 2.0]), np.array([1.0, 2.0]))
     first = tips.boundingRect()
     assert first.contains(QPointF(1.0, 1.0)) and first.contains(QPointF(2.0, 2.0))
     assert tips.boundingRect() is first, "asked again: the same rectangle, not worked out anew"
-    tips.setData(x=[1.0, 8.0], y=[1.0, 9.0])
+    tips.set_tips(0, QColor("red"), np.array([1.0, 8.0]), np.array([1.0, 9.0]))
     assert tips.boundingRect().contains(QPointF(8.0, 9.0))
     widget.setRange(xRange=(0, 100), yRange=(0, 100), padding=0)
     widget.resize(300, 300)

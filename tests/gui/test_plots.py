@@ -27,6 +27,7 @@ from impactgui.plots import (
     TIME_AXIS_STEP_INTERVAL_S,
     TITLES,
     PlotPanel,
+    _StemTips,
     nice_ceil,
 )
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
@@ -289,21 +290,22 @@ def test_many_bodies_share_few_stem_items_and_keep_their_own_data(panel) -> None
     ]
     _, (y0, y1) = panel.jump_plot.vb.viewRange()
     assert y0 <= 0.0 and y1 >= len(events)  # every stem, from 0 to its tip, in view
-    # every stem has its tip, in its colour: one scatter per stem curve
-    items = panel.jump_plot.listDataItems()
-    tips = [item for item in items if isinstance(item, pg.ScatterPlotItem)]
-    assert len(tips) == len(stems)
+    # every stem has its tip, in its colour: one item holds the tips of every stem curve
+    (tips,) = [item for item in panel.jump_plot.listDataItems() if isinstance(item, _StemTips)]
     colour_at = {
         (float(x), float(y)): item.opts["pen"].color().rgba()
         for item in stems
         for x, y in zip(*item.getData(), strict=True)
         if y != 0.0
     }
-    points = [point for item in tips for point in item.points()]
-    assert len(points) == len(drawn)
-    for point in points:
-        tip = (float(point.pos().x()), float(point.pos().y()))
-        assert point.brush().color().rgba() == colour_at[tip]
+    drawn_tips = [
+        ((float(x), float(y)), colour.rgba())
+        for colour, xs, ys in tips.tips()
+        for x, y in zip(xs, ys, strict=True)
+    ]
+    assert len(drawn_tips) == len(drawn) and len(tips.tips()) == len(stems)
+    for tip, colour in drawn_tips:
+        assert colour == colour_at[tip]
 
 
 def test_a_hand_zoom_survives_new_data_until_the_auto_button(panel) -> None:
@@ -571,7 +573,10 @@ def test_stems_cost_the_plot_width_however_many_there_are(panel) -> None:
     panel.redraw()
     width = panel.jump_plot.vb.width()
     for item in panel.jump_plot.listDataItems():
-        assert len(item.getData()[0]) <= 4 * width + 2  # two stems a column, two points a stem
+        if isinstance(item, _StemTips):  # the tips of every colour: two a column each
+            assert all(len(x) <= 2 * width + 1 for _, x, _ in item.tips())
+        else:
+            assert len(item.getData()[0]) <= 4 * width + 2  # two stems a column, two points a stem
     assert sum(len(t) for t, _ in panel.jump_data().values()) == count
     panel.jump_plot.setXRange(1.0, 1.001, padding=0)  # zoomed in: the stems there, one by one
     panel.redraw()

@@ -1,0 +1,96 @@
+"""What a streamed frame costs the GUI thread: repaints that are not asked for, layouts.
+
+Behaviour only: speed is measured by ``bench/gui.py``, never asserted here.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor, QFontMetricsF
+
+from impactgui.canvas import FLASH_TICK_MS, SceneCanvas
+from impactgui.document import SceneDocument
+from impactgui.plots import AXIS_WIDTH, TIP_SIZE_PX, PlotPanel, _StemTips
+from impactgui.presets import SCENES_DIR
+from impactgui.scene_items import FLASH_DURATION
+from solver.frames import EnergyBudget, Event, Frame
+from solver.system import System
+
+
+def _frame(system: System, x: float, t: float) -> Frame:
+    q = np.array([x, 0.1, 0.0])
+    return Frame(t, "sample", q, system.v0, (), EnergyBudget(0, 0, 0, 0, 0))
+
+
+def test_flashes_fade_with_the_frames_shown_and_their_timer_waits_for_a_pause(
+    qtbot, canvas: SceneCanvas, doc: SceneDocument
+) -> None:
+    # the flash timer's own repaints fell between the display's frames: a streaming
+    # 200-bead chain painted its canvas 385 times for 284 frames
+    doc.load(SCENES_DIR / "wheel_curb_e03.json")
+    system = System(doc.scene())
+    impact = Event(0.01, "impact", "wheel", "curb#s3", normal_impulse=30.0)
+    canvas.show_frame(_frame(system, 0.5, 0.01), system, [impact])
+    assert canvas.flashing
+    start, t = time.monotonic(), 0.01
+    while time.monotonic() - start < FLASH_DURATION + 0.05:  # no event handled: no timer tick
+        t += 0.001
+        canvas.show_frame(_frame(system, 0.5 + t, t), system)
+        time.sleep(FLASH_TICK_MS / 3000)
+    assert not canvas.flashing  # faded with the frames alone
+    assert not canvas._flash_timer.isActive()
+    canvas.show_frame(_frame(system, 0.6, t + 0.001), system, [impact])
+    assert canvas._flash_timer.isActive()
+    qtbot.waitUntil(lambda: not canvas.flashing, timeout=2000)  # no more frames: the timer
+    assert not canvas._flash_timer.isActive()
+
+
+def test_value_axes_start_wide_enough_for_eight_character_ticks(qtbot) -> None:
+    # the paper-004 wheel's axes widened from 56 px within its first second: a layout and
+    # re-render of all five plots in one paint
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    axes = [plot.getAxis("left") for plot in panel.plots]
+    font = axes[0].style["tickFont"] or axes[0].font()
+    for text in ("-0.00025", "-2.5e+09"):
+        for axis in axes:
+            axis.textWidth = QFontMetricsF(font).horizontalAdvance(text)
+        panel._fit_axis_width()
+        assert {axis.fixedWidth for axis in axes} == {AXIS_WIDTH}
+
+
+def test_stem_tips_are_dots_of_their_group_colour_at_each_tip(qtbot) -> None:
+    # one item stamps every group's tips: a scatter per group spent 6 ms of a chain's redraw
+    widget = pg.PlotWidget(background="w")
+    qtbot.addWidget(widget)
+    widget.resize(400, 300)
+    widget.show()
+    tips = _StemTips(size=TIP_SIZE_PX)
+    widget.addItem(tips)
+    widget.setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
+    red, blue = QColor("#ff0000"), QColor("#0000ff")
+    tips.set_tips("a", red, np.array([2.0, 6.0]), np.array([3.0, 7.0]))
+    tips.set_tips("b", blue, np.array([8.0]), np.array([2.0]))
+    tips.set_tips("a", red, np.array([2.0]), np.array([3.0]))  # a group's tips replace its last
+    assert [(c.rgba(), x.tolist(), y.tolist()) for c, x, y in tips.tips()] == [
+        (red.rgba(), [2.0], [3.0]),
+        (blue.rgba(), [8.0], [2.0]),
+    ]
+    qtbot.wait(50)
+
+    def colour_at(x: float, y: float, dx: float = 0.0) -> int:
+        view = widget.plotItem.vb
+        point = widget.mapFromScene(view.mapViewToScene(QPointF(x, y)))
+        return widget.grab().toImage().pixelColor(round(point.x() + dx), round(point.y())).rgb()
+
+    assert colour_at(2.0, 3.0) == red.rgb()
+    assert colour_at(8.0, 2.0) == blue.rgb()
+    assert colour_at(6.0, 7.0) != red.rgb()  # replaced
+    assert colour_at(8.0, 2.0, dx=TIP_SIZE_PX) != blue.rgb()  # a dot of TIP_SIZE_PX
+    tips.setSize(3 * TIP_SIZE_PX)  # presentation mode scales the dots
+    qtbot.wait(50)
+    assert colour_at(8.0, 2.0, dx=TIP_SIZE_PX) == blue.rgb()
