@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL, PENETRATION_TOL
-from solver.gap_set import GapSet, row_dots
+from solver.gap_set import FEW_PAIRS, GapSet, row_dots
 
 
 def closing_times(
@@ -42,7 +42,109 @@ def closing_times(
         Pairs whose gap is not a quadratic in τ (an arc; a vertex or a
         disk pair under relative acceleration) and which can come within
         reach during the flight: their closing must be searched on samples.
+
+    Up to ``FEW_PAIRS`` pairs are done in float arithmetic
+    (:func:`closing_times_few`, the same numbers to the last bit), more on
+    arrays (:func:`closing_times_arrays`).
     """
+    few = closing_times_few(gaps, q, v, a, duration)
+    if few is not None:
+        return few
+    return closing_times_arrays(gaps, q, v, a, duration)
+
+
+def closing_times_few(
+    gaps: GapSet, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`closing_times` of a few pairs in float arithmetic; None where the arrays decide.
+
+    The operations of :func:`closing_times_arrays` in the same order, one
+    pair at a time (each array operation costs about a microsecond, a
+    handful of them per pair of the bouncing ball), so the same times and
+    flags to the last bit (``np.hypot`` as there; the quadratics through
+    :func:`_first_closing_one`, or the array form where it must decide).
+    None for more than ``FEW_PAIRS`` pairs, an arc, a disk pair under
+    relative acceleration, or a disk centre on a segment's line: those take
+    the array form whole.
+    """
+    if gaps.arc_rows or len(gaps) > FEW_PAIRS:
+        return None
+    system = gaps.kin.system
+    c = system.centres(q).tolist()
+    cd = system.centre_velocities(v).tolist()
+    ca = system.centre_velocities(a).tolist()
+    T = duration
+    tau = [math.inf] * len(gaps)
+    unresolved = [False] * len(gaps)
+    for n, i, j, rsum, _ in gaps.few_disk_rows:
+        if ca[i] != ca[j]:
+            return None
+        d0, d1 = c[i][0] - c[j][0], c[i][1] - c[j][1]
+        dv0, dv1 = cd[i][0] - cd[j][0], cd[i][1] - cd[j][1]
+        tol = (rsum - GAP_EVENT_TOL) * (rsum - GAP_EVENT_TOL) - rsum * rsum
+        tau[n] = _closing_one(
+            d0 * d0 + d1 * d1 - rsum * rsum,
+            2.0 * (d0 * dv0 + d1 * dv1),
+            dv0 * dv0 + dv1 * dv1,
+            T,
+            tol,
+        )
+    for n, k, ax, ay, ex, ey, length2, nx, ny, r in gaps.few_segment_rows:
+        w0, w1 = c[k][0] - ax, c[k][1] - ay
+        height = w0 * nx + w1 * ny
+        if height == 0.0:
+            return None
+        side = 1.0 if height > 0.0 else -1.0
+        (wd0, wd1), (wa0, wa1) = cd[k], ca[k]
+        h = _closing_one(
+            side * height - r,
+            side * (wd0 * nx + wd1 * ny),
+            0.5 * side * (wa0 * nx + wa1 * ny),
+            T,
+            -GAP_EVENT_TOL,
+        )
+        if math.isfinite(h):
+            at0 = w0 + h * (wd0 + 0.5 * h * wa0)
+            at1 = w1 + h * (wd1 + 0.5 * h * wa1)
+            s = (at0 * ex + at1 * ey) / length2
+            if not (s > 0.0 and s < 1.0):
+                h = math.inf
+        tau[n] = h
+    for n, k, px, py, r in gaps.few_vertex_rows:
+        w0, w1 = c[k][0] - px, c[k][1] - py
+        if ca[k][0] == 0.0 and ca[k][1] == 0.0:
+            cd0, cd1 = cd[k]
+            tau[n] = _closing_one(
+                w0 * w0 + w1 * w1 - r * r,
+                2.0 * (w0 * cd0 + w1 * cd1),
+                cd0 * cd0 + cd1 * cd1,
+                T,
+                (r - GAP_EVENT_TOL) * (r - GAP_EVENT_TOL) - r * r,
+            )
+            continue
+        # within reach: the gap (its bare distance) can shrink at most by the disk's travel
+        speed = float(np.hypot(cd[k][0], cd[k][1]))
+        accel = float(np.hypot(ca[k][0], ca[k][1]))
+        travel = speed * T + 0.5 * accel * T * T
+        unresolved[n] = not (float(np.hypot(w0, w1)) - r - (travel + 0.0) > GAP_TOL)
+    return np.array(tau), np.array(unresolved, dtype=bool)
+
+
+def _closing_one(c0: float, c1: float, c2: float, duration: float, floor: float) -> float:
+    """:func:`first_closing` of one quadratic, in float arithmetic where that decides."""
+    one = _first_closing_one(c0, c1, c2, duration, floor)
+    if one is not None:
+        return one
+    with np.errstate(all="ignore"):
+        return float(
+            first_closing(np.array([c0]), np.array([c1]), np.array([c2]), duration, floor)[0]
+        )
+
+
+def closing_times_arrays(
+    gaps: GapSet, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`closing_times` on arrays, each kind of pair at once."""
     system = gaps.kin.system
     c = system.centres(q)
     cd = system.centre_velocities(v)
@@ -126,10 +228,6 @@ def closing_times(
         reach = travel[gaps.first] + travel[gaps.second]
         unresolved &= ~(g - reach > GAP_TOL)
     return tau, unresolved
-
-
-FEW_PAIRS = 16
-"""Watched pairs up to which :func:`flight_clear` tries its proof (one pair at a time)."""
 
 
 def flight_clear(

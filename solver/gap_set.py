@@ -11,6 +11,7 @@ more than their size.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 import numpy as np
@@ -18,6 +19,11 @@ import numpy as np
 from solver.contact_pairs import ContactPair, DiskKinematics, continued_nearest, in_region
 from solver.event_tolerances import REGION_TOL
 from solver.geometry import Arc, Segment, Vertex
+
+FEW_PAIRS = 16
+"""Up to this many pairs a GapSet's gaps (and the closing times and proofs of
+:mod:`solver.gap_closing`) are computed in float arithmetic, one pair at a time:
+each array operation costs about a microsecond, a pair's float arithmetic less."""
 
 
 class GapSet:
@@ -77,6 +83,67 @@ class GapSet:
         return len(self.pairs)
 
     @cached_property
+    def few_disk_rows(self) -> list[tuple[int, int, int, float, float]]:
+        """Per disk pair ``(row, i, j, r_i + r_j, order)`` in floats, for the scalar paths."""
+        return list(
+            zip(
+                self.disk_rows.tolist(),
+                self.I.tolist(),
+                self.J.tolist(),
+                self.rsum.tolist(),
+                self.order.tolist(),
+                strict=True,
+            )
+        )
+
+    @cached_property
+    def few_cover_rows(self) -> list[tuple[int, int, float, float, float, float, float, float]]:
+        """Per segment covering a vertex ``(vertex place, disk, ax, ay, ex, ey, |e|², |e|)``."""
+        return [
+            (m, k, *a, *e, length2, length)
+            for m, k, a, e, length2, length in zip(
+                self.cover_rows.tolist(),
+                self.cover_disks.tolist(),
+                self.cover_a.tolist(),
+                self.cover_e.tolist(),
+                self.cover_len2.tolist(),
+                self.cover_len.tolist(),
+                strict=True,
+            )
+        ]
+
+    @cached_property
+    def few_segment_rows(self) -> list[tuple[int, int, float, ...]]:
+        """Per segment pair ``(row, disk, ax, ay, ex, ey, |e|², nx, ny, r)`` in floats."""
+        return [
+            (n, k, *a, *e, length2, *normal, r)
+            for n, k, a, e, length2, normal, r in zip(
+                self.segment_rows.tolist(),
+                self.seg_disks.tolist(),
+                self.seg_a.tolist(),
+                self.seg_e.tolist(),
+                self.seg_len2.tolist(),
+                self.seg_normal.tolist(),
+                self.seg_radii.tolist(),
+                strict=True,
+            )
+        ]
+
+    @cached_property
+    def few_vertex_rows(self) -> list[tuple[int, int, float, float, float]]:
+        """Per vertex pair ``(row, disk, px, py, r)`` in floats."""
+        return [
+            (n, k, *p, r)
+            for n, k, p, r in zip(
+                self.vertex_rows.tolist(),
+                self.vertex_disks.tolist(),
+                self.vertex_p.tolist(),
+                self.vertex_radii.tolist(),
+                strict=True,
+            )
+        ]
+
+    @cached_property
     def hulls(self) -> list[tuple[int, int, float, float, float, float, float, float | None]]:
         """Per pair ``(i, j, Ax, Ay, Bx, By, ρ, room)``: a segment ``[A, B]`` and a reach ``ρ`` (m).
 
@@ -123,13 +190,60 @@ class GapSet:
         with ``bare`` a vertex's gap is its distance also where a feature
         ending at it hides it.
         """
-        g = np.empty(len(self.pairs))
         c = self.kin.system.centres(q)
+        if len(self.pairs) <= FEW_PAIRS:
+            return self._few_gaps(c, REGION_TOL if band else 0.0, bare)
+        g = np.empty(len(self.pairs))
         self.disk_gaps(c, None, g, None)
         self.segment_gaps(c, None, g, None, REGION_TOL if band else 0.0)
         self.vertex_gaps(c, None, g, None, REGION_TOL if band else 0.0, bare)
         self.arc_gaps(c, None, g, None, REGION_TOL if band else 0.0)
         return g
+
+    def _few_gaps(self, c: np.ndarray, band: float, bare: bool) -> np.ndarray:
+        """:meth:`gaps` in float arithmetic, one pair at a time: the same numbers, bit for bit.
+
+        The operations of :meth:`disk_gaps`, :meth:`segment_gaps`,
+        :meth:`vertex_gaps` (with :meth:`_hidden`) in the same order,
+        ``np.hypot`` as there; arcs as in :meth:`arc_gaps`. ``c`` are the
+        disk centres (K, 2), ``band`` the region tolerance (m).
+        """
+        g = [0.0] * len(self.pairs)
+        points = c.tolist()
+        hypot = np.hypot
+        for n, i, j, rsum, order in self.few_disk_rows:
+            d0, d1 = points[i][0] - points[j][0], points[i][1] - points[j][1]
+            dist = float(hypot(d0, d1))
+            g[n] = -dist - rsum if order * d0 < 0.0 else dist - rsum
+        for n, k, ax, ay, ex, ey, length2, _, _, r in self.few_segment_rows:
+            w0, w1 = points[k][0] - ax, points[k][1] - ay
+            s = (w0 * ex + w1 * ey) / length2
+            w0, w1 = w0 - s * ex, w1 - s * ey
+            reach = band / math.sqrt(length2) if band else 0.0
+            inside = s > -reach and s < 1.0 + reach
+            g[n] = float(hypot(w0, w1)) - r if inside else math.inf
+        hidden = set() if bare else self._few_hidden(c, points, band)
+        for m, (n, k, px, py, r) in enumerate(self.few_vertex_rows):
+            w0, w1 = points[k][0] - px, points[k][1] - py
+            g[n] = math.inf if m in hidden else float(hypot(w0, w1)) - r
+        out = np.array(g)
+        if self.arc_rows:
+            self.arc_gaps(c, None, out, None, band)
+        return out
+
+    def _few_hidden(self, c: np.ndarray, points: list[list[float]], band: float) -> set[int]:
+        """:meth:`_hidden` in float arithmetic: the hidden vertex rows (their places)."""
+        hidden = set()
+        for m, k, ax, ay, ex, ey, length2, length in self.few_cover_rows:
+            w0, w1 = points[k][0] - ax, points[k][1] - ay
+            s = (w0 * ex + w1 * ey) / length2
+            reach = band / length
+            if s > -reach and s < 1.0 + reach:
+                hidden.add(m)
+        for m, arc in self.cover_arcs:
+            if m not in hidden and in_region(arc, c[self.vertex_disks[m]], band):
+                hidden.add(m)
+        return hidden
 
     def of_disks(self, rows: np.ndarray) -> GapSet:
         """The pairs of ``rows`` and every other pair of their disks (both disks of a disk pair)."""

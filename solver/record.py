@@ -118,14 +118,10 @@ class Trajectory:
 
     def _append_frames(self, frames: list[Frame]) -> None:
         n, count = self._n_frames, len(frames)
-        try:
-            q = np.array([frame.q for frame in frames], dtype=float)
-            v = np.array([frame.v for frame in frames], dtype=float)
-        except ValueError:
-            raise ValueError(
-                "the frames of one step output have states of different sizes"
-            ) from None
-        state_size = q.shape[1] + v.shape[1]
+        nq, nv = len(frames[0].q), len(frames[0].v)
+        if any(len(frame.q) != nq or len(frame.v) != nv for frame in frames):
+            raise ValueError("the frames of one step output have states of different sizes")
+        state_size = nq + nv
         if state_size != self._state_size:
             if n:
                 raise ValueError(
@@ -138,11 +134,16 @@ class Trajectory:
             )
         if n + count > len(self._times):
             self._grow(n, n + count)
-        energies = self._energies[n : n + count]
-        energies[:, [0, 1, 2, 4, 5]] = [_ENERGY_TERMS(frame.energy) for frame in frames]
-        # EnergyBudget.total, summed in the same order
-        energies[:, 3] = energies[:, 0] + energies[:, 1] + energies[:, 2]
-        self._store_states(n, np.hstack((q, v)))
+        # E_total as EnergyBudget.total sums it, in the same order
+        self._energies[n : n + count] = [
+            (kinetic, potential, spring, kinetic + potential + spring, dissipated, work_in)
+            for kinetic, potential, spring, dissipated, work_in in map(
+                _ENERGY_TERMS, (frame.energy for frame in frames)
+            )
+        ]
+        q = np.array([frame.q for frame in frames], dtype=float)
+        v = np.array([frame.v for frame in frames], dtype=float)
+        self._store_states(n, np.concatenate((q, v), axis=1))
         self._times[n : n + count] = [frame.t for frame in frames]
         self._frames += frames
         self._n_frames = n + count

@@ -4,16 +4,23 @@
 (the bouncing ball's one segment); the same row among others takes the
 array path. Both must give the same closing time, bit for bit, so that
 the bundled scenes' CSV files do not depend on how many pairs are watched.
+The same holds one level up: :func:`solver.gap_closing.closing_times` of a
+few pairs in float arithmetic against its array form.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
-from solver.gap_closing import first_closing
+from solver.event_tolerances import REGION_TOL
+from solver.gap_closing import closing_times_arrays, closing_times_few, first_closing
+from solver.gap_set import FEW_PAIRS, GapSet
+from solver.simulation import make_stepper
+from tests.scene_data import gravity_scene
+from tests.test_drawn_geometry import ground
 
 SPECIAL = [0.0, -0.0, 5e-324, -5e-324, 1e-300, -1e-17, 1e-17, 1.0, -1.0, -4.905, 1e300, -1e300]
 
@@ -48,3 +55,113 @@ def test_a_ball_falling_onto_its_floor_closes_at_the_root():
     g, h = 9.8, 1.225
     (tau,) = first_closing(np.array([h]), np.array([0.0]), np.array([-0.5 * g]), 1.0, -1e-12)
     assert tau == pytest.approx(0.5, rel=1e-15)
+
+
+# ------------------------------------------------------------------ closing_times, few pairs
+
+
+def wheel(name, radius, x, y):
+    return {
+        "id": name,
+        "type": "wheel",
+        "mass": 1.0,
+        "inertia": 0.5 * radius**2,
+        "radius": radius,
+        "position": [x, y],
+    }
+
+
+@given(
+    boundaries=ground(),
+    wheels=st.lists(
+        st.tuples(st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.floats(-0.3, 0.8)),
+        min_size=1,
+        max_size=2,
+    ),
+    velocities=st.lists(
+        st.tuples(st.floats(-5.0, 5.0), st.floats(-5.0, 5.0)), min_size=2, max_size=2
+    ),
+    accelerations=st.lists(
+        st.tuples(st.sampled_from([0.0, 0.0, 1.5]), st.sampled_from([0.0, -9.81, -9.81, 3.0])),
+        min_size=2,
+        max_size=2,
+    ),
+    duration=st.floats(1e-6, 1.0),
+)
+def test_few_pairs_close_in_floats_as_on_arrays(
+    boundaries, wheels, velocities, accelerations, duration
+):
+    """:func:`closing_times_few` gives the array form's times and flags, bit for bit.
+
+    Wheels over drawn ground (segments, corners; arcs and accelerated disk
+    pairs go to the arrays whole), still or accelerated, every pair watched.
+    """
+    bodies = [wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
+    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    kin, system = stepper._kin, stepper.system
+    q, v, a = (np.zeros(3 * len(wheels)) for _ in range(3))
+    for k, (_, x, y) in enumerate(wheels):
+        q[3 * k : 3 * k + 2] = (x, y)
+        v[3 * k : 3 * k + 2] = velocities[k]
+        a[3 * k : 3 * k + 2] = accelerations[k]
+    gaps = GapSet(kin, kin.candidates(q, 100.0, np.arange(system.n_disks)))
+    few = closing_times_few(gaps, q, v, a, duration)
+    event("floats" if few is not None else "arrays")
+    if few is None:
+        return
+    tau, unresolved = closing_times_arrays(gaps, q, v, a, duration)
+    assert np.array_equal(few[0].view(np.int64), tau.view(np.int64)), (few[0], tau)
+    assert np.array_equal(few[1], unresolved)
+
+
+bead_x = st.floats(-1.4, 1.4)
+
+
+@given(
+    boundaries=ground(),
+    wheels=st.lists(
+        st.tuples(st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.floats(-0.3, 0.8)),
+        min_size=0,
+        max_size=2,
+    ),
+    beads=st.lists(bead_x, min_size=0, max_size=2),
+    band=st.booleans(),
+    bare=st.booleans(),
+)
+def test_few_gaps_in_floats_are_the_array_gaps(boundaries, wheels, beads, band, bare):
+    """:meth:`GapSet.gaps` of a few pairs (floats) is its array form, bit for bit.
+
+    Wheels and beads (on one rail: ordered pairs, some passed) over drawn
+    ground with corners hidden by their faces and arcs, with and without the
+    region band and hidden corners.
+    """
+    assume(wheels or beads)
+    bodies = [wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
+    bodies += [
+        {
+            "id": f"b{k}",
+            "type": "bead",
+            "rail_y": 0.3,
+            "mass": 1.0,
+            "radius": 0.05,
+            "x": 3.0 * k - 9.0,
+        }
+        for k in range(len(beads))
+    ]
+    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    kin, system = stepper._kin, stepper.system
+    q = np.array(system.q0, dtype=float)
+    for k, (_, x, y) in enumerate(wheels):
+        q[3 * k : 3 * k + 2] = (x, y)
+    for k, x in enumerate(beads):
+        q[3 * len(wheels) + k] = x
+    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
+    assume(len(gaps) <= FEW_PAIRS)
+    few = gaps.gaps(q, band=band, bare=bare)
+    arrays = np.empty(len(gaps))
+    c = system.centres(q)
+    gaps.disk_gaps(c, None, arrays, None)
+    gaps.segment_gaps(c, None, arrays, None, REGION_TOL if band else 0.0)
+    gaps.vertex_gaps(c, None, arrays, None, REGION_TOL if band else 0.0, bare)
+    gaps.arc_gaps(c, None, arrays, None, REGION_TOL if band else 0.0)
+    assert np.array_equal(few.view(np.int64), arrays.view(np.int64)), (few, arrays)
