@@ -336,12 +336,13 @@ class LinearFlow:
             maps[3 * n :] = -np.linalg.pinv(self.A @ M_inv_AT, hermitian=True) @ M_inv_AT.T @ F
         self._r = r
         self._decomposition = _decompose(G)
+        self._max_rate = float(np.max(np.abs(self._decomposition.eigenvalues)))
         self._maps_X = maps @ self._decomposition.X
         self._single_rates = [
             complex(lam) for lam in self._decomposition.eigenvalues[self._decomposition.singles]
         ]
         self._projection_maps: dict[tuple, tuple | None] = {}
-        self._coordinate_maps: tuple | bool | None = False  # of coordinate_forms, made once
+        self._coordinate_maps: tuple | bool | None = False  # of coordinate_maps, made once
 
     def projection_maps(self, rows: np.ndarray) -> tuple | None:
         """What :meth:`LinearPhase.projections` needs of the flow for ``rows`` (K, n), kept.
@@ -379,18 +380,19 @@ class LinearFlow:
 
         Event scans of a phase need sub-points about ``1 / max_rate`` apart.
         """
-        return float(np.max(np.abs(self._decomposition.eigenvalues)))
+        return self._max_rate
 
-    def coordinate_forms(
-        self, t0: float, q0: np.ndarray, v0: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The coordinates of the motion from ``(q0, v0)`` at ``t0`` as closed-form arrays, or None.
+    def coordinate_maps(self) -> tuple[np.ndarray, ...] | None:
+        """Linear maps from an initial state to the coordinates' closed forms, or None.
 
-        :meth:`LinearPhase.projection_arrays` of the identity for
-        :meth:`start` ``(t0, q0, v0)``, the same numbers, without making the
-        phase: ``q_n(t) = Re Σ_s D_ns exp(λ_s τ) + Σ_p P_pn τ^p`` (m), their
-        rates the velocities. ``q0``, ``v0`` are finite float arrays (n,)
-        (the stepper's state). None when a cluster is not nilpotent about 0.
+        ``(Pr, q_p, ω, λ, S, T)``: the motion from ``(q0, v0)`` at ``t0`` has
+        the augmented state ``w0 = (Pr (q0 − q_p), Pr v0, sin ω t0, cos ω t0,
+        …, 1)`` (as :meth:`start` makes it), and its coordinates are
+        ``q_n(t) = Re Σ_s D_ns exp(λ_s τ) + Σ_p P_pn τ^p`` (m, ``τ = t − t0``)
+        with ``D = S @ w0`` (n, S) and ``P = T @ w0`` (k, n): the numbers of
+        :meth:`LinearPhase.projections` of the identity to rounding, their
+        rates the velocities. Made once per flow; None when a cluster is not
+        nilpotent about 0.
         """
         maps = self._coordinate_maps
         if maps is False:
@@ -399,30 +401,21 @@ class LinearFlow:
                 maps = None
             else:
                 singles, P_singles, clusters = found
+                X_inv = self._decomposition.X_inv
                 size = max((len(idx) for idx, _, _ in clusters), default=0)
+                to_poly = np.zeros((size, self.n, len(X_inv)))
+                for idx, _, R in clusters:
+                    to_poly[: len(idx)] += np.real(R @ X_inv[idx])
                 maps = (
-                    singles,
+                    np.ascontiguousarray(self._project),
+                    np.ascontiguousarray(self._q_p, dtype=float),
+                    np.ascontiguousarray(self._omegas, dtype=float),
                     np.ascontiguousarray(self._decomposition.eigenvalues[singles]),
-                    P_singles,
-                    [(idx, R) for idx, _, R in clusters],
-                    size,
+                    np.ascontiguousarray(P_singles[:, :, None] * X_inv[singles][None, :, :]),
+                    to_poly,
                 )
             self._coordinate_maps = maps
-        if maps is None:
-            return None
-        singles, lam, P_singles, clusters, size = maps
-        r = self._r
-        w0 = np.empty(len(self.generator))
-        w0[:r] = self._project @ (q0 - self._q_p)
-        w0[r : 2 * r] = self._project @ v0
-        w0[2 * r : -1 : 2] = np.sin(self._omegas * t0)
-        w0[2 * r + 1 : -1 : 2] = np.cos(self._omegas * t0)
-        w0[-1] = 1.0
-        c = self._decomposition.X_inv @ w0
-        P = np.zeros((size, self.n))
-        for idx, R in clusters:
-            P[: len(idx)] += (R @ c[idx]).real
-        return lam, np.ascontiguousarray(P_singles * c[singles]), P
+        return maps
 
     def start(self, t0: float, q0: ArrayLike, v0: ArrayLike) -> LinearPhase:
         """The motion from ``(q0, v0)`` at time ``t0``.

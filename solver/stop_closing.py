@@ -98,6 +98,41 @@ def _motion(tau, lam, D, P, q, v, a):
 
 
 @_jitable
+def initial_forms(t0, q0, v0, project, q_p, omegas, to_singles, to_poly, D, P):
+    """The coordinates' closed forms ``D`` (N, S) and ``P`` (k, N) from ``(q0, v0)`` at ``t0``.
+
+    The maps of :meth:`solver.linear_flow.LinearFlow.coordinate_maps`
+    applied to the augmented initial state, in place.
+    """
+    r = project.shape[0]
+    m = to_singles.shape[2]
+    w0 = np.empty(m)
+    for i in range(r):
+        wq = 0.0
+        wv = 0.0
+        for j in range(len(q0)):
+            wq += project[i, j] * (q0[j] - q_p[j])
+            wv += project[i, j] * v0[j]
+        w0[i] = wq
+        w0[r + i] = wv
+    for k in range(len(omegas)):
+        w0[2 * r + 2 * k] = math.sin(omegas[k] * t0)
+        w0[2 * r + 2 * k + 1] = math.cos(omegas[k] * t0)
+    w0[m - 1] = 1.0
+    for n in range(D.shape[0]):
+        for s in range(D.shape[1]):
+            z = 0j
+            for i in range(m):
+                z += to_singles[n, s, i] * w0[i]
+            D[n, s] = z
+        for p in range(P.shape[0]):
+            x = 0.0
+            for i in range(m):
+                x += to_poly[p, n, i] * w0[i]
+            P[p, n] = x
+
+
+@_jitable
 def _gaps(tau, lam, D, P, A, b, g, u, q, v, a):
     """Gaps ``A q − b`` (m) and their rates (m/s) at ``τ`` (s) in place; ``q``, ``v``, ``a`` too."""
     _motion(tau, lam, D, P, q, v, a)
@@ -345,16 +380,21 @@ for _n in range(1, WORK_NODES + 1):
 
 
 def phase_end(
-    t0, t_end, h, rate, lam, D, P, A, b, margin, forcing, C, work, nodes, weights, sample,
-    result, row,
+    t0, t_end, h, rate, q0, v0, project, q_p, omegas, lam, to_singles, to_poly, A, b, margin,
+    forcing, C, work, nodes, weights, sample, result, row,
 ):  # fmt: skip
     """:func:`first_closing` up to ``t_end``, and :func:`carried_row` where the phase ends.
 
-    One call for a phase. The row holds the state at the closing (at
-    ``t_end`` when nothing closes) when the next output sample, at
-    ``sample`` (s), comes after it (:func:`samples_due` false); else, and
-    when ``UNDECIDED``, it is not filled.
+    One call for a phase from ``(q0, v0)`` at ``t0``, with the maps of
+    :meth:`solver.linear_flow.LinearFlow.coordinate_maps` (``project`` …
+    ``to_poly``). The row holds the state at the closing (at ``t_end``
+    when nothing closes) when the next output sample, at ``sample`` (s),
+    comes after it (:func:`samples_due` false); else, and when
+    ``UNDECIDED``, it is not filled.
     """
+    D = np.empty((to_singles.shape[0], to_singles.shape[1]), dtype=np.complex128)
+    P = np.empty((to_poly.shape[0], to_poly.shape[1]))
+    initial_forms(t0, q0, v0, project, q_p, omegas, to_singles, to_poly, D, P)
     status = first_closing(t0, t_end, h, lam, D, P, A, b, margin, result)
     if status != UNDECIDED:
         t = result[0] if status == CLOSING else t_end

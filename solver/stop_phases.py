@@ -82,8 +82,8 @@ class StopPhaseMixin:
         if flow is None:
             return False
         rate = flow.max_rate
-        forms = flow.coordinate_forms(self.t, self._q, self._v) if rate > 0.0 else None
-        if forms is None:
+        maps = flow.coordinate_maps() if rate > 0.0 else None
+        if maps is None:
             return False
         scale = 1.0 + float(np.abs(self._q).max()) + float(np.abs(b).max())
         model = self._bead_model()
@@ -92,7 +92,8 @@ class StopPhaseMixin:
         result = np.zeros(4)
         row = np.empty(2 * self._N + 3)
         status = phase_search()(
-            self.t, self.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, *forms, A, b,
+            self.t, self.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, self._q, self._v,
+            *maps, A, b,
             1e-13 * scale, forcing, C, self._work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], sample,
             result, row,
         )  # fmt: skip
