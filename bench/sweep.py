@@ -47,7 +47,7 @@ from typing import Any
 
 from solver.events import EventDrivenStepper
 from solver.scene import parse_scene
-from solver.sweep import Axis, Sweep, run_point
+from solver.sweep import Axis, Sweep, one_blas_thread, run_point
 
 SCENE = (
     Path(__file__).resolve().parents[1] / "resources" / "scenes" / "forced_mass_between_stops.json"
@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         f"of {2 * math.pi / OMEGA_LOW:.4g} s each (t_end = {scene.solver.t_end:.4g} s)"
     )
     print(f"  cores {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} (other work skews)")
+    one_blas_thread()  # as in a sweep's workers
     run_point(plan.task(0))  # loads (or compiles) the compiled loops
     times, hits = cpu_per_point(plan, args.cpu_points)
     mean, count = sum(times) / len(times), len(times)
