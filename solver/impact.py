@@ -614,7 +614,10 @@ class _Collisions(Sequence[ImpactStage]):
 
     A long chain has as many collisions as beads; storing two velocity
     vectors per collision would take O(N²) memory, so the records keep only
-    which constraints took which impulses and replay them when read.
+    which constraints took which impulses and replay them when read: a
+    collision with friction as ``(cols, λ, total, tangential)`` arrays
+    (:meth:`append`), a frictionless one of :func:`_sequential_sparse` as the
+    three numbers ``(i, λ_i, total)``.
     """
 
     def __init__(self, problem: _ImpactProblem, v_minus: np.ndarray) -> None:
@@ -627,10 +630,6 @@ class _Collisions(Sequence[ImpactStage]):
         self, cols: np.ndarray, lam: np.ndarray, total: np.ndarray, tangent: np.ndarray
     ) -> None:
         self._steps.append((cols, lam, total, tangent))
-
-    def append_one(self, i: int, lam: float, total: float) -> None:
-        """A frictionless collision on constraint ``i``: three numbers (a chain has many)."""
-        self._steps.append((i, lam, total))
 
     def _step(self, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Collision ``j`` as ``(cols, λ, total impulse, tangential impulse)`` arrays."""
@@ -832,19 +831,25 @@ def _sequential_sparse(
     )
     diagonal = problem.W.diagonal().tolist()
     restitution = problem.e.tolist()
+    # an infinite tail needs e < 1 on each of its constraints (_tail_set)
+    tails = any(e_k < 1.0 for e_k in restitution)
     tol = problem.tol
     v = v_minus.tolist()
     u = problem.speeds(v_minus).tolist()
     heap = [(u_k, k) for k, u_k in enumerate(u)]
     heapq.heapify(heap)
+    push, pop = heapq.heappush, heapq.heappop
     collisions = _Collisions(problem, v_minus)
+    # a frictionless collision on constraint i is three numbers, (i, λ_i, total impulse),
+    # appended in this loop (a chain has one per bead)
+    steps = collisions._steps
     history: list[int] = []
     next_tail_check = 16
     summed: list[str] = []
     count = 0
     while True:
         while heap[0][0] != u[heap[0][1]]:
-            heapq.heappop(heap)  # a speed that has changed since
+            pop(heap)  # a speed that has changed since
         u_min = heap[0][0]
         if u_min >= -tol:
             # check afresh, as _sequential does
@@ -856,24 +861,33 @@ def _sequential_sparse(
                 break
         if count >= budget.limit or count % _TIME_CHECK_EVERY == 0:
             budget.check(count, f" (largest approach speed {-u_min:.3g} m/s)")
-        tied = {}  # index: speed, one entry each (a speed that comes back is pushed again)
-        while heap and heap[0][0] <= u_min + TIE_TOLERANCE:
-            u_k, k = heapq.heappop(heap)
-            if u_k == u[k]:
-                tied[k] = u_k
-        for k, u_k in tied.items():
-            heapq.heappush(heap, (u_k, k))
-        i = min(tied)
+        i = pop(heap)[1]
+        while heap and heap[0][0] != u[heap[0][1]]:
+            pop(heap)
+        if heap and heap[0][0] <= u_min + TIE_TOLERANCE:
+            # a tie: index: speed, one entry each (a speed that comes back is pushed again)
+            tied = {i: u_min}
+            while heap and heap[0][0] <= u_min + TIE_TOLERANCE:
+                u_k, k = pop(heap)
+                if u_k == u[k]:
+                    tied[k] = u_k
+            for k, u_k in tied.items():
+                push(heap, (u_k, k))
+            i = min(tied)
+        # else the entry of i, popped, is not pushed back: the collision changes u_i
+        # (W_ii > 0), which is pushed anew below
         lam_i = -u[i] / diagonal[i]
         total = (1.0 + restitution[i]) * lam_i
-        collisions.append_one(i, lam_i, total)
+        steps.append((i, lam_i, total))
         count += 1
         for r in range(g_ptr[i], g_ptr[i + 1]):
             v[g_rows[r]] += total * g_vals[r]
         for r in range(w_ptr[i], w_ptr[i + 1]):
             k = w_rows[r]
             u[k] += total * w_vals[r]
-            heapq.heappush(heap, (u[k], k))
+            push(heap, (u[k], k))
+        if not tails:
+            continue
         history.append(i)
         if len(history) >= next_tail_check:
             next_tail_check = int(1.25 * next_tail_check) + 1
