@@ -78,6 +78,14 @@ def state_column(system: System, name: str) -> int:
     raise KeyError(f"{name}: no such column in this system")
 
 
+def _tick_rows() -> tuple[pg.ScatterPlotItem, pg.ScatterPlotItem]:
+    """Empty rows of impact ticks: the closed form's, the run's."""
+    return (
+        pg.ScatterPlotItem(symbol="|", size=14, pen=TICK_PEN),
+        pg.ScatterPlotItem(symbol="|", size=14, pen=SIMULATED_PEN),
+    )
+
+
 class ReferenceOverlay(QWidget):
     """Plots of a run beside its closed-form reference, and how far apart they are.
 
@@ -98,8 +106,7 @@ class ReferenceOverlay(QWidget):
         self.plots: list[pg.PlotItem] = []
         self.simulated: list[pg.PlotDataItem] = []
         self.dashed: list[pg.PlotDataItem] = []
-        self.reference_ticks = pg.ScatterPlotItem(symbol="|", size=14, pen=TICK_PEN)
-        self.simulated_ticks = pg.ScatterPlotItem(symbol="|", size=14, pen=SIMULATED_PEN)
+        self.reference_ticks, self.simulated_ticks = _tick_rows()
         self._trajectory: Trajectory | None = None
         self._system: System | None = None
         self._columns: list[int] = []
@@ -161,6 +168,8 @@ class ReferenceOverlay(QWidget):
         ticks.setYRange(-0.5, 1.5, padding=0)
         ticks.getAxis("left").setTicks([[(1.0, "closed form"), (0.0, "simulated")]])
         ticks.setMaximumHeight(110)
+        # new items: clearing the view deleted the last run's along with its plots
+        self.reference_ticks, self.simulated_ticks = _tick_rows()
         ticks.addItem(self.reference_ticks)
         ticks.addItem(self.simulated_ticks)
         predicted = np.asarray(reference.impact_times[:TICK_LIMIT], dtype=float)

@@ -56,3 +56,20 @@ def test_a_scene_without_closed_form_says_so(qtbot, window):
     assert "No closed-form reference" in window.reference_view.label.text()
     window.reset_run()
     assert window.reference_dock.windowTitle() == "Reference"
+
+
+def test_a_second_run_with_a_reference_draws_its_own_ticks(qtbot, window):
+    # clearing the view for the next run deleted the tick rows with their plot: the next
+    # scene with a closed form failed in set_run ("Internal C++ object already deleted")
+    for name in ("bouncing_ball", "mass_between_stops"):
+        assert window.open_file(scene_path(name))
+        run_to_end(qtbot, window)
+        overlay = window.reference_view
+        assert overlay.reference is not None and overlay.reference.name == name
+        predicted, _ = overlay.reference_ticks.getData()
+        expected = overlay.reference.impact_times[: len(predicted)]
+        assert len(predicted) and predicted.tolist() == pytest.approx(list(expected))
+        simulated, _ = overlay.simulated_ticks.getData()
+        impacts = [e.t for e in window.runner.trajectory.events if e.type == "impact"]
+        assert simulated.tolist() == pytest.approx(impacts[: len(simulated)])
+        window.reset_run()
