@@ -22,7 +22,9 @@ With ``--baseline DIR`` (another checkout of the project, e.g. a
 child processes that import ``solver`` from this checkout and from ``DIR`` in
 turn, interleaved (the order alternates every round), and the medians,
 their spread (min–max) and the ratio this/baseline are printed: a
-slowdown shows as a ratio above 1 beyond the spread.
+slowdown shows as a ratio above 1 beyond the spread. ``--clock cpu`` times
+each child's CPU time instead of the wall time (steadier while other work
+shares the machine).
 
 2. The wheel against the curb (paper 004, ``wheel_curb_e03.json``): the
    event-driven result at t = 1 s is the reference; Moreau–Jean
@@ -73,13 +75,19 @@ BASELINE_RUNS = 3
 """Runs of a target per child process in the comparison with a baseline checkout."""
 
 
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+"""``--clock``: wall time, or the process's CPU time (steadier on a shared machine; the
+stepping is single-threaded)."""
+clock = CLOCKS["wall"]
+
+
 def run_to_end(stepper) -> tuple[Trajectory, float]:
-    """Drive ``stepper`` to its end; return the trajectory and the wall time (s)."""
+    """Drive ``stepper`` to its end; return the trajectory and the time (s, ``--clock``)."""
     trajectory = Trajectory(stepper.system)
-    start = time.perf_counter()
+    start = clock()
     while stepper.status == "running":
         trajectory.append(stepper.step())
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     trajectory.status, trajectory.message = stepper.status, stepper.message
     return trajectory, elapsed
 
@@ -162,8 +170,11 @@ def time_target(name: str, runs: int) -> None:
     print(json.dumps(walls))
 
 
-def against_baseline(baseline: Path, cases: list[str]) -> None:
-    """The targets ``cases`` here and in the ``baseline`` checkout, interleaved: medians, ratios."""
+def against_baseline(baseline: Path, cases: list[str], clock_name: str) -> None:
+    """The targets ``cases`` here and in the ``baseline`` checkout, interleaved: medians, ratios.
+
+    ``clock_name`` is the clock of the child processes (``--clock``).
+    """
     trees = {"this": Path(__file__).resolve().parents[1], "baseline": baseline.resolve()}
     walls: dict[tuple[str, str], list[float]] = {(c, w): [] for c in cases for w in trees}
     for round_ in range(BASELINE_ROUNDS):
@@ -172,7 +183,15 @@ def against_baseline(baseline: Path, cases: list[str]) -> None:
             for which in order:
                 env = {**os.environ, "PYTHONPATH": str(trees[which])}
                 child = subprocess.run(
-                    [sys.executable, __file__, "--time-target", case, str(BASELINE_RUNS)],
+                    [
+                        sys.executable,
+                        __file__,
+                        "--clock",
+                        clock_name,
+                        "--time-target",
+                        case,
+                        str(BASELINE_RUNS),
+                    ],
                     env=env,
                     cwd=trees[which],
                     capture_output=True,
@@ -181,7 +200,10 @@ def against_baseline(baseline: Path, cases: list[str]) -> None:
                 )
                 walls[case, which] += json.loads(child.stdout.splitlines()[-1])
     runs = BASELINE_ROUNDS * BASELINE_RUNS
-    print(f"Targets against {trees['baseline']}: wall time/ms, median [min–max] of {runs} runs")
+    print(
+        f"Targets against {trees['baseline']}: {clock_name} time/ms, "
+        f"median [min–max] of {runs} runs"
+    )
     header = f"{'case':20} {'baseline':>24} {'this':>24} {'this/baseline':>13}"
     print(header)
     print("-" * len(header))
@@ -275,8 +297,13 @@ def main() -> int:
         default=",".join(TARGET_NAMES),
         help="targets compared with --baseline, comma-separated (default: all)",
     )
+    parser.add_argument(
+        "--clock", choices=tuple(CLOCKS), default="wall", help="time measured (default: wall)"
+    )
     parser.add_argument("--time-target", nargs=2, metavar=("CASE", "RUNS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global clock
+    clock = CLOCKS[args.clock]
     if args.time_target:
         time_target(args.time_target[0], int(args.time_target[1]))
         return 0
@@ -286,7 +313,7 @@ def main() -> int:
         unknown = sorted(set(cases) - set(TARGET_NAMES))
         if unknown:
             parser.error(f"--cases: unknown target(s) {', '.join(unknown)}")
-        against_baseline(args.baseline, cases)
+        against_baseline(args.baseline, cases, args.clock)
         return 0
     targets()
     scene_costs()
