@@ -258,6 +258,11 @@ class OneContactReaction:
                 qdd[disk.iphi] = a_phi + m_phi * disk.radius * along_t
         return ModeForces(qdd, lam, friction_force, u_t)
 
+    def slip_speed(self, q: np.ndarray, v: np.ndarray) -> float | None:
+        """``u_t`` (m/s) at ``(q, v)``; None where the pair has no normal."""
+        kinematics = self._kinematics(q, v)
+        return None if kinematics is None else kinematics[4]
+
     def inside(self, q: np.ndarray) -> bool:
         """Whether the disk is on its feature (the ``region`` test of the stepper).
 

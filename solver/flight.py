@@ -392,8 +392,7 @@ class FlightMixin:
         """The reaction of the one active contact as a function of the state, if there is one.
 
         Made once per active set (:mod:`solver.fixed_mode`); None with
-        several active contacts, none, or while the phase's forces are
-        constant (``_phase_forces``).
+        several active contacts or none.
         """
         active = tuple(self._active.values())
         kept = getattr(self, "_kept_reaction", None)
@@ -403,7 +402,7 @@ class FlightMixin:
                 pair, mode = active[0]
                 reaction = OneContactReaction(self.system, pair, mode, self._M_inv)
             kept = self._kept_reaction = (active, reaction)
-        return kept[1] if self._phase_forces is None else None
+        return kept[1]
 
     def _free_accelerations(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``M⁻¹ f`` (N,) at ``(t, q, v)``: constant without springs and forcing (kept)."""
@@ -415,11 +414,22 @@ class FlightMixin:
         return kept
 
     def _one_contact_forces(self, t: float, q: np.ndarray, v: np.ndarray) -> ModeForces | None:
-        """The one active contact's force at ``(t, q, v)`` without an LCP, where it has one."""
+        """The one active contact's force at ``(t, q, v)`` without an LCP, where it has one.
+
+        While the phase's forces are constant (``_phase_forces``: a disk on a
+        segment under gravity alone) they are those, with the slip speed at
+        ``(q, v)``, as :meth:`_active_forces` gives them.
+        """
         reaction = self._fixed_mode()
         if reaction is None:
             return None
-        return reaction.forces(q, v, self._free_accelerations(t, q, v))
+        forces = self._phase_forces
+        if forces is None:
+            return reaction.forces(q, v, self._free_accelerations(t, q, v))
+        u_t = reaction.slip_speed(q, v)
+        if u_t is None:
+            return None
+        return ModeForces(forces.qdd, forces.lam[0], forces.friction_force[0], u_t)
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         N = self._N
