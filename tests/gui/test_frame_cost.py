@@ -9,15 +9,18 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
+import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFontMetricsF
 
+from impactgui import plots as plots_module
 from impactgui.canvas import FLASH_TICK_MS, SceneCanvas
 from impactgui.document import SceneDocument
-from impactgui.plots import AXIS_WIDTH, TIP_SIZE_PX, PlotPanel, _StemTips
+from impactgui.plots import AXIS_WIDTH, ENERGY_TERMS, TIP_SIZE_PX, PlotPanel, _StemTips
 from impactgui.presets import SCENES_DIR
 from impactgui.scene_items import FLASH_DURATION
-from solver.frames import EnergyBudget, Event, Frame
+from solver.frames import EnergyBudget, Event, Frame, StepOutput
+from solver.record import Trajectory
 from solver.system import System
 
 
@@ -94,3 +97,49 @@ def test_stem_tips_are_dots_of_their_group_colour_at_each_tip(qtbot) -> None:
     tips.setSize(3 * TIP_SIZE_PX)  # presentation mode scales the dots
     qtbot.wait(50)
     assert colour_at(8.0, 2.0, dx=TIP_SIZE_PX) == blue.rgb()
+
+
+def _energy_frames(start: int, stop: int) -> StepOutput:
+    """Frames ``start`` to ``stop - 1``, 1 ms apart: 1 J swapping between kinetic and potential."""
+    state = np.zeros(2)
+    frames = []
+    for i in range(start, stop):
+        kinetic = 0.5 + 0.4 * np.sin(i * 1e-3)
+        energy = EnergyBudget(kinetic, 1.0 - kinetic, 0.0, 0.0, 0.0)
+        frames.append(Frame(i * 1e-3, "sample", state, state, (), energy))
+    return StepOutput(frames, [])
+
+
+def test_a_streaming_tick_sets_the_energy_curves_one_by_one_past_its_slice(
+    qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each setData costs pyqtgraph O(frames): the seven curves took 21 ms of one tick at 3e5
+    monkeypatch.setattr(plots_module, "REDRAW_SLICE_S", 0.0)  # one curve a tick
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    first = _energy_frames(0, 300)
+    trajectory.append(first)
+    panel.add_output(first)
+
+    def lengths() -> dict[str, int]:
+        datasets = {name: curve.getOriginalDataset() for name, curve in panel.energy_curves.items()}
+        return {name: 0 if x is None else len(x) for name, (x, _) in datasets.items()}
+
+    panel._on_redraw_timer()
+    assert lengths() == {name: 300 if name == "kinetic" else 0 for name, _ in ENERGY_TERMS}
+    more = _energy_frames(300, 400)  # arrives while the energy part goes on
+    trajectory.append(more)
+    panel.add_output(more)
+    for _ in range(len(ENERGY_TERMS) - 1):
+        panel._on_redraw_timer()
+    assert set(lengths().values()) == {300}  # every curve with the same frames
+    _, kinetic = panel.energy_curves["kinetic"].getOriginalDataset()
+    _, potential = panel.energy_curves["potential"].getOriginalDataset()
+    np.testing.assert_allclose(kinetic + potential, 1.0, rtol=0, atol=1e-15)
+    panel.redraw()  # a full redraw: every curve with every frame
+    assert set(lengths().values()) == {400}
+    _, balance = panel.energy_curves["balance"].getOriginalDataset()
+    np.testing.assert_allclose(balance, 1.0, rtol=0, atol=1e-15)
+    assert len(panel._balance) == 400  # each frame in the balance once
