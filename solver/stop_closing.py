@@ -1,31 +1,35 @@
-"""The first closing of affine gaps along a closed-form motion, in one compiled loop.
+"""The first closing of affine gaps along a closed-form motion, and the state there, compiled.
 
 A phase of beads on rails without active contacts, whose watched gaps are
 all affine in the coordinates (beads against stops across their rail, beads
-on one rail: :mod:`solver.affine_gaps`), has gaps that are scalar closed
-forms of time (:meth:`solver.linear_flow.LinearPhase.projection_arrays`):
+on one rail: :mod:`solver.affine_gaps`), moves in closed form
+(:meth:`solver.linear_flow.LinearFlow.coordinate_maps`, made in
+:func:`initial_forms` from the state):
 
-    g_k(t) = Re Σ_s D_ks exp(λ_s τ) + Σ_p P_pk τ^p − b_k,    τ = t − t0 (m).
+    q_n(t) = Re Σ_s D_ns exp(λ_s τ) + Σ_p P_pn τ^p,    τ = t − t0 (m),
 
-:func:`first_closing` walks the whole phase on sub-intervals of
-``SUBINTERVALS_PER_RATE`` per ``1 / max_rate`` (a sixteenth of the general
-scan's, so that a gap's rate turns at most once in one of them) and decides
-each gap as :meth:`solver.gap_roots.GapRootMixin._gap_event` does: a value
-below ``−GAP_EVENT_TOL`` at a sub-point is a closing at the root before it; a
-minimum between two open sub-points (its rate turning from negative to
-positive, located by Newton's method on the rate) below ``−GAP_EVENT_TOL`` is
-a closing at the root before the minimum; a contact just left (a gap within
-``GAP_TOL`` at the start, opening) closes again only after its maximum.
-Roots are polished by safeguarded Newton steps on the closed form (rtsafe:
-bisection where a step would leave the bracket) to ``TIME_TOL``. A gap that
-comes within a rounding margin of one of those tolerances at a sub-point or a
-minimum — a decision that rounding could turn — is not decided here: the
-loop reports ``UNDECIDED`` and the phase goes to the general scan.
+and its gaps are ``g = A q − b``. :func:`first_closing` walks the whole
+phase on sub-intervals of ``1 / (SUBINTERVALS_PER_RATE · max_rate)`` (a
+sixteenth of the general scan's, so that a gap's rate turns at most once in
+one of them) and decides each gap as
+:meth:`solver.gap_roots.GapRootMixin._gap_event` does: a value below
+``−GAP_EVENT_TOL`` at a sub-point is a closing at the root before it; a
+minimum between two open sub-points (the rate turning from negative to
+positive, located on the rate) below ``−GAP_EVENT_TOL`` is a closing at the
+root before the minimum; a contact just left (a gap within ``GAP_TOL`` at
+the start, opening) closes again only after its maximum. Roots are polished
+by safeguarded Newton steps on the closed form (rtsafe: bisection where a
+step would leave the bracket) to ``TIME_TOL``. A gap that comes within a
+rounding margin of one of those tolerances at a sub-point or a minimum — a
+decision that rounding could turn — is not decided here: the loop reports
+``UNDECIDED`` and the phase goes to the general scan. :func:`carried_row`
+makes the state where the phase ends with its work integrals, summed as the
+phase's pieces sum them (:meth:`solver.flight.FlightMixin._linear_pieces`).
 
-The loop is plain Python on floats and arrays; with the ``fast`` extra
-(numba) :func:`compiled_first_closing` compiles it (about a second, once:
-cached on disk). Both give the same results, which tests compare with the
-general scan's.
+The loops are plain Python on floats and arrays; with the ``fast`` extra
+(numba) :func:`compiled_phase_end` compiles :func:`phase_end`, which runs
+them for one phase (a few seconds, once: cached on disk). Tests compare the
+compiled and the plain loop, and both paths of the stepper.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from solver.event_tolerances import (
 )
 
 COMPILED = importlib.util.find_spec("numba") is not None
-"""True when numba is installed: :func:`compiled_first_closing` is then compiled."""
+"""True when numba is installed: :func:`compiled_phase_end` is then compiled."""
 
 if COMPILED:
     from numba.extending import register_jitable as _jitable
@@ -220,8 +224,7 @@ def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
     h : float
         Sub-interval length (s).
     lam, D, P : numpy.ndarray
-        The coordinates' closed forms
-        (:meth:`solver.linear_flow.LinearPhase.projection_arrays` of the identity).
+        The coordinates' closed forms (:func:`initial_forms`).
     A, b : numpy.ndarray, shapes (K, N) and (K,)
         The affine gaps ``g = A q − b`` (m).
     margin : float
@@ -420,3 +423,23 @@ def compiled_phase_end() -> Callable[..., int]:
 def phase_search() -> Callable[..., int]:
     """:func:`phase_end`, compiled when numba is installed."""
     return compiled_phase_end() if COMPILED else phase_end
+
+
+def load_compiled() -> None:
+    """Compile (or load from numba's cache) the loop now, for the argument types the stepper passes.
+
+    A sweep's fork server calls this once (:mod:`solver.sweep_preload`): the
+    workers it forks start with the loop in memory instead of each loading it
+    at its first phase (about 0.8 s). Nothing without numba.
+    """
+    if not COMPILED:
+        return
+    N, S, m = 1, 2, 5
+    vector = np.zeros(N)
+    compiled_phase_end()(
+        0.0, 1.0, 0.1, 1.0, vector, vector, np.zeros((N, N)), vector, np.ones(1),
+        np.zeros(S, dtype=np.complex128), np.zeros((N, S, m), dtype=np.complex128),
+        np.zeros((3, N, m)), np.ones((1, N)), np.ones(1), 1e-13, np.zeros((1, N + 2)),
+        np.zeros((N, N)), np.zeros(3), GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], 0.0,
+        np.zeros(4), np.zeros(2 * N + 3),
+    )  # fmt: skip

@@ -926,7 +926,7 @@ class _PoolRunner:
             raise SweepError(f"--workers: must be >= 1, got {workers}")
         self._workers = workers or default_workers()
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["solver.sweep"])
+        context.set_forkserver_preload(["solver.sweep_preload"])
         _start_fork_server()
         self._executor = ProcessPoolExecutor(
             max_workers=self._workers,
