@@ -14,6 +14,7 @@ motion's closed form ``x(t) = F/(mω) t − F/(mω²) sin ωt`` reaches the stop
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,10 +23,13 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 
 from solver import stop_closing
+from solver.scene import load_scene
 from solver.simulation import make_stepper
 from solver.stop_phases import StopPhaseMixin
+from solver.sweep import Axis, Sweep
 from tests.test_affine_gaps import RADIUS, STOP, oscillator_scene, oscillators
 
+FORCED_MASS = "forced_mass_between_stops.json"
 FIRST_IMPACTS = 6
 """Impacts compared between the two paths (later ones of a chaotic run may part)."""
 
@@ -157,3 +161,18 @@ def test_the_plain_loop_runs_without_numba(monkeypatch):
     plain = run(scene, True)
     assert [e[1:4] for e in plain[0]] == [e[1:4] for e in compiled[0]]
     assert [e[0] for e in plain[0]] == pytest.approx([e[0] for e in compiled[0]], abs=1e-12)
+
+
+def test_a_forced_mass_sweep_writes_the_same_bytes_with_one_and_two_workers(tmp_path):
+    """The fast path's points on one worker and on two: the same files, byte for byte."""
+    scene = load_scene(Path(__file__).parents[1] / "resources" / "scenes" / FORCED_MASS)
+    plan = Sweep(
+        scene, [Axis.linspace("forces[0].omega", 6.0, 20.0, 6)], t_end=20.0, transient=5.0,
+        dt_out=20.0,
+    )  # fmt: skip
+    files = []
+    for workers in (1, 2):
+        paths = plan.run(workers=workers).write_csv(tmp_path / str(workers))
+        files.append(paths["summary"].read_bytes() + paths["impacts"].read_bytes())
+    assert files[0] == files[1]
+    assert files[0].count(b"\n") > 100
