@@ -321,6 +321,8 @@ class _StemTips(pg.GraphicsObject):
         key = (colour.rgba(), size, ratio)
         sprite = self._sprites.get(key)
         if sprite is None:
+            if len(self._sprites) > 4 * STEM_HUES:  # sizes of an earlier style
+                self._sprites.clear()
             side = math.ceil(size) + 2
             sprite = QPixmap(round(side * ratio), round(side * ratio))
             sprite.setDevicePixelRatio(ratio)
