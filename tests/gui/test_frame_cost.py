@@ -18,7 +18,7 @@ from impactgui.canvas import FLASH_TICK_MS, SceneCanvas
 from impactgui.document import SceneDocument
 from impactgui.plots import AXIS_WIDTH, ENERGY_TERMS, TIP_SIZE_PX, PlotPanel, _StemTips
 from impactgui.presets import SCENES_DIR
-from impactgui.scene_items import FLASH_DURATION
+from impactgui.scene_items import FLASH_DURATION, TrailField
 from solver.frames import EnergyBudget, Event, Frame, StepOutput
 from solver.record import Trajectory
 from solver.system import System
@@ -143,3 +143,36 @@ def test_a_streaming_tick_sets_the_energy_curves_one_by_one_past_its_slice(
     _, balance = panel.energy_curves["balance"].getOriginalDataset()
     np.testing.assert_allclose(balance, 1.0, rtol=0, atol=1e-15)
     assert len(panel._balance) == 400  # each frame in the balance once
+
+
+def test_trails_leave_out_repeated_positions_however_long_they_run() -> None:
+    # whether a body moved is worked out when its position is appended: the curve must be
+    # the window's positions without repeats, body after body, through the ring's wrap
+    rng = np.random.default_rng(7)
+    count, length = 5, 7
+    trails = TrailField()
+    trails.start(count, length)
+    history: list[np.ndarray] = []
+    for frame in range(40):
+        if frame == 25:  # time went back: the trails start over
+            trails.clear_trails()
+            history.clear()
+        positions = np.round(rng.normal(size=(count, 2)), 1)
+        resting = rng.random(count) < 0.6
+        if history:
+            positions[resting] = history[-1][resting]
+        positions[0, 1] = np.nan if frame == 30 else positions[0, 1]  # a NaN never repeats
+        history.append(positions)
+        trails.append(positions)
+        window = np.array(history[-length:])  # (frames, bodies, 2)
+        expected_x, expected_y, expected_connect = [], [], []
+        for body in range(count):
+            path = window[:, body]
+            moved = np.r_[True, np.any(path[1:] != path[:-1], axis=1)]
+            expected_x += path[moved, 0].tolist()
+            expected_y += path[moved, 1].tolist()
+            expected_connect += [1] * (int(moved.sum()) - 1) + [0]
+        x, y = trails.getData()
+        np.testing.assert_array_equal(x, expected_x)
+        np.testing.assert_array_equal(y, expected_y)
+        assert trails.opts["connect"].tolist() == expected_connect
