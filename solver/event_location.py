@@ -24,15 +24,21 @@ from solver.errors import SolverError
 from solver.event_tolerances import (
     GAP_EVENT_TOL,
     GAP_TOL,
+    PENETRATION_TOL,
     SUBPOINTS_FLIGHT,
     SUBPOINTS_LINEAR,
     TIME_TOL,
 )
 from solver.flight import Piece
-from solver.gap_closing import closing_times
+from solver.gap_closing import clear_rows, closing_times
 from solver.gap_set import GapSet
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
+
+CLEAR_MARGIN = GAP_TOL + PENETRATION_TOL
+"""Clearance (m) a free flight's gap must provably keep above ``−PENETRATION_TOL``
+to be left out of the flight's scan: it then stays above ``GAP_TOL``, where no test
+of the scan starts a search."""
 
 
 def bracketed_root(f: Callable[[float], float], ta: float, tb: float) -> float:
@@ -424,9 +430,14 @@ class LocationMixin:
         n = int(tau.argmin())
         if math.isfinite(tau[n]):
             best = FoundEvent(piece.ta + float(tau[n]), "gap", gaps.pairs[n].key)
+        end = best.t if best is not None else piece.tb
+        if unresolved.any() and not self._active:
+            # a gap that provably stays above GAP_TOL up to the end holds no event there
+            rows = np.nonzero(unresolved)[0]
+            clear = clear_rows(gaps, rows.tolist(), q0, v0, a, end - piece.ta, CLEAR_MARGIN)
+            unresolved[rows[np.array(clear, dtype=bool)]] = False
         if unresolved.any():
             rest = self._unresolved_set(gaps, unresolved)
-            end = best.t if best is not None else piece.tb
             travel = float(np.max(np.abs(piece.state(end) - y0)[: self._N], initial=0.0))
             n_sub = int(np.clip(math.ceil(2.0 * travel / self._r_min), SUBPOINTS_FLIGHT, 1024))
             other = self._scan(Piece(piece.ta, end, piece.state, piece.states), rest, n_sub)

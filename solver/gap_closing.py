@@ -13,6 +13,7 @@ distance, positive on both sides).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -252,13 +253,39 @@ def flight_clear(
     """
     if gaps.ordered or len(gaps) > FEW_PAIRS:
         return False
+    return all(clear_rows(gaps, range(len(gaps)), q, v, a, duration))
+
+
+def clear_rows(
+    gaps: GapSet,
+    rows: Iterable[int],
+    q: np.ndarray,
+    v: np.ndarray,
+    a: np.ndarray,
+    duration: float,
+    clearance: float = 0.0,
+) -> list[bool]:
+    """Per pair of ``rows``: whether its gap provably stays above ``clearance − PENETRATION_TOL``.
+
+    Along the flight ``q + v τ + ½ a τ²``, ``τ ∈ [0, T]`` (``T`` =
+    ``duration``, s), by :func:`pair_clear` (the disk keeps ``r + clearance
+    − PENETRATION_TOL`` from the whole of its feature; ``clearance`` in m).
+    A pair of beads on one rail (ordered: its gap counts passing) is never
+    proved.
+    """
     system = gaps.kin.system
     c = system.centres(q).tolist()
     cd = system.centre_velocities(v).tolist()
     ca = system.centre_velocities(a).tolist()
-    for i, j, ax, ay, bx, by, reach, room in gaps.hulls:
+    hulls = gaps.hulls
+    clear = []
+    for n in rows:
+        i, j, ax, ay, bx, by, reach, room = hulls[n]
         (x, y), (vx, vy), (wx, wy) = c[i], cd[i], ca[i]
         if j >= 0:
+            if gaps.pairs[n].order:
+                clear.append(False)
+                continue
             x, y, vx, vy, wx, wy = (
                 x - c[j][0],
                 y - c[j][1],
@@ -268,9 +295,11 @@ def flight_clear(
                 wy - ca[j][1],
             )
         path = (x, y, vx, vy, 0.5 * wx, 0.5 * wy)
-        if not pair_clear(path, (ax, ay, bx, by), reach, room, duration):
-            return False
-    return True
+        if clearance:
+            reach += clearance
+            room = None if room is None else room - clearance
+        clear.append(pair_clear(path, (ax, ay, bx, by), reach, room, duration))
+    return clear
 
 
 def pair_clear(
