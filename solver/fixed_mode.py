@@ -33,8 +33,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from solver.contact import ACCELERATION_TOL
 from solver.contact_pairs import ContactPair, in_region, vertex_hidden
 from solver.event_tolerances import REGION_TOL
+from solver.frames import ContactState
 from solver.geometry import Arc, Segment, Vertex
 
 SINGULAR_TOL = 1e-12
@@ -257,6 +259,86 @@ class OneContactReaction:
                 qdd[disk.iy] = a_y + m_y * sign * fy
                 qdd[disk.iphi] = a_phi + m_phi * disk.radius * along_t
         return ModeForces(qdd, lam, friction_force, u_t)
+
+    def contact_state(
+        self, q: np.ndarray, v: np.ndarray, a_free: np.ndarray
+    ) -> ContactState | None:
+        """The contact's state for an output frame at ``(q, v)``, as the general route reports it.
+
+        λ, ``τ`` and the mode as :func:`solver.contact.solve_with_modes`
+        gives them (a sticking contact whose tangential acceleration is not
+        zero, beyond ``ACCELERATION_TOL``, is reported sliding that way), the
+        normal and slip speeds, the contact point and the normal. None where
+        :meth:`forces` has no answer.
+        """
+        one = self.forces(q, v, a_free)
+        if one is None:
+            return None
+        nx, ny, gamma_n, gamma_t, u_t = self._kinematics(q, v)
+        tx, ty = ny, -nx
+        free_n, free_t, a_t = gamma_n, gamma_t, gamma_t
+        for disk, sign, *_ in self._disks:
+            a_x, qdd_x = float(a_free[disk.ix]), float(one.qdd[disk.ix])
+            free_n += sign * nx * a_x
+            free_t += sign * tx * a_x
+            a_t += sign * tx * qdd_x
+            if disk.iy >= 0:
+                a_y, a_phi = float(a_free[disk.iy]), float(a_free[disk.iphi])
+                free_n += sign * ny * a_y
+                free_t += sign * ty * a_y + disk.radius * a_phi
+                a_t += sign * ty * float(one.qdd[disk.iy]) + disk.radius * float(one.qdd[disk.iphi])
+        mu, lam = self._mu, one.lam
+        if self._sign != 0.0:
+            tau, mode = self._sign, "slip+" if self._sign > 0.0 else "slip-"
+        else:
+            bound = mu * lam
+            tau = min(max(-one.friction_force / bound, -1.0), 1.0) if bound > 0.0 else 0.0
+            mode = "stick"
+            if mu > 0.0 and abs(a_t) > ACCELERATION_TOL * (1.0 + abs(free_n) + abs(free_t)):
+                tau, mode = (1.0, "slip+") if a_t > 0.0 else (-1.0, "slip-")
+        u_n, point = self._surface(q, v, nx, ny)
+        return ContactState(
+            body=self.pair.body,
+            other=self.pair.other,
+            lam=float(lam),
+            tau=float(tau),
+            u_n=u_n,
+            u_t=u_t,
+            mode=mode,
+            point=point,
+            normal=(nx, ny),
+            friction=self._mu,
+        )
+
+    def _surface(
+        self, q: np.ndarray, v: np.ndarray, nx: float, ny: float
+    ) -> tuple[float, tuple[float, float]]:
+        """Normal speed (m/s) and contact point (m) of the pair, its normal ``n`` known.
+
+        The point is the feature's closest point to the disk's centre (for a
+        disk pair the point of disk j facing disk i); two beads that have
+        passed each other (:attr:`solver.contact_pairs.ContactPair.order`)
+        approach where their distance grows.
+        """
+        cx, cy, vx, vy, _ = _motion(self._i, q, v)
+        kind = self._kind
+        if kind == "disk":
+            px, py, vjx, vjy, _ = _motion(self._j, q, v)
+            u_n = nx * (vx - vjx) + ny * (vy - vjy)
+            if self.pair.order and self.pair.order * (cx - px) < 0.0:
+                u_n = -u_n
+            return u_n, (px + self._j.radius * nx, py + self._j.radius * ny)
+        u_n = nx * vx + ny * vy
+        if kind == "vertex":
+            return u_n, self._feature.p
+        if kind == "arc":
+            (ox, oy), radius = self._feature.center, self._feature.radius
+            rho = math.hypot(cx - ox, cy - oy)
+            return u_n, (ox + radius * (cx - ox) / rho, oy + radius * (cy - oy) / rho)
+        (ax, ay), (bx, by) = self._feature.a, self._feature.b
+        ex, ey = bx - ax, by - ay
+        s = ((cx - ax) * ex + (cy - ay) * ey) / (ex * ex + ey * ey)
+        return u_n, (ax + s * ex, ay + s * ey)
 
     def slip_speed(self, q: np.ndarray, v: np.ndarray) -> float | None:
         """``u_t`` (m/s) at ``(q, v)``; None where the pair has no normal."""

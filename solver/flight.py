@@ -20,6 +20,7 @@ from scipy.integrate import DOP853
 from solver.errors import SolverError
 from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
 from solver.fixed_mode import ModeForces, OneContactReaction
+from solver.frames import ContactState
 from solver.gap_set import GapSet
 from solver.geometry import Segment, bounding_box
 from solver.linear_flow import LinearBeadModel, LinearPhase, linear_bead_model
@@ -430,6 +431,17 @@ class FlightMixin:
         if u_t is None:
             return None
         return ModeForces(forces.qdd, forces.lam[0], forces.friction_force[0], u_t)
+
+    def _one_contact_state(self, t: float, q: np.ndarray, v: np.ndarray) -> ContactState | None:
+        """The one active contact's state for a frame of a smooth phase, without an LCP.
+
+        None with several active contacts, none, or while the phase's forces
+        are constant (the output then reads those).
+        """
+        reaction = self._fixed_mode()
+        if reaction is None or self._phase_forces is not None:
+            return None
+        return reaction.contact_state(q, v, self._free_accelerations(t, q, v))
 
     def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         N = self._N

@@ -56,6 +56,9 @@ class OutputMixin:
     def _contact_states(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[ContactState, ...]:
         if not self._active:
             return ()
+        one = self._one_contact_state(t, q, v)  # one contact of a smooth phase: no LCP
+        if one is not None:
+            return (one,)
         evals, forces = self._active_forces(t, q, v)
         return tuple(
             ContactState(

@@ -85,6 +85,34 @@ def test_forces_equal_the_general_route(drawn):
 
 
 @given(states())
+def test_contact_state_equals_the_general_route(drawn):
+    """What an output frame reports: λ, τ, mode, speeds, point and normal."""
+    pair, mode, q, v = drawn
+    f = SYSTEM.applied_force(0.0, q, v)
+    contact = KIN.evaluate(pair, q, v)
+    general = solve_with_modes([contact], [mode], M_INV, f)
+    state = OneContactReaction(SYSTEM, pair, mode, M_INV).contact_state(q, v, f * M_INV)
+    rows = np.array([contact.G, contact.H] if mode == "stick" else [contact.G])
+    condition = float(np.linalg.cond(rows @ (M_INV[:, None] * rows.T)))
+    if state is None:
+        assert condition > 1e11
+        return
+    assume(condition < 1e10)
+    tol = 1e-14 * max(condition, 1e3)
+    assert abs(state.lam - general.lam[0]) <= tol * (1.0 + abs(float(general.lam[0])))
+    scale = 1.0 + float(np.max(np.abs(general.qdd)))
+    if abs(general.a_t[0]) > 1e-6 * scale or mode != "stick":  # away from the mode's threshold
+        assert state.mode == general.modes[0]
+        assert abs(state.tau - general.tau[0]) <= 1e-9
+    speed = 1.0 + float(np.max(np.abs(v)))
+    assert abs(state.u_n - contact.u_n) <= 1e-14 * speed
+    assert abs(state.u_t - contact.u_t) <= 1e-14 * speed
+    np.testing.assert_allclose(state.point, contact.point, rtol=0.0, atol=1e-14)
+    np.testing.assert_allclose(state.normal, contact.n, rtol=0.0, atol=1e-15)
+    assert (state.body, state.other, state.friction) == (pair.body, pair.other, pair.friction)
+
+
+@given(states())
 def test_inside_is_the_region_test_of_the_evaluation(drawn):
     pair, mode, q, v = drawn
     reaction = OneContactReaction(SYSTEM, pair, mode, M_INV)
@@ -112,7 +140,7 @@ def run(scene_file: str, closed_form: bool, monkeypatch: pytest.MonkeyPatch):
     with monkeypatch.context() as patch:
         if not closed_form:
             patch.setattr(EventDrivenStepper, "_fixed_mode", lambda self: None)
-        stepper = make_stepper(load_scene(SCENES / scene_file), t_end=1.0, dt_out=0.05)
+        stepper = make_stepper(load_scene(SCENES / scene_file), t_end=1.0, dt_out=0.01)
         events, frames = [], []
         while stepper.status == "running":
             out = stepper.step()
@@ -124,7 +152,10 @@ def run(scene_file: str, closed_form: bool, monkeypatch: pytest.MonkeyPatch):
 
 @pytest.mark.parametrize("scene_file", ["wheel_curb_e03.json", "wheel_curb_e0.json"])
 def test_a_run_equals_the_general_route(scene_file, monkeypatch):
-    """Paper 004's wheel rolls and slides over the curb's corner: the same run to rounding."""
+    """Paper 004's wheel rolls and slides over the curb's corner: the same run to rounding.
+
+    The frames' contact states included (those of the corner phases come from the closed form).
+    """
     events, frames = run(scene_file, True, monkeypatch)
     general_events, general_frames = run(scene_file, False, monkeypatch)
     assert [(e.type, e.other) for e in events] == [(e.type, e.other) for e in general_events]
@@ -135,3 +166,15 @@ def test_a_run_equals_the_general_route(scene_file, monkeypatch):
     for frame, general in zip(frames, general_frames, strict=True):
         np.testing.assert_allclose(frame.q, general.q, rtol=0.0, atol=1e-11)
         np.testing.assert_allclose(frame.v, general.v, rtol=0.0, atol=1e-10)
+        assert [(c.other, c.mode) for c in frame.contacts] == [
+            (c.other, c.mode) for c in general.contacts
+        ]
+        for contact, other in zip(frame.contacts, general.contacts, strict=True):
+            assert abs(contact.lam - other.lam) <= 1e-10 * (1.0 + abs(other.lam))
+            assert abs(contact.tau - other.tau) <= 1e-10
+            np.testing.assert_allclose(
+                (contact.u_n, contact.u_t, *contact.point, *contact.normal),
+                (other.u_n, other.u_t, *other.point, *other.normal),
+                rtol=0.0,
+                atol=1e-10,
+            )
