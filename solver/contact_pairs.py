@@ -347,7 +347,7 @@ class DiskKinematics:
                 n=normals[k],
                 t=tangents[k],
                 point=points[k],
-                dofs=system.pair_dofs(pair.i, pair.j),
+                dofs=dofs[k],
                 G_local=G_local[k],
                 H_local=H_local[k],
                 u_n=u_k,
