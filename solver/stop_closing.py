@@ -54,13 +54,6 @@ from solver.event_tolerances import (
 COMPILED = importlib.util.find_spec("numba") is not None
 """True when numba is installed: :func:`compiled_phase_end` is then compiled."""
 
-if COMPILED:
-    from numba.extending import register_jitable as _jitable
-else:
-
-    def _jitable(function):
-        return function
-
 
 SUBINTERVALS_PER_RATE = 16
 """Sub-intervals per ``1 / max_rate`` (s) of the flow."""
@@ -73,7 +66,6 @@ row, rate and second derivative are in ``result``); a decision within rounding o
 tolerance, left to the general scan."""
 
 
-@_jitable
 def _motion(tau, lam, D, P, q, v, a):
     """Coordinates (m), velocities (m/s) and accelerations (m/s²) at ``τ`` (s), in place."""
     N = len(q)
@@ -101,7 +93,6 @@ def _motion(tau, lam, D, P, q, v, a):
         a[n] += p2
 
 
-@_jitable
 def initial_forms(t0, q0, v0, project, q_p, omegas, to_singles, to_poly, D, P):
     """The coordinates' closed forms ``D`` (N, S) and ``P`` (k, N) from ``(q0, v0)`` at ``t0``.
 
@@ -136,7 +127,6 @@ def initial_forms(t0, q0, v0, project, q_p, omegas, to_singles, to_poly, D, P):
             P[p, n] = x
 
 
-@_jitable
 def _gaps(tau, lam, D, P, A, b, g, u, q, v, a):
     """Gaps ``A q − b`` (m) and their rates (m/s) at ``τ`` (s) in place; ``q``, ``v``, ``a`` too."""
     _motion(tau, lam, D, P, q, v, a)
@@ -150,7 +140,6 @@ def _gaps(tau, lam, D, P, A, b, g, u, q, v, a):
         u[k] = uk
 
 
-@_jitable
 def _gap(k, tau, lam, D, P, A, b):
     """Gap ``k`` (m), its rate (m/s) and second derivative (m/s²) at ``τ`` (s)."""
     N = A.shape[1]
@@ -168,7 +157,6 @@ def _gap(k, tau, lam, D, P, A, b):
     return g, u, c
 
 
-@_jitable
 def _root(k, order, ta, tb, t0, lam, D, P, A, b):
     """Root in ``[ta, tb]`` (s) of gap ``k`` (``order`` 0) or of its rate (``order`` 1).
 
@@ -213,7 +201,6 @@ def _root(k, order, ta, tb, t0, lam, D, P, A, b):
     return t
 
 
-@_jitable
 def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
     """The first closing of the gaps ``g_k`` in ``[t0, t_stop]`` (s), on sub-intervals of ``h`` (s).
 
@@ -309,7 +296,6 @@ def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
     return NONE
 
 
-@_jitable
 def carried_row(t0, t_end, t, rate, lam, D, P, forcing, C, work, nodes, weights, row):
     """The state ``(q, v, work)`` at ``t`` (s) of a closed-form phase started at ``t0``, in ``row``.
 
@@ -406,7 +392,6 @@ def phase_end(
     return status
 
 
-@_jitable
 def samples_due(sample, t, t_end):
     """Whether an output sample at ``sample`` (s) is due by ``t`` (s), as the stepper emits them."""
     return sample <= min(t, t_end * (1 + 1e-12))
@@ -414,9 +399,18 @@ def samples_due(sample, t, t_end):
 
 @functools.cache
 def compiled_phase_end() -> Callable[..., int]:
-    """:func:`phase_end` compiled by numba (made on first use; cached on disk)."""
-    import numba
+    """:func:`phase_end` compiled by numba (made on first use; cached on disk).
 
+    numba is imported here, not with the module: an event-driven run that
+    never takes this path (a bouncing ball) does not load it.
+    """
+    import numba
+    from numba.extending import register_jitable
+
+    for function in (
+        _motion, _gaps, _gap, _root, initial_forms, first_closing, carried_row, samples_due,
+    ):  # fmt: skip
+        register_jitable(function)  # callable from compiled code, unchanged for Python
     return numba.njit(cache=True)(phase_end)
 
 
