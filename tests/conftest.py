@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -28,3 +29,17 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_phase_loop_compiled() -> None:
+    """Compile numba's loop of phases between stops (or load it from numba's disk cache) once.
+
+    On a fresh clone its first compile takes 4-13 s; without this it would fall
+    inside whichever test first runs a bead-between-stops scene (a GUI test
+    waiting 10 s for the first frames, say) and time that test out. Nothing
+    without numba.
+    """
+    from solver.stop_closing import load_compiled
+
+    load_compiled()
