@@ -36,6 +36,18 @@ def gravity_scene(
     )
 
 
+def uniform_wheel(name: str, radius: float, x: float, y: float) -> dict:
+    """A 1 kg uniform disk of ``radius`` (m) at rest at (``x``, ``y``) (m), as a scene-file dict."""
+    return {
+        "id": name,
+        "type": "wheel",
+        "mass": 1.0,
+        "inertia": 0.5 * radius**2,
+        "radius": radius,
+        "position": [x, y],
+    }
+
+
 def bead_row(xs: Iterable[float], vxs: Iterable[float], contact: dict) -> Scene:
     """Unit beads of radius 0.5 m on the rail y = 0 at ``xs`` (m) moving at ``vxs`` (m/s),
     no gravity, ``contact`` as in the scene file.

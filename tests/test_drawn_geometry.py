@@ -195,6 +195,20 @@ def ground_height(boundaries, x):
     return float(np.max(probes[near, 1], initial=-np.inf))
 
 
+def assert_wheels_clear(bodies, boundaries, centres):
+    """No wheel deeper than PENETRATION_TOL into a boundary or the other wheel.
+
+    ``centres`` holds each body's centre (m) at the instants checked, shape (n, 2).
+    """
+    for body, c in zip(bodies, centres, strict=True):
+        for boundary in boundaries:
+            depth = body["radius"] - boundary_distance(c, boundary)
+            assert np.max(depth) <= PENETRATION_TOL, (body["id"], boundary["id"], np.max(depth))
+    if len(bodies) == 2:
+        apart = np.hypot(*(centres[0] - centres[1]).T)
+        assert np.min(apart) >= bodies[0]["radius"] + bodies[1]["radius"] - PENETRATION_TOL
+
+
 @st.composite
 def wheel_scenes(draw):
     boundaries = draw(ground())
@@ -230,13 +244,7 @@ def test_wheels_on_drawn_ground_never_overlap_and_balance_their_energy(case):
     check_run(trajectory)
     q = np.array([f.q for f in trajectory.frames])
     centres = [q[:, 3 * k : 3 * k + 2] for k in range(len(bodies))]
-    for body, c in zip(bodies, centres, strict=True):
-        for boundary in boundaries:
-            depth = body["radius"] - boundary_distance(c, boundary)
-            assert np.max(depth) <= PENETRATION_TOL, (body["id"], boundary["id"], np.max(depth))
-    if len(bodies) == 2:
-        apart = np.hypot(*(centres[0] - centres[1]).T)
-        assert np.min(apart) >= bodies[0]["radius"] + bodies[1]["radius"] - PENETRATION_TOL
+    assert_wheels_clear(bodies, boundaries, centres)
     check_energy(trajectory, forced=False)
 
 

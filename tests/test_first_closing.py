@@ -19,7 +19,7 @@ from solver.event_tolerances import REGION_TOL
 from solver.gap_closing import closing_times_arrays, closing_times_few, first_closing
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.simulation import make_stepper
-from tests.scene_data import gravity_scene
+from tests.scene_data import gravity_scene, uniform_wheel
 from tests.test_drawn_geometry import ground
 
 SPECIAL = [0.0, -0.0, 5e-324, -5e-324, 1e-300, -1e-17, 1e-17, 1.0, -1.0, -4.905, 1e300, -1e300]
@@ -60,17 +60,6 @@ def test_a_ball_falling_onto_its_floor_closes_at_the_root():
 # ------------------------------------------------------------------ closing_times, few pairs
 
 
-def wheel(name, radius, x, y):
-    return {
-        "id": name,
-        "type": "wheel",
-        "mass": 1.0,
-        "inertia": 0.5 * radius**2,
-        "radius": radius,
-        "position": [x, y],
-    }
-
-
 @given(
     boundaries=ground(),
     wheels=st.lists(
@@ -96,7 +85,7 @@ def test_few_pairs_close_in_floats_as_on_arrays(
     Wheels over drawn ground (segments, corners; arcs and accelerated disk
     pairs go to the arrays whole), still or accelerated, every pair watched.
     """
-    bodies = [wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
+    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
     stepper = make_stepper(gravity_scene(bodies, boundaries))
     kin, system = stepper._kin, stepper.system
     q, v, a = (np.zeros(3 * len(wheels)) for _ in range(3))
@@ -136,7 +125,7 @@ def test_few_gaps_in_floats_are_the_array_gaps(boundaries, wheels, beads, band, 
     region band and hidden corners.
     """
     assume(wheels or beads)
-    bodies = [wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
+    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
     bodies += [
         {
             "id": f"b{k}",

@@ -61,15 +61,22 @@ def states(draw):
     return pair, mode, q, v
 
 
-@given(states())
-def test_forces_equal_the_general_route(drawn):
+def general_route(drawn):
+    """The drawn state's contact, the general route's answer and its Delassus condition number."""
     pair, mode, q, v = drawn
     f = SYSTEM.applied_force(0.0, q, v)
     contact = KIN.evaluate(pair, q, v)
     general = solve_with_modes([contact], [mode], M_INV, f)
-    one = OneContactReaction(SYSTEM, pair, mode, M_INV).forces(q, v, f * M_INV)
     rows = np.array([contact.G, contact.H] if mode == "stick" else [contact.G])
     condition = float(np.linalg.cond(rows @ (M_INV[:, None] * rows.T)))
+    return f, contact, general, condition
+
+
+@given(states())
+def test_forces_equal_the_general_route(drawn):
+    pair, mode, q, v = drawn
+    f, contact, general, condition = general_route(drawn)
+    one = OneContactReaction(SYSTEM, pair, mode, M_INV).forces(q, v, f * M_INV)
     if one is None:  # a singular system (a bead sticking on a wall): the general route answers
         assert condition > 1e11
         return
@@ -88,12 +95,8 @@ def test_forces_equal_the_general_route(drawn):
 def test_contact_state_equals_the_general_route(drawn):
     """What an output frame reports: λ, τ, mode, speeds, point and normal."""
     pair, mode, q, v = drawn
-    f = SYSTEM.applied_force(0.0, q, v)
-    contact = KIN.evaluate(pair, q, v)
-    general = solve_with_modes([contact], [mode], M_INV, f)
+    f, contact, general, condition = general_route(drawn)
     state = OneContactReaction(SYSTEM, pair, mode, M_INV).contact_state(q, v, f * M_INV)
-    rows = np.array([contact.G, contact.H] if mode == "stick" else [contact.G])
-    condition = float(np.linalg.cond(rows @ (M_INV[:, None] * rows.T)))
     if state is None:
         assert condition > 1e11
         return

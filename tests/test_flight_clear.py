@@ -26,8 +26,12 @@ from solver.flight import Parabola, Piece
 from solver.gap_closing import flight_clear, pair_clear
 from solver.gap_set import GapSet
 from solver.simulation import make_stepper
-from tests.scene_data import G_ACC, gravity_scene
-from tests.test_drawn_geometry import boundary_distance, ground, segment_distance
+from tests.scene_data import G_ACC, gravity_scene, uniform_wheel
+from tests.test_drawn_geometry import (
+    assert_wheels_clear,
+    ground,
+    segment_distance,
+)
 
 PENETRATION_TOL = 1e-9
 SAMPLES = 20001
@@ -98,17 +102,6 @@ def test_a_proof_inside_a_circle_never_hides_a_point_leaving_it(path, centre, T,
         assert rho.min() >= reach - PENETRATION_TOL or rho.max() <= room + PENETRATION_TOL
 
 
-def wheel(name, radius, x, y):
-    return {
-        "id": name,
-        "type": "wheel",
-        "mass": 1.0,
-        "inertia": 0.5 * radius**2,
-        "radius": radius,
-        "position": [x, y],
-    }
-
-
 @given(
     boundaries=ground(),
     wheels=st.lists(
@@ -130,13 +123,10 @@ def test_a_flight_proved_clear_keeps_every_wheel_off_the_drawn_ground_and_the_ot
     Every candidate pair of the scene is watched (segments, corners, arcs,
     the other wheel); the second wheel, if any, has its own acceleration.
     """
-    bodies = [wheel(f"w{k}", r, x, y) for k, (r, x, y) in enumerate(wheels)]
+    bodies = [uniform_wheel(f"w{k}", r, x, y) for k, (r, x, y) in enumerate(wheels)]
     # built high above the ground (a scene may not start overlapping), then put in place
-    stepper = make_stepper(
-        gravity_scene(
-            [wheel(b["id"], b["radius"], 5.0 * k, 5.0) for k, b in enumerate(bodies)], boundaries
-        )
-    )
+    far = [uniform_wheel(b["id"], b["radius"], 5.0 * k, 5.0) for k, b in enumerate(bodies)]
+    stepper = make_stepper(gravity_scene(far, boundaries))
     kin, system = stepper._kin, stepper.system
     q = np.zeros(3 * len(bodies))
     for k, body in enumerate(bodies):
@@ -156,18 +146,12 @@ def test_a_flight_proved_clear_keeps_every_wheel_off_the_drawn_ground_and_the_ot
         q[3 * k : 3 * k + 2] + tau * (v[3 * k : 3 * k + 2] + 0.5 * tau * a[3 * k : 3 * k + 2])
         for k in range(len(bodies))
     ]
-    for body, c in zip(bodies, centres, strict=True):
-        for boundary in boundaries:
-            depth = body["radius"] - boundary_distance(c, boundary)
-            assert np.max(depth) <= PENETRATION_TOL, (body["id"], boundary["id"], np.max(depth))
-    if len(bodies) == 2:
-        apart = np.hypot(*(centres[0] - centres[1]).T)
-        assert np.min(apart) >= bodies[0]["radius"] + bodies[1]["radius"] - PENETRATION_TOL
+    assert_wheels_clear(bodies, boundaries, centres)
 
 
 def ball_over_floor(height):
     """A ball (r = 0.1 m) with its lowest point ``height`` (m) above a 2 m floor; its gaps."""
-    ball = wheel("ball", 0.1, 0.0, 0.1 + height)
+    ball = uniform_wheel("ball", 0.1, 0.0, 0.1 + height)
     floor = {"id": "floor", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}
     stepper = make_stepper(gravity_scene([ball], [floor]))
     kin, system = stepper._kin, stepper.system
@@ -236,7 +220,7 @@ def test_a_flight_scan_without_the_rows_proved_clear_finds_the_same_event(
     points = corners_and_arc_points(boundaries)
     target = np.array(points[pick % len(points)], dtype=float)
     out = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
-    stepper = make_stepper(gravity_scene([wheel("w", radius, 5.0, 5.0)], boundaries))
+    stepper = make_stepper(gravity_scene([uniform_wheel("w", radius, 5.0, 5.0)], boundaries))
     kin, system = stepper._kin, stepper.system
     q, v = np.zeros(3), np.zeros(3)
     q[:2] = target + (radius + distance) * out
