@@ -100,6 +100,17 @@ def test_a_bead_resting_against_a_stop_goes_to_the_general_path():
     assert run(scene, True) == run(scene, False)
 
 
+def test_a_bead_forced_at_resonance_goes_to_the_general_path():
+    """At omega = sqrt(k/m) without damping the motion grows as t sin(omega t): the loop has no
+    closed form of that kind, so the phase takes the general path and the run is the same."""
+    m, k, force = 1.0, 4.0, 3.0
+    omega = math.sqrt(k / m)
+    scene = oscillator_scene(m, k, 0.0, force, omega, 0.0, 0.0, 0.0, 0.8, t_end=3.0)
+    fast, general = run(scene, True), run(scene, False)
+    assert any(e[1] == "impact" for e in fast[0])
+    assert fast == general
+
+
 def phase_arguments(params, t0):
     """The stepper, its flow and what it hands the loop for a phase of ``params`` from ``t0``."""
     stepper = make_stepper(oscillator_scene(**params, t_end=1.5))
@@ -107,6 +118,9 @@ def phase_arguments(params, t0):
     affine = stepper._stop_gaps(gaps)
     A, b, _ = affine.sided_rows(stepper._q)
     flow = stepper._free_flow()
+    # forced at resonance (omega = sqrt(k/m), no damping) the motion grows as t sin(omega t):
+    # no closed form of the loop's kind, and the stepper takes the general path
+    assume(flow.coordinate_maps() is not None)
     forcing, C = stepper._forcing_table(stepper._bead_model())
     rate = flow.max_rate
     return stepper, flow, (
