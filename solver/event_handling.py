@@ -1,8 +1,9 @@
 """Event handling of the event-driven stepper: what happens at an event (MECHANICS §2, §3).
 
-:class:`HandlingMixin` gathers every contact within ``GAP_TOL`` (junction
-features included), resolves impacts with the scene's law on all of them
-(grazing approaches taken up silently), lets the contact LCP choose which
+:class:`HandlingMixin` gathers every contact open by at most ``GAP_TOL``
+or overlapping by at most ``PENETRATION_TOL`` (junction features included),
+resolves impacts with the scene's law on all of them (grazing approaches
+taken up silently), lets the contact LCP choose which
 press and how they slide, reports lift-off and stick/slip changes, and
 projects positions and velocities onto the active constraints.
 """
@@ -24,6 +25,7 @@ from solver.event_tolerances import (
     IMPACT_SPEED_TOL,
     MAX_IMPACT_ROUNDS,
     MAX_PROJECTION_ITERATIONS,
+    PENETRATION_TOL,
     REST_SPEED_TOL,
     SPARSE_ABOVE,
 )
@@ -86,7 +88,7 @@ class HandlingMixin:
         """
         pair = self._kin.pairs[key]
         e = self._kin.evaluate(pair, self._q, self._v)
-        if abs(e.g) > GAP_TOL:
+        if not -PENETRATION_TOL <= e.g <= GAP_TOL:
             return frozenset()
         if abs(e.u_n) <= REST_SPEED_TOL:
             return frozenset({key})
@@ -97,12 +99,20 @@ class HandlingMixin:
         return frozenset()
 
     def _closed_pairs(self) -> list[ContactPair]:
-        """Every pair with ``|g| ≤ GAP_TOL`` at the current positions, in scene order."""
+        """Every pair with ``-PENETRATION_TOL ≤ g ≤ GAP_TOL`` now, in scene order.
+
+        An active contact's gap drifts while its phase is integrated (a wheel
+        sliding down a bowl's arc: -1.26e-10 m by the next event); a drift
+        within ``PENETRATION_TOL`` is still a contact, and the projection
+        after the contact problem closes it. Left out, the pair's gap "closes"
+        again at the same instant, the next event leaves it out again, and
+        the run stops after ``MAX_STALLED_EVENTS``.
+        """
         every = self._all_candidates()
         if not len(every):
             return []
         g = every.gaps(self._q, band=True)
-        touching = np.nonzero(np.abs(g) <= GAP_TOL)[0]
+        touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
             touching = touching[np.lexsort((every.second[touching], every.first[touching]))]

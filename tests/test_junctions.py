@@ -137,6 +137,68 @@ def test_wheel_starting_at_the_junction_point(speed):
     assert [e for e in trajectory.events if e.type == "impact"] == []
 
 
+def test_two_wheels_leaving_a_bowls_arcs_at_once_keep_both_contacts():
+    """A bowl: a floor with an arc continuing it tangentially at each end (R = 0.8125 m).
+
+    Both wheels slide (e = 0, mu = 0) on the arcs; at t = 0.2325 s one of them
+    rides from its arc onto the floor while the other is still on its arc,
+    whose gap has drifted to -1.26e-10 m in its phase (beyond GAP_TOL,
+    within PENETRATION_TOL). That contact must stay in the contact problem:
+    left out, its gap "closed" again at the same instant, 200 times, and the
+    run failed (the drawn-geometry property test's example).
+    """
+    radius, arc_r = 0.140625, 0.8125
+    half = 0.5546875
+    centre_x, centre_y = 0.16077968354985112, 0.710628512050759  # arcs end on the floor's ends
+    boundaries = [
+        {"id": "floor", "type": "segment", "a": [-half, 0.0], "b": [half, 0.0]},
+        {
+            "id": "right",
+            "type": "arc",
+            "center": [centre_x, centre_y],
+            "radius": arc_r,
+            "start_deg": -61.0,
+            "end_deg": 0.0,
+        },
+        {
+            "id": "left",
+            "type": "arc",
+            "center": [-centre_x, centre_y],
+            "radius": arc_r,
+            "start_deg": 180.0,
+            "end_deg": 241.0,
+        },
+    ]
+    inertia = 0.0098876953125
+    bodies = [
+        {
+            "id": name,
+            "type": "wheel",
+            "mass": 1.0,
+            "inertia": inertia,
+            "radius": radius,
+            "position": position,
+            "velocity": velocity,
+        }
+        for name, position, velocity in (
+            ("wheel0", [-0.6, 0.430625], [0.0, -0.5]),
+            ("wheel1", [0.4046875, 0.240625], [0.953125, 0.0]),
+        )
+    ]
+    trajectory = simulate(scene(bodies, boundaries, restitution=0.0, t_end=0.6))
+    assert trajectory.status == "finished", trajectory.message
+    q = np.array([f.q for f in trajectory.frames])
+    for k in range(2):
+        c = q[:, 3 * k : 3 * k + 2]
+        assert np.max(radius - segment_distance(c, [-half, 0.0], [half, 0.0])) <= PENETRATION_TOL
+        for arc in boundaries[1:]:
+            w = c - np.array(arc["center"])
+            theta = np.degrees(np.arctan2(w[:, 1], w[:, 0]))
+            inside = (theta - arc["start_deg"]) % 360.0 <= arc["end_deg"] - arc["start_deg"]
+            reach = np.hypot(*w.T) - (arc_r - radius)
+            assert np.max(reach[inside], initial=-np.inf) <= PENETRATION_TOL
+
+
 # ------------------------------------------------------------------ kinks
 
 KINK_START = -0.5
