@@ -187,6 +187,18 @@ def ground(draw):
     ]
 
 
+flying_wheels = st.lists(
+    st.tuples(st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.floats(-0.3, 0.8)),
+    min_size=1,
+    max_size=2,
+)
+"""One or two wheels over drawn ground: radius (m) and centre (m), not yet placed clear of it."""
+wheel_velocities = st.lists(
+    st.tuples(st.floats(-5.0, 5.0), st.floats(-5.0, 5.0)), min_size=2, max_size=2
+)
+"""Centre velocities (m/s) of two wheels in flight."""
+
+
 def ground_height(boundaries, x):
     """Highest point of the drawn ground within 0.2 m of ``x`` (m), sampled."""
     xs, ys = np.meshgrid(np.linspace(x - 0.2, x + 0.2, 41), np.linspace(-1.0, 1.5, 251))

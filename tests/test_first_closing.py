@@ -20,7 +20,7 @@ from solver.gap_closing import closing_times_arrays, closing_times_few, first_cl
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.simulation import make_stepper
 from tests.scene_data import gravity_scene, uniform_wheel
-from tests.test_drawn_geometry import ground
+from tests.test_drawn_geometry import flying_wheels, ground, wheel_velocities
 
 SPECIAL = [0.0, -0.0, 5e-324, -5e-324, 1e-300, -1e-17, 1e-17, 1.0, -1.0, -4.905, 1e300, -1e300]
 
@@ -62,14 +62,8 @@ def test_a_ball_falling_onto_its_floor_closes_at_the_root():
 
 @given(
     boundaries=ground(),
-    wheels=st.lists(
-        st.tuples(st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.floats(-0.3, 0.8)),
-        min_size=1,
-        max_size=2,
-    ),
-    velocities=st.lists(
-        st.tuples(st.floats(-5.0, 5.0), st.floats(-5.0, 5.0)), min_size=2, max_size=2
-    ),
+    wheels=flying_wheels,
+    velocities=wheel_velocities,
     accelerations=st.lists(
         st.tuples(st.sampled_from([0.0, 0.0, 1.5]), st.sampled_from([0.0, -9.81, -9.81, 3.0])),
         min_size=2,

@@ -29,8 +29,10 @@ from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene, uniform_wheel
 from tests.test_drawn_geometry import (
     assert_wheels_clear,
+    flying_wheels,
     ground,
     segment_distance,
+    wheel_velocities,
 )
 
 PENETRATION_TOL = 1e-9
@@ -104,14 +106,8 @@ def test_a_proof_inside_a_circle_never_hides_a_point_leaving_it(path, centre, T,
 
 @given(
     boundaries=ground(),
-    wheels=st.lists(
-        st.tuples(st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.floats(-0.3, 0.8)),
-        min_size=1,
-        max_size=2,
-    ),
-    velocities=st.lists(
-        st.tuples(st.floats(-5.0, 5.0), st.floats(-5.0, 5.0)), min_size=2, max_size=2
-    ),
+    wheels=flying_wheels,
+    velocities=wheel_velocities,
     extra=st.floats(-5.0, 5.0),
     T=st.floats(1e-4, 0.5),
 )
