@@ -162,7 +162,10 @@ class StaticIndex:
         pairs: list[tuple[int, int]] = []
         checks = 0
         boxes = self.boxes.tolist()
-        for disk, ((x, y), reach) in enumerate(zip(c.tolist(), (r + m).tolist(), strict=True)):
+        # columns as flat lists: a list per disk would be an object per disk the garbage
+        # collector may promote and walk
+        xs, ys, reaches = c[:, 0].tolist(), c[:, 1].tolist(), (r + m).tolist()
+        for disk, (x, y, reach) in enumerate(zip(xs, ys, reaches, strict=True)):
             lo = (x - reach, y - reach)
             hi = (x + reach, y + reach)
             (ix0, iy0), (ix1, iy1) = self._cell_of(*lo), self._cell_of(*hi)
@@ -220,8 +223,8 @@ def disk_pairs(centres: Any, radii: Any, margin: float) -> CandidatePairs:
     near = distance <= bound
     # np.hypot and math.dist agree to an ulp or two: decide the close calls as math.dist does
     close = np.nonzero(np.abs(distance - bound) <= 1e-12 * np.maximum(distance, bound))[0]
-    points = c.tolist()
-    for k in close.tolist():
-        near[k] = math.dist(points[i[k]], points[j[k]]) <= bound[k]
+    xs, ys = c[:, 0].tolist(), c[:, 1].tolist()  # flat: no list per disk
+    for k, a, b in zip(close.tolist(), i[close].tolist(), j[close].tolist(), strict=True):
+        near[k] = math.dist((xs[a], ys[a]), (xs[b], ys[b])) <= bound[k]
     found = pairs[near]
     return CandidatePairs(found[np.lexsort((found[:, 1], found[:, 0]))], len(pairs))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -111,6 +111,19 @@ def _row_times(contact: ContactLike, row: str, x: np.ndarray) -> float:
     if dofs is None:
         return float(getattr(contact, row) @ x)
     return float(getattr(contact, f"{row}_local") @ x[dofs])
+
+
+def _held_as_arrays(contacts: Sequence[ContactLike]) -> bool:
+    """Whether ``contacts`` hold their rows as arrays: ``dofs``, ``G_local``, ``H_local`` of
+    shape (K, w), ``gamma_n``, ``gamma_t``, ``friction`` of shape (K,)
+    (:class:`solver.contact_pairs.RailContacts`, a chain's contacts)."""
+    dofs = getattr(contacts, "dofs", None)
+    return isinstance(dofs, np.ndarray) and dofs.ndim == 2
+
+
+def _rows_times(contacts: Any, row: str, x: np.ndarray) -> np.ndarray:
+    """:func:`_row_times` of every contact held as arrays: ``Σ_w row[k, w] x[dofs[k, w]]``."""
+    return np.sum(getattr(contacts, f"{row}_local") * x[contacts.dofs], axis=1)
 
 
 def _describe(contact: ContactLike) -> str:
@@ -210,16 +223,26 @@ def solve_contact_problem(
         return ContactForces(qdd, empty, empty, empty, empty, (), empty)
     m = len(contacts)
     a_free = _apply(M_inv, f)
-    free_n = np.array([_row_times(c, "G", a_free) + c.gamma_n for c in contacts])
+    arrays = _held_as_arrays(contacts)
+    if arrays:
+        free_n = _rows_times(contacts, "G", a_free) + contacts.gamma_n  # type: ignore[attr-defined]
+    else:
+        free_n = np.array([_row_times(c, "G", a_free) + c.gamma_n for c in contacts])
     if np.all(free_n >= 0.0):
         # nothing presses: λ = 0 (with σ = |a_t| the friction rows hold too)
         empty = np.zeros(m)
-        free_t = np.array([_row_times(c, "H", a_free) + c.gamma_t for c in contacts])
+        if arrays:
+            free_t = _rows_times(contacts, "H", a_free) + contacts.gamma_t  # type: ignore[attr-defined]
+            friction = contacts.friction.tolist()  # type: ignore[attr-defined]
+        else:
+            free_t = np.array([_row_times(c, "H", a_free) + c.gamma_t for c in contacts])
+            friction = [c.friction for c in contacts]
         modes_free = tuple(
-            "stick" if c.friction <= 0.0 or a == 0.0 else ("slip+" if a > 0 else "slip-")
-            for c, a in zip(contacts, free_t, strict=True)
+            "stick" if mu <= 0.0 or a == 0.0 else ("slip+" if a > 0 else "slip-")
+            for mu, a in zip(friction, free_t.tolist(), strict=True)
         )
         return ContactForces(a_free, empty, empty.copy(), free_n, free_t, modes_free, empty.copy())
+    contacts = list(contacts)  # contacts held as arrays are made here: something presses
     if modes is None:
         modes = [None] * m
     if m == 1 and M_inv.ndim == 1:

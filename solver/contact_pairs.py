@@ -13,8 +13,9 @@ over a stretch of motion, :mod:`solver.gap_closing`'s.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,9 @@ from solver.geometry import (
     disk_disk_contact,
 )
 from solver.system import Contact
+
+SEGMENT, VERTEX, ARC = 0, 1, 2
+"""Kinds of feature (``DiskKinematics.feature_kind``)."""
 
 
 def continued_nearest(feature: Any, c: np.ndarray) -> Nearest:
@@ -72,6 +76,297 @@ class ContactPair:
     """For a vertex: the segments and arcs that end at it (they hide it where they reach)."""
     order: float = 0.0
     """For two beads whose disks overlap in height: the sign of ``x_i − x_j`` (they never pass)."""
+    feature_index: int = -1
+    """The feature's place in ``System.features`` (−1 for a disk–disk pair)."""
+
+
+class PairRows(Sequence[ContactPair]):
+    """Candidate pairs as index arrays; a :class:`ContactPair` is made only for a row read.
+
+    A chain of 10⁴ beads has three candidate pairs per bead, of which the
+    event loop reads a handful (the active contacts, the pair of a found
+    event): the gaps, the closed set and the impact work on the arrays.
+    Reading row ``n`` gives the pair :class:`DiskKinematics` holds for it
+    (one object per pair key, as before).
+
+    Attributes
+    ----------
+    first : numpy.ndarray of int
+        The disk of each pair (``ContactPair.i``).
+    second : numpy.ndarray of int
+        The other disk, −1 against a feature (``ContactPair.j``).
+    feature : numpy.ndarray of int
+        The feature's place in ``System.features``, −1 for a disk pair.
+    order : numpy.ndarray of float
+        ``ContactPair.order`` of each pair.
+    """
+
+    def __init__(
+        self,
+        kin: DiskKinematics,
+        first: np.ndarray,
+        second: np.ndarray,
+        feature: np.ndarray,
+        order: np.ndarray,
+        made: dict[int, ContactPair] | None = None,
+    ) -> None:
+        self.kin = kin
+        self.first, self.second, self.feature, self.order = first, second, feature, order
+        self._made = {} if made is None else made
+
+    @classmethod
+    def of(cls, kin: DiskKinematics, pairs: Sequence[ContactPair]) -> PairRows:
+        """The pairs of a list (already made), as arrays."""
+        if isinstance(pairs, PairRows):
+            return pairs
+        n = len(pairs)
+        return cls(
+            kin,
+            np.array([p.i for p in pairs], dtype=np.intp).reshape(n),
+            np.array([p.j for p in pairs], dtype=np.intp).reshape(n),
+            np.array([p.feature_index for p in pairs], dtype=np.intp).reshape(n),
+            np.array([p.order for p in pairs], dtype=float).reshape(n),
+            dict(enumerate(pairs)),
+        )
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def __getitem__(self, n):  # type: ignore[override]
+        if isinstance(n, slice):
+            return [self[k] for k in range(*n.indices(len(self)))]
+        n = int(n)
+        if n < 0:
+            n += len(self)
+        pair = self._made.get(n)
+        if pair is None:
+            if not 0 <= n < len(self):
+                raise IndexError("pair index out of range")
+            pair = self._made[n] = self.kin.pair_of(
+                int(self.first[n]), int(self.second[n]), int(self.feature[n])
+            )
+        return pair
+
+    def __iter__(self) -> Iterator[ContactPair]:
+        for n in range(len(self)):
+            yield self[n]
+
+    def __eq__(self, other: object) -> bool:
+        """The same pairs in the same order (pairs are unique per key: compared by rows)."""
+        if isinstance(other, PairRows):
+            return (
+                np.array_equal(self.first, other.first)
+                and np.array_equal(self.second, other.second)
+                and np.array_equal(self.feature, other.feature)
+            )
+        if isinstance(other, (list, tuple)):
+            return len(other) == len(self) and all(a is b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def select(self, rows: np.ndarray) -> PairRows:
+        """The pairs at ``rows`` (indices or a boolean mask), in that order."""
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.nonzero(rows)[0]
+        made = self._made
+        kept = {k: made[n] for k, n in enumerate(rows.tolist()) if n in made} if made else None
+        return PairRows(
+            self.kin, self.first[rows], self.second[rows], self.feature[rows], self.order[rows],
+            kept,
+        )  # fmt: skip
+
+    def __add__(self, other: PairRows) -> PairRows:
+        """These pairs, then ``other``'s."""
+        made = dict(self._made)
+        made.update((k + len(self), pair) for k, pair in other._made.items())
+        return PairRows(
+            self.kin,
+            np.concatenate((self.first, other.first)),
+            np.concatenate((self.second, other.second)),
+            np.concatenate((self.feature, other.feature)),
+            np.concatenate((self.order, other.order)),
+            made,
+        )
+
+    def codes(self) -> np.ndarray:
+        """One integer per pair, distinct for distinct pairs (:meth:`DiskKinematics.pair_code`)."""
+        features = len(self.kin.feature_list)
+        other = np.where(self.feature >= 0, self.feature, features + self.second)
+        return self.first * (features + self.kin.n_disks) + other
+
+    def rail_rows(self) -> np.ndarray:
+        """Rows that are two beads on one rail (their kinematics on arrays)."""
+        j = self.second
+        rail_y = self.kin.rail_y
+        mask = j >= 0
+        mask[mask] = rail_y[self.first[mask]] == rail_y[j[mask]]
+        return mask
+
+
+class RailContacts(Sequence[Contact]):
+    """Pairs of beads on one rail evaluated at one state, as arrays (a chain's contacts).
+
+    Row ``k`` is the :class:`Contact` :meth:`DiskKinematics.evaluate` makes
+    for pair ``k`` — the same numbers, bit for bit — made only when read;
+    the impact law, the contact problem and the event handling read the
+    arrays. The normal is ``(n_x, n_y) = (±1, ±0.0)``: ``G`` is ``(n_x, −n_x)``
+    on the beads' ``x``, ``H`` is ``(n_y, −n_y)``, the tangential speed and
+    the curvature terms are 0.
+
+    Attributes
+    ----------
+    pairs : PairRows
+        The pairs, one row each.
+    g, u_n : numpy.ndarray, shape (K,)
+        Gaps (m) and normal speeds (m/s).
+    dofs : numpy.ndarray of int, shape (K, 2)
+        The beads' ``x`` coordinates in ``q``, read-only.
+    G_local, H_local : numpy.ndarray, shape (K, 2)
+        The Jacobian rows there, read-only.
+    restitution, friction : numpy.ndarray, shape (K,)
+        The pairs' coefficients.
+    """
+
+    def __init__(
+        self,
+        kin: DiskKinematics,
+        pairs: PairRows,
+        g: np.ndarray,
+        u_n: np.ndarray,
+        nx: np.ndarray,
+        ny: np.ndarray,
+        dofs: np.ndarray,
+        point_x: np.ndarray,
+    ) -> None:
+        self.kin, self.pairs, self.g, self.u_n = kin, pairs, g, u_n
+        self._nx, self._ny, self._point_x = nx, ny, point_x
+        dofs.setflags(write=False)
+        self.dofs = dofs
+        self.G_local = _read_only(np.column_stack((nx, -nx)))
+        self.H_local = _read_only(np.column_stack((ny, -ny)))
+        system = kin.system
+        friction = float(system.disk_friction)
+        K = len(g)
+        self.restitution = np.full(K, float(system.disk_restitution))
+        self.friction = np.full(K, friction if friction >= FRICTION_FLOOR else 0.0)
+        self.u_t = self.gamma_n = self.gamma_t = np.zeros(K)
+        self._made: dict[int, Contact] = {}
+
+    def __len__(self) -> int:
+        return len(self.g)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [self[n] for n in range(*k.indices(len(self)))]
+        k = int(k)
+        if k < 0:
+            k += len(self)
+        found = self._made.get(k)
+        if found is None:
+            if not 0 <= k < len(self):
+                raise IndexError("contact index out of range")
+            found = self._made[k] = self._contact(k)
+        return found
+
+    def __iter__(self) -> Iterator[Contact]:
+        for k in range(len(self)):
+            yield self[k]
+
+    def select(self, rows: np.ndarray) -> RailContacts:
+        """The contacts at ``rows`` (indices or a boolean mask), in that order."""
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.nonzero(rows)[0]
+        return RailContacts(
+            self.kin, self.pairs.select(rows), self.g[rows], self.u_n[rows],
+            self._nx[rows], self._ny[rows], self.dofs[rows], self._point_x[rows],
+        )  # fmt: skip
+
+    def keys(self, rows: np.ndarray) -> list[Hashable]:
+        """The pair keys ``(body, other body)`` of ``rows`` (indices), without making the pairs."""
+        ids = self.kin.system.disk_body_id
+        first, second = self.pairs.first, self.pairs.second
+        return [(ids(first[k]), ids(second[k])) for k in np.asarray(rows).tolist()]
+
+    def bodies(self, k: int) -> tuple[str, str]:
+        """The ids of the two beads of row ``k``."""
+        ids = self.kin.system.disk_body_id
+        return ids(int(self.pairs.first[k])), ids(int(self.pairs.second[k]))
+
+    @cached_property
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Normals, tangents and contact points (K, 2), read-only (rows of the Contacts)."""
+        nx, ny = self._nx, self._ny
+        j = self.pairs.second
+        rj = self.kin.radii[j]
+        points = np.column_stack((self._point_x, self.kin.rail_y[j] + rj * ny))
+        return (
+            _read_only(np.column_stack((nx, ny))),
+            _read_only(np.column_stack((ny, -nx))),
+            _read_only(points),
+        )
+
+    def _contact(self, k: int) -> Contact:
+        pair = self.pairs[k]
+        normals, tangents, points = self._rows
+        return Contact(
+            key=pair.key,
+            body=pair.body,
+            other=pair.other,
+            g=float(self.g[k]),
+            n=normals[k],
+            t=tangents[k],
+            point=points[k],
+            dofs=self.dofs[k],
+            G_local=self.G_local[k],
+            H_local=self.H_local[k],
+            u_n=float(self.u_n[k]),
+            u_t=0.0,
+            gamma_n=0.0,
+            gamma_t=0.0,
+            restitution=pair.restitution,
+            friction=pair.friction,
+            N=self.kin.system.N,
+            inside=True,
+        )
+
+
+def _read_only(rows: np.ndarray) -> np.ndarray:
+    rows.setflags(write=False)
+    return rows
+
+
+class _PairsByKey(dict):
+    """``DiskKinematics.pairs``: the pair of a key, made when first asked for.
+
+    A disk pair's key is ``(body, other body)``, a feature pair's ``(body,
+    feature id)``; a disk pair is known only once a search has met it (its
+    :attr:`ContactPair.order` is fixed then).
+    """
+
+    def __init__(self, kin: DiskKinematics) -> None:
+        super().__init__()
+        self._kin = kin
+
+    def __missing__(self, key: Hashable) -> ContactPair:
+        kin = self._kin
+        try:
+            body, other = key  # type: ignore[misc]
+            i = kin.system.disk_index(body)
+        except (TypeError, ValueError, KeyError):
+            raise KeyError(key) from None
+        index = kin.feature_of_id.get(other, -1)
+        if index >= 0:
+            return kin.pair_of(i, -1, index)
+        try:
+            j = kin.system.disk_index(other)
+        except KeyError:
+            raise KeyError(key) from None
+        if i * kin.n_disks + j not in kin.orders:
+            raise KeyError(key)
+        return kin.pair_of(i, j, -1)
 
 
 def in_region(feature: Any, c: np.ndarray, band: float) -> bool:
@@ -138,29 +433,53 @@ class DiskKinematics:
         # a bead's rail height, NaN for a wheel (two beads on rails closer than their
         # radii keep their order along x)
         self.rail_y = np.where(system._is_wheel, np.nan, system._rail_y)
-        self.pairs: dict[Hashable, ContactPair] = {}
-        self._disk_pairs: dict[tuple[int, int], ContactPair] = {}  # the same, by disk indices
+        self.n_disks = k
+        shapes = [f for _, f, _, _ in self.feature_list]
+        # per feature: its kind (SEGMENT, VERTEX, ARC), a segment's ends, a vertex's point
+        self.feature_kind = np.array(
+            [SEGMENT if isinstance(f, Segment) else VERTEX if isinstance(f, Vertex) else ARC
+             for f in shapes],
+            dtype=np.intp,
+        ).reshape(len(shapes))  # fmt: skip
+        nowhere = (math.nan, math.nan)
+        self.feature_ends = np.array(
+            [(*f.a, *f.b) if isinstance(f, Segment) else nowhere * 2 for f in shapes], dtype=float
+        ).reshape(-1, 4)
+        self.feature_point = np.array(
+            [f.p if isinstance(f, Vertex) else nowhere for f in shapes], dtype=float
+        ).reshape(-1, 2)
+        self.feature_of_id: dict[str, int] = {}
+        for index, (fid, _, _, _) in enumerate(self.feature_list):
+            self.feature_of_id.setdefault(fid, index)
+        self.pairs: dict[Hashable, ContactPair] = _PairsByKey(self)
+        # ContactPair.order of each disk pair met, by i·n_disks + j (plain numbers: a
+        # dict the garbage collector does not walk)
+        self.orders: dict[int, float] = {}
 
-    def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> list[ContactPair]:
+    def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> PairRows:
         """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.
 
         A few disks are tested against all others directly (vectorised); many
-        go through the uniform-grid broad phase.
+        go through the uniform-grid broad phase. Feature pairs come first
+        (by disk, then feature), then disk pairs ``(i, j)``, ``i < j``, sorted.
         """
-        system = self.system
-        c = system.centres(q)
-        pairs = []
+        c = self.system.centres(q)
+        empty = np.zeros(0, dtype=np.intp)
+        first, feature = empty, empty
         if self.index is not None:
-            for k, index in self.index.query(c[disks], self.radii[disks], margin).pairs:
-                fid, feature, e, mu = self.feature_list[index]
-                disk = int(disks[k])
-                body = system.disk_body_id(disk)
-                pairs.append(
-                    self._pair(
-                        (body, fid), body, fid, disk, -1, feature, e, mu, self.neighbours[index]
-                    )
-                )
-        return pairs + self._disk_disk_pairs(c, self._disk_pair_rows(c, margin, disks))
+            found = self.index.query(c[disks], self.radii[disks], margin).pairs
+            found = np.asarray(found, dtype=np.intp).reshape(-1, 2)
+            first = np.asarray(disks, dtype=np.intp)[found[:, 0]]
+            feature = found[:, 1]
+        rows = self._disk_pair_rows(c, margin, disks)
+        i, j = rows[:, 0].astype(np.intp), rows[:, 1].astype(np.intp)
+        return PairRows(
+            self,
+            np.concatenate((first, i)),
+            np.concatenate((np.full(len(first), -1, dtype=np.intp), j)),
+            np.concatenate((feature, np.full(len(i), -1, dtype=np.intp))),
+            np.concatenate((np.zeros(len(first)), self._disk_orders(c, i, j))),
+        )
 
     def count_candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> int:
         """``len(candidates(q, margin, disks))``, without making the pairs."""
@@ -185,38 +504,53 @@ class DiskKinematics:
                     near.add((min(int(i), int(j)), max(int(i), int(j))))
         return np.array(sorted(near), dtype=np.intp).reshape(-1, 2)
 
-    def _disk_disk_pairs(self, c: np.ndarray, found: np.ndarray) -> list[ContactPair]:
-        """The :class:`ContactPair` of each disk pair ``(i, j)`` of ``found`` (rows), in order.
+    def _disk_orders(self, c: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """:attr:`ContactPair.order` of the disk pairs ``(i[k], j[k])``.
 
-        Pairs met before are looked up by their indices; two beads whose disks
-        overlap in height get, when first met, the sign of ``x_i − x_j``
-        (:attr:`ContactPair.order`) from the centres ``c`` (m).
+        A pair met before keeps its order; two beads whose disks overlap in
+        height get, when first met, the sign of ``x_i − x_j`` from the
+        centres ``c`` (m); other pairs 0.
         """
-        i, j = found[:, 0], found[:, 1]
         ordered = np.abs(self.rail_y[i] - self.rail_y[j]) < self.radii[i] + self.radii[j]
-        orders = np.where(ordered, np.sign(c[i, 0] - c[j, 0]), 0.0).tolist()
-        known = self._disk_pairs
-        out = []
-        for ij, order in zip(zip(i.tolist(), j.tolist(), strict=True), orders, strict=True):
-            pair = known.get(ij)
-            if pair is None:
-                pair = known[ij] = self._new_disk_pair(*ij, order)
-            out.append(pair)
-        return out
+        signs = np.where(ordered, np.sign(c[i, 0] - c[j, 0]), 0.0).tolist()
+        known = self.orders
+        codes = (i * self.n_disks + j).tolist()
+        return np.array(
+            [known.setdefault(code, sign) for code, sign in zip(codes, signs, strict=True)],
+            dtype=float,
+        )
 
-    def _new_disk_pair(self, i: int, j: int, order: float) -> ContactPair:
+    def pair_code(self, pair: ContactPair) -> int:
+        """The integer :meth:`PairRows.codes` gives ``pair``."""
+        features = len(self.feature_list)
+        other = pair.feature_index if pair.j < 0 else features + pair.j
+        return pair.i * (features + self.n_disks) + other
+
+    def pair_of(self, i: int, j: int, feature: int) -> ContactPair:
+        """The :class:`ContactPair` of disk ``i`` with disk ``j``, or (``j < 0``) with a feature.
+
+        One object per key: made at the first call. A disk pair must have
+        been met by :meth:`candidates` (its order is fixed there).
+        """
         system = self.system
-        bi, bj = system.disk_body_id(i), system.disk_body_id(j)
+        body = system.disk_body_id(i)
+        if j < 0:
+            fid, shape, e, mu = self.feature_list[feature]
+            return self._pair(
+                (body, fid), body, fid, i, -1, shape, e, mu, self.neighbours[feature],
+                feature_index=feature,
+            )  # fmt: skip
+        other = system.disk_body_id(j)
         return self._pair(
-            (bi, bj),
-            bi,
-            bj,
+            (body, other),
+            body,
+            other,
             i,
             j,
             None,
             system.disk_restitution,
             system.disk_friction,
-            order=order,
+            order=self.orders[i * self.n_disks + j],
         )
 
     def _pair(
@@ -231,6 +565,7 @@ class DiskKinematics:
         friction: float,
         neighbours: tuple[Any, ...] = (),
         order: float = 0.0,
+        feature_index: int = -1,
     ) -> ContactPair:
         found = self.pairs.get(key)
         if found is None:
@@ -246,6 +581,7 @@ class DiskKinematics:
                 friction if friction >= FRICTION_FLOOR else 0.0,
                 neighbours,
                 order,
+                feature_index,
             )
             self.pairs[key] = found
         return found
@@ -268,8 +604,8 @@ class DiskKinematics:
         return e.g, e.u_n
 
     def evaluate_many(
-        self, pairs: list[ContactPair], q: np.ndarray, v: np.ndarray
-    ) -> list[Contact]:
+        self, pairs: Sequence[ContactPair], q: np.ndarray, v: np.ndarray
+    ) -> Sequence[Contact]:
         """:meth:`evaluate` of each of ``pairs`` at ``(q, v)``, in order: the same numbers.
 
         Two beads on one rail (a chain) are done together on arrays: their
@@ -277,88 +613,48 @@ class DiskKinematics:
         normal speed ``±(v_i − v_j)``; tangential speed and curvature terms
         are zero. Each number is the one :meth:`evaluate` computes, bit for
         bit (``tests/test_contact_pairs_many.py``). Other pairs go one by one.
+        When every pair is two beads on one rail the answer is a
+        :class:`RailContacts`: the contacts as arrays, a :class:`Contact`
+        made only for one that is read.
         """
-        out: list[Contact | None] = [None] * len(pairs)
-        system = self.system
-        rail = [
-            k
-            for k, pair in enumerate(pairs)
-            if pair.j >= 0 and self.rail_y[pair.i] == self.rail_y[pair.j]
-        ]
-        if rail:
-            i = np.array([pairs[k].i for k in rail])
-            j = np.array([pairs[k].j for k in rail])
-            ix, jx = system._ix[i], system._ix[j]
-            wx = q[ix] - q[jx]
-            d = np.array([math.hypot(w, 0.0) for w in wx.tolist()])
-            if np.all(d > 0.0):
-                self._rail_pairs(out, [pairs[k] for k in rail], rail, q, v, i, j, wx, d)
+        rows = PairRows.of(self, pairs)
+        rail = rows.rail_rows()
+        on_rail = None
+        if rail.any():
+            on_rail = self.rail_contacts(rows.select(rail) if not rail.all() else rows, q, v)
+        if on_rail is not None and rail.all():
+            return on_rail
+        out: list[Contact] = []
+        made = iter(on_rail if on_rail is not None else ())
         for k, pair in enumerate(pairs):
-            if out[k] is None:
-                out[k] = self.evaluate(pair, q, v)
-        return out  # type: ignore[return-value]
+            out.append(next(made) if on_rail is not None and rail[k] else self.evaluate(pair, q, v))
+        return out
 
-    def _rail_pairs(
-        self,
-        out: list[Contact | None],
-        pairs: list[ContactPair],
-        slots: list[int],
-        q: np.ndarray,
-        v: np.ndarray,
-        i: np.ndarray,
-        j: np.ndarray,
-        wx: np.ndarray,
-        d: np.ndarray,
-    ) -> None:
-        """:meth:`evaluate_many`'s pairs of beads on one rail, written to ``out[slots]``.
+    def rail_contacts(self, pairs: PairRows, q: np.ndarray, v: np.ndarray) -> RailContacts | None:
+        """The contacts of ``pairs`` (all two beads on one rail) at ``(q, v)``, as arrays.
 
-        ``wx`` is ``x_i − x_j`` and ``d`` its ``math.hypot`` (m), positive.
-        The arithmetic is :func:`solver.geometry.disk_disk_contact`'s with
-        the normal's second component ``±0.0``: dot products of two terms
-        with one of them zero are the other term (``+0.0`` when it is zero).
+        None when two centres coincide (:meth:`evaluate` raises there). The
+        arithmetic is :func:`solver.geometry.disk_disk_contact`'s with the
+        normal's second component ``±0.0``: dot products of two terms with
+        one of them zero are the other term (``+0.0`` when it is zero).
         """
         system = self.system
+        i, j = pairs.first, pairs.second
+        ix, jx = system._ix[i], system._ix[j]
+        wx = q[ix] - q[jx]
+        d = np.abs(wx)  # math.hypot(w, 0.0), the distance of disk_disk_contact
+        if not np.all(d > 0.0):
+            return None
         ri, rj = self.radii[i], self.radii[j]
         nx = wx / d
         ny = (self.rail_y[i] - self.rail_y[j]) / d  # ±0.0: rails of 0.0 and -0.0 differ in sign
-        normals = np.column_stack((nx, ny))
-        tangents = np.column_stack((ny, -nx))
-        points = np.column_stack((q[system._ix[j]] + rj * nx, self.rail_y[j] + rj * ny))
-        G_local = np.column_stack((nx, -nx))
-        H_local = np.column_stack((ny, -ny))
-        for rows in (normals, tangents, points, G_local, H_local):
-            rows.setflags(write=False)
         g = d - ri - rj
-        u_n = nx * (v[system._ix[i]] - v[system._ix[j]]) + 0.0
-        orders = np.array([pair.order for pair in pairs])
-        passed = (orders != 0.0) & (orders * wx < 0.0)
-        g = np.where(passed, -g - 2.0 * (ri + rj), g)
-        u_n = np.where(passed, -u_n, u_n)
-        N = system.N
-        dofs = system.bead_pair_dofs(i, j)
-        for k, (pair, slot, g_k, u_k) in enumerate(
-            zip(pairs, slots, g.tolist(), u_n.tolist(), strict=True)
-        ):
-            out[slot] = Contact(
-                key=pair.key,
-                body=pair.body,
-                other=pair.other,
-                g=g_k,
-                n=normals[k],
-                t=tangents[k],
-                point=points[k],
-                dofs=dofs[k],
-                G_local=G_local[k],
-                H_local=H_local[k],
-                u_n=u_k,
-                u_t=0.0,
-                gamma_n=0.0,
-                gamma_t=0.0,
-                restitution=pair.restitution,
-                friction=pair.friction,
-                N=N,
-                inside=True,
-            )
+        u_n = nx * (v[ix] - v[jx]) + 0.0
+        passed = (pairs.order != 0.0) & (pairs.order * wx < 0.0)
+        if passed.any():
+            g = np.where(passed, -g - 2.0 * (ri + rj), g)
+            u_n = np.where(passed, -u_n, u_n)
+        return RailContacts(self, pairs, g, u_n, nx, ny, np.column_stack((ix, jx)), q[jx] + rj * nx)
 
     def evaluate(self, pair: ContactPair, q: np.ndarray, v: np.ndarray) -> Contact:
         """Full kinematics of ``pair`` at ``(q, v)``, continued beyond its feature if needed.

@@ -10,14 +10,14 @@ projects positions and velocities onto the active constraints.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 import scipy.sparse
 
 from solver.contact import solve_contact_problem
-from solver.contact_pairs import ContactPair
+from solver.contact_pairs import ContactPair, PairRows, RailContacts
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
 from solver.event_tolerances import (
@@ -32,7 +32,7 @@ from solver.event_tolerances import (
 from solver.frames import Event, StepOutput
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
 from solver.single_contact import resolve_single_impact
-from solver.stages import ImpactStages
+from solver.stages import ImpactStages, SharedImpactStages
 from solver.system import Contact
 
 
@@ -48,6 +48,39 @@ def grazing(contact: Contact, qdd: np.ndarray | None) -> bool:
         return False
     a_n = float(contact.G @ qdd) + contact.gamma_n
     return a_n > 0.0 and contact.u_n * contact.u_n <= 2.0 * a_n * GAP_TOL
+
+
+def grazing_many(contacts: Sequence[Contact], qdd: np.ndarray | None) -> np.ndarray:
+    """:func:`grazing` of each of ``contacts``, as a boolean array."""
+    if qdd is None:
+        return np.zeros(len(contacts), dtype=bool)
+    if isinstance(contacts, RailContacts):
+        # G·q̈ on the two beads' x: entries ±1, so the sum is exact in any order
+        a_n = np.sum(contacts.G_local * qdd[contacts.dofs], axis=1) + contacts.gamma_n
+        u_n = contacts.u_n
+        return (a_n > 0.0) & (u_n * u_n <= 2.0 * a_n * GAP_TOL)
+    return np.array([grazing(e, qdd) for e in contacts], dtype=bool)
+
+
+def speeds_of(contacts: Sequence[Contact]) -> np.ndarray:
+    """The normal speeds ``u_n`` (m/s) of ``contacts``, one per contact."""
+    if isinstance(contacts, RailContacts):
+        return contacts.u_n
+    return np.array([e.u_n for e in contacts], dtype=float)
+
+
+def subset(contacts: Sequence[Contact], mask: np.ndarray) -> Sequence[Contact]:
+    """The contacts where ``mask`` is True, in order (arrays stay arrays)."""
+    if isinstance(contacts, RailContacts):
+        return contacts if mask.all() else contacts.select(mask)
+    return [e for e, keep in zip(contacts, mask.tolist(), strict=True) if keep]
+
+
+def contact_keys(contacts: Sequence[Contact]) -> list[Hashable]:
+    """The pair keys of ``contacts``, in order (no Contact made for arrays)."""
+    if isinstance(contacts, RailContacts):
+        return contacts.keys(np.arange(len(contacts)))
+    return [e.key for e in contacts]
 
 
 class HandlingMixin:
@@ -98,7 +131,7 @@ class HandlingMixin:
             return frozenset({key})
         return frozenset()
 
-    def _closed_pairs(self) -> list[ContactPair]:
+    def _closed_pairs(self) -> PairRows:
         """Every pair with ``-PENETRATION_TOL ≤ g ≤ GAP_TOL`` now, in scene order.
 
         An active contact's gap drifts while its phase is integrated (a wheel
@@ -110,17 +143,24 @@ class HandlingMixin:
         """
         every = self._all_candidates()
         if not len(every):
-            return []
+            return every.pairs
         g = every.gaps(self._q, band=True)
         touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
             touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
-        return [every.pairs[n] for n in touching]
+        return every.pairs.select(touching)
 
-    def _closed(self, pairs: list[ContactPair]) -> list[Contact]:
-        """The closed ``pairs`` at the current velocities, those with a nonzero normal Jacobian."""
+    def _closed(self, pairs: PairRows) -> Sequence[Contact]:
+        """The closed ``pairs`` at the current velocities, those with a nonzero normal Jacobian.
+
+        Beads on one rail (a chain) stay arrays (:class:`RailContacts`); a
+        :class:`Contact` is made only for one that is read.
+        """
         evals = self._kin.evaluate_many(pairs, self._q, self._v)
+        if isinstance(evals, RailContacts):
+            keep = np.any(evals.G_local != 0.0, axis=1)
+            return evals if keep.all() else evals.select(keep)
         return [e for e in evals if e.inside and e.G_local.any()]
 
     def _settle(
@@ -142,17 +182,18 @@ class HandlingMixin:
         qdd = self._accelerations()
         for _ in range(MAX_IMPACT_ROUNDS):
             closed = self._closed(pairs)
-            if not any(e.u_n < -REST_SPEED_TOL for e in closed):
+            u_n = speeds_of(closed)
+            if not np.any(u_n < -REST_SPEED_TOL):
                 break
-            approaching = [e for e in closed if e.u_n < -IMPACT_SPEED_TOL]
-            if approaching and not all(grazing(e, qdd) for e in approaching):
+            approaching = u_n < -IMPACT_SPEED_TOL
+            if approaching.any() and not np.all(grazing_many(subset(closed, approaching), qdd)):
                 # every law is given all closed contacts: the staged and poisson laws
                 # act on the separating ones too (paper 000), the sequential law takes
                 # one at a time until none approaches (a jam cascades through rounds)
                 self._impact(out, closed)
                 impacted = True
             else:
-                self._absorb([e for e in closed if e.u_n < REST_SPEED_TOL])
+                self._absorb(subset(closed, u_n < REST_SPEED_TOL))
             qdd = None  # after a jump the motion so far says nothing
         else:
             raise SolverError(
@@ -160,16 +201,21 @@ class HandlingMixin:
             )
         evaluated = closed
         at_rest = max(IMPACT_SPEED_TOL, REST_SPEED_TOL)
-        closed = [e for e in closed if abs(e.u_n) <= at_rest or e.key in pressing]
+        resting = np.abs(u_n) <= at_rest
+        if pressing:
+            resting |= np.array([key in pressing for key in contact_keys(closed)], dtype=bool)
+        closed = subset(closed, resting)
         self._active = {}
         self._phase_forces = None
-        if closed:
+        if len(closed):
             f = self.system.applied_force(self.t, self._q, self._v)
             hints = hints or {}
-            modes = [hints.get(e.key) for e in closed]
+            modes = [hints.get(key) for key in contact_keys(closed)] if hints else None
             forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
             tol = 1e-12 * (1.0 + float(np.max(forces.lam)))
-            for k, e in enumerate(closed):
+            chosen = np.arange(len(closed)) if pressing else np.nonzero(forces.lam > tol)[0]
+            for k in chosen.tolist():
+                e = closed[k]
                 if forces.lam[k] > tol or e.key in pressing:
                     self._active[e.key] = (self._kin.pairs[e.key], forces.modes[k])
         self._project()
@@ -208,7 +254,7 @@ class HandlingMixin:
                     )
                 )
 
-    def _absorb(self, closed: list[Contact]) -> None:
+    def _absorb(self, closed: Sequence[Contact]) -> None:
         """Stop approach speeds below ``IMPACT_SPEED_TOL`` with a silent plastic impact.
 
         This ends the geometric ladder of ever smaller rebounds of jammed
@@ -224,7 +270,7 @@ class HandlingMixin:
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
 
-    def _impact(self, out: StepOutput, closed: list[Contact]) -> None:
+    def _impact(self, out: StepOutput, closed: Sequence[Contact]) -> None:
         """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
         v_minus = self._v.copy()
         result = self._law_result(closed, v_minus)
@@ -238,22 +284,32 @@ class HandlingMixin:
         tangent = getattr(result, "tangent_impulse", None)
         tangent = np.zeros(len(closed)) if tangent is None else np.asarray(tangent, dtype=float)
         loudest = int(impulse.argmax())
-        for k, e in enumerate(closed):
-            if impulse[k] <= 0.0 and e.u_n >= -IMPACT_SPEED_TOL:
-                continue
+        quiet = (impulse <= 0.0) & (speeds_of(closed) >= -IMPACT_SPEED_TOL)
+        written = np.nonzero(~quiet)[0]
+        rail = isinstance(closed, RailContacts)
+        # a chain's contacts are arrays: their events share one record of the stages
+        shared = SharedImpactStages(closed, result.stages) if rail else None
+        for k in written.tolist():
+            if rail:
+                body, other = closed.bodies(k)
+                record = shared
+            else:
+                e = closed[k]
+                body, other = e.body, e.other
+                record = ImpactStages(e.dofs, e.G_local, k, result.stages)
             out.events.append(
                 Event(
                     t=self.t,
                     type="impact",
-                    body=e.body,
-                    other=e.other,
+                    body=body,
+                    other=other,
                     normal_impulse=float(impulse[k]),
                     tangent_impulse=float(tangent[k]),
                     stages=len(result.stages),
                     energy_change=float(result.energy_change) if k == loudest else 0.0,
                     v_minus=v_minus,
                     v_plus=v_plus,
-                    impact_stages=ImpactStages(e.dofs, e.G_local, k, result.stages),
+                    impact_stages=record,
                 )
             )
         if not result.admissible:
@@ -270,11 +326,12 @@ class HandlingMixin:
                     message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
                 )
             )
-        hit = frozenset(e.key for k, e in enumerate(closed) if impulse[k] > 0.0)
+        pushed = np.nonzero(impulse > 0.0)[0]
+        hit = frozenset(closed.keys(pushed) if rail else [closed[k].key for k in pushed.tolist()])
         self._zeno.record(self.t, hit)
         self._cluster.record(self.t, hit)
 
-    def _law_result(self, closed: list[Contact], v_minus: np.ndarray) -> ImpactResult:
+    def _law_result(self, closed: Sequence[Contact], v_minus: np.ndarray) -> ImpactResult:
         """The scene's impact law on the ``closed`` contacts from velocities ``v_minus``.
 
         One contact takes the closed form (:mod:`solver.single_contact`) where it decides.
@@ -296,8 +353,11 @@ class HandlingMixin:
             if single is not None:
                 return single
         G = self._columns(closed, "G_local")
-        restitution = np.array([e.restitution for e in closed])
-        friction = np.array([e.friction for e in closed])
+        if isinstance(closed, RailContacts):
+            restitution, friction = closed.restitution, closed.friction
+        else:
+            restitution = np.array([e.restitution for e in closed])
+            friction = np.array([e.friction for e in closed])
         kwargs: dict[str, Any] = {}
         if np.any(friction > 0.0):
             kwargs = {"H": self._columns(closed, "H_local"), "friction": friction}
@@ -390,8 +450,19 @@ class HandlingMixin:
         k = float(G.dot(w))
         return w / k, k
 
-    def _columns(self, evals: list[Contact], field: str) -> Any:
+    def _columns(self, evals: Sequence[Contact], field: str) -> Any:
         """The contacts' G (or H) as columns: dense for small systems, sparse (CSC) for large."""
+        if isinstance(evals, RailContacts):
+            dofs, values = evals.dofs, getattr(evals, field)
+            K = len(evals)
+            if self._N <= SPARSE_ABOVE:
+                dense = np.zeros((self._N, K))
+                dense[dofs, np.arange(K)[:, None]] = values
+                return dense
+            cols = np.repeat(np.arange(K), dofs.shape[1])
+            return scipy.sparse.csc_matrix(
+                (values.ravel(), (dofs.ravel(), cols)), shape=(self._N, K)
+            )
         if self._N <= SPARSE_ABOVE:
             return np.column_stack([e.G if field == "G_local" else e.H for e in evals])
         rows = np.concatenate([e.dofs for e in evals])

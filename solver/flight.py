@@ -162,9 +162,9 @@ class FlightMixin:
             moved = np.zeros(self.system.n_disks + 1, dtype=bool)
             moved[disks] = True
             keep = ~(moved[old.first] | moved[old.second])
-            pairs = [p for p, k in zip(old.pairs, keep, strict=True) if k]
-            pairs += self._kin.candidates(self._q, self._margin, disks)
-            if pairs != old.pairs:  # pairs are unique objects: compared by identity
+            # index arrays: a ContactPair is made only for a pair that is read
+            pairs = old.pairs.select(keep) + self._kin.candidates(self._q, self._margin, disks)
+            if pairs != old.pairs:  # the same rows: the same pairs
                 self._pair_set = GapSet(self._kin, pairs)
             self._pairs_found_at[disks] = self.system.centres(self._q)[disks]
         return self._pair_set
@@ -192,8 +192,11 @@ class FlightMixin:
         """
         pairs = self._pair_set.pairs
         n = self.system.n_disks
-        every = n * len(self._kin.feature_list) + n * (n - 1) // 2
-        return len(pairs) == every and len({id(pair) for pair in pairs}) == every
+        features = len(self._kin.feature_list)
+        every = n * features + n * (n - 1) // 2
+        if len(pairs) != every:
+            return False
+        return len(np.unique(pairs.codes())) == every
 
     def _candidates(self) -> GapSet:
         """The candidate pairs that are not active: their gaps are watched."""
@@ -202,7 +205,9 @@ class FlightMixin:
             return every
         active = tuple(self._active)
         if self._watched[:2] != (every, active):
-            watched = GapSet(self._kin, [p for p in every.pairs if p.key not in self._active])
+            held = every.pairs
+            active_codes = [self._kin.pair_code(pair) for pair, _ in self._active.values()]
+            watched = GapSet(self._kin, held.select(~np.isin(held.codes(), active_codes)))
             self._watched = (every, active, watched)
         return self._watched[2]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from solver.stages import ImpactStages
+    from solver.stages import ImpactStages, SharedImpactStages
 
 FRAME_KINDS = ("sample", "pre", "post")
 EVENT_TYPES = ("impact", "liftoff", "stick", "slip", "zeno", "inadmissible", "impulse", "error")
@@ -143,7 +143,7 @@ class Event:
     v_minus: np.ndarray | None = None
     v_plus: np.ndarray | None = None
     message: str = ""
-    impact_stages: ImpactStages | None = None
+    impact_stages: ImpactStages | SharedImpactStages | None = None
 
 
 @dataclass

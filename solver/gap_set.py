@@ -12,11 +12,21 @@ more than their size.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import cached_property
 
 import numpy as np
 
-from solver.contact_pairs import ContactPair, DiskKinematics, continued_nearest, in_region
+from solver.contact_pairs import (
+    ARC,
+    SEGMENT,
+    VERTEX,
+    ContactPair,
+    DiskKinematics,
+    PairRows,
+    continued_nearest,
+    in_region,
+)
 from solver.event_tolerances import REGION_TOL
 from solver.geometry import Arc, Segment, Vertex
 
@@ -29,40 +39,38 @@ each array operation costs about a microsecond, a pair's float arithmetic less."
 class GapSet:
     """Gaps and normal speeds of many candidate pairs, vectorised for disk pairs."""
 
-    def __init__(self, kin: DiskKinematics, pairs: list[ContactPair]) -> None:
+    def __init__(self, kin: DiskKinematics, pairs: Sequence[ContactPair]) -> None:
         self.kin = kin
-        self.pairs = pairs
-        ij = np.array([(p.i, p.j) for p in pairs], dtype=int).reshape(-1, 2)
-        self.first, self.second = ij[:, 0], ij[:, 1]
+        # index arrays, a ContactPair made only for a row that is read (PairRows)
+        self.pairs = rows = PairRows.of(kin, pairs)
+        self.first, self.second = rows.first, rows.second
         self.disk_rows = np.nonzero(self.second >= 0)[0]
         self.I = self.first[self.disk_rows]
         self.J = self.second[self.disk_rows]
         self.rsum = kin.radii[self.I] + kin.radii[self.J]
         # segments and vertices vectorised, arcs one by one
-        self.segment_rows = np.array(
-            [n for n, p in enumerate(pairs) if isinstance(p.feature, Segment)], dtype=int
-        )
-        self.vertex_rows = np.array(
-            [n for n, p in enumerate(pairs) if isinstance(p.feature, Vertex)], dtype=int
-        )
-        self.arc_rows = [n for n, p in enumerate(pairs) if isinstance(p.feature, Arc)]
+        kind = np.full(len(rows), -1, dtype=np.intp)
+        against = rows.feature >= 0
+        kind[against] = kin.feature_kind[rows.feature[against]]
+        self.segment_rows = np.nonzero(kind == SEGMENT)[0]
+        self.vertex_rows = np.nonzero(kind == VERTEX)[0]
+        self.arc_rows = np.nonzero(kind == ARC)[0].tolist()
         self.seg_disks = self.first[self.segment_rows]
         self.seg_radii = kin.radii[self.seg_disks]
         self.vertex_disks = self.first[self.vertex_rows]
         self.vertex_radii = kin.radii[self.vertex_disks]
-        ends = np.array(
-            [(*pairs[n].feature.a, *pairs[n].feature.b) for n in self.segment_rows], dtype=float
-        ).reshape(-1, 4)
+        ends = kin.feature_ends[rows.feature[self.segment_rows]]
         self.seg_a = ends[:, :2]
         self.seg_e = ends[:, 2:] - ends[:, :2]
         self.seg_len2 = row_dots(self.seg_e, self.seg_e)
-        self.vertex_p = np.array(
-            [pairs[n].feature.p for n in self.vertex_rows], dtype=float
-        ).reshape(-1, 2)
-        self.order = np.array([pairs[n].order for n in self.disk_rows], dtype=float)
+        vertices = rows.feature[self.vertex_rows]
+        self.vertex_p = kin.feature_point[vertices]
+        self.order = rows.order[self.disk_rows]
         self.ordered = bool(np.any(self.order))
         # vertices hidden by the segments and arcs that end at them
-        covering = [(r, f) for r, n in enumerate(self.vertex_rows) for f in pairs[n].neighbours]
+        covering = [
+            (r, f) for r, index in enumerate(vertices.tolist()) for f in kin.neighbours[index]
+        ]
         self.cover_rows = np.array([r for r, f in covering if isinstance(f, Segment)], dtype=int)
         cover_ends = np.array(
             [(*f.a, *f.b) for _, f in covering if isinstance(f, Segment)], dtype=float
@@ -251,7 +259,7 @@ class GapSet:
         disks = disks[disks >= 0]
         mine = np.isin(self.first, disks) | np.isin(self.second, disks)
         mine[rows] = True
-        return GapSet(self.kin, [self.pairs[n] for n in np.nonzero(mine)[0]])
+        return GapSet(self.kin, self.pairs.select(mine))
 
     # Each of the following fills the rows of one kind of pair: the gaps ``g``
     # (m) from the disk centres ``c`` (K, 2) and, given their velocities

@@ -4,7 +4,9 @@ An impact law resolves a multi-contact impact in stages (paper 000 §3: a
 plastic phase, then a restitution phase, repeated until nothing approaches;
 ``sequential`` takes one collision per stage). The event-driven stepper keeps
 each law's stages with the ``impact`` event of every contact that took part
-(:attr:`solver.frames.Event.impact_stages`); this module reads them back:
+(:attr:`solver.frames.Event.impact_stages`: an :class:`ImpactStages` per
+event, or one :class:`SharedImpactStages` for the events of an impact of many
+beads on a rail); this module reads them back:
 
 * :func:`normal_speeds` — the contact's normal approach speed before the
   impact and separation speed after it (m/s);
@@ -27,7 +29,7 @@ import csv
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -66,6 +68,47 @@ class ImpactStages:
     stages: Sequence[ImpactStage]
 
 
+class SharedImpactStages:
+    """The stages of one impact of many contacts, one record for the events of all of them.
+
+    A struck chain of 10⁴ beads writes an ``impact`` event per collision;
+    an :class:`ImpactStages` per event is an object per bead that lives as
+    long as the run's output (and that the garbage collector walks). Here
+    the contacts' Jacobian rows are kept as arrays, and an event's
+    :class:`ImpactStages` is made when it is read (:meth:`of`), its column
+    found by the event's ``body`` and ``other``.
+
+    Parameters
+    ----------
+    contacts : solver.contact_pairs.RailContacts
+        The impact's contacts as arrays (``dofs``, ``G_local`` of shape
+        (K, w), ``keys(rows)`` the ``(body, other)`` of rows).
+    stages : sequence of solver.impact.ImpactStage
+        The law's stages.
+    """
+
+    def __init__(self, contacts: Any, stages: Sequence[ImpactStage]) -> None:
+        self.contacts = contacts
+        self.stages = stages
+        self._columns: dict[tuple[str, str], int] | None = None
+
+    def of(self, event: Event) -> ImpactStages:
+        """The :class:`ImpactStages` of ``event``'s contact."""
+        if self._columns is None:
+            keys = self.contacts.keys(np.arange(len(self.contacts)))
+            self._columns = {key: k for k, key in enumerate(keys)}
+        k = self._columns[(event.body, event.other)]
+        return ImpactStages(self.contacts.dofs[k], self.contacts.G_local[k], k, self.stages)
+
+
+def _record(event: Event) -> ImpactStages | None:
+    """The event's :class:`ImpactStages` (made from a shared record if need be), or None."""
+    record = event.impact_stages
+    if isinstance(record, SharedImpactStages):
+        return record.of(event)
+    return record
+
+
 @dataclass(frozen=True)
 class StageRow:
     """One stage of one contact's impact.
@@ -89,7 +132,7 @@ def normal_speeds(event: Event) -> tuple[float, float] | None:
     ``None`` when the event carries no contact Jacobian (not an impact, or an
     impact of the time-stepping method).
     """
-    record = event.impact_stages
+    record = _record(event)
     if record is None or event.v_minus is None or event.v_plus is None:
         return None
     u_minus = float(record.G_local @ event.v_minus[record.dofs])
@@ -106,7 +149,7 @@ def stage_rows(event: Event) -> list[StageRow]:
     1), so the rows sum to the event's impulse. An impact without recorded
     stages gives one row: the whole impact.
     """
-    record = event.impact_stages
+    record = _record(event)
     if record is None or not len(record.stages):
         v_after = event.v_plus if event.v_plus is not None else np.empty(0)
         return [StageRow(1, event.normal_impulse, event.tangent_impulse, v_after)]
