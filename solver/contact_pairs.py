@@ -290,10 +290,11 @@ class RailContacts(Sequence[Contact]):
         first, second = self.pairs.first, self.pairs.second
         return [(ids(first[k]), ids(second[k])) for k in np.asarray(rows).tolist()]
 
-    def bodies(self, k: int) -> tuple[str, str]:
-        """The ids of the two beads of row ``k``."""
+    def body_ids(self, rows: np.ndarray) -> tuple[list[str], list[str]]:
+        """The ids of the two beads of each of ``rows`` (indices): ``body`` and ``other``."""
         ids = self.kin.system.disk_body_id
-        return ids(int(self.pairs.first[k])), ids(int(self.pairs.second[k]))
+        first, second = self.pairs.first[rows].tolist(), self.pairs.second[rows].tolist()
+        return [ids(i) for i in first], [ids(j) for j in second]
 
     @cached_property
     def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -455,6 +456,8 @@ class DiskKinematics:
         # ContactPair.order of each disk pair met, by i·n_disks + j (plain numbers: a
         # dict the garbage collector does not walk)
         self.orders: dict[int, float] = {}
+        # the disk pairs last searched: the centres and the pairs per margin
+        self._searched: tuple[np.ndarray | None, dict[float, np.ndarray]] = (None, {})
 
     def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> PairRows:
         """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.
@@ -492,7 +495,7 @@ class DiskKinematics:
     def _disk_pair_rows(self, c: np.ndarray, margin: float, disks: np.ndarray) -> np.ndarray:
         """Disk pairs ``(i, j)``, ``i < j``, of one of ``disks`` within ``margin`` (m): sorted."""
         if len(disks) > FEW_DISKS:
-            found = disk_pairs(c, self.radii, margin).pairs
+            found = self._all_disk_pairs(c, margin)
             chosen = np.zeros(len(c), dtype=bool)
             chosen[disks] = True
             return found[chosen[found[:, 0]] | chosen[found[:, 1]]]
@@ -503,6 +506,22 @@ class DiskKinematics:
                 if j != i:
                     near.add((min(int(i), int(j)), max(int(i), int(j))))
         return np.array(sorted(near), dtype=np.intp).reshape(-1, 2)
+
+    def _all_disk_pairs(self, c: np.ndarray, margin: float) -> np.ndarray:
+        """:func:`solver.broadphase.disk_pairs` of the centres ``c`` (m), kept per margin.
+
+        The candidate margin is chosen by counting the pairs of growing
+        margins, and the pairs of the chosen one are searched right after,
+        at the same centres: that search is the count's.
+        """
+        held_c, by_margin = self._searched
+        if held_c is None or held_c.shape != c.shape or not np.array_equal(held_c, c):
+            by_margin = {}
+            self._searched = (c.copy(), by_margin)
+        found = by_margin.get(margin)
+        if found is None:
+            found = by_margin[margin] = disk_pairs(c, self.radii, margin).pairs
+        return found
 
     def _disk_orders(self, c: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """:attr:`ContactPair.order` of the disk pairs ``(i[k], j[k])``.

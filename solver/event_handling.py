@@ -287,26 +287,35 @@ class HandlingMixin:
         quiet = (impulse <= 0.0) & (speeds_of(closed) >= -IMPACT_SPEED_TOL)
         written = np.nonzero(~quiet)[0]
         rail = isinstance(closed, RailContacts)
-        # a chain's contacts are arrays: their events share one record of the stages
-        shared = SharedImpactStages(closed, result.stages) if rail else None
-        for k in written.tolist():
-            if rail:
-                body, other = closed.bodies(k)
-                record = shared
-            else:
-                e = closed[k]
-                body, other = e.body, e.other
-                record = ImpactStages(e.dofs, e.G_local, k, result.stages)
+        rows = written.tolist()
+        if rail:
+            # a chain's contacts are arrays: their events share one record of the stages
+            shared = SharedImpactStages(closed, result.stages)
+            bodies, others = closed.body_ids(written)
+            records = [shared] * len(rows)
+        else:
+            picked = [closed[k] for k in rows]
+            bodies, others = [e.body for e in picked], [e.other for e in picked]
+            records = [
+                ImpactStages(e.dofs, e.G_local, k, result.stages)
+                for k, e in zip(rows, picked, strict=True)
+            ]
+        stages = len(result.stages)
+        energy_change = float(result.energy_change)
+        normal, tangential = impulse[written].tolist(), tangent[written].tolist()
+        for k, body, other, record, p_n, p_t in zip(
+            rows, bodies, others, records, normal, tangential, strict=True
+        ):
             out.events.append(
                 Event(
                     t=self.t,
                     type="impact",
                     body=body,
                     other=other,
-                    normal_impulse=float(impulse[k]),
-                    tangent_impulse=float(tangent[k]),
-                    stages=len(result.stages),
-                    energy_change=float(result.energy_change) if k == loudest else 0.0,
+                    normal_impulse=p_n,
+                    tangent_impulse=p_t,
+                    stages=stages,
+                    energy_change=energy_change if k == loudest else 0.0,
                     v_minus=v_minus,
                     v_plus=v_plus,
                     impact_stages=record,

@@ -657,6 +657,12 @@ class _Collisions(Sequence[ImpactStage]):
 
     def totals(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Summed normal and tangential impulse per constraint (N·s)."""
+        if all(len(step) == 3 for step in self._steps):
+            # frictionless collisions only: summed in Python floats, in order (the same sums)
+            summed = [0.0] * n
+            for i, _, total in self._steps:
+                summed[i] += total
+            return np.array(summed, dtype=float).reshape(n), np.zeros(n)
         impulse, tangent = np.zeros(n), np.zeros(n)
         for step in self._steps:
             if len(step) == 3:
