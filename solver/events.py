@@ -85,6 +85,7 @@ from solver.event_tolerances import (
     ZENO_HEIGHT,
 )
 from solver.flight import FlightMixin, Parabola, Piece
+from solver.flight_phases import FlightPhaseMixin
 from solver.frames import Event, StepOutput
 from solver.gap_roots import GapRootMixin
 from solver.gap_set import GapSet
@@ -108,6 +109,7 @@ def _positive(value: float, name: str) -> float:
 class EventDrivenStepper(
     FlightMixin,
     StopPhaseMixin,
+    FlightPhaseMixin,
     AffineScanMixin,
     LocationMixin,
     GapRootMixin,
@@ -255,7 +257,7 @@ class EventDrivenStepper(
         """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
         t0 = self.t
         gaps = self._candidates()
-        if self._stop_phase(out, gaps):
+        if self._stop_phase(out, gaps) or self._flight_phase(out, gaps):
             return
         budget = 0.25 * self._margin - self._moved()
         constant = self._constant_motion()

@@ -153,6 +153,11 @@ class GapRootMixin:
                 best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
         dips = np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0]
         for n in dips:
+            if not self._gap_speed(piece, gaps, n, ta) < 0.0 < self._gap_speed(piece, gaps, n, tb):
+                # the pair's own evaluation puts the speed's sign change outside (a speed
+                # about zero at an end, the set's vectorised value rounding the other
+                # way): the gap's least value is at an end, where it is positive
+                continue
             t_min = brentq(lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
             if self._gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
                 t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
