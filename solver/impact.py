@@ -28,6 +28,7 @@ is ``μΛ`` (paper 004 (32) writes ``μ‖G‖Λ``). In 2-D each phase is an LCP
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -840,10 +841,14 @@ def _sequential_sparse(
     # an infinite tail needs e < 1 on each of its constraints (_tail_set)
     tails = any(e_k < 1.0 for e_k in restitution)
     tol = problem.tol
+    # a speed above this can be neither the most negative one (< -tol) nor tie with it
+    # (u_k <= u_min + TIE_TOLERANCE, rounded, for some u_min < -tol: rounding is monotone):
+    # it stays off the heap (a struck chain's resting and separating pairs), and a
+    # changed speed is pushed only if it is at most this
+    listed = float(np.nextafter(-tol, -np.inf)) + TIE_TOLERANCE
     v = v_minus.tolist()
     u = problem.speeds(v_minus).tolist()
-    heap = [(u_k, k) for k, u_k in enumerate(u)]
-    heapq.heapify(heap)
+    heap = _speed_heap(u, listed)
     push, pop = heapq.heappush, heapq.heappop
     collisions = _Collisions(problem, v_minus)
     # a frictionless collision on constraint i is three numbers, (i, λ_i, total impulse),
@@ -854,15 +859,14 @@ def _sequential_sparse(
     summed: list[str] = []
     count = 0
     while True:
-        while heap[0][0] != u[heap[0][1]]:
+        while heap and heap[0][0] != u[heap[0][1]]:
             pop(heap)  # a speed that has changed since
-        u_min = heap[0][0]
+        u_min = heap[0][0] if heap else math.inf
         if u_min >= -tol:
             # check afresh, as _sequential does
             u = problem.speeds(_array(v, count)).tolist()
-            heap = [(u_k, k) for k, u_k in enumerate(u)]
-            heapq.heapify(heap)
-            u_min = heap[0][0]
+            heap = _speed_heap(u, listed)
+            u_min = heap[0][0] if heap else math.inf
             if u_min >= -tol:
                 break
         if count >= budget.limit or count % _TIME_CHECK_EVERY == 0:
@@ -891,7 +895,8 @@ def _sequential_sparse(
         for r in range(w_ptr[i], w_ptr[i + 1]):
             k = w_rows[r]
             u[k] += total * w_vals[r]
-            push(heap, (u[k], k))
+            if u[k] <= listed:
+                push(heap, (u[k], k))
         if not tails:
             continue
         history.append(i)
@@ -904,14 +909,20 @@ def _sequential_sparse(
                 )
             if jumped is not None:
                 v, u = jumped[0].tolist(), jumped[1].tolist()
-                heap = [(u_k, k) for k, u_k in enumerate(u)]
-                heapq.heapify(heap)
+                heap = _speed_heap(u, listed)
                 summed.append(len(collisions) - 1)
                 count = len(collisions)
     note = ""
     if summed:
         note = f"infinite tails of collisions summed in closed form at collisions {summed}"
     return _array(v, count), collisions, note
+
+
+def _speed_heap(u: list[float], listed: float) -> list[tuple[float, int]]:
+    """A heap of ``(u_k, k)`` for the speeds ``u`` (m/s) at most ``listed``."""
+    heap = [(u_k, k) for k, u_k in enumerate(u) if u_k <= listed]
+    heapq.heapify(heap)
+    return heap
 
 
 def _array(values: list[float], collisions: int) -> np.ndarray:

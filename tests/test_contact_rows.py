@@ -15,9 +15,12 @@ from types import SimpleNamespace
 from unittest import mock
 
 import numpy as np
+import scipy.sparse as sp
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from test_contact_pairs_many import ARRAYS, FIELDS, FLOATS, bead_scenes, same_bits
+from test_sequential_sparse import chains as sequential_chains
+from test_sequential_sparse import sparse_sets
 
 from solver.contact import solve_contact_problem
 from solver.contact_pairs import DiskKinematics, PairRows, RailContacts
@@ -345,3 +348,31 @@ def test_a_chain_run_on_arrays_is_the_run_per_contact(scene):
         assert [(r.stage, r.normal_impulse, r.v_after.tobytes()) for r in rows_x] == [
             (r.stage, r.normal_impulse, r.v_after.tobytes()) for r in rows_y
         ]
+
+
+@settings(max_examples=300)
+@given(
+    sequential_chains() | sparse_sets(),
+    st.sampled_from([1.0, 0.5, 0.0]),
+    st.sampled_from([1e-12, 1e-9]),
+)
+def test_the_sequential_heap_keeps_only_speeds_that_can_be_hit(problem, e, tol):
+    """Speeds that can neither be the most negative nor tie with it stay off the sparse
+    route's heap: the dense loop's collisions, in its order, at the default and a wider
+    tolerance (far below round-off the two routes' infinite tails part by round-off)."""
+    masses, G, v = problem
+
+    def outcome(columns):
+        try:
+            return resolve_impact(masses, columns, v, e, law="sequential", tol=tol, max_stages=3000)
+        except SolverError as error:
+            return str(error).split(" (")[0]
+
+    sparse, dense = outcome(sp.csc_array(G)), outcome(G)
+    if isinstance(dense, str) or isinstance(sparse, str):
+        assert sparse == dense
+        return
+    hits = [[np.flatnonzero(np.asarray(s.lam)).tolist() for s in r.stages] for r in (sparse, dense)]
+    assert hits[0] == hits[1]
+    scale = 1.0 + float(np.max(np.abs(v)))
+    np.testing.assert_allclose(sparse.v_plus, dense.v_plus, rtol=0.0, atol=1e-12 * scale)
