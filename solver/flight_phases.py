@@ -16,7 +16,8 @@ once:
   acceleration, an arc) must be proved clear up to the closing
   (:func:`solver.gap_closing.clear_rows`, as the general scan does);
 * the check for missed closings must be the closed-form proof
-  (:func:`solver.gap_closing.flight_clear`);
+  (:func:`solver.gap_closing.flight_clear`, the rows just proved not
+  proved again);
 * output samples on the way, and the state where the flight ends, are those
   of the general phase's :class:`solver.flight.Parabola`.
 
@@ -50,8 +51,8 @@ from solver.event_tolerances import (
 )
 from solver.flight import Parabola
 from solver.frames import StepOutput
-from solver.gap_closing import clear_rows, closing_times, flight_clear, lowest_value
-from solver.gap_set import GapSet
+from solver.gap_closing import clear_rows, closing_times, lowest_value
+from solver.gap_set import FEW_PAIRS, GapSet
 
 FAST_FLIGHT_PHASES = True
 """Whether qualifying phases take this path (the tests compare it with the general one)."""
@@ -90,11 +91,10 @@ class FlightPhaseMixin:
             n = int(tau.argmin())
             hit = math.isfinite(tau[n])
             end = t0 + float(tau[n]) if hit else self.t_end
-            if unresolved.any():
-                rows = np.nonzero(unresolved)[0].tolist()
-                if not all(clear_rows(gaps, rows, q, v, a, end - t0, CLEAR_MARGIN)):
-                    return False  # a gap that is no quadratic may close: the sampled search
-            if not flight_clear(gaps, q, v, a, end - t0):
+            rows = np.nonzero(unresolved)[0].tolist()
+            if rows and not all(clear_rows(gaps, rows, q, v, a, end - t0, CLEAR_MARGIN)):
+                return False  # a gap that is no quadratic may close: the sampled search
+            if not self._flight_clear(gaps, rows, q, v, a, end - t0):
                 return False  # the proof fails: the general check for missed closings
         elif self._active:
             n, hit, end = -1, False, self.t_end
@@ -115,6 +115,27 @@ class FlightPhaseMixin:
         if self._active or self._stalled or not self._flight_impact(out, gaps, n, a):
             self._handle(out, FoundEvent(end, "gap", pair.key))
         return True
+
+    def _flight_clear(
+        self,
+        gaps: GapSet,
+        proved: list[int],
+        q: np.ndarray,
+        v: np.ndarray,
+        a: np.ndarray,
+        duration: float,
+    ) -> bool:
+        """:func:`solver.gap_closing.flight_clear`, the rows in ``proved`` taken as proved.
+
+        Those rows were proved with the clearance ``CLEAR_MARGIN``; the proof
+        without it (a smaller reach to keep) holds for them too, so the answer
+        is flight_clear's without proving them twice.
+        """
+        if gaps.ordered or len(gaps) > FEW_PAIRS:
+            return False
+        done = set(proved)
+        rest = [n for n in range(len(gaps)) if n not in done]
+        return all(clear_rows(gaps, rest, q, v, a, duration))
 
     def _contacts_hold(self, a: np.ndarray, duration: float) -> bool:
         """Whether no active contact's event function can change sign in the phase.
@@ -169,9 +190,8 @@ class FlightPhaseMixin:
         ``DECISION_MARGIN`` of a threshold are left to the general handling.
         Nothing is changed when False is returned.
         """
-        g = gaps.gaps(self._q, band=True)
-        closed = (g <= GAP_TOL) & (g >= -PENETRATION_TOL)
-        if not closed[row] or np.count_nonzero(closed) != 1:
+        closed = [-PENETRATION_TOL <= g <= GAP_TOL for g in gaps.gaps(self._q, band=True).tolist()]
+        if not closed[row] or sum(closed) != 1:
             return False
         pair = gaps.pairs[row]
         if pair.friction != 0.0:
