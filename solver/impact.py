@@ -823,8 +823,11 @@ def _sequential_sparse(
     :func:`_column_combination`), and the most negative speed comes from a
     heap of ``(u_i, i)`` (stale entries dropped when they surface). Ties
     within :data:`TIE_TOLERANCE` of the minimum go to the lowest index, as
-    in :func:`_sequential`; the results are the same bits (a velocity that
-    comes out as ``-0.0`` there is ``+0.0``, as there).
+    in :func:`_sequential`. The collisions are the dense loop's, in its order,
+    and the velocities equal to round-off (a velocity that comes out as
+    ``-0.0`` there is ``+0.0``, as there); at a tolerance far below round-off
+    (1e-15) an infinite tail of collisions can part from the dense loop's by
+    round-off, and with it whether the stage limit is reached.
     """
     g_ptr, g_rows, g_vals = (
         problem.MinvG.indptr.tolist(),

@@ -567,12 +567,6 @@ class System:
             self._dofs_of_pair[(i, j)] = dofs
         return dofs
 
-    def bead_pair_dofs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """:meth:`pair_dofs` of many pairs of beads ``(i[k], j[k])``: row ``k``, read-only."""
-        dofs = np.column_stack((self._ix[i], self._ix[j]))
-        dofs.setflags(write=False)
-        return dofs
-
     def _disk_dofs(self, k: int) -> tuple[int, ...]:
         """Disk ``k``'s coordinates in ``q``: ``(x,)`` for a bead, ``(x, y, phi)`` for a wheel."""
         ix = self._disk_ix[k]
