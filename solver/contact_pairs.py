@@ -113,6 +113,7 @@ class PairRows(Sequence[ContactPair]):
         self.kin = kin
         self.first, self.second, self.feature, self.order = first, second, feature, order
         self._made = {} if made is None else made
+        self._n = len(first)
 
     @classmethod
     def of(cls, kin: DiskKinematics, pairs: Sequence[ContactPair]) -> PairRows:
@@ -130,7 +131,7 @@ class PairRows(Sequence[ContactPair]):
         )
 
     def __len__(self) -> int:
-        return len(self.first)
+        return self._n
 
     def __getitem__(self, n):  # type: ignore[override]
         if isinstance(n, slice):
@@ -203,6 +204,11 @@ class PairRows(Sequence[ContactPair]):
         mask = j >= 0
         mask[mask] = rail_y[self.first[mask]] == rail_y[j[mask]]
         return mask
+
+
+FEW_EVALUATED = 8
+"""Up to this many pairs without two beads on one rail, :meth:`DiskKinematics.evaluate_many`
+evaluates them one by one (arrays would cost more than they save)."""
 
 
 class RailContacts(Sequence[Contact]):
@@ -636,6 +642,10 @@ class DiskKinematics:
         :class:`RailContacts`: the contacts as arrays, a :class:`Contact`
         made only for one that is read.
         """
+        if len(pairs) <= FEW_EVALUATED and not any(
+            pair.j >= 0 and self.rail_y[pair.i] == self.rail_y[pair.j] for pair in pairs
+        ):
+            return [self.evaluate(pair, q, v) for pair in pairs]  # a wheel's few contacts
         rows = PairRows.of(self, pairs)
         rail = rows.rail_rows()
         on_rail = None

@@ -43,6 +43,7 @@ class GapSet:
         self.kin = kin
         # index arrays, a ContactPair made only for a row that is read (PairRows)
         self.pairs = rows = PairRows.of(kin, pairs)
+        self._n = len(rows)
         self.first, self.second = rows.first, rows.second
         self.disk_rows = np.nonzero(self.second >= 0)[0]
         self.I = self.first[self.disk_rows]
@@ -88,7 +89,7 @@ class GapSet:
         )
 
     def __len__(self) -> int:
-        return len(self.pairs)
+        return self._n
 
     @cached_property
     def few_disk_rows(self) -> list[tuple[int, int, int, float, float]]:
@@ -184,7 +185,7 @@ class GapSet:
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""
         system = self.kin.system
-        g, u_n = np.empty(len(self.pairs)), np.empty(len(self.pairs))
+        g, u_n = np.empty(self._n), np.empty(self._n)
         c, cd = system.centres(q), system.centre_velocities(v)
         for fill in (self.disk_gaps, self.segment_gaps, self.vertex_gaps):
             fill(c, cd, g, u_n)
@@ -199,9 +200,9 @@ class GapSet:
         ending at it hides it.
         """
         c = self.kin.system.centres(q)
-        if len(self.pairs) <= FEW_PAIRS:
+        if self._n <= FEW_PAIRS:
             return self._few_gaps(c, REGION_TOL if band else 0.0, bare)
-        g = np.empty(len(self.pairs))
+        g = np.empty(self._n)
         self.disk_gaps(c, None, g, None)
         self.segment_gaps(c, None, g, None, REGION_TOL if band else 0.0)
         self.vertex_gaps(c, None, g, None, REGION_TOL if band else 0.0, bare)
@@ -216,7 +217,7 @@ class GapSet:
         ``np.hypot`` as there; arcs as in :meth:`arc_gaps`. ``c`` are the
         disk centres (K, 2), ``band`` the region tolerance (m).
         """
-        g = [0.0] * len(self.pairs)
+        g = [0.0] * self._n
         points = c.tolist()
         hypot = np.hypot
         for n, i, j, rsum, order in self.few_disk_rows:
