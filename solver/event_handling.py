@@ -284,25 +284,30 @@ class HandlingMixin:
         tangent = getattr(result, "tangent_impulse", None)
         tangent = np.zeros(len(closed)) if tangent is None else np.asarray(tangent, dtype=float)
         loudest = int(impulse.argmax())
-        quiet = (impulse <= 0.0) & (speeds_of(closed) >= -IMPACT_SPEED_TOL)
-        written = np.nonzero(~quiet)[0]
-        rail = isinstance(closed, RailContacts)
-        rows = written.tolist()
-        if rail:
-            # a chain's contacts are arrays: their events share one record of the stages
-            shared = SharedImpactStages(closed, result.stages)
-            bodies, others = closed.body_ids(written)
-            records = [shared] * len(rows)
-        else:
-            picked = [closed[k] for k in rows]
-            bodies, others = [e.body for e in picked], [e.other for e in picked]
-            records = [
-                ImpactStages(e.dofs, e.G_local, k, result.stages)
-                for k, e in zip(rows, picked, strict=True)
-            ]
         stages = len(result.stages)
         energy_change = float(result.energy_change)
-        normal, tangential = impulse[written].tolist(), tangent[written].tolist()
+        if isinstance(closed, RailContacts):
+            # a chain's contacts are arrays: their events share one record of the stages
+            written = np.nonzero(~((impulse <= 0.0) & (closed.u_n >= -IMPACT_SPEED_TOL)))[0]
+            rows = written.tolist()
+            shared = SharedImpactStages(closed, result.stages)
+            bodies, others = closed.body_ids(written)
+            records: list[Any] = [shared] * len(rows)
+            normal, tangential = impulse[written].tolist(), tangent[written].tolist()
+        else:
+            # a few contacts: one at a time in floats (arrays cost more than they save)
+            rows, bodies, others, records, normal, tangential = [], [], [], [], [], []
+            for k, (e, p_n, p_t) in enumerate(
+                zip(closed, impulse.tolist(), tangent.tolist(), strict=True)
+            ):
+                if p_n <= 0.0 and e.u_n >= -IMPACT_SPEED_TOL:
+                    continue
+                rows.append(k)
+                bodies.append(e.body)
+                others.append(e.other)
+                records.append(ImpactStages(e.dofs, e.G_local, k, result.stages))
+                normal.append(p_n)
+                tangential.append(p_t)
         for k, body, other, record, p_n, p_t in zip(
             rows, bodies, others, records, normal, tangential, strict=True
         ):
@@ -335,8 +340,12 @@ class HandlingMixin:
                     message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
                 )
             )
-        pushed = np.nonzero(impulse > 0.0)[0]
-        hit = frozenset(closed.keys(pushed) if rail else [closed[k].key for k in pushed.tolist()])
+        if isinstance(closed, RailContacts):
+            hit = frozenset(closed.keys(np.nonzero(impulse > 0.0)[0]))
+        else:
+            hit = frozenset(
+                e.key for e, p_n in zip(closed, impulse.tolist(), strict=True) if p_n > 0.0
+            )
         self._zeno.record(self.t, hit)
         self._cluster.record(self.t, hit)
 

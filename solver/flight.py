@@ -191,12 +191,15 @@ class FlightMixin:
         go anywhere without leaving the candidates' cover.
         """
         pairs = self._pair_set.pairs
+        known = getattr(self, "_complete_pairs", None)
+        if known is not None and known[0] is pairs:
+            return known[1]  # the same candidate set as the last phase's
         n = self.system.n_disks
         features = len(self._kin.feature_list)
         every = n * features + n * (n - 1) // 2
-        if len(pairs) != every:
-            return False
-        return len(np.unique(pairs.codes())) == every
+        complete = len(pairs) == every and len(np.unique(pairs.codes())) == every
+        self._complete_pairs = (pairs, complete)
+        return complete
 
     def _candidates(self) -> GapSet:
         """The candidate pairs that are not active: their gaps are watched."""
