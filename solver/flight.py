@@ -120,11 +120,15 @@ class FlightMixin:
             hi = np.maximum(hi, box[2:])
         widest = float(np.hypot(*(hi - lo)))
         margin = 2.0 * float(radii.max())
-        everything = np.arange(len(radii))
+        n, limit = len(radii), 4 * len(radii) + 16
+        if n * len(self._kin.feature_list) + n * (n - 1) // 2 <= limit:
+            # no margin finds more pairs than the scene has: the search below reaches widest
+            margin = max(margin, widest)
+        everything = np.arange(n)
         # grow from the narrowest margin: counting pairs costs as many pairs as are found
         while margin < widest:
             wider = min(2.0 * margin, widest)
-            if self._kin.count_candidates(self._q, wider, everything) > 4 * len(radii) + 16:
+            if self._kin.count_candidates(self._q, wider, everything) > limit:
                 break
             margin = wider
         # a disk whose centre is in the box is within the margin of every feature
