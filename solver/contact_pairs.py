@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.broadphase import StaticIndex, disk_pairs
+from solver.broadphase import disk_pairs
 from solver.errors import SolverError
 from solver.event_tolerances import FEW_DISKS, FRICTION_FLOOR, JUNCTION_TOL, REGION_TOL
 from solver.geometry import (
@@ -433,9 +433,8 @@ class DiskKinematics:
         k = system.n_disks
         self.radii = np.asarray(system.radii, dtype=float) if k else np.zeros(0)
         self.feature_list = system.features
-        self.index = (
-            StaticIndex([f for _, f, _, _ in self.feature_list]) if self.feature_list else None
-        )
+        # the System's index of the same features (read-only): built once per System
+        self.index = system._static_index if self.feature_list else None
         self.neighbours = junction_neighbours([f for _, f, _, _ in self.feature_list])
         # a bead's rail height, NaN for a wheel (two beads on rails closer than their
         # radii keep their order along x)
