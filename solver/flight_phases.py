@@ -42,17 +42,22 @@ import math
 
 import numpy as np
 
+from solver.contact_pairs import ContactPair
 from solver.event_location import CLEAR_MARGIN, FoundEvent
 from solver.event_tolerances import (
     GAP_TOL,
     IMPACT_SPEED_TOL,
     PENETRATION_TOL,
     REST_SPEED_TOL,
+    ZENO_HEIGHT,
 )
 from solver.flight import Parabola
-from solver.frames import StepOutput
-from solver.gap_closing import clear_rows, closing_times, lowest_value
+from solver.frames import Event, Frame, StepOutput
+from solver.gap_closing import clear_rows_of, closing_times, closing_times_of, lowest_value
 from solver.gap_set import FEW_PAIRS, GapSet
+from solver.geometry import Segment
+from solver.impact import ImpactStage
+from solver.stages import ImpactStages
 
 FAST_FLIGHT_PHASES = True
 """Whether qualifying phases take this path (the tests compare it with the general one)."""
@@ -84,17 +89,28 @@ class FlightPhaseMixin:
                 return False
             a, power = constant
         else:
-            a, power = self._free_accelerations(t0, q, v), np.zeros(2)
+            a, power = self._free_accelerations(t0, q, v), None
         span = self.t_end - t0
         if len(gaps):
-            tau, unresolved = closing_times(gaps, q, v, a, span)
-            n = int(tau.argmin())
-            hit = math.isfinite(tau[n])
-            end = t0 + float(tau[n]) if hit else self.t_end
-            rows = np.nonzero(unresolved)[0].tolist()
-            if rows and not all(clear_rows(gaps, rows, q, v, a, end - t0, CLEAR_MARGIN)):
+            few = not gaps.arc_rows and len(gaps) <= FEW_PAIRS
+            system = self.system
+            c = system.centres(q).tolist()
+            cd = system.centre_velocities(v).tolist()
+            ca = system.centre_velocities(a).tolist()
+            found = closing_times_of(gaps, c, cd, ca, span) if few else None
+            if found is None:
+                tau_array, unresolved_array = closing_times(gaps, q, v, a, span)
+                tau, unresolved = tau_array.tolist(), unresolved_array.tolist()
+            else:
+                tau, unresolved = found
+            first = min(tau)
+            n = tau.index(first)  # the first of equal times, as argmin
+            hit = math.isfinite(first)
+            end = t0 + first if hit else self.t_end
+            rows = [k for k, flag in enumerate(unresolved) if flag]
+            if rows and not all(clear_rows_of(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN)):
                 return False  # a gap that is no quadratic may close: the sampled search
-            if not self._flight_clear(gaps, rows, q, v, a, end - t0):
+            if not self._flight_clear(gaps, rows, c, cd, ca, end - t0):
                 return False  # the proof fails: the general check for missed closings
         elif self._active:
             n, hit, end = -1, False, self.t_end
@@ -102,10 +118,10 @@ class FlightPhaseMixin:
             return False
         if self._active and not self._contacts_hold(a, end - t0):
             return False
-        flight = Parabola(t0, q, v, a, self._work, power)
         if self._next_sample * self.dt_out <= min(end, self.t_end * (1 + 1e-12)):
+            flight = Parabola(t0, q, v, a, self._work, np.zeros(2) if power is None else power)
             self._emit_samples(out, flight.state, end, inclusive=not hit, states=flight.states)
-        self._set_y(flight.state(end))
+        self._fly(a, power, end)
         self._advance_clock(end)
         if not hit:
             self._project()
@@ -116,26 +132,47 @@ class FlightPhaseMixin:
             self._handle(out, FoundEvent(end, "gap", pair.key))
         return True
 
+    def _fly(self, a: np.ndarray, power: np.ndarray | None, t: float) -> None:
+        """Move the state along the flight to time ``t`` (s): :meth:`Parabola.state`'s numbers.
+
+        The same operations in the same order as
+        :meth:`solver.flight.Parabola.state` (``q + dt (v + ½ dt a)``,
+        ``v + dt a``, the friction work ``dt (P0 + ½ dt P1)`` added to the
+        work terms, ``power`` None for none), on floats: the same bits,
+        without the arrays' fixed cost per operation for a few coordinates.
+        """
+        dt = t - self.t
+        half = 0.5 * dt
+        q, v, accel = self._q.tolist(), self._v.tolist(), a.tolist()
+        p0, p1 = (0.0, 0.0) if power is None else power.tolist()
+        friction = dt * (p0 + half * p1)
+        w0, w1, w2 = self._work.tolist()
+        self._q = np.array([x + dt * (u + half * g) for x, u, g in zip(q, v, accel, strict=True)])
+        self._v = np.array([u + dt * g for u, g in zip(v, accel, strict=True)])
+        self._work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
+
     def _flight_clear(
         self,
         gaps: GapSet,
         proved: list[int],
-        q: np.ndarray,
-        v: np.ndarray,
-        a: np.ndarray,
+        c: list[list[float]],
+        cd: list[list[float]],
+        ca: list[list[float]],
         duration: float,
     ) -> bool:
         """:func:`solver.gap_closing.flight_clear`, the rows in ``proved`` taken as proved.
 
         Those rows were proved with the clearance ``CLEAR_MARGIN``; the proof
         without it (a smaller reach to keep) holds for them too, so the answer
-        is flight_clear's without proving them twice.
+        is flight_clear's without proving them twice. ``c``, ``cd``, ``ca``:
+        the disk centres (m), velocities (m/s) and accelerations (m/s²) as
+        lists; ``duration`` in s.
         """
         if gaps.ordered or len(gaps) > FEW_PAIRS:
             return False
         done = set(proved)
         rest = [n for n in range(len(gaps)) if n not in done]
-        return all(clear_rows(gaps, rest, q, v, a, duration))
+        return all(clear_rows_of(gaps, rest, c, cd, ca, duration))
 
     def _contacts_hold(self, a: np.ndarray, duration: float) -> bool:
         """Whether no active contact's event function can change sign in the phase.
@@ -185,10 +222,13 @@ class FlightPhaseMixin:
         What :meth:`solver.event_handling.HandlingMixin._settle` does at this
         instant when its only closed contact is that pair, frictionless,
         approaching and not grazing (``a`` the flight's accelerations), and
-        separating after the impact: one :meth:`~solver.event_handling.HandlingMixin._impact`,
-        no active contact, then the Zeno check. Speeds within
-        ``DECISION_MARGIN`` of a threshold are left to the general handling.
-        Nothing is changed when False is returned.
+        separating after the impact: one impact by Newton's law, no active
+        contact, then the Zeno check. A disk inside a segment's region takes
+        :meth:`_newton_impact` (its normal from the segment's nearest point,
+        as the pair's evaluation finds it); any other pair is evaluated and
+        takes :meth:`~solver.event_handling.HandlingMixin._impact`. Speeds
+        within ``DECISION_MARGIN`` of a threshold are left to the general
+        handling. Nothing is changed when False is returned.
         """
         closed = [-PENETRATION_TOL <= g <= GAP_TOL for g in gaps.gaps(self._q, band=True).tolist()]
         if not closed[row] or sum(closed) != 1:
@@ -196,21 +236,149 @@ class FlightPhaseMixin:
         pair = gaps.pairs[row]
         if pair.friction != 0.0:
             return False
-        e = self._kin.evaluate(pair, self._q, self._v)
-        if not e.inside or not e.G_local.any():
-            return False
-        u = e.u_n
+        contact = None
+        G = None
+        if isinstance(pair.feature, Segment):
+            G, dofs, u, a_n = self._segment_normal(pair, a)
+        if G is None:
+            contact = self._kin.evaluate(pair, self._q, self._v)
+            if not contact.inside or not contact.G_local.any():
+                return False
+            u, a_n = contact.u_n, float(contact.G @ a) + contact.gamma_n
         if not u < -IMPACT_SPEED_TOL * (1.0 + DECISION_MARGIN):
             return False
-        a_n = float(e.G @ a) + e.gamma_n
         if a_n > 0.0 and u * u <= 2.0 * a_n * GAP_TOL * (1.0 + DECISION_MARGIN):
             return False  # about grazing: the general handling decides
-        u_plus = -e.restitution * u  # Newton's law
+        u_plus = -pair.restitution * u  # Newton's law
         at_rest = max(IMPACT_SPEED_TOL, REST_SPEED_TOL)
         if not u_plus > at_rest * (1.0 + DECISION_MARGIN) + 1e-9 * abs(u):
             return False  # it may stay closed: the contact problem decides
-        self._impact(out, [e])
+        if contact is None:
+            self._newton_impact(out, pair, G, dofs)
+        else:
+            self._impact(out, [contact])
         self._active = {}
         self._phase_forces = None
-        self._check_zeno(out, [])
+        if self._zeno.geometric:
+            # _check_zeno ends the bounces only once they rise less than ZENO_HEIGHT
+            # (u⁺²/(2|a_n|), a_n the same before and after the impact)
+            if a_n < 0.0 and u_plus * u_plus / (2.0 * -a_n) < ZENO_HEIGHT * (1.0 + DECISION_MARGIN):
+                self._check_zeno(out, [])
+        elif self._cluster.shrinking:
+            self._check_zeno(out, [])
         return True
+
+    def _segment_normal(
+        self, pair: ContactPair, a: np.ndarray
+    ) -> tuple[np.ndarray | None, np.ndarray, float, float]:
+        """``G_local``, coordinates, normal speed (m/s) and acceleration (m/s²) on a segment.
+
+        The normal as :meth:`solver.geometry.Segment.nearest` forms it (the
+        same operations on floats) and ``G_local`` as
+        :meth:`solver.system.System.generalize` fills it, for the disk inside
+        the segment's region; the speed and acceleration along the normal
+        decide only (the impact forms its own ``G·v``). ``G`` is None when the
+        centre is beyond the segment's ends or on its line: the pair is then
+        evaluated in full.
+        """
+        system = self.system
+        c, cd, _ = system.disk_motion(self._q, self._v, pair.i)
+        cx, cy = c.tolist()
+        (ax, ay), (bx, by) = pair.feature.a, pair.feature.b
+        ex, ey = bx - ax, by - ay
+        s = ((cx - ax) * ex + (cy - ay) * ey) / (ex * ex + ey * ey)
+        dofs = system.pair_dofs(pair.i, None)
+        if not 0.0 < s < 1.0:
+            return None, dofs, 0.0, 0.0
+        wx, wy = cx - (ax + s * ex), cy - (ay + s * ey)
+        d = math.hypot(wx, wy)
+        if not d > 0.0:
+            return None, dofs, 0.0, 0.0
+        nx, ny = wx / d, wy / d
+        vx, vy = cd.tolist()
+        G = np.array((1.0 * nx, 1.0 * ny, 0.0) if len(dofs) == 3 else (1.0 * nx,))
+        # a straight feature has no curvature term; a bead's centre does not accelerate across
+        gx, gy = a[dofs[0]], a[dofs[1]] if len(dofs) == 3 else 0.0
+        return G, dofs, nx * vx + ny * vy, float(nx * gx + ny * gy)
+
+    def _newton_impact(
+        self, out: StepOutput, pair: ContactPair, G: np.ndarray, dofs: np.ndarray
+    ) -> None:
+        """:meth:`~solver.event_handling.HandlingMixin._impact` of one frictionless contact.
+
+        ``G`` is the contact's normal Jacobian on its coordinates ``dofs``
+        (the evaluation's ``G_local``). The arithmetic of
+        :meth:`~solver.event_handling.HandlingMixin._newton_single` (through
+        ``_newton_jump`` and ``_jump_direction``), operation for operation,
+        and the frames ``pre`` and ``post``, the ``impact`` event with its
+        stage record and the Zeno bookkeeping that ``_impact`` writes for it,
+        without the contact object and the law's result object: the same
+        bits (a test compares both).
+        """
+        restitution = pair.restitution
+        v_minus = self._v.copy()
+        whole = len(dofs) == self._N  # the disk is the whole system: dofs = 0, 1, …
+        M_inv, M, local = self._M_inv, self.system.M_diag, v_minus
+        if not whole:
+            M_inv, M, local = M_inv[dofs], M[dofs], v_minus[dofs]
+        # elementwise products and quotients on floats are the arrays' to the bit; the dot
+        # products stay numpy's (its summation may fuse multiply and add)
+        # _jump_direction: M⁻¹G / (GᵀM⁻¹G) and GᵀM⁻¹G (1/kg, or per kg·m²)
+        w = [g * m for g, m in zip(G.tolist(), M_inv.tolist(), strict=True)]
+        k = float(G.dot(np.array(w)))
+        # _newton_jump: u_n⁺ = −e u_n⁻ along that direction
+        u = float(G.dot(local))
+        factor = -(1.0 + restitution) * u
+        jump = [factor * (x / k) for x in w]
+        energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
+        # _newton_single: the impulse from the momentum balance, one stage
+        moment = np.array([m * d for m, d in zip(M.tolist(), jump, strict=True)])
+        impulse = float(G.dot(moment)) / float(G.dot(G))
+        if whole:
+            before = v_minus.tolist()
+            v_plus = np.array([x + d for x, d in zip(before, jump, strict=True)])
+            plastic = np.array(
+                [x + d / (1.0 + restitution) for x, d in zip(before, jump, strict=True)]
+            )
+        else:
+            dv = np.zeros(self._N)
+            dv[dofs] = jump
+            v_plus = v_minus + dv
+            plastic = v_minus + dv / (1.0 + restitution)
+        stage = ImpactStage(
+            y=v_minus.copy(),
+            w=plastic,
+            lam=np.array([impulse / (1.0 + restitution)]),
+            tangent_impulse=np.zeros(1),
+        )
+        q, work, t = self._q, self._work, self.t
+        out.frames.append(
+            Frame(t, "pre", q.copy(), v_minus.copy(), (), self._energy(q, v_minus, work))
+        )
+        self._v = v_plus
+        self._impact_loss -= energy_change
+        out.frames.append(
+            Frame(t, "post", q.copy(), self._v.copy(), (), self._energy(q, self._v, work))
+        )
+        if not impulse > 0.0:  # no impulse: _impact writes no event of a contact not approaching
+            self._zeno.record(t, frozenset())
+            self._cluster.record(t, frozenset())
+            return
+        out.events.append(
+            Event(
+                t=t,
+                type="impact",
+                body=pair.body,
+                other=pair.other,
+                normal_impulse=impulse,
+                tangent_impulse=0.0,
+                stages=1,
+                energy_change=energy_change,
+                v_minus=v_minus,
+                v_plus=self._v.copy(),
+                impact_stages=ImpactStages(dofs, G, 0, [stage]),
+            )
+        )
+        hit = frozenset((pair.key,))
+        self._zeno.record(t, hit)
+        self._cluster.record(t, hit)

@@ -74,6 +74,27 @@ def closing_times_few(
     c = system.centres(q).tolist()
     cd = system.centre_velocities(v).tolist()
     ca = system.centre_velocities(a).tolist()
+    few = closing_times_of(gaps, c, cd, ca, duration)
+    if few is None:
+        return None
+    tau, unresolved = few
+    return np.array(tau), np.array(unresolved, dtype=bool)
+
+
+def closing_times_of(
+    gaps: GapSet,
+    c: list[list[float]],
+    cd: list[list[float]],
+    ca: list[list[float]],
+    duration: float,
+) -> tuple[list[float], list[bool]] | None:
+    """:func:`closing_times_few` from the disk centres as lists, its answer as lists.
+
+    ``c``, ``cd`` and ``ca`` are the centres (m), their velocities (m/s) and
+    accelerations (m/s²), one ``[x, y]`` per disk; ``duration`` in s. None
+    where :func:`closing_times_few` is (callers check ``arc_rows`` and
+    ``FEW_PAIRS`` first).
+    """
     T = duration
     tau = [math.inf] * len(gaps)
     unresolved = [False] * len(gaps)
@@ -128,7 +149,7 @@ def closing_times_few(
         accel = float(np.hypot(ca[k][0], ca[k][1]))
         travel = speed * T + 0.5 * accel * T * T
         unresolved[n] = not (float(np.hypot(w0, w1)) - r - (travel + 0.0) > GAP_TOL)
-    return np.array(tau), np.array(unresolved, dtype=bool)
+    return tau, unresolved
 
 
 def _closing_one(c0: float, c1: float, c2: float, duration: float, floor: float) -> float:
@@ -277,6 +298,19 @@ def clear_rows(
     c = system.centres(q).tolist()
     cd = system.centre_velocities(v).tolist()
     ca = system.centre_velocities(a).tolist()
+    return clear_rows_of(gaps, rows, c, cd, ca, duration, clearance)
+
+
+def clear_rows_of(
+    gaps: GapSet,
+    rows: Iterable[int],
+    c: list[list[float]],
+    cd: list[list[float]],
+    ca: list[list[float]],
+    duration: float,
+    clearance: float = 0.0,
+) -> list[bool]:
+    """:func:`clear_rows` from the disk centres (m), velocities (m/s), accelerations (m/s²)."""
     hulls = gaps.hulls
     clear = []
     for n in rows:
