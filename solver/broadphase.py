@@ -22,6 +22,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,8 @@ from solver.errors import InputError
 from solver.geometry import Feature, bounding_box
 
 MAX_CELLS_PER_FEATURE = 4096
+FEW_FEATURES = 8
+"""Up to this many features :meth:`StaticIndex.query` tests every box (no grid is built)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,11 +71,47 @@ def _disks(centres: Any, radii: Any, margin: float) -> tuple[np.ndarray, np.ndar
     return c, r, m
 
 
-def _coarsen(cell: float, points: np.ndarray) -> float:
-    """Widen ``cell`` (m) so the points span at most 2**30 cells (no key overflow)."""
-    if points.size == 0:
+def _median(values: list[float]) -> float:
+    """Median of sorted ``values`` as ``numpy.median`` gives it (the mean of the middle two)."""
+    middle = len(values) // 2
+    if len(values) % 2:
+        return values[middle]
+    return (values[middle - 1] + values[middle]) / 2.0
+
+
+def _disk_columns(
+    centres: Any, radii: Any, margin: float
+) -> tuple[list[float], list[float], list[float]]:
+    """:func:`_disks`'s checks, in floats: the centres' x and y (m) and ``r + margin`` (m).
+
+    The query that reads them loops over the disks in floats: the checks cost
+    a fraction of that, and a few disks no array calls.
+    """
+    c = np.asarray(centres, dtype=float)
+    if c.ndim != 2 or c.shape[1] != 2:
+        raise InputError(f"`centres` must be a finite K×2 array in m, got shape {c.shape}")
+    xs, ys = c[:, 0].tolist(), c[:, 1].tolist()
+    if not (all(map(math.isfinite, xs)) and all(map(math.isfinite, ys))):
+        raise InputError(f"`centres` must be a finite K×2 array in m, got shape {c.shape}")
+    r = np.asarray(radii, dtype=float)
+    rs = r.tolist() if r.shape == (c.shape[0],) else None
+    if rs is None or not all(math.isfinite(x) and x >= 0.0 for x in rs):
+        raise InputError(
+            f"`radii` must be {c.shape[0]} finite non-negative lengths in m, got shape {r.shape}"
+        )
+    m = float(margin)
+    if not (math.isfinite(m) and m >= 0.0):
+        raise InputError(f"`margin` must be a finite non-negative length in m, got {margin!r}")
+    return xs, ys, [x + m for x in rs]
+
+
+def _coarsen_boxes(cell: float, boxes: list[tuple[float, float, float, float]]) -> float:
+    """Widen ``cell`` (m) so the boxes' corners span at most 2**30 cells (no key overflow)."""
+    if not boxes:
         return cell
-    return max(cell, float(np.ptp(points, axis=0).max()) * 2.0**-30)
+    xs = [x for x0, _, x1, _ in boxes for x in (x0, x1)]
+    ys = [y for _, y0, _, y1 in boxes for y in (y0, y1)]
+    return max(cell, max(max(xs) - min(xs), max(ys) - min(ys)) * 2.0**-30)
 
 
 CELL_KEY_LIMIT = 2.0**60
@@ -89,9 +128,15 @@ def _cell_key(x: float, cell: float) -> int:
     return math.floor(min(max(x / cell, -CELL_KEY_LIMIT), CELL_KEY_LIMIT))
 
 
+FEW_SORTED = 64
+"""Up to this many pairs are sorted as tuples (the same order as the arrays' lexsort)."""
+
+
 def _sorted_pairs(pairs: list[tuple[int, int]]) -> np.ndarray:
     if not pairs:
         return np.zeros((0, 2), dtype=np.intp)
+    if len(pairs) <= FEW_SORTED:
+        return np.array(sorted(pairs), dtype=np.intp)
     arr = np.array(pairs, dtype=np.intp)
     return arr[np.lexsort((arr[:, 1], arr[:, 0]))]
 
@@ -112,29 +157,43 @@ class StaticIndex:
     """
 
     def __init__(self, features: Sequence[Feature], cell: float | None = None) -> None:
-        boxes = np.array([bounding_box(f) for f in features], dtype=float).reshape(-1, 4)
+        # in floats: a scene has a few features, and a drawn one a few hundred
+        boxes = [tuple(map(float, bounding_box(f))) for f in features]
         if cell is None:
-            extents = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-            extents = extents[extents > 0]
-            cell = float(np.median(extents)) if extents.size else 1.0
+            extents = sorted(
+                e for e in (max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes) if e > 0.0
+            )
+            cell = _median(extents) if extents else 1.0
         if not (math.isfinite(cell) and cell > 0.0):
             raise InputError(f"`cell` must be a positive finite length in m, got {cell!r}")
-        self.boxes = boxes
-        self.cell = _coarsen(float(cell), boxes.reshape(-1, 2))
-        self._bins: dict[tuple[int, int], list[int]] = defaultdict(list)
-        self._large: list[int] = []
-        for index, box in enumerate(boxes.tolist()):
-            (ix0, iy0), (ix1, iy1) = self._cell_of(box[0], box[1]), self._cell_of(box[2], box[3])
+        self._box_list = boxes
+        self.cell = _coarsen_boxes(float(cell), boxes)
+
+    @cached_property
+    def _grid(self) -> tuple[dict[tuple[int, int], list[int]], list[int]]:
+        """The features by cell, and the large ones (tested against every disk): made when used."""
+        cell = self.cell
+        bins: dict[tuple[int, int], list[int]] = defaultdict(list)
+        large: list[int] = []
+        for index, (x0, y0, x1, y1) in enumerate(self._box_list):
+            ix0, iy0 = _cell_key(x0, cell), _cell_key(y0, cell)
+            ix1, iy1 = _cell_key(x1, cell), _cell_key(y1, cell)
             if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > MAX_CELLS_PER_FEATURE:
-                self._large.append(index)
+                large.append(index)
                 continue
             for ix in range(ix0, ix1 + 1):
                 for iy in range(iy0, iy1 + 1):
-                    self._bins[(ix, iy)].append(index)
+                    bins[(ix, iy)].append(index)
+        return bins, large
+
+    @cached_property
+    def boxes(self) -> np.ndarray:
+        """Bounding box ``(xmin, ymin, xmax, ymax)`` of each feature (m), shape (F, 4)."""
+        return np.array(self._box_list, dtype=float).reshape(-1, 4)
 
     def __len__(self) -> int:
         """Number of indexed features."""
-        return len(self.boxes)
+        return len(self._box_list)
 
     def _cell_of(self, x: float, y: float) -> tuple[int, int]:
         return (_cell_key(x, self.cell), _cell_key(y, self.cell))
@@ -158,26 +217,51 @@ class StaticIndex:
             ``(disk, feature)`` rows where the square ``c ± (r + margin)``
             meets the feature's bounding box.
         """
-        c, r, m = _disks(centres, radii, margin)
-        pairs: list[tuple[int, int]] = []
-        checks = 0
-        boxes = self.boxes.tolist()
         # columns as flat lists: a list per disk would be an object per disk the garbage
         # collector may promote and walk
-        xs, ys, reaches = c[:, 0].tolist(), c[:, 1].tolist(), (r + m).tolist()
+        xs, ys, reaches = _disk_columns(centres, radii, margin)
+        if len(self._box_list) <= FEW_FEATURES:
+            return self._query_every_box(xs, ys, reaches)
+        return self._query_grid(xs, ys, reaches)
+
+    def _query_every_box(
+        self, xs: list[float], ys: list[float], reaches: list[float]
+    ) -> CandidatePairs:
+        """:meth:`query` testing every feature's box against every disk: the same pairs.
+
+        The grid only skips box tests; with a few features the tests cost less
+        than the cell lookups. The pairs come out sorted (disks, then features,
+        in order).
+        """
+        pairs: list[tuple[int, int]] = []
+        boxes = list(enumerate(self._box_list))
+        for disk, (x, y, reach) in enumerate(zip(xs, ys, reaches, strict=True)):
+            lo0, lo1, hi0, hi1 = x - reach, y - reach, x + reach, y + reach
+            for feature, (xmin, ymin, xmax, ymax) in boxes:
+                if xmin <= hi0 and lo0 <= xmax and ymin <= hi1 and lo1 <= ymax:
+                    pairs.append((disk, feature))
+        found = np.array(pairs, dtype=np.intp).reshape(-1, 2)
+        return CandidatePairs(found, len(xs) * len(boxes))
+
+    def _query_grid(self, xs: list[float], ys: list[float], reaches: list[float]) -> CandidatePairs:
+        """:meth:`query` through the grid: the features in the cells each disk's square meets."""
+        bins, large = self._grid
+        pairs: list[tuple[int, int]] = []
+        checks = 0
+        boxes = self._box_list
         for disk, (x, y, reach) in enumerate(zip(xs, ys, reaches, strict=True)):
             lo = (x - reach, y - reach)
             hi = (x + reach, y + reach)
             (ix0, iy0), (ix1, iy1) = self._cell_of(*lo), self._cell_of(*hi)
-            seen = set(self._large)
-            if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > len(self._bins):
-                for (ix, iy), members in self._bins.items():
+            seen = set(large)
+            if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) > len(bins):
+                for (ix, iy), members in bins.items():
                     if ix0 <= ix <= ix1 and iy0 <= iy <= iy1:
                         seen.update(members)
             else:
                 for ix in range(ix0, ix1 + 1):
                     for iy in range(iy0, iy1 + 1):
-                        seen.update(self._bins.get((ix, iy), ()))
+                        seen.update(bins.get((ix, iy), ()))
             for feature in seen:
                 checks += 1
                 xmin, ymin, xmax, ymax = boxes[feature]

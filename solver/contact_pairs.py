@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.broadphase import disk_pairs
+from solver.broadphase import StaticIndex, disk_pairs
 from solver.errors import SolverError
 from solver.event_tolerances import FEW_DISKS, FRICTION_FLOOR, JUNCTION_TOL, REGION_TOL
 from solver.geometry import (
@@ -408,18 +408,19 @@ def junction_neighbours(features: list[Any]) -> list[tuple[Any, ...]]:
     ends = []
     for feature in features:
         if isinstance(feature, Segment):
-            ends.append((feature, np.asarray(feature.a)))
-            ends.append((feature, np.asarray(feature.b)))
+            ends.append((feature, *feature.a))
+            ends.append((feature, *feature.b))
         elif isinstance(feature, Arc) and not feature.is_full_circle:
-            ends.append((feature, feature.point_at(feature.start)))
-            ends.append((feature, feature.point_at(feature.end)))
+            ends.append((feature, *feature.point_at(feature.start).tolist()))
+            ends.append((feature, *feature.point_at(feature.end).tolist()))
     found = []
+    hypot = np.hypot  # on floats: the distances the arrays of the ends gave
     for feature in features:
         if not isinstance(feature, Vertex):
             found.append(())
             continue
-        p = np.asarray(feature.p)
-        near = [f for f, end in ends if float(np.hypot(*(end - p))) <= JUNCTION_TOL]
+        px, py = (float(x) for x in feature.p)
+        near = [f for f, x, y in ends if float(hypot(x - px, y - py)) <= JUNCTION_TOL]
         found.append(tuple(dict.fromkeys(near)))
     return found
 
@@ -433,27 +434,12 @@ class DiskKinematics:
         k = system.n_disks
         self.radii = np.asarray(system.radii, dtype=float) if k else np.zeros(0)
         self.feature_list = system.features
-        # the System's index of the same features (read-only): built once per System
-        self.index = system._static_index if self.feature_list else None
-        self.neighbours = junction_neighbours([f for _, f, _, _ in self.feature_list])
+        self._shapes = [f for _, f, _, _ in self.feature_list]
+        self.neighbours = junction_neighbours(self._shapes)
         # a bead's rail height, NaN for a wheel (two beads on rails closer than their
         # radii keep their order along x)
         self.rail_y = np.where(system._is_wheel, np.nan, system._rail_y)
         self.n_disks = k
-        shapes = [f for _, f, _, _ in self.feature_list]
-        # per feature: its kind (SEGMENT, VERTEX, ARC), a segment's ends, a vertex's point
-        self.feature_kind = np.array(
-            [SEGMENT if isinstance(f, Segment) else VERTEX if isinstance(f, Vertex) else ARC
-             for f in shapes],
-            dtype=np.intp,
-        ).reshape(len(shapes))  # fmt: skip
-        nowhere = (math.nan, math.nan)
-        self.feature_ends = np.array(
-            [(*f.a, *f.b) if isinstance(f, Segment) else nowhere * 2 for f in shapes], dtype=float
-        ).reshape(-1, 4)
-        self.feature_point = np.array(
-            [f.p if isinstance(f, Vertex) else nowhere for f in shapes], dtype=float
-        ).reshape(-1, 2)
         self.feature_of_id: dict[str, int] = {}
         for index, (fid, _, _, _) in enumerate(self.feature_list):
             self.feature_of_id.setdefault(fid, index)
@@ -463,6 +449,84 @@ class DiskKinematics:
         self.orders: dict[int, float] = {}
         # the disk pairs last searched: the centres and the pairs per margin
         self._searched: tuple[np.ndarray | None, dict[float, np.ndarray]] = (None, {})
+
+    @property
+    def index(self) -> StaticIndex | None:
+        """The System's index of the boundary features (read-only, built once per System)."""
+        return self.system._static_index if self.feature_list else None
+
+    @cached_property
+    def radii_list(self) -> list[float]:
+        """:attr:`radii` as floats."""
+        return self.radii.tolist()
+
+    @cached_property
+    def feature_kind(self) -> np.ndarray:
+        """Per feature its kind: ``SEGMENT``, ``VERTEX`` or ``ARC``."""
+        return np.array([kind for kind, _ in self.feature_rows], dtype=np.intp).reshape(-1)
+
+    @cached_property
+    def feature_ends(self) -> np.ndarray:
+        """Per feature ``(ax, ay, bx, by)`` of a segment (m), NaN for the other kinds."""
+        nowhere = (math.nan, math.nan)
+        return np.array(
+            [(*f.a, *f.b) if isinstance(f, Segment) else nowhere * 2 for f in self._shapes],
+            dtype=float,
+        ).reshape(-1, 4)
+
+    @cached_property
+    def feature_point(self) -> np.ndarray:
+        """Per feature the point of a vertex (m), NaN for the other kinds."""
+        nowhere = (math.nan, math.nan)
+        return np.array(
+            [f.p if isinstance(f, Vertex) else nowhere for f in self._shapes], dtype=float
+        ).reshape(-1, 2)
+
+    @cached_property
+    def feature_rows(self) -> list[tuple[int, tuple[float, ...]]]:
+        """Per feature ``(kind, numbers)`` in floats, for the few pairs of a GapSet.
+
+        A segment's numbers are ``(ax, ay, ex, ey, |e|², nx, ny, |e|)`` with
+        ``e = b − a`` and the normal ``(−e_y, e_x) / |e|``, computed with the
+        operations of GapSet's arrays (``|e|² = e_x e_x + e_y e_y``, a
+        correctly rounded square root): the same numbers. A vertex's are its
+        point ``(px, py)``, an arc's none.
+        """
+        rows: list[tuple[int, tuple[float, ...]]] = []
+        for f in self._shapes:
+            if isinstance(f, Segment):
+                (ax, ay), (bx, by) = (float(x) for x in f.a), (float(x) for x in f.b)
+                ex, ey = bx - ax, by - ay
+                length2 = ex * ex + ey * ey
+                length = math.sqrt(length2)
+                scale = length if length > 0.0 else 1.0
+                rows.append((SEGMENT, (ax, ay, ex, ey, length2, -ey / scale, ex / scale, length)))
+            elif isinstance(f, Vertex):
+                rows.append((VERTEX, tuple(float(x) for x in f.p)))
+            else:
+                rows.append((ARC, ()))
+        return rows
+
+    @cached_property
+    def vertex_covers(self) -> list[list[tuple[Any, tuple[float, ...] | None]]]:
+        """Per feature: for a vertex, each feature of :attr:`neighbours` with its numbers.
+
+        A segment's are ``(ax, ay, ex, ey, |e|², |e|)`` (as :attr:`feature_rows`),
+        an arc's ``None``.
+        """
+        covers = []
+        for near in self.neighbours:
+            found = []
+            for f in near:
+                if isinstance(f, Segment):
+                    (ax, ay), (bx, by) = (float(x) for x in f.a), (float(x) for x in f.b)
+                    ex, ey = bx - ax, by - ay
+                    length2 = ex * ex + ey * ey
+                    found.append((f, (ax, ay, ex, ey, length2, math.sqrt(length2))))
+                else:
+                    found.append((f, None))
+            covers.append(found)
+        return covers
 
     def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> PairRows:
         """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.
@@ -479,6 +543,9 @@ class DiskKinematics:
             found = np.asarray(found, dtype=np.intp).reshape(-1, 2)
             first = np.asarray(disks, dtype=np.intp)[found[:, 0]]
             feature = found[:, 1]
+        if self.n_disks < 2:  # no disk pairs: the feature pairs alone
+            n = len(first)
+            return PairRows(self, first, np.full(n, -1, dtype=np.intp), feature.copy(), np.zeros(n))
         rows = self._disk_pair_rows(c, margin, disks)
         i, j = rows[:, 0].astype(np.intp), rows[:, 1].astype(np.intp)
         return PairRows(

@@ -113,13 +113,16 @@ class FlightMixin:
         if not len(radii):
             return 1.0
         c = self.system.centres(self._q)
-        lo, hi = c.min(axis=0) - radii.max(), c.max(axis=0) + radii.max()
+        r_max = float(radii.max())
+        (lx, ly), (hx, hy) = (c.min(axis=0) - r_max).tolist(), (c.max(axis=0) + r_max).tolist()
+        # in floats, as np.minimum and np.maximum choose (a scene has few features)
         for _, feature, _, _ in self._kin.feature_list:
-            box = bounding_box(feature)
-            lo = np.minimum(lo, box[:2])
-            hi = np.maximum(hi, box[2:])
-        widest = float(np.hypot(*(hi - lo)))
-        margin = 2.0 * float(radii.max())
+            x0, y0, x1, y1 = (float(x) for x in bounding_box(feature))
+            lx, ly = lx if lx < x0 else x0, ly if ly < y0 else y0
+            hx, hy = hx if hx > x1 else x1, hy if hy > y1 else y1
+        lo, hi = np.array((lx, ly)), np.array((hx, hy))
+        widest = float(np.hypot(hx - lx, hy - ly))
+        margin = 2.0 * r_max
         n, limit = len(radii), 4 * len(radii) + 16
         if n * len(self._kin.feature_list) + n * (n - 1) // 2 <= limit:
             # no margin finds more pairs than the scene has: the search below reaches widest
@@ -156,6 +159,10 @@ class FlightMixin:
         if self._pairs_found_at is None:
             self._pairs_found_at = self.system.centres(self._q)
             disks = np.arange(self.system.n_disks)
+            if len(disks):  # the first search: no pairs held to keep or compare
+                found = self._kin.candidates(self._q, self._margin, disks)
+                self._pair_set = GapSet(self._kin, found)
+            return self._pair_set
         else:
             disks = np.nonzero(self._displacements() > 0.125 * self._margin)[0]
             if len(disks) and self._search_finds_the_same():

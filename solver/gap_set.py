@@ -45,112 +45,243 @@ class GapSet:
         self.pairs = rows = PairRows.of(kin, pairs)
         self._n = len(rows)
         self.first, self.second = rows.first, rows.second
-        self.disk_rows = np.nonzero(self.second >= 0)[0]
-        self.I = self.first[self.disk_rows]
-        self.J = self.second[self.disk_rows]
-        self.rsum = kin.radii[self.I] + kin.radii[self.J]
-        # segments and vertices vectorised, arcs one by one
-        kind = np.full(len(rows), -1, dtype=np.intp)
+
+    # The arrays of each kind of pair are made when first read: a set of up to
+    # FEW_PAIRS pairs is read through the float rows below (few_disk_rows, ...),
+    # which come from the pairs' indices and DiskKinematics.feature_rows without them.
+
+    @cached_property
+    def disk_rows(self) -> np.ndarray:
+        """Rows that are disk pairs."""
+        return np.nonzero(self.second >= 0)[0]
+
+    @cached_property
+    def I(self) -> np.ndarray:  # noqa: E743 - the first disk of each disk pair
+        """First disk of each disk pair."""
+        return self.first[self.disk_rows]
+
+    @cached_property
+    def J(self) -> np.ndarray:
+        """Second disk of each disk pair."""
+        return self.second[self.disk_rows]
+
+    @cached_property
+    def rsum(self) -> np.ndarray:
+        """``r_i + r_j`` of each disk pair (m)."""
+        return self.kin.radii[self.I] + self.kin.radii[self.J]
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """:attr:`ContactPair.order` of each disk pair."""
+        return self.pairs.order[self.disk_rows]
+
+    @cached_property
+    def ordered(self) -> bool:
+        """Whether a disk pair keeps its order (two beads on one rail)."""
+        if self._n <= FEW_PAIRS:
+            return any(row[4] for row in self.few_disk_rows)
+        return bool(np.any(self.order))
+
+    @cached_property
+    def _kind(self) -> np.ndarray:
+        """Kind of each pair's feature (``SEGMENT``, ``VERTEX``, ``ARC``), −1 for a disk pair."""
+        rows = self.pairs
+        kind = np.full(self._n, -1, dtype=np.intp)
         against = rows.feature >= 0
-        kind[against] = kin.feature_kind[rows.feature[against]]
-        self.segment_rows = np.nonzero(kind == SEGMENT)[0]
-        self.vertex_rows = np.nonzero(kind == VERTEX)[0]
-        self.arc_rows = np.nonzero(kind == ARC)[0].tolist()
-        self.seg_disks = self.first[self.segment_rows]
-        self.seg_radii = kin.radii[self.seg_disks]
-        self.vertex_disks = self.first[self.vertex_rows]
-        self.vertex_radii = kin.radii[self.vertex_disks]
-        ends = kin.feature_ends[rows.feature[self.segment_rows]]
-        self.seg_a = ends[:, :2]
-        self.seg_e = ends[:, 2:] - ends[:, :2]
-        self.seg_len2 = row_dots(self.seg_e, self.seg_e)
-        vertices = rows.feature[self.vertex_rows]
-        self.vertex_p = kin.feature_point[vertices]
-        self.order = rows.order[self.disk_rows]
-        self.ordered = bool(np.any(self.order))
-        # vertices hidden by the segments and arcs that end at them
-        covering = [
-            (r, f) for r, index in enumerate(vertices.tolist()) for f in kin.neighbours[index]
-        ]
-        self.cover_rows = np.array([r for r, f in covering if isinstance(f, Segment)], dtype=int)
-        cover_ends = np.array(
-            [(*f.a, *f.b) for _, f in covering if isinstance(f, Segment)], dtype=float
-        ).reshape(-1, 4)
-        self.cover_a = cover_ends[:, :2]
-        self.cover_e = cover_ends[:, 2:] - cover_ends[:, :2]
-        self.cover_len2 = row_dots(self.cover_e, self.cover_e)
-        self.cover_len = np.sqrt(self.cover_len2)
-        self.cover_disks = self.vertex_disks[self.cover_rows]
-        self.cover_arcs = [(r, f) for r, f in covering if isinstance(f, Arc)]
+        kind[against] = self.kin.feature_kind[rows.feature[against]]
+        return kind
+
+    @cached_property
+    def segment_rows(self) -> np.ndarray:
+        """Rows that are a disk against a segment."""
+        return np.nonzero(self._kind == SEGMENT)[0]
+
+    @cached_property
+    def vertex_rows(self) -> np.ndarray:
+        """Rows that are a disk against a vertex."""
+        return np.nonzero(self._kind == VERTEX)[0]
+
+    @cached_property
+    def arc_rows(self) -> list[int]:
+        """Rows that are a disk against an arc (a list: arcs go one by one)."""
+        if self._n <= FEW_PAIRS:
+            return self._few_rows[3]
+        return np.nonzero(self._kind == ARC)[0].tolist()
+
+    @cached_property
+    def seg_disks(self) -> np.ndarray:
+        """Disk of each segment pair."""
+        return self.first[self.segment_rows]
+
+    @cached_property
+    def seg_radii(self) -> np.ndarray:
+        """Radius of each segment pair's disk (m)."""
+        return self.kin.radii[self.seg_disks]
+
+    @cached_property
+    def vertex_disks(self) -> np.ndarray:
+        """Disk of each vertex pair."""
+        return self.first[self.vertex_rows]
+
+    @cached_property
+    def vertex_radii(self) -> np.ndarray:
+        """Radius of each vertex pair's disk (m)."""
+        return self.kin.radii[self.vertex_disks]
+
+    @cached_property
+    def _segment_ends(self) -> np.ndarray:
+        """``(ax, ay, bx, by)`` of each segment pair's segment (m)."""
+        return self.kin.feature_ends[self.pairs.feature[self.segment_rows]]
+
+    @cached_property
+    def seg_a(self) -> np.ndarray:
+        """Start point ``a`` of each segment pair's segment (m), shape (S, 2)."""
+        return self._segment_ends[:, :2]
+
+    @cached_property
+    def seg_e(self) -> np.ndarray:
+        """``b − a`` of each segment pair's segment (m), shape (S, 2)."""
+        ends = self._segment_ends
+        return ends[:, 2:] - ends[:, :2]
+
+    @cached_property
+    def seg_len2(self) -> np.ndarray:
+        """``|b − a|²`` of each segment pair's segment (m²)."""
+        return row_dots(self.seg_e, self.seg_e)
+
+    @cached_property
+    def seg_normal(self) -> np.ndarray:
+        """Unit normal ``(−e_y, e_x) / |e|`` of each segment pair's segment, shape (S, 2)."""
         length = np.sqrt(self.seg_len2)
-        self.seg_normal = (
+        return (
             np.column_stack((-self.seg_e[:, 1], self.seg_e[:, 0]))
             / np.where(length > 0.0, length, 1.0)[:, None]
         )
+
+    @cached_property
+    def vertex_p(self) -> np.ndarray:
+        """Point of each vertex pair's vertex (m), shape (V, 2)."""
+        return self.kin.feature_point[self.pairs.feature[self.vertex_rows]]
+
+    @cached_property
+    def _covering(self) -> list[tuple[int, object]]:
+        """``(vertex place, feature)`` of each segment or arc ending at a vertex pair's vertex."""
+        neighbours = self.kin.neighbours
+        vertices = self.pairs.feature[self.vertex_rows].tolist()
+        return [(r, f) for r, index in enumerate(vertices) for f in neighbours[index]]
+
+    @cached_property
+    def cover_rows(self) -> np.ndarray:
+        """Vertex place (in :attr:`vertex_rows`) of each segment covering a vertex."""
+        return np.array([r for r, f in self._covering if isinstance(f, Segment)], dtype=int)
+
+    @cached_property
+    def _cover_ends(self) -> np.ndarray:
+        return np.array(
+            [(*f.a, *f.b) for _, f in self._covering if isinstance(f, Segment)], dtype=float
+        ).reshape(-1, 4)
+
+    @cached_property
+    def cover_a(self) -> np.ndarray:
+        """Start point of each covering segment (m), shape (C, 2)."""
+        return self._cover_ends[:, :2]
+
+    @cached_property
+    def cover_e(self) -> np.ndarray:
+        """``b − a`` of each covering segment (m), shape (C, 2)."""
+        return self._cover_ends[:, 2:] - self._cover_ends[:, :2]
+
+    @cached_property
+    def cover_len2(self) -> np.ndarray:
+        """``|b − a|²`` of each covering segment (m²)."""
+        return row_dots(self.cover_e, self.cover_e)
+
+    @cached_property
+    def cover_len(self) -> np.ndarray:
+        """``|b − a|`` of each covering segment (m)."""
+        return np.sqrt(self.cover_len2)
+
+    @cached_property
+    def cover_disks(self) -> np.ndarray:
+        """Disk of the vertex pair each covering segment hides."""
+        return self.vertex_disks[self.cover_rows]
+
+    @cached_property
+    def cover_arcs(self) -> list[tuple[int, Arc]]:
+        """``(vertex place, arc)`` of each arc ending at a vertex pair's vertex."""
+        if self._n <= FEW_PAIRS:
+            return self._few_rows[5]
+        return [(r, f) for r, f in self._covering if isinstance(f, Arc)]
 
     def __len__(self) -> int:
         return self._n
 
     @cached_property
-    def few_disk_rows(self) -> list[tuple[int, int, int, float, float]]:
-        """Per disk pair ``(row, i, j, r_i + r_j, order)`` in floats, for the scalar paths."""
-        return list(
+    def _few_rows(self) -> tuple[list, list, list, list, list, list]:
+        """The float rows of every kind, from the pairs' indices (the arrays are not made).
+
+        The numbers are those of the arrays (``DiskKinematics.feature_rows``
+        computes a segment's ``e``, ``|e|²``, normal and ``|e|`` as the arrays
+        do): ``(disk rows, segment rows, vertex rows, arc rows, cover rows,
+        cover arcs)``.
+        """
+        radii = self.kin.radii_list
+        features = self.kin.feature_rows
+        covering = self.kin.vertex_covers
+        disks: list[tuple[int, int, int, float, float]] = []
+        segments: list[tuple] = []
+        vertices: list[tuple[int, int, float, float, float]] = []
+        arcs: list[int] = []
+        covers: list[tuple] = []
+        cover_arcs: list[tuple[int, Arc]] = []
+        rows = self.pairs
+        for n, (i, j, index, order) in enumerate(
             zip(
-                self.disk_rows.tolist(),
-                self.I.tolist(),
-                self.J.tolist(),
-                self.rsum.tolist(),
-                self.order.tolist(),
+                rows.first.tolist(),
+                rows.second.tolist(),
+                rows.feature.tolist(),
+                rows.order.tolist(),
                 strict=True,
             )
-        )
+        ):
+            if j >= 0:
+                disks.append((n, i, j, radii[i] + radii[j], order))
+                continue
+            kind, numbers = features[index]
+            if kind == SEGMENT:
+                ax, ay, ex, ey, length2, nx, ny, _ = numbers
+                segments.append((n, i, ax, ay, ex, ey, length2, nx, ny, radii[i]))
+            elif kind == VERTEX:
+                m = len(vertices)
+                vertices.append((n, i, *numbers, radii[i]))
+                for f, cover in covering[index]:
+                    if cover is None:
+                        cover_arcs.append((m, f))
+                    else:
+                        covers.append((m, i, *cover))
+            else:
+                arcs.append(n)
+        return disks, segments, vertices, arcs, covers, cover_arcs
+
+    @cached_property
+    def few_disk_rows(self) -> list[tuple[int, int, int, float, float]]:
+        """Per disk pair ``(row, i, j, r_i + r_j, order)`` in floats, for the scalar paths."""
+        return self._few_rows[0]
 
     @cached_property
     def few_cover_rows(self) -> list[tuple[int, int, float, float, float, float, float, float]]:
         """Per segment covering a vertex ``(vertex place, disk, ax, ay, ex, ey, |e|², |e|)``."""
-        return [
-            (m, k, *a, *e, length2, length)
-            for m, k, a, e, length2, length in zip(
-                self.cover_rows.tolist(),
-                self.cover_disks.tolist(),
-                self.cover_a.tolist(),
-                self.cover_e.tolist(),
-                self.cover_len2.tolist(),
-                self.cover_len.tolist(),
-                strict=True,
-            )
-        ]
+        return self._few_rows[4]
 
     @cached_property
     def few_segment_rows(self) -> list[tuple[int, int, float, ...]]:
         """Per segment pair ``(row, disk, ax, ay, ex, ey, |e|², nx, ny, r)`` in floats."""
-        return [
-            (n, k, *a, *e, length2, *normal, r)
-            for n, k, a, e, length2, normal, r in zip(
-                self.segment_rows.tolist(),
-                self.seg_disks.tolist(),
-                self.seg_a.tolist(),
-                self.seg_e.tolist(),
-                self.seg_len2.tolist(),
-                self.seg_normal.tolist(),
-                self.seg_radii.tolist(),
-                strict=True,
-            )
-        ]
+        return self._few_rows[1]
 
     @cached_property
     def few_vertex_rows(self) -> list[tuple[int, int, float, float, float]]:
         """Per vertex pair ``(row, disk, px, py, r)`` in floats."""
-        return [
-            (n, k, *p, r)
-            for n, k, p, r in zip(
-                self.vertex_rows.tolist(),
-                self.vertex_disks.tolist(),
-                self.vertex_p.tolist(),
-                self.vertex_radii.tolist(),
-                strict=True,
-            )
-        ]
+        return self._few_rows[2]
 
     @cached_property
     def hulls(self) -> list[tuple[int, int, float, float, float, float, float, float | None]]:
@@ -249,8 +380,9 @@ class GapSet:
             reach = band / length
             if s > -reach and s < 1.0 + reach:
                 hidden.add(m)
+        vertex_rows = self.few_vertex_rows
         for m, arc in self.cover_arcs:
-            if m not in hidden and in_region(arc, c[self.vertex_disks[m]], band):
+            if m not in hidden and in_region(arc, c[vertex_rows[m][1]], band):
                 hidden.add(m)
         return hidden
 

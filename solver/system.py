@@ -251,16 +251,6 @@ class System:
         self._weight[self._ix] += self._weight_x
         self._weight[self._wheel_iy] += self.M_diag[self._wheel_iy] * self.gravity[1]
         self._springs = [self._compile_spring(s) for s in scene.springs]
-        self.spring_set = SpringSet(
-            [s.i for s in self._springs],
-            [s.j for s in self._springs],
-            [s.anchor for s in self._springs],
-            [s.stiffness for s in self._springs],
-            [s.rest_length for s in self._springs],
-            [s.damping for s in self._springs],
-        )
-        # generalized-force rows of each spring's end a and end b (x, then y; −1: none)
-        self._spring_force_dofs = self._spring_dofs()
         self._forcing = [
             _Forcing(self._disk_of_body[f.body], np.asarray(f.amplitude, float), f.omega, f.phase)
             for f in scene.forces
@@ -271,11 +261,32 @@ class System:
             e, mu = scene.contact_params(boundary)
             for suffix, feature in boundary_features(boundary):
                 self._features.append((boundary.id + suffix, feature, e, mu))
-        self._static_index = StaticIndex([f for _, f, _, _ in self._features])
         self.disk_restitution, self.disk_friction = scene.contact_params(None)
         self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
 
     # ------------------------------------------------------------ layout
+
+    @cached_property
+    def spring_set(self) -> SpringSet:
+        """The springs as arrays (:class:`solver.spring_set.SpringSet`), made on first use."""
+        return SpringSet(
+            [s.i for s in self._springs],
+            [s.j for s in self._springs],
+            [s.anchor for s in self._springs],
+            [s.stiffness for s in self._springs],
+            [s.rest_length for s in self._springs],
+            [s.damping for s in self._springs],
+        )
+
+    @cached_property
+    def _spring_force_dofs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Generalized-force rows of each spring's end a and end b (x, then y; −1: none)."""
+        return self._spring_dofs()
+
+    @cached_property
+    def _static_index(self) -> StaticIndex:
+        """Uniform-grid index of the boundary features, made on first use (one per System)."""
+        return StaticIndex([f for _, f, _, _ in self._features])
 
     @cached_property
     def M(self) -> np.ndarray:
@@ -490,7 +501,7 @@ class System:
 
     def damping_power(self, q: np.ndarray, v: np.ndarray) -> float:
         """Power dissipated by the spring dampers (W, ≥ 0)."""
-        if not self.spring_set.has_damping:
+        if not self._springs or not self.spring_set.has_damping:
             return 0.0
         return self.spring_set.damping_power(self.centres(q), self.centre_velocities(v))
 
