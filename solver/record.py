@@ -50,6 +50,9 @@ STATE_BLOCK_ROWS = 4096
 """Frames per block of the state store (a block is allocated when the previous one is full)."""
 STATE_BLOCK_BYTES = 32 * 2**20
 """Largest block of the state store (bytes): fewer rows a block for large systems."""
+FEW_FRAMES = 8
+"""Up to this many frames of one step output are written one row at a time (an event's
+``pre`` and ``post``, a sample): array calls on a few rows cost more than the rows."""
 _ENERGY_TERMS = operator.attrgetter("kinetic", "potential", "spring", "dissipated", "input")
 """The stored terms of an EnergyBudget, in the order of ENERGY_COLUMNS without ``E_total``."""
 
@@ -119,7 +122,7 @@ class Trajectory:
     def _append_frames(self, frames: list[Frame]) -> None:
         n, count = self._n_frames, len(frames)
         nq, nv = len(frames[0].q), len(frames[0].v)
-        if any(len(frame.q) != nq or len(frame.v) != nv for frame in frames):
+        if count > 1 and any(len(frame.q) != nq or len(frame.v) != nv for frame in frames):
             raise ValueError("the frames of one step output have states of different sizes")
         state_size = nq + nv
         if state_size != self._state_size:
@@ -134,6 +137,35 @@ class Trajectory:
             )
         if n + count > len(self._times):
             self._grow(n, n + count)
+        if count <= FEW_FRAMES:
+            self._write_rows(n, frames, nq)
+        else:
+            self._write_arrays(n, frames)
+        self._frames += frames
+        self._n_frames = n + count
+
+    def _write_rows(self, n: int, frames: list[Frame], nq: int) -> None:
+        """Write ``frames`` as rows ``n, n + 1, …`` one by one: what :meth:`_write_arrays` writes.
+
+        E_total is summed as :attr:`EnergyBudget.total` sums it, in the same order.
+        """
+        energies, times = self._energies, self._times
+        for k, frame in enumerate(frames, n):
+            kinetic, potential, spring, dissipated, work_in = _ENERGY_TERMS(frame.energy)
+            energies[k] = (
+                kinetic, potential, spring, kinetic + potential + spring, dissipated, work_in
+            )  # fmt: skip
+            times[k] = frame.t
+            block, offset = divmod(k, self._block_rows)
+            if block == len(self._state_blocks):
+                self._state_blocks.append(np.empty((self._block_rows, self._state_size)))
+            row = self._state_blocks[block][offset]
+            row[:nq] = frame.q
+            row[nq:] = frame.v
+
+    def _write_arrays(self, n: int, frames: list[Frame]) -> None:
+        """Write ``frames`` as rows ``n, n + 1, …``, all at once (many frames)."""
+        count = len(frames)
         # E_total as EnergyBudget.total sums it, in the same order
         self._energies[n : n + count] = [
             (kinetic, potential, spring, kinetic + potential + spring, dissipated, work_in)
@@ -145,8 +177,6 @@ class Trajectory:
         v = np.array([frame.v for frame in frames], dtype=float)
         self._store_states(n, np.concatenate((q, v), axis=1))
         self._times[n : n + count] = [frame.t for frame in frames]
-        self._frames += frames
-        self._n_frames = n + count
 
     def _grow(self, n: int, rows: int) -> None:
         """Make room for ``rows`` times and energies (``n`` kept)."""

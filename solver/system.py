@@ -479,12 +479,39 @@ class System:
         along its rail, the rail's reaction doing no work).
         """
         kinetic = self.kinetic_energy(v)
-        potential = 0.0
-        if self.n_disks:
-            potential = -float((self._weight_x * q[self._ix]).sum())
-            potential -= float((self._wheel_weight_y * q[self._wheel_iy]).sum())
+        one = self._one_disk_weight
+        if one is not None:  # one disk: numpy's sum of one term is 0.0 + the term
+            weight_x, ix, weight_y, iy = one
+            potential = -(0.0 + weight_x * float(q[ix]))
+            potential -= 0.0 if iy < 0 else 0.0 + weight_y * float(q[iy])
+        else:
+            potential = self._potential_energy(q)
         spring = self.spring_set.energy(self.centres(q)) if self._springs else 0.0
         return kinetic, potential, spring
+
+    def _potential_energy(self, q: np.ndarray) -> float:
+        """Gravitational energy ``−Σ m g·c`` (J) on arrays: every disk's x, then the wheels' y."""
+        if not self.n_disks:
+            return 0.0
+        potential = -float((self._weight_x * q[self._ix]).sum())
+        potential -= float((self._wheel_weight_y * q[self._wheel_iy]).sum())
+        return potential
+
+    @cached_property
+    def _one_disk_weight(self) -> tuple[float, int, float, int] | None:
+        """``(m g_x, x index, m g_y, y index)`` of a lone disk (a bead: 0.0, −1), else None.
+
+        :meth:`energy` then takes the terms of :meth:`_potential_energy` in
+        floats, the same operations: 2-element array calls cost more than them.
+        """
+        if self.n_disks != 1:
+            return None
+        if len(self._wheel_iy):
+            return (
+                float(self._weight_x[0]), self._disk_ix[0],
+                float(self._wheel_weight_y[0]), int(self._wheel_iy[0]),
+            )  # fmt: skip
+        return float(self._weight_x[0]), self._disk_ix[0], 0.0, -1
 
     def kinetic_energy(self, v: np.ndarray) -> float:
         """Kinetic energy ``½ vᵀ M v`` (J)."""

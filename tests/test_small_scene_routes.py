@@ -9,16 +9,22 @@ general one it stands for.
 
 from __future__ import annotations
 
+import itertools
 import math
+from unittest.mock import patch
 
 import numpy as np
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from solver.broadphase import StaticIndex, _disk_columns
+from solver.frames import EnergyBudget, Frame, StepOutput
 from solver.gap_set import FEW_PAIRS, GapSet, row_dots
 from solver.geometry import Arc
+from solver.record import FEW_FRAMES, Trajectory
+from solver.scene import parse_scene
 from solver.simulation import make_stepper
+from solver.system import System
 from tests.scene_data import gravity_scene, uniform_wheel
 from tests.test_broadphase import brute_force_feature_pairs, disks, feature_lists, margin
 from tests.test_drawn_geometry import ground
@@ -141,3 +147,88 @@ def test_the_normal_of_a_segment_row_is_a_unit_left_normal():
     ((n, k, ax, ay, ex, ey, length2, nx, ny, r),) = gaps.few_segment_rows
     assert (n, k, ax, ay, ex, ey, length2, r) == (0, 0, -1.0, 0.0, 2.0, 0.0, 4.0, 0.1)
     assert (nx, ny) == (-0.0, 1.0) and math.copysign(1.0, nx) == -1.0
+
+
+signed = st.sampled_from([0.0, -0.0, 1.0, -1.0]) | st.floats(-1e3, 1e3)
+
+
+@given(
+    wheel=st.booleans(),
+    gravity=st.tuples(signed, signed),
+    mass=st.sampled_from([1.0, 0.3, 7.0]) | st.floats(1e-3, 1e3),
+    q=st.tuples(signed, signed, signed),
+)
+def test_a_lone_disk_has_the_potential_energy_of_the_arrays(wheel, gravity, mass, q):
+    """System.energy of one disk (floats) is the array sum's, signs of zero included."""
+    body = (
+        {"id": "d", "type": "wheel", "mass": mass, "inertia": 0.01, "radius": 0.1,
+         "position": [0.0, 0.0]}
+        if wheel
+        else {"id": "d", "type": "bead", "rail_y": 0.0, "mass": mass, "radius": 0.1, "x": 0.0}
+    )  # fmt: skip
+    system = System(
+        parse_scene(
+            {"format": "impactgui-scene", "version": 1, "gravity": list(gravity),
+             "bodies": [body]}
+        )
+    )  # fmt: skip
+    assert system._one_disk_weight is not None
+    state = np.array(q[: system.N], dtype=float)
+    _, potential, _ = system.energy(state, np.zeros(system.N))
+    assert bits(potential) == bits(system._potential_energy(state))
+
+
+def test_the_ball_s_potential_energy_is_m_g_h():
+    """1 kg at 1.1 m under g = 9.81 m/s²: 10.791 J, as the closed form rounds it."""
+    stepper = make_stepper(
+        gravity_scene(
+            [uniform_wheel("ball", 0.1, 0.0, 1.1)],
+            [{"id": "ground", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}],
+        )
+    )
+    system = stepper.system
+    assert system.energy(system.q0, system.v0) == (0.0, 9.81 * 1.1, 0.0)
+
+
+frame_numbers = st.sampled_from([0.0, -0.0, 1.0, 1e-300]) | st.floats(-1e6, 1e6)
+
+
+@st.composite
+def frame_lists(draw):
+    """More frames than FEW_FRAMES, over a state of 1-4 coordinates."""
+    n = draw(st.integers(1, 4))
+    count = draw(st.integers(FEW_FRAMES + 1, 3 * FEW_FRAMES))
+    frames = []
+    for k in range(count):
+        q = draw(st.lists(frame_numbers, min_size=n, max_size=n))
+        v = draw(st.lists(frame_numbers, min_size=n, max_size=n))
+        terms = draw(st.lists(frame_numbers, min_size=5, max_size=5))
+        frames.append(
+            Frame(0.1 * k, "sample", np.array(q), np.array(v), (), EnergyBudget(*terms))
+        )
+    return frames
+
+
+@given(frame_lists(), st.lists(st.integers(1, FEW_FRAMES), min_size=1), st.sampled_from([2, 3]))
+def test_frames_written_one_by_one_are_the_frames_written_as_arrays(frames, sizes, block_rows):
+    """Trajectory's rows of a few frames (one by one) hold what a batch of frames writes.
+
+    The same frames, appended in outputs of 1-8 frames or in one output, give
+    the same times, states and energies, to the bit, across state blocks.
+    """
+    with patch("solver.record.STATE_BLOCK_ROWS", block_rows):
+        by_rows, at_once = Trajectory(), Trajectory()
+        at_once.append(StepOutput(frames=list(frames)))
+        start = 0
+        for size in itertools.cycle(sizes):
+            if start >= len(frames):
+                break
+            by_rows.append(StepOutput(frames=frames[start : start + size]))
+            start += size
+    assert len(by_rows) == len(at_once) == len(frames)
+    assert by_rows.times().tobytes() == at_once.times().tobytes()
+    assert by_rows.states().tobytes() == at_once.states().tobytes()
+    assert by_rows.energies().tobytes() == at_once.energies().tobytes()
+    assert by_rows.frames == at_once.frames
+    totals = [f.energy.kinetic + f.energy.potential + f.energy.spring for f in frames]
+    assert bits(by_rows.energies()[:, 3]) == bits(totals)
