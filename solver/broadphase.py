@@ -160,9 +160,8 @@ class StaticIndex:
         # in floats: a scene has a few features, and a drawn one a few hundred
         boxes = [tuple(map(float, bounding_box(f))) for f in features]
         if cell is None:
-            extents = sorted(
-                e for e in (max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes) if e > 0.0
-            )
+            extents = [max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes]
+            extents = sorted([e for e in extents if e > 0.0])
             cell = _median(extents) if extents else 1.0
         if not (math.isfinite(cell) and cell > 0.0):
             raise InputError(f"`cell` must be a positive finite length in m, got {cell!r}")

@@ -456,14 +456,9 @@ class DiskKinematics:
         return self.system._static_index if self.feature_list else None
 
     @cached_property
-    def radii_list(self) -> list[float]:
-        """:attr:`radii` as floats."""
-        return self.radii.tolist()
-
-    @cached_property
     def feature_kind(self) -> np.ndarray:
         """Per feature its kind: ``SEGMENT``, ``VERTEX`` or ``ARC``."""
-        return np.array([kind for kind, _ in self.feature_rows], dtype=np.intp).reshape(-1)
+        return np.array([kind for kind, _ in self.float_tables[1]], dtype=np.intp).reshape(-1)
 
     @cached_property
     def feature_ends(self) -> np.ndarray:
@@ -483,50 +478,42 @@ class DiskKinematics:
         ).reshape(-1, 2)
 
     @cached_property
-    def feature_rows(self) -> list[tuple[int, tuple[float, ...]]]:
-        """Per feature ``(kind, numbers)`` in floats, for the few pairs of a GapSet.
+    def float_tables(self) -> tuple[list[float], list, list]:
+        """``(radii, feature rows, vertex covers)`` in floats, for the few pairs of a GapSet.
 
-        A segment's numbers are ``(ax, ay, ex, ey, |e|², nx, ny, |e|)`` with
-        ``e = b − a`` and the normal ``(−e_y, e_x) / |e|``, computed with the
-        operations of GapSet's arrays (``|e|² = e_x e_x + e_y e_y``, a
-        correctly rounded square root): the same numbers. A vertex's are its
-        point ``(px, py)``, an arc's none.
+        The radii (m) as a list. Per feature ``(kind, numbers)``: a segment's
+        numbers are ``(ax, ay, ex, ey, |e|², nx, ny, |e|)`` with ``e = b − a``
+        and the normal ``(−e_y, e_x) / |e|``, computed with the operations of
+        GapSet's arrays (``|e|² = e_x e_x + e_y e_y``, a correctly rounded
+        square root): the same numbers; a vertex's its point ``(px, py)``, an
+        arc's none. Per feature, for a vertex, each feature of
+        :attr:`neighbours` with its numbers: a segment's ``(ax, ay, ex, ey,
+        |e|², |e|)``, an arc's ``None``.
         """
         rows: list[tuple[int, tuple[float, ...]]] = []
-        for f in self._shapes:
+        segments: dict[int, tuple[float, ...]] = {}
+        for f in self._shapes:  # a feature's points are tuples of floats (geometry._point)
             if isinstance(f, Segment):
-                (ax, ay), (bx, by) = (float(x) for x in f.a), (float(x) for x in f.b)
+                (ax, ay), (bx, by) = f.a, f.b
                 ex, ey = bx - ax, by - ay
                 length2 = ex * ex + ey * ey
                 length = math.sqrt(length2)
                 scale = length if length > 0.0 else 1.0
-                rows.append((SEGMENT, (ax, ay, ex, ey, length2, -ey / scale, ex / scale, length)))
+                numbers = (ax, ay, ex, ey, length2, -ey / scale, ex / scale, length)
+                segments[id(f)] = numbers
+                rows.append((SEGMENT, numbers))
             elif isinstance(f, Vertex):
-                rows.append((VERTEX, tuple(float(x) for x in f.p)))
+                rows.append((VERTEX, f.p))
             else:
                 rows.append((ARC, ()))
-        return rows
-
-    @cached_property
-    def vertex_covers(self) -> list[list[tuple[Any, tuple[float, ...] | None]]]:
-        """Per feature: for a vertex, each feature of :attr:`neighbours` with its numbers.
-
-        A segment's are ``(ax, ay, ex, ey, |e|², |e|)`` (as :attr:`feature_rows`),
-        an arc's ``None``.
-        """
         covers = []
-        for near in self.neighbours:
+        for near in self.neighbours:  # features of this list
             found = []
             for f in near:
-                if isinstance(f, Segment):
-                    (ax, ay), (bx, by) = (float(x) for x in f.a), (float(x) for x in f.b)
-                    ex, ey = bx - ax, by - ay
-                    length2 = ex * ex + ey * ey
-                    found.append((f, (ax, ay, ex, ey, length2, math.sqrt(length2))))
-                else:
-                    found.append((f, None))
+                numbers = segments.get(id(f))
+                found.append((f, None if numbers is None else (*numbers[:5], numbers[7])))
             covers.append(found)
-        return covers
+        return self.radii.tolist(), rows, covers
 
     def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> PairRows:
         """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.

@@ -48,7 +48,7 @@ class GapSet:
 
     # The arrays of each kind of pair are made when first read: a set of up to
     # FEW_PAIRS pairs is read through the float rows below (few_disk_rows, ...),
-    # which come from the pairs' indices and DiskKinematics.feature_rows without them.
+    # which come from the pairs' indices and DiskKinematics.float_tables without them.
 
     @cached_property
     def disk_rows(self) -> np.ndarray:
@@ -220,14 +220,12 @@ class GapSet:
     def _few_rows(self) -> tuple[list, list, list, list, list, list]:
         """The float rows of every kind, from the pairs' indices (the arrays are not made).
 
-        The numbers are those of the arrays (``DiskKinematics.feature_rows``
+        The numbers are those of the arrays (``DiskKinematics.float_tables``
         computes a segment's ``e``, ``|e|²``, normal and ``|e|`` as the arrays
         do): ``(disk rows, segment rows, vertex rows, arc rows, cover rows,
-        cover arcs)``.
+        cover arcs)``. The ``few_…`` attributes are set from them at once.
         """
-        radii = self.kin.radii_list
-        features = self.kin.feature_rows
-        covering = self.kin.vertex_covers
+        radii, features, covering = self.kin.float_tables
         disks: list[tuple[int, int, int, float, float]] = []
         segments: list[tuple] = []
         vertices: list[tuple[int, int, float, float, float]] = []
@@ -261,6 +259,15 @@ class GapSet:
                         covers.append((m, i, *cover))
             else:
                 arcs.append(n)
+        # one lookup for all of them (a cached_property's first read takes a lock)
+        self.__dict__.update(
+            few_disk_rows=disks,
+            few_segment_rows=segments,
+            few_vertex_rows=vertices,
+            few_cover_rows=covers,
+        )
+        if self._n <= FEW_PAIRS:
+            self.__dict__.update(arc_rows=arcs, cover_arcs=cover_arcs)
         return disks, segments, vertices, arcs, covers, cover_arcs
 
     @cached_property
