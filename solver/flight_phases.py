@@ -113,7 +113,7 @@ class FlightPhaseMixin:
             if not self._flight_clear(gaps, rows, c, cd, ca, end - t0):
                 return False  # the proof fails: the general check for missed closings
         elif self._active:
-            n, hit, end = -1, False, self.t_end
+            n, hit, end, rows = -1, False, self.t_end, []
         else:
             return False
         if self._active and not self._contacts_hold(a, end - t0):
@@ -128,7 +128,7 @@ class FlightPhaseMixin:
             self._finish(out)
             return True
         pair = gaps.pairs[n]
-        if self._active or self._stalled or not self._flight_impact(out, gaps, n, a):
+        if self._active or self._stalled or not self._flight_impact(out, gaps, n, a, rows):
             self._handle(out, FoundEvent(end, "gap", pair.key))
         return True
 
@@ -216,7 +216,9 @@ class FlightPhaseMixin:
                 return False
         return True
 
-    def _flight_impact(self, out: StepOutput, gaps: GapSet, row: int, a: np.ndarray) -> bool:
+    def _flight_impact(
+        self, out: StepOutput, gaps: GapSet, row: int, a: np.ndarray, clear: list[int]
+    ) -> bool:
         """The impact at the closing of ``gaps`` row ``row`` if it is the simple one; else False.
 
         What :meth:`solver.event_handling.HandlingMixin._settle` does at this
@@ -228,18 +230,26 @@ class FlightPhaseMixin:
         as the pair's evaluation finds it); any other pair is evaluated and
         takes :meth:`~solver.event_handling.HandlingMixin._impact`. Speeds
         within ``DECISION_MARGIN`` of a threshold are left to the general
-        handling. Nothing is changed when False is returned.
+        handling. The rows of ``clear`` were proved to stay above ``GAP_TOL``
+        (``CLEAR_MARGIN``) up to this instant: when they are all the others,
+        only this pair's gap is looked at. Nothing is changed when False is
+        returned.
         """
-        closed = [-PENETRATION_TOL <= g <= GAP_TOL for g in gaps.gaps(self._q, band=True).tolist()]
-        if not closed[row] or sum(closed) != 1:
-            return False
         pair = gaps.pairs[row]
         if pair.friction != 0.0:
             return False
         contact = None
         G = None
         if isinstance(pair.feature, Segment):
-            G, dofs, u, a_n = self._segment_normal(pair, a)
+            G, dofs, u, a_n, gap = self._segment_normal(pair, a)
+        if G is not None and len(clear) == len(gaps) - 1 and row not in clear:
+            if not -PENETRATION_TOL <= gap <= GAP_TOL:
+                return False
+        else:
+            band = gaps.gaps(self._q, band=True).tolist()
+            closed = [-PENETRATION_TOL <= g <= GAP_TOL for g in band]
+            if not closed[row] or sum(closed) != 1:
+                return False
         if G is None:
             contact = self._kin.evaluate(pair, self._q, self._v)
             if not contact.inside or not contact.G_local.any():
@@ -270,8 +280,8 @@ class FlightPhaseMixin:
 
     def _segment_normal(
         self, pair: ContactPair, a: np.ndarray
-    ) -> tuple[np.ndarray | None, np.ndarray, float, float]:
-        """``G_local``, coordinates, normal speed (m/s) and acceleration (m/s²) on a segment.
+    ) -> tuple[np.ndarray | None, np.ndarray, float, float, float]:
+        """``G_local``, coordinates, normal speed (m/s), acceleration (m/s²), gap (m) on a segment.
 
         The normal as :meth:`solver.geometry.Segment.nearest` forms it (the
         same operations on floats) and ``G_local`` as
@@ -279,7 +289,8 @@ class FlightPhaseMixin:
         the segment's region; the speed and acceleration along the normal
         decide only (the impact forms its own ``G·v``). ``G`` is None when the
         centre is beyond the segment's ends or on its line: the pair is then
-        evaluated in full.
+        evaluated in full. The gap is the centre's distance less the radius
+        (``math.hypot``: within a rounding of the gap set's).
         """
         system = self.system
         c, cd, _ = system.disk_motion(self._q, self._v, pair.i)
@@ -289,17 +300,18 @@ class FlightPhaseMixin:
         s = ((cx - ax) * ex + (cy - ay) * ey) / (ex * ex + ey * ey)
         dofs = system.pair_dofs(pair.i, None)
         if not 0.0 < s < 1.0:
-            return None, dofs, 0.0, 0.0
+            return None, dofs, 0.0, 0.0, 0.0
         wx, wy = cx - (ax + s * ex), cy - (ay + s * ey)
         d = math.hypot(wx, wy)
         if not d > 0.0:
-            return None, dofs, 0.0, 0.0
+            return None, dofs, 0.0, 0.0, 0.0
         nx, ny = wx / d, wy / d
         vx, vy = cd.tolist()
         G = np.array((1.0 * nx, 1.0 * ny, 0.0) if len(dofs) == 3 else (1.0 * nx,))
         # a straight feature has no curvature term; a bead's centre does not accelerate across
         gx, gy = a[dofs[0]], a[dofs[1]] if len(dofs) == 3 else 0.0
-        return G, dofs, nx * vx + ny * vy, float(nx * gx + ny * gy)
+        gap = d - self._kin.radii[pair.i]
+        return G, dofs, nx * vx + ny * vy, float(nx * gx + ny * gy), float(gap)
 
     def _newton_impact(
         self, out: StepOutput, pair: ContactPair, G: np.ndarray, dofs: np.ndarray

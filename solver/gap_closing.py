@@ -132,6 +132,7 @@ def closing_times_of(
             if not (s > 0.0 and s < 1.0):
                 h = math.inf
         tau[n] = h
+    travels: dict[int, float] = {}  # per disk: the most it can travel (m) in T
     for n, k, px, py, r in gaps.few_vertex_rows:
         w0, w1 = c[k][0] - px, c[k][1] - py
         if ca[k][0] == 0.0 and ca[k][1] == 0.0:
@@ -145,9 +146,11 @@ def closing_times_of(
             )
             continue
         # within reach: the gap (its bare distance) can shrink at most by the disk's travel
-        speed = float(np.hypot(cd[k][0], cd[k][1]))
-        accel = float(np.hypot(ca[k][0], ca[k][1]))
-        travel = speed * T + 0.5 * accel * T * T
+        travel = travels.get(k)
+        if travel is None:
+            speed = float(np.hypot(cd[k][0], cd[k][1]))
+            accel = float(np.hypot(ca[k][0], ca[k][1]))
+            travel = travels[k] = speed * T + 0.5 * accel * T * T
         unresolved[n] = not (float(np.hypot(w0, w1)) - r - (travel + 0.0) > GAP_TOL)
     return tau, unresolved
 

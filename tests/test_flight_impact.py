@@ -91,13 +91,14 @@ def test_the_flight_impact_writes_the_general_impacts_numbers_bit_for_bit(case):
     fast, general = stepper_at(scene, velocity), stepper_at(scene, velocity)
     (pair,) = [p for p in fast._all_candidates().pairs if p.other == "floor"]
     a = fast._free_accelerations(fast.t, fast._q, fast._v)
-    G, dofs, u, a_n = fast._segment_normal(pair, a)
+    G, dofs, u, a_n, gap = fast._segment_normal(pair, a)
     contact = general._kin.evaluate(pair, general._q, general._v)
     assert contact.inside and G is not None
     assert same(G, contact.G_local) and same(dofs, contact.dofs)
     # the speed and acceleration along the normal decide only: to rounding
     assert u == contact.u_n or abs(u - contact.u_n) <= 1e-15 * (1.0 + np.abs(velocity).max())
     assert abs(a_n - float(contact.G @ a)) <= 1e-15 * G_ACC
+    assert abs(gap - contact.g) <= 1e-15 * (1.0 + np.abs(fast._q).max())
     fast_out, general_out = StepOutput(), StepOutput()
     fast._newton_impact(fast_out, pair, G, dofs)
     general._impact(general_out, [contact])
@@ -158,16 +159,19 @@ def test_a_ball_bouncing_on_a_tilted_segment_keeps_newtons_law():
     velocity = np.array((1.0, -2.0, 3.0))
     stepper = stepper_at(scene, velocity)
     (pair,) = [p for p in stepper._all_candidates().pairs if p.other == "floor"]
-    G, dofs, u, _ = stepper._segment_normal(pair, stepper._free_accelerations(0.0, None, None))
+    a = stepper._free_accelerations(0.0, None, None)
+    G, dofs, u, _, gap = stepper._segment_normal(pair, a)
+    assert abs(gap) < 1e-15  # placed touching
     out = StepOutput()
     stepper._newton_impact(out, pair, G, dofs)
     u_minus = float(n @ velocity[:2])
     tangent = np.array((n[1], -n[0]))
     assert u == np.float64(u_minus) or abs(u - u_minus) < 1e-15
     v_plus = stepper._v
-    assert float(n @ v_plus[:2]) == np.float64(-e * u_minus) or abs(
-        float(n @ v_plus[:2]) + e * u_minus
-    ) < 1e-15
+    assert (
+        float(n @ v_plus[:2]) == np.float64(-e * u_minus)
+        or abs(float(n @ v_plus[:2]) + e * u_minus) < 1e-15
+    )
     assert abs(float(tangent @ v_plus[:2]) - float(tangent @ velocity[:2])) < 1e-15
     assert v_plus[2] == 3.0
     (event,) = out.events
