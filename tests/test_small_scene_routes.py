@@ -203,9 +203,7 @@ def frame_lists(draw):
         q = draw(st.lists(frame_numbers, min_size=n, max_size=n))
         v = draw(st.lists(frame_numbers, min_size=n, max_size=n))
         terms = draw(st.lists(frame_numbers, min_size=5, max_size=5))
-        frames.append(
-            Frame(0.1 * k, "sample", np.array(q), np.array(v), (), EnergyBudget(*terms))
-        )
+        frames.append(Frame(0.1 * k, "sample", np.array(q), np.array(v), (), EnergyBudget(*terms)))
     return frames
 
 
