@@ -224,6 +224,14 @@ def solve_contact_problem(
     m = len(contacts)
     a_free = _apply(M_inv, f)
     arrays = _held_as_arrays(contacts)
+    if m == 1 and not arrays and M_inv.ndim == 1:
+        # one contact: the test below in floats, the closed form if it presses
+        contact = contacts[0]
+        if not _row_times(contact, "G", a_free) + contact.gamma_n >= 0.0:
+            mode = None if modes is None else modes[0]
+            one = _one_contact_problem(contact, _slip_sign(contact, mode), M_inv, a_free)
+            if one is not None:
+                return one
     if arrays:
         free_n = _rows_times(contacts, "G", a_free) + contacts.gamma_n  # type: ignore[attr-defined]
     else:
@@ -354,18 +362,49 @@ def _one_contact_problem(
             stuck = starts[0]
         lam, beta = stuck
         qdd = a_free + MinvG * lam + MinvH * beta
-    one = np.ones(1)
-    return _result(
-        [contact],
+    return _one_result(contact, qdd, a_free, lam, beta, sign if mu > 0.0 else 0.0)
+
+
+def _one_result(
+    contact: ContactLike,
+    qdd: np.ndarray,
+    a_free: np.ndarray,
+    lam: float,
+    beta: float,
+    sign: float,
+) -> ContactForces:
+    """:func:`_result` of one contact, in floats: the same operations, the same bits.
+
+    ``sign`` is the slip sign (0 for sticking or frictionless), ``beta`` the
+    tangential force of a sticking contact (N).
+    """
+    G, H = contact.G, contact.H
+    mu = contact.friction
+    a_n = float(G @ qdd) + contact.gamma_n
+    a_t = float(H @ qdd) + contact.gamma_t
+    free_n = float(G @ a_free) + contact.gamma_n
+    free_t = float(H @ a_free) + contact.gamma_t
+    scale = ACCELERATION_TOL * (1.0 + abs(free_n) + abs(free_t))
+    tau = 0.0
+    if sign != 0.0:
+        tau, mode = sign, "slip+" if sign > 0 else "slip-"
+        friction_force = -mu * lam * sign
+    else:
+        bound = mu * lam
+        if bound > 0.0:
+            tau = float(np.clip(-beta / bound, -1.0, 1.0))
+        mode = "stick"
+        if mu > 0.0 and abs(a_t) > scale:
+            tau, mode = (1.0, "slip+") if a_t > 0 else (-1.0, "slip-")
+        friction_force = beta
+    return ContactForces(
         qdd,
-        a_free,
         np.array([lam]),
-        np.array([beta]),
-        np.array([sign if mu > 0.0 else 0.0]),
-        G[:, None],
-        H[:, None],
-        one * contact.gamma_n,
-        one * contact.gamma_t,
+        np.array([tau]),
+        np.array([a_n]),
+        np.array([a_t]),
+        (mode,),
+        np.array([friction_force]),
     )
 
 

@@ -30,6 +30,7 @@ from solver.event_tolerances import (
     SPARSE_ABOVE,
 )
 from solver.frames import Event, StepOutput
+from solver.gap_set import FEW_PAIRS
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
 from solver.single_contact import resolve_single_impact
 from solver.stages import ImpactStages, SharedImpactStages
@@ -81,6 +82,27 @@ def contact_keys(contacts: Sequence[Contact]) -> list[Hashable]:
     if isinstance(contacts, RailContacts):
         return contacts.keys(np.arange(len(contacts)))
     return [e.key for e in contacts]
+
+
+LAPACK_SCALED = 1e-280
+"""Below this size (or above its inverse) LAPACK's least squares rescale their input first."""
+
+
+def one_row_solution(k: float, b: float) -> float:
+    """``numpy.linalg.lstsq([[k]], [b], rcond=1e-12)[0][0]`` bit for bit, for ``k > 0``.
+
+    The projections of one active constraint solve ``k x = b`` with
+    ``k = GᵀM⁻¹G``: LAPACK's ``dgelsd`` on a 1×1 system leaves ``k`` as its
+    singular value and scales ``b`` by ``1/k`` (``dlascl``; ``b = ±0`` gives
+    ``±0``). Sizes where ``dgelsd`` would rescale (beyond ``LAPACK_SCALED``)
+    go to LAPACK itself.
+    """
+    if not (
+        LAPACK_SCALED < k < 1.0 / LAPACK_SCALED
+        and (b == 0.0 or LAPACK_SCALED < abs(b) < 1.0 / LAPACK_SCALED)
+    ):
+        return float(np.linalg.lstsq(np.array([[k]]), np.array([b]), rcond=1e-12)[0][0])
+    return b * (1.0 / k)
 
 
 class HandlingMixin:
@@ -145,6 +167,13 @@ class HandlingMixin:
         if not len(every):
             return every.pairs
         g = every.gaps(self._q, band=True)
+        if len(every) <= FEW_PAIRS:
+            # a few pairs: chosen and ordered in floats, as below (a stable sort by disk)
+            rows = [n for n, x in enumerate(g.tolist()) if -PENETRATION_TOL <= x <= GAP_TOL]
+            if len(rows) > 1:
+                first, second = every.first.tolist(), every.second.tolist()
+                rows.sort(key=lambda n: (first[n], second[n]))
+            return every.pairs.select(np.array(rows, dtype=np.intp))
         touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
@@ -214,10 +243,16 @@ class HandlingMixin:
             forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
             tol = 1e-12 * (1.0 + float(np.max(forces.lam)))
             chosen = np.arange(len(closed)) if pressing else np.nonzero(forces.lam > tol)[0]
+            known = []
             for k in chosen.tolist():
                 e = closed[k]
                 if forces.lam[k] > tol or e.key in pressing:
                     self._active[e.key] = (self._kin.pairs[e.key], forces.modes[k])
+                    known.append(e)
+            if not isinstance(closed, RailContacts):
+                # evaluated at this state, as the projection would evaluate them
+                state = (tuple(self._active), self._q.tobytes(), self._v.tobytes())
+                self._kept_contacts = (state, known)
         self._project()
         self._report_changes(out, previous, impacted)
         if impacted:
@@ -488,38 +523,67 @@ class HandlingMixin:
         data = np.concatenate([getattr(e, field) for e in evals])
         return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(self._N, len(evals)))
 
+    def _active_contacts(self, q: np.ndarray, v: np.ndarray) -> list[Contact]:
+        """The active contacts evaluated at ``(q, v)``; the last evaluation again at the same state.
+
+        Evaluating is deterministic: for the same active set at a state equal
+        bit for bit to the one last evaluated (a contact at rest, whose phase
+        ends where it began) the contacts made then are the answer.
+        """
+        state = (tuple(self._active), q.tobytes(), v.tobytes())
+        kept = getattr(self, "_kept_contacts", None)
+        if kept is not None and kept[0] == state:
+            return kept[1]
+        evals = self._active_evals(q, v)
+        self._kept_contacts = (state, evals)
+        return evals
+
     def _project(self) -> None:
         """Put active contacts back on ``g = 0``, their velocities on ``u_n = 0``.
 
         Sticking contacts also get ``u_t = 0``. Both projections are
         M-orthogonal (the smallest change in kinetic-energy norm); the kinetic
-        energy they remove is booked as dissipated.
+        energy they remove is booked as dissipated. The active contacts are
+        evaluated once per state (:meth:`_active_contacts`): positions whose
+        gaps are already within ``1e-14`` stay as they are, and so do their
+        evaluations. One constraint row is solved in closed form
+        (:func:`one_row_solution`, the bits of the least-squares route).
         """
         if not self._active:
             return
         M_inv = self._M_inv[:, None]
+        evals = self._active_contacts(self._q, self._v)
         for _ in range(MAX_PROJECTION_ITERATIONS):
-            evals = self._active_evals(self._q, self._v)
-            g = np.array([e.g for e in evals])
-            if np.max(np.abs(g)) <= 1e-14:
+            g = [e.g for e in evals]
+            if (abs(g[0]) if len(g) == 1 else np.max(np.abs(g))) <= 1e-14:
                 break
-            G = np.column_stack([e.G for e in evals])
-            W = M_inv * G
-            self._q = self._q - W @ np.linalg.lstsq(G.T @ W, g, rcond=1e-12)[0]
+            if len(evals) == 1:
+                w = self._M_inv * evals[0].G
+                shift = w * one_row_solution(float(evals[0].G.dot(w)), g[0])
+                self._q = self._q - (shift + 0.0)  # W @ x of one column: 0 + w x
+            else:
+                G = np.column_stack([e.G for e in evals])
+                W = M_inv * G
+                self._q = self._q - W @ np.linalg.lstsq(G.T @ W, g, rcond=1e-12)[0]
+            evals = self._active_contacts(self._q, self._v)
         else:
             raise SolverError(
                 f"projecting the active contacts onto g = 0 did not converge in "
                 f"{MAX_PROJECTION_ITERATIONS} iterations"
             )
-        evals = self._active_evals(self._q, self._v)
         columns = [e.G for e in evals]
         columns += [
             e.H
             for e, (_, mode) in zip(evals, self._active.values(), strict=True)
             if mode == "stick" and e.friction > 0.0
         ]
-        C = np.column_stack(columns)
-        W = M_inv * C
         kinetic_before = self.system.kinetic_energy(self._v)
-        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
+        if len(columns) == 1:
+            w = self._M_inv * columns[0]
+            x = one_row_solution(float(columns[0].dot(w)), float(columns[0].dot(self._v)))
+            self._v = self._v - (w * x + 0.0)  # W @ x of one column: 0 + w x
+        else:
+            C = np.column_stack(columns)
+            W = M_inv * C
+            self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
         self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import DOP853
 
+from solver.contact import solve_with_modes
 from solver.errors import SolverError
 from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
 from solver.fixed_mode import ModeForces, OneContactReaction
 from solver.frames import ContactState
-from solver.gap_set import GapSet
+from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import Segment, bounding_box
 from solver.linear_flow import LinearBeadModel, LinearPhase, linear_bead_model
 
@@ -75,6 +76,14 @@ class Parabola:
     def states(self, ts: np.ndarray) -> np.ndarray:
         """:meth:`state` at every time of ``ts`` (s), one row each."""
         N = len(self.q0)
+        if len(ts) == 1:  # one row: the same operations with a scalar time step
+            dt = float(ts[0]) - self.t0
+            row = np.empty(2 * N + 3)
+            row[:N] = self.q0 + dt * (self.v0 + 0.5 * dt * self.a)
+            row[N : 2 * N] = self.v0 + dt * self.a
+            row[2 * N :] = self.work
+            row[2 * N] += dt * (self.power[0] + 0.5 * dt * self.power[1])
+            return row[None, :]
         dt = (ts - self.t0)[:, None]
         rows = np.empty((len(ts), 2 * N + 3))
         rows[:, :N] = self.q0 + dt * (self.v0 + 0.5 * dt * self.a)
@@ -221,7 +230,13 @@ class FlightMixin:
         if self._watched[:2] != (every, active):
             held = every.pairs
             active_codes = [self._kin.pair_code(pair) for pair, _ in self._active.values()]
-            watched = GapSet(self._kin, held.select(~np.isin(held.codes(), active_codes)))
+            codes = held.codes()
+            if len(codes) <= FEW_PAIRS:  # a few pairs: compared in Python, no np.isin
+                active_set = set(active_codes)
+                keep = np.array([code not in active_set for code in codes.tolist()], dtype=bool)
+            else:
+                keep = ~np.isin(codes, active_codes)
+            watched = GapSet(self._kin, held.select(keep)) if keep.any() else self._no_gaps
             self._watched = (every, active, watched)
         return self._watched[2]
 
@@ -253,9 +268,13 @@ class FlightMixin:
             return None
         if not self._active:
             return self._gravity * self._M_inv, np.zeros(2)
-        evals, forces = self._active_forces(self.t, self._q, self._v)
-        self._phase_forces = forces
-        H = np.column_stack([e.H for e in evals])
+        evals = self._active_contacts(self._q, self._v)  # as _active_forces, evaluated once
+        forces = self._phase_forces
+        if forces is None:
+            modes = [mode for _, mode in self._active.values()]
+            f = self.system.applied_force(self.t, self._q, self._v)
+            forces = self._phase_forces = solve_with_modes(evals, modes, self._M_inv, f)
+        H = evals[0].H[:, None] if len(evals) == 1 else np.column_stack([e.H for e in evals])
         ff = forces.friction_force
         return forces.qdd, np.array([-(ff @ (H.T @ self._v)), -(ff @ (H.T @ forces.qdd))])
 

@@ -512,6 +512,47 @@ def disk_segment_contacts(
     )
 
 
+def disk_segment_contact(
+    segment: Segment, c: np.ndarray, cdot: np.ndarray, r: float, omega: float
+) -> tuple[bool, float, float, float, float, float, float]:
+    """:func:`disk_segment_contacts` at one instant, in floats: the same operations, the same bits.
+
+    Parameters
+    ----------
+    segment : Segment
+        The obstacle.
+    c, cdot : numpy.ndarray, shape (2,)
+        Centre (m) and its velocity (m/s).
+    r : float
+        Disk radius (m).
+    omega : float
+        Angular velocity (rad/s), counter-clockwise positive.
+
+    Returns
+    -------
+    tuple
+        ``(inside, u_n, u_t, point_x, point_y, n_x, n_y)``: as the row of
+        :class:`SegmentContacts` (m/s, m, 1). The two dot products are
+        numpy's, as ``numpy.vecdot`` forms them (fused where it fuses).
+    """
+    (ax, ay), (bx, by) = segment.a, segment.b
+    ex, ey = bx - ax, by - ay
+    length2 = ex * ex + ey * ey
+    cx, cy = c.tolist()
+    s = ((cx - ax) * ex + (cy - ay) * ey) / length2
+    px, py = ax + s * ex, ay + s * ey
+    wx, wy = cx - px, cy - py
+    d = math.hypot(wx, wy)
+    if d == 0.0:  # the limit from the left side, as Segment.nearest
+        length = math.sqrt(length2)
+        nx, ny = -ey / length, ex / length
+    else:
+        nx, ny = wx / d, wy / d
+    u_n = float(np.array((nx, ny)).dot(cdot))
+    u_t = float(np.array((ny, -nx)).dot(cdot)) + r * omega
+    return 0.0 < s < 1.0, u_n, u_t, px, py, nx, ny
+
+
 def disk_disk_contact(
     ci: Any,
     cdoti: Any,
@@ -569,5 +610,6 @@ __all__ = [
     "disk_contact_from_nearest",
     "disk_disk_contact",
     "disk_feature_contact",
+    "disk_segment_contact",
     "disk_segment_contacts",
 ]

@@ -17,9 +17,12 @@ import numpy as np
 from solver.contact import ContactForces
 from solver.contact_pairs import ContactPair
 from solver.frames import ContactState, EnergyBudget, Frame, StepOutput
-from solver.geometry import disk_segment_contacts
+from solver.geometry import disk_segment_contact, disk_segment_contacts
 
 _T = TypeVar("_T")
+
+FEW_SAMPLES = 4
+"""Grid points up to which the samples due are found in floats rather than on arrays."""
 
 
 def shared_rows(rows: np.ndarray, make: Callable[..., _T]) -> list[_T]:
@@ -42,6 +45,10 @@ def shared_rows(rows: np.ndarray, make: Callable[..., _T]) -> list[_T]:
 
 class OutputMixin:
     """Frames, contact states and energies (part of :class:`solver.events.EventDrivenStepper`)."""
+
+    one_row_samples: bool = True
+    """Whether a lone sample of a phase without springs or forcing is made in floats
+    (:meth:`_sample_frame`); the tests compare it with the vectorised route."""
 
     def _energy(self, q: np.ndarray, v: np.ndarray, work: np.ndarray) -> EnergyBudget:
         kinetic, potential, spring = self.system.energy(q, v)
@@ -108,6 +115,8 @@ class OutputMixin:
         closed-form phases of bead scenes (:meth:`_bead_energies`).
         """
         N = self._N
+        if len(ts) == 1 and self._flight and self.one_row_samples:
+            return [self._sample_frame(float(ts[0]), Y[0])]
         # fresh copies: every frame owns its rows, no frame shares memory with the stepper
         Q, V, W = Y[:, :N].copy(), Y[:, N : 2 * N].copy(), Y[:, 2 * N :]
         kinetic = 0.5 * ((V * V) @ self.system.M_diag)
@@ -123,6 +132,58 @@ class OutputMixin:
         contacts = self._sample_contacts(times, Q, V)
         # map over the columns: a row view of Q and V per frame, no tuple unpacking per row
         return list(map(Frame, times, itertools.repeat("sample"), Q, V, contacts, energies))
+
+    def _sample_frame(self, t: float, y: np.ndarray) -> Frame:
+        """:meth:`_sample_frames` of one row ``y`` at ``t`` (s), no springs or forcing.
+
+        The same numbers from the same operations, on one row: a product
+        ``(v∘v)·M`` of one row is the dot product of the vectors (no blocking
+        over rows), the active contacts' states those of
+        :func:`solver.geometry.disk_segment_contact`.
+        """
+        N = self._N
+        q, v, work = y[:N].copy(), y[N : 2 * N].copy(), y[2 * N :].tolist()
+        energy = EnergyBudget(
+            kinetic=float(0.5 * ((v * v) @ self.system.M_diag)),
+            potential=float(-(q @ self._gravity)),
+            spring=0.0,
+            dissipated=self._impact_loss + work[0] + work[1],
+            input=work[2],
+        )
+        return Frame(t, "sample", q, v, self._sample_contact_row(t, q, v), energy)
+
+    def _sample_contact_row(
+        self, t: float, q: np.ndarray, v: np.ndarray
+    ) -> tuple[ContactState, ...]:
+        """:meth:`_sample_contacts` of one state ``(q, v)`` at ``t`` (s), in floats."""
+        if not self._active:
+            return ()
+        forces = self._phase_forces
+        if forces is None:
+            return self._contact_states(t, q, v)
+        states = []
+        for k, (pair, _) in enumerate(self._active.values()):
+            c, cdot, omega = self.system.disk_motion(q, v, pair.i)
+            inside, u_n, u_t, px, py, nx, ny = disk_segment_contact(
+                pair.feature, c, cdot, self._kin.radii[pair.i], omega
+            )
+            if not inside:  # beyond the segment's end: evaluated
+                return self._contact_states(t, q, v)
+            states.append(
+                ContactState(
+                    body=pair.body,
+                    other=pair.other,
+                    lam=float(forces.lam[k]),
+                    tau=float(forces.tau[k]),
+                    u_n=u_n,
+                    u_t=u_t,
+                    mode=forces.modes[k],
+                    point=(px, py),
+                    normal=(nx, ny),
+                    friction=pair.friction,
+                )
+            )
+        return tuple(states)
 
     def _sample_contacts(
         self, ts: list[float], Q: np.ndarray, V: np.ndarray
@@ -196,14 +257,29 @@ class OutputMixin:
         last = min(limit, self.t_end * (1 + 1e-12))
         if self._next_sample * self.dt_out > last:
             return
-        ks = np.arange(self._next_sample, math.floor(last / self.dt_out) + 2)
-        ts = ks * self.dt_out
-        keep = (ts <= self.t_end * (1 + 1e-12)) & ((ts < limit) | ((ts == limit) & inclusive))
-        # the grid is increasing: the samples due are a leading run of ``keep``
-        count = int(keep.argmin()) if not keep.all() else len(ks)
-        if not count:
-            return
-        ts = ts[:count]
+        top = math.floor(last / self.dt_out) + 2
+        end = self.t_end * (1 + 1e-12)
+        if top - self._next_sample <= FEW_SAMPLES:
+            # the same grid times and tests in floats (k · dt_out as numpy forms it)
+            due = []
+            for k in range(self._next_sample, top):
+                t = k * self.dt_out
+                if not (t <= end and (t < limit or (t == limit and inclusive))):
+                    break
+                due.append(t)
+            count = len(due)
+            if not count:
+                return
+            ts = np.array(due)
+        else:
+            ks = np.arange(self._next_sample, top)
+            ts = ks * self.dt_out
+            keep = (ts <= end) & ((ts < limit) | ((ts == limit) & inclusive))
+            # the grid is increasing: the samples due are a leading run of ``keep``
+            count = int(keep.argmin()) if not keep.all() else len(ks)
+            if not count:
+                return
+            ts = ts[:count]
         if states is not None:
             out.frames += self._sample_frames(ts, states(ts))
         else:

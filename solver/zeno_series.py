@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from solver.contact_pairs import ContactPair
+from solver.event_handling import one_row_solution
 from solver.event_tolerances import (
     COLLAPSE_INTERVAL,
     GAP_TOL,
@@ -107,7 +108,8 @@ class ZenoMixin:
         pairs = self._bounce_pairs(contacts, a)
         straight = [isinstance(pair.feature, Segment) for pair in pairs]
         q, v = self._q.copy(), self._v.copy()
-        evals = [self._kin.evaluate(pair, q, v) for pair in pairs]
+        # the contacts were evaluated at this state; the other pairs are evaluated here
+        evals = list(contacts) + [self._kin.evaluate(pair, q, v) for pair in pairs[len(contacts) :]]
         if len(pairs) == 1 and straight[0] and evals[0].friction == 0.0:
             bounces = self._geometric_series(out, evals[0], a)
             if bounces is not None:
@@ -314,11 +316,17 @@ class ZenoMixin:
             self._finish(out)
             return
         evals = [self._kin.evaluate(self._kin.pairs[e.key], self._q, self._v) for e in contacts]
-        C = np.column_stack([e.G for e in evals])
-        W = self._M_inv[:, None] * C
         kinetic_before = self.system.kinetic_energy(self._v)
-        u = np.maximum(C.T @ self._v, 0.0)
-        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, u, rcond=1e-12)[0]
+        if len(evals) == 1:
+            G = evals[0].G
+            w = self._M_inv * G
+            x = one_row_solution(float(G.dot(w)), max(float(G.dot(self._v)), 0.0))
+            self._v = self._v - (w * x + 0.0)  # W @ x of one column: 0 + w x
+        else:
+            C = np.column_stack([e.G for e in evals])
+            W = self._M_inv[:, None] * C
+            u = np.maximum(C.T @ self._v, 0.0)
+            self._v = self._v - W @ np.linalg.lstsq(C.T @ W, u, rcond=1e-12)[0]
         self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
         self._settle(out, dict(self._active))
         out.events.append(event)
