@@ -14,6 +14,7 @@ of the resting ball is pinned by closed forms.
 from __future__ import annotations
 
 import math
+from dataclasses import astuple
 from types import SimpleNamespace
 
 import numpy as np
@@ -179,7 +180,25 @@ def frames_of(scene, one_row):
         while stepper.status == "running":
             frames += stepper.step().frames
     assert stepper.status == "finished"
-    return [(f.t, f.kind, bits(f.q), bits(f.v), f.energy, f.contacts) for f in frames]
+    return [
+        (
+            f.t,
+            f.kind,
+            bits(f.q),
+            bits(f.v),
+            bits(astuple(f.energy)),
+            [
+                (
+                    c.body,
+                    c.other,
+                    c.mode,
+                    bits(astuple(c)[2:6] + c.point + c.normal + (c.friction,)),
+                )
+                for c in f.contacts
+            ],
+        )
+        for f in frames
+    ]
 
 
 @settings(max_examples=25, deadline=None)
