@@ -323,8 +323,10 @@ class GapSet:
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""
         system = self.kin.system
-        g, u_n = np.empty(self._n), np.empty(self._n)
         c, cd = system.centres(q), system.centre_velocities(v)
+        if self._n <= FEW_PAIRS:
+            return self._few_values(c, cd)
+        g, u_n = np.empty(self._n), np.empty(self._n)
         for fill in (self.disk_gaps, self.segment_gaps, self.vertex_gaps):
             fill(c, cd, g, u_n)
         self.arc_gaps(c, cd, g, u_n)
@@ -377,6 +379,65 @@ class GapSet:
         if self.arc_rows:
             self.arc_gaps(c, None, out, None, band)
         return out
+
+    def _few_values(self, c: np.ndarray, cd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`values` in float arithmetic, one pair at a time: the same numbers, bit for bit.
+
+        The operations of :meth:`disk_gaps`, :meth:`segment_gaps` and
+        :meth:`vertex_gaps` (with :meth:`_hidden`) in the same order; the
+        distances of all pairs from one ``np.hypot`` call, as there; a
+        :func:`row_dots` sum as numpy's (from ``0.0``: two products of ``−0.0``
+        add to ``0.0``); a division by a zero distance as numpy's
+        (:func:`_quotient`); arcs as in :meth:`arc_gaps`. ``c`` and ``cd`` are the disk centres (K, 2) (m)
+        and their velocities (m/s).
+        """
+        n = self._n
+        g, u_n = [0.0] * n, [0.0] * n
+        points, rates = c.tolist(), cd.tolist()
+        # the rows whose distance is needed: (kind, row, disk(s), numbers), the vectors w
+        needed: list[tuple] = []
+        w0s: list[float] = []
+        w1s: list[float] = []
+        for m, i, j, rsum, order in self.few_disk_rows:
+            (xi, yi), (xj, yj) = points[i], points[j]
+            needed.append((0, m, i, j, rsum, order))
+            w0s.append(xi - xj)
+            w1s.append(yi - yj)
+        for m, k, ax, ay, ex, ey, length2, _, _, r in self.few_segment_rows:
+            x, y = points[k]
+            w0, w1 = x - ax, y - ay
+            s = (w0 * ex + w1 * ey) / length2
+            if s > 0.0 and s < 1.0:
+                needed.append((1, m, k, -1, r, 0.0))
+                w0s.append(w0 - s * ex)
+                w1s.append(w1 - s * ey)
+            else:
+                g[m], u_n[m] = math.inf, math.nan
+        vertex_rows = self.few_vertex_rows
+        if vertex_rows:
+            hidden = self._few_hidden(c, points, 0.0)
+            for place, (m, k, px, py, r) in enumerate(vertex_rows):
+                x, y = points[k]
+                needed.append((2 if place in hidden else 1, m, k, -1, r, 0.0))
+                w0s.append(x - px)
+                w1s.append(y - py)
+        distances = np.hypot(w0s, w1s).tolist() if needed else []
+        for (kind, m, i, j, r, order), w0, w1, d in zip(needed, w0s, w1s, distances, strict=True):
+            if kind == 0:  # a disk pair: w = c_i - c_j, r = r_i + r_j
+                (ui, vi), (uj, vj) = rates[i], rates[j]
+                speed = _quotient(w0 * (ui - uj) + w1 * (vi - vj), d)
+                if order * w0 < 0.0:  # beads that have passed each other
+                    g[m], u_n[m] = -d - r, -speed
+                else:
+                    g[m], u_n[m] = d - r, speed
+            else:  # a segment or a vertex (kind 2: hidden, its speed kept)
+                ui, vi = rates[i]
+                g[m] = d - r if kind == 1 else math.inf
+                u_n[m] = _quotient(0.0 + w0 * ui + w1 * vi, d)  # row_dots: numpy's sum from 0.0
+        out_g, out_u = np.array(g), np.array(u_n)
+        if self.arc_rows:
+            self.arc_gaps(c, cd, out_g, out_u)
+        return out_g, out_u
 
     def _few_hidden(self, c: np.ndarray, points: list[list[float]], band: float) -> set[int]:
         """:meth:`_hidden` in float arithmetic: the hidden vertex rows (their places)."""
@@ -529,6 +590,14 @@ class GapSet:
                 g[n] = near.d - self.kin.radii[pair.i]
                 if cd is not None:
                     u_n[n] = float(near.n @ cd[pair.i])
+
+
+def _quotient(x: float, d: float) -> float:
+    """``x / d`` (floats) as numpy divides: a zero ``d`` gives ``±inf`` or NaN, not an error."""
+    if d:
+        return x / d
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(np.float64(x) / d)
 
 
 def row_dots(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -1,0 +1,139 @@
+"""GapSet.values of a few pairs in floats: the numbers of its array route, to the bit.
+
+The event scan evaluates the watched gaps and their normal speeds at every
+sub-point; a few pairs go through float arithmetic (:meth:`GapSet._few_values`)
+instead of numpy calls on arrays of a few entries. Each case here compares
+it with the array route it stands for (:meth:`GapSet.disk_gaps`,
+:meth:`~GapSet.segment_gaps`, :meth:`~GapSet.vertex_gaps`,
+:meth:`~GapSet.arc_gaps`), signs of zeros, infinities and NaNs included.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from unittest.mock import patch
+
+import numpy as np
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from solver.gap_set import FEW_PAIRS, GapSet
+from solver.record import Trajectory
+from solver.scene import load_scene
+from solver.simulation import make_stepper
+from tests.scene_data import gravity_scene, uniform_wheel
+from tests.test_drawn_geometry import ground
+
+SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
+
+speed = st.one_of(
+    st.sampled_from([0.0, -0.0, 1e-300, -5e-324, 1.0, -3.0]),
+    st.floats(-20.0, 20.0, allow_nan=False),
+)
+
+
+def array_values(gaps: GapSet, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(g, u_n)`` of every pair through the array route, whatever the number of pairs."""
+    system = gaps.kin.system
+    return arrays_of(gaps, system.centres(q), system.centre_velocities(v))
+
+
+def arrays_of(gaps: GapSet, c: np.ndarray, cd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The array route from the centres ``c`` (m) and their velocities ``cd`` (m/s)."""
+    g, u_n = np.empty(len(gaps)), np.empty(len(gaps))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for fill in (gaps.disk_gaps, gaps.segment_gaps, gaps.vertex_gaps, gaps.arc_gaps):
+            fill(c, cd, g, u_n)
+    return g, u_n
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@st.composite
+def placed(draw, kin, points: list[tuple[float, float]]):
+    """A centre for a disk: anywhere near the ground, on a vertex, on a segment or beyond it."""
+    where = draw(st.sampled_from(["free", "vertex", "segment", "zero"]))
+    if where == "free" or not points:
+        return draw(st.floats(-1.6, 1.6)), draw(st.floats(-0.4, 0.9))
+    if where == "zero":
+        return draw(st.sampled_from([0.0, -0.0])), draw(st.sampled_from([0.0, -0.0]))
+    if where == "vertex":
+        return draw(st.sampled_from(points))
+    (ax, ay), (bx, by) = draw(st.sampled_from(points)), draw(st.sampled_from(points))
+    s = draw(st.sampled_from([0.0, 0.5, 1.0, -1e-9, 1.0 + 1e-9]) | st.floats(-0.2, 1.2))
+    return ax + s * (bx - ax), ay + s * (by - ay)
+
+
+@given(
+    boundaries=ground(),
+    n_wheels=st.integers(0, 2),
+    n_beads=st.integers(0, 2),
+    data=st.data(),
+)
+def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads, data):
+    """Wheels and beads (on one rail: ordered pairs, passed or not) over drawn ground.
+
+    Centres anywhere, on a corner (a zero distance: the speed ±inf or NaN, as
+    numpy divides), on a face or just beyond its ends, at signed zeros; the
+    corners hidden by their faces and arcs; velocities with signed zeros.
+    """
+    assume(n_wheels or n_beads)
+    bodies = [uniform_wheel(f"w{k}", 0.04 + 0.05 * k, 5.0 * k, 5.0) for k in range(n_wheels)]
+    bodies += [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
+         "x": 3.0 * k - 9.0}
+        for k in range(n_beads)
+    ]  # fmt: skip
+    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    kin, system = stepper._kin, stepper.system
+    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
+    assume(len(gaps) <= FEW_PAIRS)
+    points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
+    q, v = np.array(system.q0, dtype=float), np.zeros(system.N)
+    for k in range(n_wheels):
+        q[3 * k : 3 * k + 2] = data.draw(placed(kin, points))
+        v[3 * k : 3 * k + 3] = [data.draw(speed) for _ in range(3)]
+    for k in range(n_beads):
+        q[3 * n_wheels + k] = data.draw(placed(kin, points))[0]
+        v[3 * n_wheels + k] = data.draw(speed)
+    g, u_n = gaps.values(q, v)
+    g_ref, u_ref = array_values(gaps, q, v)
+    assert same_bits(g, g_ref), (g, g_ref)
+    assert same_bits(u_n, u_ref), (u_n, u_ref)
+
+
+def test_a_wheel_on_a_corner_has_numpy_s_speeds():
+    """A wheel centred on a step's corner: its distance 0, the corner's speed 0/0 = NaN."""
+    step = [{"id": "step", "type": "polyline", "points": [[-1.0, 0.0], [0.0, 0.0], [0.0, 0.1]]}]
+    stepper = make_stepper(gravity_scene([uniform_wheel("w", 0.05, 0.5, 0.5)], step))
+    kin, system = stepper._kin, stepper.system
+    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(1)))
+    q = np.array([0.0, 0.0, 0.0])
+    for v in ([0.0, 0.0, 0.0], [1.0, -2.0, 0.0]):
+        g, u_n = gaps.values(q, np.array(v))
+        g_ref, u_ref = array_values(gaps, q, np.array(v))
+        assert same_bits(g, g_ref) and same_bits(u_n, u_ref)
+        corner = int(np.nonzero(np.abs(g + 0.05) < 1e-15)[0][0])  # the corner's gap: −r
+        assert math.isnan(u_n[corner])
+
+
+def drive(scene_file: str) -> Trajectory:
+    stepper = make_stepper(load_scene(SCENES / scene_file), t_end=1.0, dt_out=0.05)
+    trajectory = Trajectory(stepper.system)
+    while stepper.status == "running":
+        trajectory.append(stepper.step())
+    return trajectory
+
+
+def test_the_wheel_runs_are_the_runs_of_the_array_route():
+    """Paper 004's wheel (e = 0 and 0.3) over 1 s with values through arrays: the same frames."""
+    for scene_file in ("wheel_curb_e0.json", "wheel_curb_e03.json"):
+        floats = drive(scene_file)
+        with patch.object(GapSet, "_few_values", arrays_of):
+            arrays = drive(scene_file)
+        assert len(floats.frames) == len(arrays.frames) > 20
+        for a, b in zip(floats.frames, arrays.frames, strict=True):
+            assert a.t == b.t and same_bits(a.q, b.q) and same_bits(a.v, b.v)
