@@ -272,7 +272,8 @@ class FlightMixin:
         forces = self._phase_forces
         if forces is None:
             modes = [mode for _, mode in self._active.values()]
-            f = self.system.applied_force(self.t, self._q, self._v)
+            # the applied force of a scene without springs or forcing: its weight (kept)
+            f = self._gravity
             forces = self._phase_forces = solve_with_modes(evals, modes, self._M_inv, f)
         H = evals[0].H[:, None] if len(evals) == 1 else np.column_stack([e.H for e in evals])
         ff = forces.friction_force

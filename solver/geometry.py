@@ -375,9 +375,26 @@ def _contact(
     rel_velocity: np.ndarray,
     rolling: float,
 ) -> DiskContact:
-    """Assemble a DiskContact from the distance derivatives and the relative velocity."""
+    """Assemble a DiskContact from the distance derivatives and the relative velocity.
+
+    A straight feature's Hessian (``_ZERO_HESSIAN``, the object itself) gives
+    ``ṅ = (0, 0)`` and curvature terms ``+0.0`` for every finite velocity
+    (signs of zero included, as the products below form them): they are
+    written as such.
+    """
     nx, ny = n.tolist()
     t = _frozen_array((ny, -nx))
+    if hess is _ZERO_HESSIAN and all(map(math.isfinite, rel_velocity.tolist())):
+        return DiskContact(
+            g=float(gap),
+            n=n,
+            t=t,
+            point=point,
+            u_n=float(n.dot(rel_velocity)),
+            u_t=float(t.dot(rel_velocity) + rolling),
+            gamma_n=0.0,
+            gamma_t=0.0,
+        )
     n_dot = hess.dot(rel_velocity)
     n_dot_x, n_dot_y = n_dot.tolist()
     t_dot = np.array((n_dot_y, -n_dot_x))

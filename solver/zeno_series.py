@@ -287,10 +287,10 @@ class ZenoMixin:
             np.max(np.hypot(cd[:, 0], cd[:, 1]) * T + 0.5 * np.hypot(ca[:, 0], ca[:, 1]) * T * T)
         )
         every = self._all_candidates()
-        near = set(np.nonzero(every.gaps(self._q, band=True) <= reach)[0].tolist())
+        near = [n for n, g in enumerate(every.gaps(self._q, band=True).tolist()) if g <= reach]
         keys = {e.key for e in contacts}
         return [self._kin.pairs[e.key] for e in contacts] + [
-            every.pairs[n] for n in sorted(near) if every.pairs[n].key not in keys
+            every.pairs[n] for n in near if every.pairs[n].key not in keys
         ]
 
     def _end_bounces(self, out: StepOutput, contacts: list[Contact], bounces: int) -> None:

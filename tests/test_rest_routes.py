@@ -26,7 +26,13 @@ from solver import output_frames
 from solver.contact import _one_result, _result
 from solver.event_handling import one_row_solution
 from solver.flight import Parabola
-from solver.geometry import Segment, disk_segment_contact, disk_segment_contacts
+from solver.geometry import (
+    _ZERO_HESSIAN,
+    Segment,
+    _contact,
+    disk_segment_contact,
+    disk_segment_contacts,
+)
 from solver.output_frames import OutputMixin
 from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene
@@ -149,6 +155,23 @@ def test_a_parabolas_lone_row_is_its_row_among_many(state, power, times):
     flight = Parabola(0.25, q, v, a, np.array([0.5, -0.0, 1.0]), np.array(power))
     many = flight.states(np.array(times))
     assert bits(flight.states(np.array(times[:1]))) == bits(many[:1])
+
+
+@given(
+    st.floats(-1e3, 1e3),
+    st.floats(0.0, 2.0 * math.pi),
+    st.lists(scaled | finite, min_size=2, max_size=2),
+    finite,
+)
+def test_a_straight_features_curvature_terms_are_the_products(gap, angle, velocity, rolling):
+    """The shortcut for the shared zero Hessian against the general products (another zero
+    Hessian object): every field to the bit."""
+    n = np.array((math.cos(angle), math.sin(angle)))
+    point, rel = np.array((0.25, -1.0)), np.array(velocity)
+    short = _contact(gap, n, _ZERO_HESSIAN, point, rel, rolling)
+    general = _contact(gap, n, np.zeros((2, 2)), point, rel, rolling)
+    for field in ("g", "n", "t", "point", "u_n", "u_t", "gamma_n", "gamma_t"):
+        assert bits(getattr(short, field)) == bits(getattr(general, field)), field
 
 
 def ball_scene(drop, restitution, slope_deg, friction, t_end, dt_out):
