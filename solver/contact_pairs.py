@@ -60,6 +60,38 @@ def continued_nearest(feature: Any, c: np.ndarray) -> Nearest:
     raise SolverError(f"no contact normal for a disk centred at {tuple(c)} on {feature!r}")
 
 
+def _straight_nearest(feature: Any, c: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """Distance (m) and unit normal of ``c`` to a segment or a vertex: its ``nearest``'s numbers.
+
+    The arithmetic of :meth:`solver.geometry.Segment.nearest` and
+    :meth:`solver.geometry.Vertex.nearest` without their :class:`Nearest`
+    (its closest point and Hessian are not needed for a gap and its speed).
+    None where those give None (beyond a segment's ends, on a corner) and
+    for an arc: the feature's own ``nearest`` answers then.
+    """
+    cx, cy = float(c[0]), float(c[1])
+    if isinstance(feature, Segment):
+        (ax, ay), (bx, by) = feature.a, feature.b
+        ex, ey = bx - ax, by - ay
+        length2 = ex * ex + ey * ey
+        s = ((cx - ax) * ex + (cy - ay) * ey) / length2
+        if not 0.0 < s < 1.0:
+            return None
+        wx, wy = cx - (ax + s * ex), cy - (ay + s * ey)
+        d = math.hypot(wx, wy)
+        if not d > 0.0:
+            return None
+    elif isinstance(feature, Vertex):
+        px, py = feature.p
+        wx, wy = cx - px, cy - py
+        d = math.hypot(wx, wy)
+        if d == 0.0:
+            return None
+    else:
+        return None
+    return d, np.array((wx / d, wy / d))
+
+
 @dataclass(frozen=True, eq=False)
 class ContactPair:
     """A disk–feature (``j < 0``) or disk–disk pair, evaluable at any state."""
@@ -674,6 +706,10 @@ class DiskKinematics:
         i, j = pair.i, pair.j
         ci, cdi, _ = system.disk_motion(q, v, i)
         if j < 0:
+            normal = _straight_nearest(pair.feature, ci)
+            if normal is not None:
+                d, n = normal
+                return float(d - self.radii[i]), float(n.dot(np.asarray(cdi, dtype=float)))
             near = pair.feature.nearest(ci)
             if near is None:
                 near = continued_nearest(pair.feature, ci)

@@ -31,7 +31,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.gap_closing import clear_rows, closing_times
-from solver.gap_set import GapSet
+from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
 
@@ -289,11 +289,18 @@ class LocationMixin:
         bare distance to the corner below zero at ``tb`` means the gap closed
         in between, at its root.
         """
-        rows = gaps.vertex_rows
-        if not len(rows):
-            return None
+        if len(gaps) <= FEW_PAIRS:  # a few rows: tested in floats
+            g_a, g_b = g_a.tolist(), g_b.tolist()
+            left = [
+                n
+                for n, *_ in gaps.few_vertex_rows
+                if math.isfinite(g_a[n]) and g_a[n] > 0.0 and math.isinf(g_b[n])
+            ]
+        else:
+            rows = gaps.vertex_rows
+            left = rows[np.isfinite(g_a[rows]) & (g_a[rows] > 0.0) & np.isinf(g_b[rows])]
         best: FoundEvent | None = None
-        for n in rows[np.isfinite(g_a[rows]) & (g_a[rows] > 0.0) & np.isinf(g_b[rows])]:
+        for n in left:
             if self._gap(piece, gaps, n, tb) < -GAP_EVENT_TOL:
                 t_hit = brentq(lambda t, n=n: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
                 if best is None or t_hit < best.t:
@@ -342,10 +349,23 @@ class LocationMixin:
         """:meth:`_event_values` at every time of ``ts`` (s), the states made in one pass.
 
         The rows of ``piece.states`` hold the positions and velocities that
-        ``piece.state`` gives at the same times, bit for bit.
+        ``piece.state`` gives at the same times, bit for bit, and the gaps
+        of all rows are computed at once (:meth:`GapSet.values_many`, the
+        numbers of :meth:`GapSet.values`).
         """
         Y = piece.states(ts)
-        return [self._event_values(t, y, gaps) for t, y in zip(ts, Y, strict=True)]
+        N = self._N
+        many = gaps.values_many(Y[:, :N], Y[:, N : 2 * N])
+        if many is None:
+            return [self._event_values(t, y, gaps) for t, y in zip(ts, Y, strict=True)]
+        g, u_n = many
+        if not self._active:
+            none = np.zeros(0)
+            return [(g_k, u_k, none) for g_k, u_k in zip(g, u_n, strict=True)]
+        return [
+            (g_k, u_k, self._active_values(t, y[:N], y[N : 2 * N]))
+            for t, y, g_k, u_k in zip(ts, Y, g, u_n, strict=True)
+        ]
 
     def _may_hold_event(
         self, gaps: GapSet, values: list[tuple[np.ndarray, np.ndarray, np.ndarray]]

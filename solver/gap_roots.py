@@ -13,6 +13,7 @@ an impact that opens a hair and closes again. After every flight piece
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.optimize import brentq
@@ -31,7 +32,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.gap_closing import crossed, flight_clear, passed_through
-from solver.gap_set import GapSet
+from solver.gap_set import FEW_PAIRS, GapSet
 
 
 class GapRootMixin:
@@ -146,12 +147,12 @@ class GapRootMixin:
         sub-points (``u_n`` turning from negative to positive).
         """
         (ga, una, _), (gb, unb, _) = before, after
+        closed, dips, reopen = _gap_tests(ga, gb, una, unb)
         best: FoundEvent | None = None
-        for n in np.nonzero(gb < -GAP_EVENT_TOL)[0]:
+        for n in closed:
             t_hit = self._gap_root(piece, gaps, n, ta, tb, ga[n])
             if best is None or t_hit < best.t:
                 best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
-        dips = np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0]
         for n in dips:
             if not self._gap_speed(piece, gaps, n, ta) < 0.0 < self._gap_speed(piece, gaps, n, tb):
                 # the pair's own evaluation puts the speed's sign change outside (a speed
@@ -165,7 +166,6 @@ class GapRootMixin:
                     best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
         # closed at the start and not pressing (just after an impact): it may open a
         # hair and close again between the sub-points, seen on REOPEN_SAMPLES samples
-        reopen = np.nonzero((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))[0]
         if len(reopen):
             rows = GapSet(self._kin, [gaps.pairs[n] for n in reopen])
             N = self._N
@@ -257,3 +257,34 @@ class GapRootMixin:
             else:
                 ta = mid
         raise SolverError("bisection for a disk entering a contact's region did not converge")
+
+
+def _gap_tests(
+    ga: np.ndarray, gb: np.ndarray, una: np.ndarray, unb: np.ndarray
+) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+    """The rows of :meth:`GapRootMixin._gap_event`'s three searches, in increasing order.
+
+    From the gaps ``ga``, ``gb`` (m) and normal speeds ``una``, ``unb`` (m/s)
+    at both ends of a sub-interval: a gap below ``−GAP_EVENT_TOL`` at the
+    end (closed), positive at both ends with ``u_n`` turning from negative
+    to positive (a dip), about zero at the start and not below
+    ``−GAP_EVENT_TOL`` at the end (it may reopen and close). Up to
+    ``FEW_PAIRS`` rows are tested in floats (numpy's comparisons, NaN
+    failing each), more on arrays.
+    """
+    if len(ga) > FEW_PAIRS:
+        return (
+            np.nonzero(gb < -GAP_EVENT_TOL)[0],
+            np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0],
+            np.nonzero((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))[0],
+        )
+    closed, dips, reopen = [], [], []
+    rows = zip(ga.tolist(), gb.tolist(), una.tolist(), unb.tolist(), strict=True)
+    for n, (g_a, g_b, u_a, u_b) in enumerate(rows):
+        if g_b < -GAP_EVENT_TOL:
+            closed.append(n)
+        if g_a > 0 and g_b > 0 and u_a < 0 and u_b > 0:
+            dips.append(n)
+        if abs(g_a) <= GAP_TOL and g_b >= -GAP_EVENT_TOL:
+            reopen.append(n)
+    return closed, dips, reopen

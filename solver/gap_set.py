@@ -332,6 +332,63 @@ class GapSet:
         self.arc_gaps(c, cd, g, u_n)
         return g, u_n
 
+    def values_many(self, Q: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`values` at each row of ``Q``, ``V`` (T, N): ``(g, u_n)``, each (T, pairs).
+
+        Row ``k`` holds the numbers :meth:`values` gives at ``(Q[k], V[k])``,
+        bit for bit: the array route's elementwise operations on one more
+        axis (a :func:`row_dots` sum written out from ``0.0``, as numpy sums).
+        None for a set with arcs (they go one by one: ask :meth:`values`).
+        """
+        if self.arc_rows or self.cover_arcs:
+            return None
+        system = self.kin.system
+        C, CD = system.centres_many(Q), system.centre_velocities_many(V)
+        g, u_n = np.empty((len(Q), self._n)), np.empty((len(Q), self._n))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if len(self.disk_rows):
+                d = C[:, self.I] - C[:, self.J]
+                d0, d1 = d[..., 0], d[..., 1]
+                dist = np.hypot(d0, d1)
+                rel = CD[:, self.I] - CD[:, self.J]
+                speed = (d0 * rel[..., 0] + d1 * rel[..., 1]) / dist
+                passed = self.order * d0 < 0.0
+                g[:, self.disk_rows] = np.where(passed, -dist - self.rsum, dist - self.rsum)
+                u_n[:, self.disk_rows] = np.where(passed, -speed, speed)
+            if len(self.segment_rows):
+                k = self.seg_disks
+                w = C[:, k] - self.seg_a
+                e0, e1 = self.seg_e[:, 0], self.seg_e[:, 1]
+                s = (0.0 + w[..., 0] * e0 + w[..., 1] * e1) / self.seg_len2
+                w0, w1 = w[..., 0] - s * e0, w[..., 1] - s * e1
+                dist = np.hypot(w0, w1)
+                inside = (s > 0.0) & (s < 1.0)
+                rate = CD[:, k]
+                g[:, self.segment_rows] = np.where(inside, dist - self.seg_radii, np.inf)
+                u_n[:, self.segment_rows] = np.where(
+                    inside, (0.0 + w0 * rate[..., 0] + w1 * rate[..., 1]) / dist, np.nan
+                )
+            if len(self.vertex_rows):
+                k = self.vertex_disks
+                w = C[:, k] - self.vertex_p
+                w0, w1 = w[..., 0], w[..., 1]
+                dist = np.hypot(w0, w1)
+                gap = dist - self.vertex_radii
+                if len(self.cover_rows):
+                    cw = C[:, self.cover_disks] - self.cover_a
+                    e0, e1 = self.cover_e[:, 0], self.cover_e[:, 1]
+                    s = (0.0 + cw[..., 0] * e0 + cw[..., 1] * e1) / self.cover_len2
+                    reach = 0.0 / self.cover_len
+                    covered = (s > -reach) & (s < 1.0 + reach)
+                    hidden = np.zeros(gap.shape, dtype=bool)
+                    for column, place in enumerate(self.cover_rows.tolist()):
+                        hidden[:, place] |= covered[:, column]
+                    gap = np.where(hidden, np.inf, gap)
+                rate = CD[:, k]
+                g[:, self.vertex_rows] = gap
+                u_n[:, self.vertex_rows] = (0.0 + w0 * rate[..., 0] + w1 * rate[..., 1]) / dist
+        return g, u_n
+
     def gaps(self, q: np.ndarray, band: bool = False, bare: bool = False) -> np.ndarray:
         """``g`` per pair (m), as :meth:`values` without the speeds.
 
@@ -386,54 +443,66 @@ class GapSet:
         The operations of :meth:`disk_gaps`, :meth:`segment_gaps` and
         :meth:`vertex_gaps` (with :meth:`_hidden`) in the same order; the
         distances of all pairs from one ``np.hypot`` call, as there; a
-        :func:`row_dots` sum as numpy's (from ``0.0``: two products of ``−0.0``
-        add to ``0.0``); a division by a zero distance as numpy's
-        (:func:`_quotient`); arcs as in :meth:`arc_gaps`. ``c`` and ``cd`` are the disk centres (K, 2) (m)
-        and their velocities (m/s).
+        :func:`row_dots` sum as numpy's (from ``0.0``: two products of
+        ``−0.0`` add to ``0.0``); a division by a zero distance as numpy's
+        (:func:`_quotient`); arcs as in :meth:`arc_gaps`. ``c`` and ``cd``
+        are the disk centres (K, 2) (m) and their velocities (m/s).
         """
         n = self._n
         g, u_n = [0.0] * n, [0.0] * n
         points, rates = c.tolist(), cd.tolist()
-        # the rows whose distance is needed: (kind, row, disk(s), numbers), the vectors w
-        needed: list[tuple] = []
+        # the vectors w whose lengths are needed: disk pairs, segments whose region
+        # holds the centre, vertices, in this order
         w0s: list[float] = []
         w1s: list[float] = []
-        for m, i, j, rsum, order in self.few_disk_rows:
+        disk_rows = self.few_disk_rows
+        for _, i, j, _, _ in disk_rows:
             (xi, yi), (xj, yj) = points[i], points[j]
-            needed.append((0, m, i, j, rsum, order))
             w0s.append(xi - xj)
             w1s.append(yi - yj)
+        inside = []
         for m, k, ax, ay, ex, ey, length2, _, _, r in self.few_segment_rows:
             x, y = points[k]
             w0, w1 = x - ax, y - ay
             s = (w0 * ex + w1 * ey) / length2
             if s > 0.0 and s < 1.0:
-                needed.append((1, m, k, -1, r, 0.0))
+                inside.append((m, k, r))
                 w0s.append(w0 - s * ex)
                 w1s.append(w1 - s * ey)
             else:
                 g[m], u_n[m] = math.inf, math.nan
         vertex_rows = self.few_vertex_rows
+        for _, k, px, py, _ in vertex_rows:
+            x, y = points[k]
+            w0s.append(x - px)
+            w1s.append(y - py)
+        distances = np.hypot(w0s, w1s).tolist() if w0s else w0s
+        at = 0
+        for m, i, j, rsum, order in disk_rows:
+            w0, w1, d = w0s[at], w1s[at], distances[at]
+            at += 1
+            (ui, vi), (uj, vj) = rates[i], rates[j]
+            x = w0 * (ui - uj) + w1 * (vi - vj)
+            speed = x / d if d else _quotient(x, d)
+            if order * w0 < 0.0:  # beads that have passed each other
+                g[m], u_n[m] = -d - rsum, -speed
+            else:
+                g[m], u_n[m] = d - rsum, speed
+        for m, k, r in inside:
+            w0, w1, d = w0s[at], w1s[at], distances[at]
+            at += 1
+            ui, vi = rates[k]
+            x = 0.0 + w0 * ui + w1 * vi  # row_dots: numpy's sum starts from 0.0
+            g[m], u_n[m] = d - r, x / d if d else _quotient(x, d)
         if vertex_rows:
             hidden = self._few_hidden(c, points, 0.0)
-            for place, (m, k, px, py, r) in enumerate(vertex_rows):
-                x, y = points[k]
-                needed.append((2 if place in hidden else 1, m, k, -1, r, 0.0))
-                w0s.append(x - px)
-                w1s.append(y - py)
-        distances = np.hypot(w0s, w1s).tolist() if needed else []
-        for (kind, m, i, j, r, order), w0, w1, d in zip(needed, w0s, w1s, distances, strict=True):
-            if kind == 0:  # a disk pair: w = c_i - c_j, r = r_i + r_j
-                (ui, vi), (uj, vj) = rates[i], rates[j]
-                speed = _quotient(w0 * (ui - uj) + w1 * (vi - vj), d)
-                if order * w0 < 0.0:  # beads that have passed each other
-                    g[m], u_n[m] = -d - r, -speed
-                else:
-                    g[m], u_n[m] = d - r, speed
-            else:  # a segment or a vertex (kind 2: hidden, its speed kept)
-                ui, vi = rates[i]
-                g[m] = d - r if kind == 1 else math.inf
-                u_n[m] = _quotient(0.0 + w0 * ui + w1 * vi, d)  # row_dots: numpy's sum from 0.0
+            for place, (m, k, _, _, r) in enumerate(vertex_rows):
+                w0, w1, d = w0s[at], w1s[at], distances[at]
+                at += 1
+                ui, vi = rates[k]
+                x = 0.0 + w0 * ui + w1 * vi
+                g[m] = math.inf if place in hidden else d - r
+                u_n[m] = x / d if d else _quotient(x, d)
         out_g, out_u = np.array(g), np.array(u_n)
         if self.arc_rows:
             self.arc_gaps(c, cd, out_g, out_u)

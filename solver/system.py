@@ -367,6 +367,20 @@ class System:
             out[self._beads, 1] = 0.0
         return out
 
+    def centres_many(self, Q: np.ndarray) -> np.ndarray:
+        """:meth:`centres` of each row of ``Q`` (T, N): shape (T, K, 2), m."""
+        out = Q[:, self._centre_index]
+        if len(self._beads):
+            out[:, self._beads, 1] = self._rail_y[self._beads]
+        return out
+
+    def centre_velocities_many(self, V: np.ndarray) -> np.ndarray:
+        """:meth:`centre_velocities` of each row of ``V`` (T, N): shape (T, K, 2), m/s."""
+        out = V[:, self._centre_index]
+        if len(self._beads):
+            out[:, self._beads, 1] = 0.0
+        return out
+
     def angular_velocities(self, v: np.ndarray) -> np.ndarray:
         """Angular velocities of all disks, shape (K,), rad/s (0 for beads)."""
         out = v[self._angle_index]

@@ -15,10 +15,13 @@ from pathlib import Path
 from unittest.mock import patch
 
 import numpy as np
-from hypothesis import assume, given
+from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
+from solver.contact_pairs import continued_nearest
+from solver.errors import SolverError
 from solver.gap_set import FEW_PAIRS, GapSet
+from solver.geometry import Arc
 from solver.record import Trajectory
 from solver.scene import load_scene
 from solver.simulation import make_stepper
@@ -105,6 +108,53 @@ def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads
     assert same_bits(u_n, u_ref), (u_n, u_ref)
 
 
+@given(
+    boundaries=ground(),
+    n_wheels=st.integers(0, 2),
+    n_beads=st.integers(0, 2),
+    n_rows=st.integers(1, 4),
+    data=st.data(),
+)
+def test_values_of_many_states_are_the_values_of_each(boundaries, n_wheels, n_beads, n_rows, data):
+    """GapSet.values_many: row k is GapSet.values at state k, bit for bit.
+
+    A few pairs (values in floats) and more than FEW_PAIRS (arrays); the
+    centres and velocities drawn as above; a set with arcs answers None.
+    """
+    assume(n_wheels or n_beads)
+    bodies = [uniform_wheel(f"w{k}", 0.04 + 0.05 * k, 5.0 * k, 5.0) for k in range(n_wheels)]
+    bodies += [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
+         "x": 3.0 * k - 9.0}
+        for k in range(n_beads)
+    ]  # fmt: skip
+    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    kin, system = stepper._kin, stepper.system
+    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
+    points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
+    Q, V = np.tile(np.array(system.q0, dtype=float), (n_rows, 1)), np.zeros((n_rows, system.N))
+    for row in range(n_rows):
+        for k in range(n_wheels):
+            Q[row, 3 * k : 3 * k + 2] = data.draw(placed(kin, points))
+            V[row, 3 * k : 3 * k + 3] = [data.draw(speed) for _ in range(3)]
+        for k in range(n_beads):
+            Q[row, 3 * n_wheels + k] = data.draw(placed(kin, points))[0]
+            V[row, 3 * n_wheels + k] = data.draw(speed)
+    many = gaps.values_many(Q, V)
+    with_arcs = any(isinstance(pair.feature, Arc) for pair in gaps.pairs) or any(
+        isinstance(f, Arc) for pair in gaps.pairs if pair.j < 0 for f in pair.neighbours
+    )
+    event("arcs" if with_arcs else "few" if len(gaps) <= FEW_PAIRS else "many")
+    if with_arcs:
+        assert many is None
+        return
+    for row in range(n_rows):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g, u_n = gaps.values(Q[row], V[row])
+        assert same_bits(many[0][row], g), (many[0][row], g)
+        assert same_bits(many[1][row], u_n), (many[1][row], u_n)
+
+
 def test_a_wheel_on_a_corner_has_numpy_s_speeds():
     """A wheel centred on a step's corner: its distance 0, the corner's speed 0/0 = NaN."""
     step = [{"id": "step", "type": "polyline", "points": [[-1.0, 0.0], [0.0, 0.0], [0.0, 0.1]]}]
@@ -118,6 +168,31 @@ def test_a_wheel_on_a_corner_has_numpy_s_speeds():
         assert same_bits(g, g_ref) and same_bits(u_n, u_ref)
         corner = int(np.nonzero(np.abs(g + 0.05) < 1e-15)[0][0])  # the corner's gap: −r
         assert math.isnan(u_n[corner])
+
+
+@given(boundaries=ground(), data=st.data())
+def test_a_pair_s_gap_and_speed_are_its_nearest_s(boundaries, data):
+    """DiskKinematics.gap_and_speed of a wheel and each feature: the numbers of ``nearest``.
+
+    Segments and corners answer in floats (no Nearest made), arcs and the
+    ends beyond a segment through ``nearest`` or its continuation; each
+    ``(g, u_n)`` is ``(d − r, n·ċ)`` of the feature's own ``nearest``.
+    """
+    stepper = make_stepper(gravity_scene([uniform_wheel("w", 0.07, 0.0, 5.0)], boundaries))
+    kin = stepper._kin
+    points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
+    q = np.array([*data.draw(placed(kin, points)), 0.0])
+    v = np.array([data.draw(speed) for _ in range(3)])
+    c, cd = q[:2], v[:2]
+    for pair in kin.candidates(q, 100.0, np.arange(1)):
+        near = pair.feature.nearest(c)
+        if near is None:
+            try:
+                near = continued_nearest(pair.feature, c)
+            except SolverError:
+                continue  # a centre on a corner or an arc's centre: no normal
+        g, u_n = kin.gap_and_speed(pair, q, v)
+        assert same_bits(np.array([g, u_n]), np.array([near.d - 0.07, near.n.dot(cd)]))
 
 
 def drive(scene_file: str) -> Trajectory:
