@@ -172,6 +172,14 @@ class FlightMixin:
                 found = self._kin.candidates(self._q, self._margin, disks)
                 self._pair_set = GapSet(self._kin, found)
             return self._pair_set
+        elif self.system.n_disks == 1:  # one disk: its displacement on floats
+            ((x, y),), ((x0, y0),) = self.system.centres(self._q).tolist(), self._pairs_found_at
+            if not float(np.hypot(x - x0, y - y0)) > 0.125 * self._margin:
+                return self._pair_set
+            disks = np.zeros(1, dtype=int)
+            if self._search_finds_the_same():
+                self._pairs_found_at = np.array([[x, y]])
+                return self._pair_set
         else:
             disks = np.nonzero(self._displacements() > 0.125 * self._margin)[0]
             if len(disks) and self._search_finds_the_same():
@@ -200,8 +208,9 @@ class FlightMixin:
         covered = getattr(self, "_covered", None)
         if covered is None or self.system.n_disks != 1 or not self._pairs_complete():
             return False
-        c = self.system.centres(self._q)
-        return bool(np.all((c >= covered[0]) & (c <= covered[1])))
+        ((x, y),) = self.system.centres(self._q).tolist()
+        (lo_x, lo_y), (hi_x, hi_y) = covered
+        return lo_x <= x <= hi_x and lo_y <= y <= hi_y
 
     def _pairs_complete(self) -> bool:
         """Whether the candidate pairs are every pair of the scene: no travel can add one.

@@ -53,7 +53,14 @@ from solver.event_tolerances import (
 )
 from solver.flight import Parabola
 from solver.frames import Event, Frame, StepOutput
-from solver.gap_closing import clear_rows_of, closing_times, closing_times_of, lowest_value
+from solver.gap_closing import (
+    clear_rows_of,
+    closing_times,
+    closing_times_of,
+    lowest_value,
+    pair_clear,
+    segment_closing,
+)
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import Segment
 from solver.impact import ImpactStage
@@ -66,15 +73,22 @@ DECISION_MARGIN = 1e-6
 """Relative margin (1) kept from a speed threshold of the general handling; closer, it decides."""
 REGION_MARGIN = 1e-9
 """Share (1) of a segment's length kept from its ends by an active contact proved inside it."""
+TRAIN_MARGIN = 1e-6
+"""Relative margin (1) on the bounds of a bounce train (:meth:`FlightPhaseMixin._bounce_train`)."""
 
 
 class FlightPhaseMixin:
     """Free flights of disks under gravity (part of :class:`solver.events.EventDrivenStepper`)."""
 
     fast_flight_phases: bool = FAST_FLIGHT_PHASES
+    _train: tuple[object, ...] | None = None
+    """The bounce train the next flight belongs to (:meth:`_bounce_train`), if any."""
+    _bounced: np.ndarray | None = None
+    """The velocities :meth:`_newton_impact` left last (to see that nothing changed them)."""
 
     def _flight_phase(self, out: StepOutput, gaps: GapSet) -> bool:
         """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
+        train, self._train = self._train, None
         if (
             not self.fast_flight_phases
             or not self._flight
@@ -91,7 +105,24 @@ class FlightPhaseMixin:
         else:
             a, power = self._free_accelerations(t0, q, v), None
         span = self.t_end - t0
-        if len(gaps):
+        first = None
+        if train is not None and train[0] is v and train[1] is gaps and not self._active:
+            # a flight of a proved bounce train: only the bouncing pair can close
+            n, row = train[2], gaps.few_segment_rows[train[3]]
+            k = row[1]
+            system = self.system
+            first = segment_closing(
+                row,
+                system.centres(q).tolist()[k],
+                system.centre_velocities(v).tolist()[k],
+                system.centre_velocities(a).tolist()[k],
+                span,
+            )
+        if first is not None:
+            hit = math.isfinite(first)
+            end = t0 + first if hit else self.t_end
+            clear = [m for m in range(len(gaps)) if m != n]
+        elif len(gaps):
             few = not gaps.arc_rows and len(gaps) <= FEW_PAIRS
             system = self.system
             c = system.centres(q).tolist()
@@ -112,8 +143,17 @@ class FlightPhaseMixin:
                 return False  # a gap that is no quadratic may close: the sampled search
             if not self._flight_clear(gaps, rows, c, cd, ca, end - t0):
                 return False  # the proof fails: the general check for missed closings
+            # gaps that stay above GAP_TOL up to the closing: those just proved, and the
+            # corners of accelerating disks that closing_times found out of their reach
+            clear = rows
+            if found is not None:
+                clear = rows + [
+                    m
+                    for m, k, *_ in gaps.few_vertex_rows
+                    if not unresolved[m] and (ca[k][0] != 0.0 or ca[k][1] != 0.0)
+                ]
         elif self._active:
-            n, hit, end, rows = -1, False, self.t_end, []
+            n, hit, end, clear = -1, False, self.t_end, []
         else:
             return False
         if self._active and not self._contacts_hold(a, end - t0):
@@ -128,9 +168,80 @@ class FlightPhaseMixin:
             self._finish(out)
             return True
         pair = gaps.pairs[n]
-        if self._active or self._stalled or not self._flight_impact(out, gaps, n, a, rows):
+        if self._active or self._stalled or not self._flight_impact(out, gaps, n, a, clear):
             self._handle(out, FoundEvent(end, "gap", pair.key))
+        elif self._v is self._bounced:  # Newton's impact on a segment, the Zeno check did nothing
+            self._train = train if train is not None else self._bounce_train(gaps, n)
+            if self._train is not None:
+                self._train = (self._v, *self._train[1:])
         return True
+
+    def _bounce_train(self, gaps: GapSet, row: int) -> tuple[object, ...] | None:
+        """The train of bounces of the lone disk on the segment of ``gaps`` row ``row``, if clear.
+
+        Just after a frictionless impact on a straight segment, with the
+        normal acceleration ``a_n < 0`` pressing the disk back and restitution
+        ``e < 1``, every later flight rises at most ``H = u²/(2|a_n|)`` above
+        the impact's centre (``u`` the separation speed; each impact returns
+        ``e`` times the speed it came with) and all of them together last at
+        most ``T = 2u/((1 − e)|a_n|)``; along the segment the centre moves at
+        most ``D = |v_t| T + ½ |a_t| T²`` (a frictionless impact leaves the
+        tangential velocity as it is). When the circle around that box keeps
+        every other pair's feature more than ``GAP_TOL`` (``CLEAR_MARGIN`` less
+        ``PENETRATION_TOL``) away (:func:`solver.gap_closing.pair_clear` of a
+        point at rest) and the box stays inside the segment's region, every
+        flight of the train closes on this segment first and no other gap comes
+        within ``GAP_TOL``: the flights that follow need only this pair's
+        closing time (the numbers the full scan gives it). Returns the train
+        ``(v, gaps, row, segment row)`` or None (one disk only; the bounds
+        take a relative margin of ``TRAIN_MARGIN``).
+        """
+        if self.system.n_disks != 1 or gaps.arc_rows or len(gaps) > FEW_PAIRS:
+            return None
+        pair = gaps.pairs[row]
+        e = pair.restitution
+        segment = next(
+            (m for m, entry in enumerate(gaps.few_segment_rows) if entry[0] == row), None
+        )
+        if segment is None or not 0.0 <= e < 1.0:
+            return None
+        _, k, ax, ay, ex, ey, length2, nx, ny, _ = gaps.few_segment_rows[segment]
+        system = self.system
+        (cx, cy), (vx, vy), (gx, gy) = (
+            system.centres(self._q).tolist()[k],
+            system.centre_velocities(self._v).tolist()[k],
+            system.centre_velocities(self._free_accelerations(self.t, None, None)).tolist()[k],
+        )
+        side = 1.0 if (cx - ax) * nx + (cy - ay) * ny > 0.0 else -1.0
+        mx, my = side * nx, side * ny
+        u, a_n = mx * vx + my * vy, mx * gx + my * gy
+        if not (u > 0.0 and a_n < 0.0):
+            return None
+        grow = 1.0 + TRAIN_MARGIN
+        T = grow * 2.0 * u / ((1.0 - e) * -a_n)
+        H = grow * u * u / (2.0 * -a_n)
+        length = math.sqrt(length2)
+        tx, ty = ex / length, ey / length
+        D = grow * (abs(tx * vx + ty * vy) * T + 0.5 * abs(tx * gx + ty * gy) * T * T)
+        s = ((cx - ax) * ex + (cy - ay) * ey) / length2
+        if not (s - D / length > REGION_MARGIN and s + D / length < 1.0 - REGION_MARGIN):
+            return None
+        # the circle around the box: centre half way up, through its corners
+        ox, oy = cx + 0.5 * H * mx, cy + 0.5 * H * my
+        radius = grow * math.hypot(D, 0.5 * H) + PENETRATION_TOL
+        at_rest = (ox, oy, 0.0, 0.0, 0.0, 0.0)
+        for m, (_, j, hx0, hy0, hx1, hy1, reach, room) in enumerate(gaps.hulls):
+            if m == row:
+                continue
+            if j >= 0 or not pair_clear(
+                at_rest,
+                (hx0, hy0, hx1, hy1),
+                reach + radius + CLEAR_MARGIN,
+                None if room is None else room - radius - CLEAR_MARGIN,
+                0.0,
+            ):
+                return None
+        return (self._v, gaps, row, segment)
 
     def _fly(self, a: np.ndarray, power: np.ndarray | None, t: float) -> None:
         """Move the state along the flight to time ``t`` (s): :meth:`Parabola.state`'s numbers.
@@ -367,7 +478,7 @@ class FlightPhaseMixin:
         out.frames.append(
             Frame(t, "pre", q.copy(), v_minus.copy(), (), self._energy(q, v_minus, work))
         )
-        self._v = v_plus
+        self._v = self._bounced = v_plus
         self._impact_loss -= energy_change
         out.frames.append(
             Frame(t, "post", q.copy(), self._v.copy(), (), self._energy(q, self._v, work))

@@ -111,27 +111,12 @@ def closing_times_of(
             T,
             tol,
         )
-    for n, k, ax, ay, ex, ey, length2, nx, ny, r in gaps.few_segment_rows:
-        w0, w1 = c[k][0] - ax, c[k][1] - ay
-        height = w0 * nx + w1 * ny
-        if height == 0.0:
+    for row in gaps.few_segment_rows:
+        k = row[1]
+        h = segment_closing(row, c[k], cd[k], ca[k], T)
+        if h is None:
             return None
-        side = 1.0 if height > 0.0 else -1.0
-        (wd0, wd1), (wa0, wa1) = cd[k], ca[k]
-        h = _closing_one(
-            side * height - r,
-            side * (wd0 * nx + wd1 * ny),
-            0.5 * side * (wa0 * nx + wa1 * ny),
-            T,
-            -GAP_EVENT_TOL,
-        )
-        if math.isfinite(h):
-            at0 = w0 + h * (wd0 + 0.5 * h * wa0)
-            at1 = w1 + h * (wd1 + 0.5 * h * wa1)
-            s = (at0 * ex + at1 * ey) / length2
-            if not (s > 0.0 and s < 1.0):
-                h = math.inf
-        tau[n] = h
+        tau[row[0]] = h
     travels: dict[int, float] = {}  # per disk: the most it can travel (m) in T
     for n, k, px, py, r in gaps.few_vertex_rows:
         w0, w1 = c[k][0] - px, c[k][1] - py
@@ -153,6 +138,45 @@ def closing_times_of(
             travel = travels[k] = speed * T + 0.5 * accel * T * T
         unresolved[n] = not (float(np.hypot(w0, w1)) - r - (travel + 0.0) > GAP_TOL)
     return tau, unresolved
+
+
+def segment_closing(
+    row: tuple[int, int, float, float, float, float, float, float, float, float],
+    c: list[float],
+    cd: list[float],
+    ca: list[float],
+    duration: float,
+) -> float | None:
+    """When (s) a disk's gap to a segment closes along its parabola, ``inf`` if not in ``duration``.
+
+    ``row`` is the pair's entry of :attr:`solver.gap_set.GapSet.few_segment_rows`
+    (``n, k, Ax, Ay, ex, ey, |e|², nx, ny, r``), ``c``, ``cd``, ``ca`` the disk
+    centre (m), its velocity (m/s) and acceleration (m/s²). The gap to the
+    segment's line is a quadratic (:func:`_closing_one`); a root beyond the
+    segment's ends is no closing. None for a centre on the line (the array
+    form decides).
+    """
+    _, _, ax, ay, ex, ey, length2, nx, ny, r = row
+    w0, w1 = c[0] - ax, c[1] - ay
+    height = w0 * nx + w1 * ny
+    if height == 0.0:
+        return None
+    side = 1.0 if height > 0.0 else -1.0
+    (wd0, wd1), (wa0, wa1) = cd, ca
+    h = _closing_one(
+        side * height - r,
+        side * (wd0 * nx + wd1 * ny),
+        0.5 * side * (wa0 * nx + wa1 * ny),
+        duration,
+        -GAP_EVENT_TOL,
+    )
+    if math.isfinite(h):
+        at0 = w0 + h * (wd0 + 0.5 * h * wa0)
+        at1 = w1 + h * (wd1 + 0.5 * h * wa1)
+        s = (at0 * ex + at1 * ey) / length2
+        if not (s > 0.0 and s < 1.0):
+            h = math.inf
+    return h
 
 
 def _closing_one(c0: float, c1: float, c2: float, duration: float, floor: float) -> float:
