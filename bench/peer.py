@@ -9,6 +9,11 @@ pymunk's, so both see the same machine load. Figures are medians of
 ``--repeats`` (at least 5). Asserts nothing (benchmarks print ratios, tests
 never time).
 
+The exact and chain rows time the whole job on both sides: the model built
+from the scene (the project's ``System`` and stepper; pymunk's space, bodies
+and shapes) and the run. The time-stepping rows time the steps alone, on
+both sides.
+
 Rows
 ----
 ``wheel-e0``, ``wheel-e03``
@@ -25,8 +30,8 @@ Rows
     motion) is printed as a share of the drop height.
 ``chain-1000``, ``chain-10000``
     A touching chain of beads (radius 0.5 m, unit masses) struck at one end
-    at 1 m/s, e = 1, the ``sequential`` law, 1 s simulated, System build
-    included; pymunk at 1 ms steps. The 10 000 row also prints its time as a
+    at 1 m/s, e = 1, the ``sequential`` law, 1 s simulated, the build
+    included on both sides; pymunk at 1 ms steps. The 10 000 row also prints its time as a
     multiple of the 1000 row's (goal ≤ 10) and the peak resident memory of a
     fresh process doing the run (goal ≤ 300 MB), and of one building the
     System and time-stepping it for 10 steps.
@@ -180,6 +185,18 @@ def peer_run(space: pymunk.Space, dt: float, span: float) -> None:
         space.step(dt)
 
 
+def build_and_run(
+    build: Callable[[], tuple[pymunk.Space, list[pymunk.Body]]], dt: float, span: float
+) -> None:
+    """pymunk's model built (``build``: its space, bodies and shapes) and run over ``span`` (s).
+
+    The exact and chain rows time this against the project's System and
+    stepper built from the same scene and run: setup on both sides.
+    """
+    space, _ = build()
+    peer_run(space, dt, span)
+
+
 def wheel_error(body: pymunk.Body, q_ref: np.ndarray, radius: float) -> float:
     """Position error (m) of a wheel against ``q_ref = (x, y, phi)``: its centre's, or its
     rim's (``radius · |Δphi|``) when larger."""
@@ -212,8 +229,7 @@ def exact_wheel_row(name: str, scene_file: str) -> Row:
         return timed(lambda: drive(make_stepper(scene, t_end=1.0, dt_out=1.0)))
 
     def peer() -> float:
-        space, _ = peer_scene(scene)
-        return timed(lambda: peer_run(space, dt, 1.0))
+        return timed(lambda: build_and_run(lambda: peer_scene(scene), dt, 1.0))
 
     e = scene.contact_params(scene.boundaries[0])[0]
     return Row(
@@ -247,8 +263,7 @@ def ball_row() -> Row:
         return timed(lambda: drive(make_stepper(scene, t_end=span, dt_out=span)))
 
     def peer() -> float:
-        space, _ = peer_scene(scene)
-        return timed(lambda: peer_run(space, GAME_STEP, span))
+        return timed(lambda: build_and_run(lambda: peer_scene(scene), GAME_STEP, span))
 
     return Row(
         "ball",
@@ -275,8 +290,7 @@ def chain_row(n: int, goal: str) -> Row:
         )
 
     def peer() -> float:
-        space, _ = peer_chain(n)
-        return timed(lambda: peer_run(space, GAME_STEP, 1.0))
+        return timed(lambda: build_and_run(lambda: peer_chain(n), GAME_STEP, 1.0))
 
     return Row(
         f"chain-{n}",

@@ -226,7 +226,7 @@ class FlightMixin:
         n = self.system.n_disks
         features = len(self._kin.feature_list)
         every = n * features + n * (n - 1) // 2
-        complete = len(pairs) == every and len(np.unique(pairs.codes())) == every
+        complete = len(pairs) == every and len(set(pairs.codes().tolist())) == every
         self._complete_pairs = (pairs, complete)
         return complete
 
