@@ -300,6 +300,25 @@ def solve_contact_problem(
     return _result(contacts, qdd, a_free, lam, beta, signs, G, H, gamma_n, gamma_t)
 
 
+def frictionless_multiplier(contact: ContactLike, M_inv: np.ndarray, f: np.ndarray) -> float:
+    """``λ`` (N) of :func:`solve_contact_problem` for one frictionless contact, diagonal ``M⁻¹``.
+
+    The same arithmetic: ``0.0`` when the free normal acceleration
+    ``G·M⁻¹f + γ_n`` does not press, else ``λ = −free_n/(GᵀM⁻¹G)``
+    (:func:`_one_contact_problem`; the rest of its answer is not formed),
+    and where that has no positive denominator the general solution's.
+    ``M_inv`` is the diagonal (N,), ``f`` the applied force (N,).
+    """
+    a_free = f * M_inv  # _apply of a diagonal
+    if _row_times(contact, "G", a_free) + contact.gamma_n >= 0.0:
+        return 0.0
+    G = contact.G
+    A = float(G @ (M_inv * G))
+    if not A > 0.0:
+        return float(solve_contact_problem([contact], M_inv, f).lam[0])
+    return -(float(G @ a_free) + contact.gamma_n) / A
+
+
 def _one_contact_problem(
     contact: ContactLike, sign: float, M_inv: np.ndarray, a_free: np.ndarray
 ) -> ContactForces | None:

@@ -10,13 +10,14 @@ projects positions and velocities onto the active constraints.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 import scipy.sparse
 
-from solver.contact import solve_contact_problem
+from solver.contact import frictionless_multiplier, solve_contact_problem
 from solver.contact_pairs import ContactPair, PairRows, RailContacts
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
@@ -31,6 +32,7 @@ from solver.event_tolerances import (
 )
 from solver.frames import Event, StepOutput
 from solver.gap_set import FEW_PAIRS
+from solver.geometry import Segment
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
 from solver.single_contact import resolve_single_impact
 from solver.stages import ImpactStages, SharedImpactStages
@@ -108,6 +110,11 @@ def one_row_solution(k: float, b: float) -> float:
 class HandlingMixin:
     """What happens at an event (part of :class:`solver.events.EventDrivenStepper`)."""
 
+    lean_settle: bool = True
+    """Whether :meth:`_settle` takes its short routes (nothing closed; one closed
+    frictionless contact that does not approach; contacts already evaluated at the
+    state); the tests compare them with the general route."""
+
     def _handle(self, out: StepOutput, found: FoundEvent) -> None:
         previous = dict(self._active)
         hints: dict[Hashable, str] = {}
@@ -170,6 +177,8 @@ class HandlingMixin:
         if len(every) <= FEW_PAIRS:
             # a few pairs: chosen and ordered in floats, as below (a stable sort by disk)
             rows = [n for n, x in enumerate(g.tolist()) if -PENETRATION_TOL <= x <= GAP_TOL]
+            if not rows:
+                return self._no_gaps.pairs  # the empty pair rows every use shares
             if len(rows) > 1:
                 first, second = every.first.tolist(), every.second.tolist()
                 rows.sort(key=lambda n: (first[n], second[n]))
@@ -198,23 +207,53 @@ class HandlingMixin:
         previous: dict[Hashable, tuple[ContactPair, str]],
         hints: dict[Hashable, str] | None = None,
         pressing: frozenset[Hashable] = frozenset(),
+        known: Sequence[Contact] | None = None,
     ) -> None:
         """Resolve impacts at the current instant, then choose the active contacts.
 
         ``hints`` imposes a friction mode on some contacts (a contact whose
         sticking friction has just reached the cone slides); contacts in
         ``pressing`` are active if they are still closed and at rest, even
-        with λ about zero (:meth:`_pressing_from_zero`).
+        with λ about zero (:meth:`_pressing_from_zero`). ``known`` are
+        contacts already evaluated at the current state: when they are the
+        closed pairs, in order, they are not evaluated again.
         """
         impacted = False
         pairs = self._closed_pairs()  # impacts change velocities only
-        qdd = self._accelerations()
+        if not self.lean_settle:
+            known = None
+        elif not len(pairs):
+            # nothing closed: no impact, no contact problem, nothing to project; the
+            # contacts that were active have lifted off
+            self._active = {}
+            self._phase_forces = None
+            self._report_changes(out, previous, impacted)
+            return
+        first_round = True
         for _ in range(MAX_IMPACT_ROUNDS):
-            closed = self._closed(pairs)
+            if known is not None and [e.key for e in known] == [p.key for p in pairs]:
+                closed = [e for e in known if e.inside and e.G_local.any()]  # as _closed keeps
+            else:
+                closed = self._closed(pairs)
+            known = None  # an impact changes the velocities
+            if (
+                self.lean_settle
+                and not impacted
+                and not pressing
+                and len(closed) == 1
+                and not isinstance(closed, RailContacts)
+                and closed[0].friction == 0.0
+                and closed[0].u_n >= -REST_SPEED_TOL
+            ):
+                self._settle_one(out, previous, closed[0])
+                return
             u_n = speeds_of(closed)
             if not np.any(u_n < -REST_SPEED_TOL):
                 break
             approaching = u_n < -IMPACT_SPEED_TOL
+            # the motion that led to this instant, read in the first round only: after a
+            # jump it says nothing
+            qdd = self._accelerations() if first_round and approaching.any() else None
             if approaching.any() and not np.all(grazing_many(subset(closed, approaching), qdd)):
                 # every law is given all closed contacts: the staged and poisson laws
                 # act on the separating ones too (paper 000), the sequential law takes
@@ -223,7 +262,7 @@ class HandlingMixin:
                 impacted = True
             else:
                 self._absorb(subset(closed, u_n < REST_SPEED_TOL))
-            qdd = None  # after a jump the motion so far says nothing
+            first_round = False
         else:
             raise SolverError(
                 f"impacts did not end after {MAX_IMPACT_ROUNDS} rounds at one instant"
@@ -258,6 +297,53 @@ class HandlingMixin:
         if impacted:
             # without active contacts nothing was projected: the evaluations still hold
             self._check_zeno(out, [] if self._active else evaluated)
+
+    def _settle_one(
+        self, out: StepOutput, previous: dict[Hashable, tuple[ContactPair, str]], contact: Contact
+    ) -> None:
+        """:meth:`_settle` of one closed frictionless contact that does not approach.
+
+        No impact; at rest it is active where the contact problem presses it
+        (:func:`solver.contact.frictionless_multiplier`: one division, the
+        general solution's bits, with ``λ`` alone deciding as there), then
+        positions and velocities are projected and changes reported.
+        """
+        self._active = {}
+        self._phase_forces = None
+        if abs(contact.u_n) <= max(IMPACT_SPEED_TOL, REST_SPEED_TOL):
+            f = self.system.applied_force(self.t, self._q, self._v)
+            lam = frictionless_multiplier(contact, self._M_inv, f)
+            known = []
+            if lam > 1e-12 * (1.0 + lam):
+                self._active[contact.key] = (self._kin.pairs[contact.key], "stick")
+                known.append(contact)
+            state = (tuple(self._active), self._q.tobytes(), self._v.tobytes())
+            self._kept_contacts = (state, known)
+        self._project()
+        self._report_changes(out, previous, False)
+
+    def _at_velocities(self, contact: Contact) -> Contact | None:
+        """``contact``, evaluated at the current positions, at the current velocities.
+
+        A disk in a segment's region: its gap, normal, tangent, point and
+        Jacobians depend on the positions only and its curvature terms are
+        ``+0.0`` for any finite velocity (:func:`solver.geometry._contact`),
+        so only ``u_n = n·ċ`` and ``u_t = t·ċ + rω`` change, formed as there.
+        None for any other pair (it is evaluated afresh).
+        """
+        pair = self._kin.pairs[contact.key]
+        if pair.j >= 0 or not isinstance(pair.feature, Segment):
+            return None
+        c, cdot, omega = self.system.disk_motion(self._q, self._v, pair.i)
+        rel = np.asarray(cdot, dtype=float)
+        if pair.feature.nearest(c) is None or not all(map(math.isfinite, rel.tolist())):
+            return None
+        c = contact
+        return Contact(
+            c.key, c.body, c.other, c.g, c.n, c.t, c.point, c.dofs, c.G_local, c.H_local,
+            float(c.n.dot(rel)), float(c.t.dot(rel) + self._kin.radii[pair.i] * omega),
+            c.gamma_n, c.gamma_t, c.restitution, c.friction, c.N, c.inside,
+        )  # fmt: skip
 
     def _accelerations(self) -> np.ndarray | None:
         """``q̈`` (N,) of the motion that led to this instant (active contacts as they were)."""

@@ -52,12 +52,13 @@ class OutputMixin:
 
     def _energy(self, q: np.ndarray, v: np.ndarray, work: np.ndarray) -> EnergyBudget:
         kinetic, potential, spring = self.system.energy(q, v)
+        w_friction, w_damping, w_input = work.tolist()  # float64 sums: the same bits
         return EnergyBudget(
             kinetic=kinetic,
             potential=potential,
             spring=spring,
-            dissipated=self._impact_loss + float(work[0] + work[1]),
-            input=float(work[2]),
+            dissipated=self._impact_loss + (w_friction + w_damping),
+            input=w_input,
         )
 
     def _contact_states(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[ContactState, ...]:
@@ -269,6 +270,10 @@ class OutputMixin:
                 due.append(t)
             count = len(due)
             if not count:
+                return
+            if states is None:  # one state at a time: the grid times as they are
+                out.frames += [self._frame(t, "sample", state(t)) for t in due]
+                self._next_sample += count
                 return
             ts = np.array(due)
         else:

@@ -281,17 +281,29 @@ class ZenoMixin:
         a_n = min(abs(float(e.G @ a) + e.gamma_n) for e in contacts)
         e_max = max(e.restitution for e in contacts)
         T = 2.0 * u / ((1.0 - min(e_max, 0.999)) * a_n)
-        cd = self.system.centre_velocities(self._v)
-        ca = self.system.centre_velocities(a)
-        reach = 2.0 * float(
-            np.max(np.hypot(cd[:, 0], cd[:, 1]) * T + 0.5 * np.hypot(ca[:, 0], ca[:, 1]) * T * T)
-        )
+        reach = self._bounce_reach(a, T)
         every = self._all_candidates()
         near = [n for n, g in enumerate(every.gaps(self._q, band=True).tolist()) if g <= reach]
         keys = {e.key for e in contacts}
         return [self._kin.pairs[e.key] for e in contacts] + [
             every.pairs[n] for n in near if every.pairs[n].key not in keys
         ]
+
+    def _bounce_reach(self, a: np.ndarray, T: float) -> float:
+        """Twice the farthest (m) a disk centre flies in ``T`` (s) at ``v`` and accelerations ``a``.
+
+        ``|ċ| T + ½ |c̈| T²`` per disk; one disk's row is taken in floats with
+        the same operations (numpy's hypot), the same bits as the arrays'.
+        """
+        if self.system.n_disks == 1:
+            vx, vy = self.system.disk_motion(self._q, self._v, 0)[1].tolist()
+            gx, gy = self.system.disk_motion(self._q, a, 0)[1].tolist()
+            return 2.0 * (float(np.hypot(vx, vy)) * T + 0.5 * float(np.hypot(gx, gy)) * T * T)
+        cd = self.system.centre_velocities(self._v)
+        ca = self.system.centre_velocities(a)
+        return 2.0 * float(
+            np.max(np.hypot(cd[:, 0], cd[:, 1]) * T + 0.5 * np.hypot(ca[:, 0], ca[:, 1]) * T * T)
+        )
 
     def _end_bounces(self, out: StepOutput, contacts: list[Contact], bounces: int) -> None:
         """Persistent contact from the accumulation point: the rest of ``u_n`` removed, LCP."""
@@ -317,18 +329,21 @@ class ZenoMixin:
             return
         evals = [self._kin.evaluate(self._kin.pairs[e.key], self._q, self._v) for e in contacts]
         kinetic_before = self.system.kinetic_energy(self._v)
+        known = None
         if len(evals) == 1:
             G = evals[0].G
             w = self._M_inv * G
             x = one_row_solution(float(G.dot(w)), max(float(G.dot(self._v)), 0.0))
             self._v = self._v - (w * x + 0.0)  # W @ x of one column: 0 + w x
+            at_rest = self._at_velocities(evals[0])
+            known = None if at_rest is None else [at_rest]
         else:
             C = np.column_stack([e.G for e in evals])
             W = self._M_inv[:, None] * C
             u = np.maximum(C.T @ self._v, 0.0)
             self._v = self._v - W @ np.linalg.lstsq(C.T @ W, u, rcond=1e-12)[0]
         self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
-        self._settle(out, dict(self._active))
+        self._settle(out, dict(self._active), known=known)
         out.events.append(event)
 
     def _capture(self, out: StepOutput) -> None:
