@@ -303,21 +303,28 @@ class GapSet:
         None for the other kinds.
         """
         rows = []
-        radii = self.kin.radii
-        for pair in self.pairs:
-            feature, r = pair.feature, float(radii[pair.i])
-            if pair.j >= 0:
-                rows.append((pair.i, pair.j, 0.0, 0.0, 0.0, 0.0, r + float(radii[pair.j]), None))
-            elif isinstance(feature, Segment):
+        radii = self.kin.radii.tolist()
+        shapes = [shape for _, shape, _, _ in self.kin.feature_list]
+        pairs = self.pairs
+        # from the pairs' indices: no ContactPair is made for a pair not read
+        for i, j, index in zip(
+            pairs.first.tolist(), pairs.second.tolist(), pairs.feature.tolist(), strict=True
+        ):
+            r = radii[i]
+            if j >= 0:
+                rows.append((i, j, 0.0, 0.0, 0.0, 0.0, r + radii[j], None))
+                continue
+            feature = shapes[index]
+            if isinstance(feature, Segment):
                 (ax, ay), (bx, by) = feature.a, feature.b
-                rows.append((pair.i, -1, float(ax), float(ay), float(bx), float(by), r, None))
+                rows.append((i, -1, float(ax), float(ay), float(bx), float(by), r, None))
             elif isinstance(feature, Vertex):
                 px, py = feature.p
-                rows.append((pair.i, -1, float(px), float(py), float(px), float(py), r, None))
+                rows.append((i, -1, float(px), float(py), float(px), float(py), r, None))
             else:
                 ox, oy = feature.center
                 R = float(feature.radius)
-                rows.append((pair.i, -1, float(ox), float(oy), float(ox), float(oy), R + r, R - r))
+                rows.append((i, -1, float(ox), float(oy), float(ox), float(oy), R + r, R - r))
         return rows
 
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

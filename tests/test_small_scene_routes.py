@@ -134,6 +134,45 @@ def test_float_rows_of_a_few_pairs_are_the_array_rows(boundaries, wheels, beads)
     ]
 
 
+@given(
+    boundaries=ground(),
+    wheels=st.lists(st.floats(0.04, 0.15), min_size=0, max_size=2),
+    beads=st.integers(0, 2),
+)
+def test_hulls_from_the_pairs_indices_are_the_pairs_features(boundaries, wheels, beads):
+    """GapSet.hulls (made from the pairs' indices) hold each ContactPair's feature and reach.
+
+    Segments by their end points, corners by their point, arcs by their centre
+    with ``R + r`` and the room ``R − r``, disk pairs by the radii's sum.
+    """
+    assume(wheels or beads)
+    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, r in enumerate(wheels)]
+    bodies += [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
+         "x": 3.0 * k - 9.0}
+        for k in range(beads)
+    ]  # fmt: skip
+    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    kin, system = stepper._kin, stepper.system
+    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
+    radii = kin.radii
+    for hull, pair in zip(gaps.hulls, gaps.pairs, strict=True):
+        i, j, ax, ay, bx, by, reach, room = hull
+        assert (i, j) == (pair.i, pair.j)
+        r = float(radii[pair.i])
+        feature = pair.feature
+        if pair.j >= 0:
+            assert (ax, ay, bx, by, reach, room) == (0.0, 0.0, 0.0, 0.0, r + radii[pair.j], None)
+        elif hasattr(feature, "b"):
+            assert ((ax, ay), (bx, by), reach, room) == (feature.a, feature.b, r, None)
+        elif hasattr(feature, "p"):
+            assert ((ax, ay), (bx, by), reach, room) == (feature.p, feature.p, r, None)
+        else:
+            R = feature.radius
+            assert ((ax, ay), (bx, by)) == (tuple(feature.center), tuple(feature.center))
+            assert (reach, room) == (R + r, R - r)
+
+
 def test_the_normal_of_a_segment_row_is_a_unit_left_normal():
     """A segment row's normal (−e_y, e_x)/|e| in floats: one for the ball's ground (1 m long)."""
     stepper = make_stepper(
