@@ -238,13 +238,21 @@ class FlightMixin:
         active = tuple(self._active)
         if self._watched[:2] != (every, active):
             held = every.pairs
-            active_codes = [self._kin.pair_code(pair) for pair, _ in self._active.values()]
-            codes = held.codes()
-            if len(codes) <= FEW_PAIRS:  # a few pairs: compared in Python, no np.isin
-                active_set = set(active_codes)
-                keep = np.array([code not in active_set for code in codes.tolist()], dtype=bool)
+            if len(held) <= FEW_PAIRS:  # a few pairs: compared in Python, no arrays of codes
+                # (disk, other disk or -1, feature or -1): a pair's identity, as its code is
+                active_pairs = {
+                    (pair.i, pair.j, max(pair.feature_index, -1))
+                    for pair, _ in self._active.values()
+                }
+                rows = zip(
+                    held.first.tolist(), held.second.tolist(), held.feature.tolist(), strict=True
+                )
+                keep = np.array(
+                    [(i, j, max(f, -1)) not in active_pairs for i, j, f in rows], dtype=bool
+                )
             else:
-                keep = ~np.isin(codes, active_codes)
+                active_codes = [self._kin.pair_code(pair) for pair, _ in self._active.values()]
+                keep = ~np.isin(held.codes(), active_codes)
             watched = GapSet(self._kin, held.select(keep)) if keep.any() else self._no_gaps
             self._watched = (every, active, watched)
         return self._watched[2]
