@@ -153,6 +153,9 @@ class PairRows(Sequence[ContactPair]):
         if isinstance(pairs, PairRows):
             return pairs
         n = len(pairs)
+        if not n:  # no pairs: nothing to read from them (an empty array has no entry to write)
+            none = np.zeros(0, dtype=np.intp)
+            return cls(kin, none, none, none, np.zeros(0), {})
         return cls(
             kin,
             np.array([p.i for p in pairs], dtype=np.intp).reshape(n),
