@@ -519,27 +519,4 @@ def _one_with_mode(
         lam = (A_nt * free_t - A_tt * free_n) / det
         beta = (A_tn * free_n - A_nn * free_t) / det
         qdd = a_free + MinvG * lam + MinvH * beta
-    a_n = float(G @ qdd) + contact.gamma_n
-    a_t = float(H @ qdd) + contact.gamma_t
-    scale = ACCELERATION_TOL * (1.0 + abs(free_n) + abs(free_t))
-    tau = 0.0
-    if sign != 0.0:
-        tau, mode = sign, "slip+" if sign > 0 else "slip-"
-        friction_force = -mu * lam * sign
-    else:
-        bound = mu * lam
-        if bound > 0.0:
-            tau = min(max(-beta / bound, -1.0), 1.0)
-        mode = "stick"
-        if mu > 0.0 and abs(a_t) > scale:
-            tau, mode = (1.0, "slip+") if a_t > 0 else (-1.0, "slip-")
-        friction_force = beta
-    return ContactForces(
-        qdd,
-        np.array([lam]),
-        np.array([tau]),
-        np.array([a_n]),
-        np.array([a_t]),
-        (mode,),
-        np.array([friction_force]),
-    )
+    return _one_result(contact, qdd, a_free, lam, beta, sign)

@@ -30,7 +30,7 @@ from solver.event_tolerances import (
     REST_SPEED_TOL,
     SPARSE_ABOVE,
 )
-from solver.frames import Event, StepOutput
+from solver.frames import Event, Frame, StepOutput
 from solver.gap_set import FEW_PAIRS
 from solver.geometry import Segment
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
@@ -390,6 +390,56 @@ class HandlingMixin:
             result = resolve_impact(self.system.M_diag, G, self._v, 0.0, law="staged")
         self._v = np.array(result.v_plus, dtype=float)
         self._impact_loss -= float(result.energy_change)
+
+    def _newton_output(
+        self,
+        out: StepOutput,
+        pair: ContactPair,
+        dofs: np.ndarray,
+        G: np.ndarray,
+        stage: ImpactStage,
+        v_plus: np.ndarray,
+        impulse: float,
+        energy_change: float,
+    ) -> None:
+        """Write a one-contact Newton impact formed in closed form, as :meth:`_impact` writes it.
+
+        The frames ``pre`` and ``post`` (no active contact), the velocities
+        ``v_plus`` taken and the energy change ``energy_change`` (J) booked,
+        the ``impact`` event with its stage record (``dofs``, ``G`` the
+        contact's ``G_local``, ``stage`` the law's one stage) and the Zeno
+        bookkeeping; no event without an impulse (N·s), as for a contact that
+        does not approach. For callers that resolve the impact themselves
+        (a free flight's bounce, a bead between stops), bit for bit.
+        """
+        q, work, t, v_minus = self._q, self._work, self.t, self._v
+        out.frames.append(
+            Frame(t, "pre", q.copy(), v_minus.copy(), (), self._energy(q, v_minus, work))
+        )
+        self._v = v_plus
+        self._impact_loss -= energy_change
+        out.frames.append(
+            Frame(t, "post", q.copy(), v_plus.copy(), (), self._energy(q, v_plus, work))
+        )
+        hit = frozenset((pair.key,)) if impulse > 0.0 else frozenset()
+        if hit:
+            out.events.append(
+                Event(
+                    t=t,
+                    type="impact",
+                    body=pair.body,
+                    other=pair.other,
+                    normal_impulse=impulse,
+                    tangent_impulse=0.0,
+                    stages=1,
+                    energy_change=energy_change,
+                    v_minus=v_minus,
+                    v_plus=v_plus.copy(),
+                    impact_stages=ImpactStages(dofs, G, 0, [stage]),
+                )
+            )
+        self._zeno.record(t, hit)
+        self._cluster.record(t, hit)
 
     def _impact(self, out: StepOutput, closed: Sequence[Contact]) -> None:
         """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""

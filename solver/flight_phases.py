@@ -52,7 +52,7 @@ from solver.event_tolerances import (
     ZENO_HEIGHT,
 )
 from solver.flight import Parabola
-from solver.frames import Event, Frame, StepOutput
+from solver.frames import StepOutput
 from solver.gap_closing import (
     clear_rows_of,
     closing_times,
@@ -64,7 +64,6 @@ from solver.gap_closing import (
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import Segment
 from solver.impact import ImpactStage
-from solver.stages import ImpactStages
 
 FAST_FLIGHT_PHASES = True
 """Whether qualifying phases take this path (the tests compare it with the general one)."""
@@ -474,34 +473,5 @@ class FlightPhaseMixin:
             lam=np.array([impulse / (1.0 + restitution)]),
             tangent_impulse=np.zeros(1),
         )
-        q, work, t = self._q, self._work, self.t
-        out.frames.append(
-            Frame(t, "pre", q.copy(), v_minus.copy(), (), self._energy(q, v_minus, work))
-        )
-        self._v = self._bounced = v_plus
-        self._impact_loss -= energy_change
-        out.frames.append(
-            Frame(t, "post", q.copy(), self._v.copy(), (), self._energy(q, self._v, work))
-        )
-        if not impulse > 0.0:  # no impulse: _impact writes no event of a contact not approaching
-            self._zeno.record(t, frozenset())
-            self._cluster.record(t, frozenset())
-            return
-        out.events.append(
-            Event(
-                t=t,
-                type="impact",
-                body=pair.body,
-                other=pair.other,
-                normal_impulse=impulse,
-                tangent_impulse=0.0,
-                stages=1,
-                energy_change=energy_change,
-                v_minus=v_minus,
-                v_plus=self._v.copy(),
-                impact_stages=ImpactStages(dofs, G, 0, [stage]),
-            )
-        )
-        hit = frozenset((pair.key,))
-        self._zeno.record(t, hit)
-        self._cluster.record(t, hit)
+        self._bounced = v_plus
+        self._newton_output(out, pair, dofs, G, stage, v_plus, impulse, energy_change)

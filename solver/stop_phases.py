@@ -40,11 +40,10 @@ from solver.event_tolerances import (
     IMPACT_SPEED_TOL,
     REST_SPEED_TOL,
 )
-from solver.frames import Event, StepOutput
+from solver.frames import StepOutput
 from solver.gap_set import GapSet
 from solver.impact import ImpactStage
 from solver.linear_flow import LinearBeadModel, LinearFlow
-from solver.stages import ImpactStages
 from solver.stop_closing import (
     CLOSING,
     GAUSS_LEGENDRE,
@@ -249,28 +248,7 @@ class StopPhaseMixin:
             lam=np.array([impulse / (1.0 + restitution)]),
             tangent_impulse=np.zeros(1),
         )
-        out.frames.append(self._frame(self.t, "pre", self._y()))
-        self._v = v_plus
-        self._impact_loss -= energy_change
-        out.frames.append(self._frame(self.t, "post", self._y()))
-        out.events.append(
-            Event(
-                t=self.t,
-                type="impact",
-                body=pair.body,
-                other=pair.other,
-                normal_impulse=impulse,
-                tangent_impulse=0.0,
-                stages=1,
-                energy_change=energy_change,
-                v_minus=v,
-                v_plus=v_plus.copy(),
-                impact_stages=ImpactStages(dofs, G, 0, [stage]),
-            )
-        )
-        hit = frozenset({pair.key})
-        self._zeno.record(self.t, hit)
-        self._cluster.record(self.t, hit)
+        self._newton_output(out, pair, dofs, G, stage, v_plus, impulse, energy_change)
         self._active = {}
         self._phase_forces = None
         self._check_zeno(out, [])
