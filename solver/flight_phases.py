@@ -432,10 +432,10 @@ class FlightPhaseMixin:
         (the evaluation's ``G_local``). The arithmetic of
         :meth:`~solver.event_handling.HandlingMixin._newton_single` (through
         ``_newton_jump`` and ``_jump_direction``), operation for operation,
-        and the frames ``pre`` and ``post``, the ``impact`` event with its
-        stage record and the Zeno bookkeeping that ``_impact`` writes for it,
-        without the contact object and the law's result object: the same
-        bits (a test compares both).
+        without the contact object and the law's result object; the frames,
+        the ``impact`` event with its stage record and the Zeno bookkeeping
+        are written by :meth:`~solver.event_handling.HandlingMixin._newton_output`
+        as ``_impact`` writes them: the same bits (a test compares both).
         """
         restitution = pair.restitution
         v_minus = self._v.copy()
