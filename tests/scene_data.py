@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
 
 from solver.scene import MAX_ITEMS, Bead, Scene, parse_scene
 
@@ -73,3 +76,26 @@ def bead_row(xs: Iterable[float], vxs: Iterable[float], contact: dict) -> Scene:
     if len(beads) > MAX_ITEMS:
         scene = scene.model_copy(update={"bodies": tuple(Bead.model_validate(b) for b in beads)})
     return scene
+
+
+def wheels_and_beads_over(
+    boundaries: Iterable[dict], radii: Iterable[float], beads: int
+) -> tuple[Any, Any]:
+    """A stepper for wheels of ``radii`` (m) and ``beads`` beads on one rail over ``boundaries``.
+
+    The wheels sit 5 m apart at height 5 m, the beads (radius 0.05 m) 3 m apart
+    on the rail y = 0.3 m. Returns the stepper and the GapSet of every pair
+    within 100 m of the start.
+    """
+    from solver.gap_set import GapSet
+    from solver.simulation import make_stepper
+
+    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, r in enumerate(radii)]
+    bodies += [
+        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
+         "x": 3.0 * k - 9.0}
+        for k in range(beads)
+    ]  # fmt: skip
+    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    kin, system = stepper._kin, stepper.system
+    return stepper, GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))

@@ -25,7 +25,7 @@ from solver.geometry import Arc
 from solver.record import Trajectory
 from solver.scene import load_scene
 from solver.simulation import make_stepper
-from tests.scene_data import gravity_scene, uniform_wheel
+from tests.scene_data import gravity_scene, uniform_wheel, wheels_and_beads_over
 from tests.test_drawn_geometry import ground
 
 SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
@@ -84,15 +84,9 @@ def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads
     corners hidden by their faces and arcs; velocities with signed zeros.
     """
     assume(n_wheels or n_beads)
-    bodies = [uniform_wheel(f"w{k}", 0.04 + 0.05 * k, 5.0 * k, 5.0) for k in range(n_wheels)]
-    bodies += [
-        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
-         "x": 3.0 * k - 9.0}
-        for k in range(n_beads)
-    ]  # fmt: skip
-    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    radii = [0.04 + 0.05 * k for k in range(n_wheels)]
+    stepper, gaps = wheels_and_beads_over(boundaries, radii, n_beads)
     kin, system = stepper._kin, stepper.system
-    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
     assume(len(gaps) <= FEW_PAIRS)
     points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
     q, v = np.array(system.q0, dtype=float), np.zeros(system.N)
@@ -122,15 +116,9 @@ def test_values_of_many_states_are_the_values_of_each(boundaries, n_wheels, n_be
     centres and velocities drawn as above; a set with arcs answers None.
     """
     assume(n_wheels or n_beads)
-    bodies = [uniform_wheel(f"w{k}", 0.04 + 0.05 * k, 5.0 * k, 5.0) for k in range(n_wheels)]
-    bodies += [
-        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
-         "x": 3.0 * k - 9.0}
-        for k in range(n_beads)
-    ]  # fmt: skip
-    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    radii = [0.04 + 0.05 * k for k in range(n_wheels)]
+    stepper, gaps = wheels_and_beads_over(boundaries, radii, n_beads)
     kin, system = stepper._kin, stepper.system
-    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
     points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
     Q, V = np.tile(np.array(system.q0, dtype=float), (n_rows, 1)), np.zeros((n_rows, system.N))
     for row in range(n_rows):

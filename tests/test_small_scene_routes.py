@@ -25,7 +25,7 @@ from solver.record import FEW_FRAMES, Trajectory
 from solver.scene import parse_scene
 from solver.simulation import make_stepper
 from solver.system import System
-from tests.scene_data import gravity_scene, uniform_wheel
+from tests.scene_data import gravity_scene, uniform_wheel, wheels_and_beads_over
 from tests.test_broadphase import brute_force_feature_pairs, disks, feature_lists, margin
 from tests.test_drawn_geometry import ground
 
@@ -78,17 +78,9 @@ def test_float_rows_of_a_few_pairs_are_the_array_rows(boundaries, wheels, beads)
     arrays' entries, signs of zeros included.
     """
     assume(wheels or beads)
-    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, r in enumerate(wheels)]
-    bodies += [
-        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
-         "x": 3.0 * k - 9.0}
-        for k in range(beads)
-    ]  # fmt: skip
-    stepper = make_stepper(gravity_scene(bodies, boundaries))
-    kin, system = stepper._kin, stepper.system
-    pairs = kin.candidates(system.q0, 100.0, np.arange(system.n_disks))
-    floats = GapSet(kin, pairs)
-    arrays = GapSet(kin, pairs)
+    stepper, floats = wheels_and_beads_over(boundaries, wheels, beads)
+    kin = stepper._kin
+    arrays = GapSet(kin, floats.pairs)
     assume(len(floats) <= FEW_PAIRS)
     disk_rows = floats.few_disk_rows
     segment_rows = floats.few_segment_rows
@@ -146,15 +138,8 @@ def test_hulls_from_the_pairs_indices_are_the_pairs_features(boundaries, wheels,
     with ``R + r`` and the room ``R − r``, disk pairs by the radii's sum.
     """
     assume(wheels or beads)
-    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, r in enumerate(wheels)]
-    bodies += [
-        {"id": f"b{k}", "type": "bead", "rail_y": 0.3, "mass": 1.0, "radius": 0.05,
-         "x": 3.0 * k - 9.0}
-        for k in range(beads)
-    ]  # fmt: skip
-    stepper = make_stepper(gravity_scene(bodies, boundaries))
-    kin, system = stepper._kin, stepper.system
-    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
+    stepper, gaps = wheels_and_beads_over(boundaries, wheels, beads)
+    kin = stepper._kin
     radii = kin.radii
     for hull, pair in zip(gaps.hulls, gaps.pairs, strict=True):
         i, j, ax, ay, bx, by, reach, room = hull
