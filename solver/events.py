@@ -256,6 +256,8 @@ class EventDrivenStepper(
     def _phase(self, out: StepOutput) -> None:
         """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
         t0 = self.t
+        if self._train_phase(out):
+            return
         gaps = self._candidates()
         if self._stop_phase(out, gaps) or self._flight_phase(out, gaps):
             return

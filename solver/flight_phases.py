@@ -39,6 +39,8 @@ restart the parabola from a rounded state (tests compare both paths).
 from __future__ import annotations
 
 import math
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -76,18 +78,107 @@ TRAIN_MARGIN = 1e-6
 """Relative margin (1) on the bounds of a bounce train (:meth:`FlightPhaseMixin._bounce_train`)."""
 
 
+class BounceTrain(NamedTuple):
+    """A lone disk's bounces on a segment, proved clear of every other pair.
+
+    Made by :meth:`FlightPhaseMixin._bounce_train`.
+    """
+
+    gaps: GapSet
+    """The candidate pairs the train was proved with."""
+    row: int
+    """The bouncing pair's row in ``gaps``."""
+    segment: int
+    """Its entry in ``gaps.few_segment_rows``."""
+    pair: ContactPair
+    """The bouncing pair."""
+    dofs: np.ndarray
+    """The disk's coordinates (``System.pair_dofs``)."""
+    rail_y: float | None
+    """A bead's rail height (m); None for a wheel."""
+    acceleration: tuple[float, float]
+    """The disk centre's constant acceleration (m/s²)."""
+    clear: list[int]
+    """The other rows: proved to stay above ``GAP_TOL``."""
+    cover: tuple[float, float, float]
+    """A circle ``(x, y, radius)`` (m) holding the disk centre's whole motion in the train."""
+
+    def motion(self, q: list[float], v: list[float]) -> tuple[tuple[float, float], ...]:
+        """The disk's centre (m) and its velocity (m/s), as :meth:`System.centres` reads them."""
+        x = self.dofs[0]
+        if self.rail_y is None:
+            return (q[x], q[x + 1]), (v[x], v[x + 1])
+        return (q[x], self.rail_y), (v[x], 0.0)
+
+
 class FlightPhaseMixin:
     """Free flights of disks under gravity (part of :class:`solver.events.EventDrivenStepper`)."""
 
     fast_flight_phases: bool = FAST_FLIGHT_PHASES
-    _train: tuple[object, ...] | None = None
+    _train: BounceTrain | None = None
     """The bounce train the next flight belongs to (:meth:`_bounce_train`), if any."""
     _bounced: np.ndarray | None = None
     """The velocities :meth:`_newton_impact` left last (to see that nothing changed them)."""
+    _kept_candidates: BounceTrain | None = None
+    """The train whose flights keep the candidate pairs as they are (:meth:`_keeps_candidates`)."""
+
+    def _train_phase(self, out: StepOutput) -> bool:
+        """The next flight of a proved bounce train and its bounce; False (nothing done) if none.
+
+        The train (:meth:`_bounce_train`) holds while the velocities are those
+        its last bounce left (:meth:`_newton_impact`), no contact is active and
+        the candidate pairs are those it was proved with: then only the
+        bouncing pair can close, and its closing time is
+        :func:`solver.gap_closing.segment_closing` of the disk's centre,
+        velocity and (constant) acceleration, read from the coordinates as
+        :meth:`solver.system.System.centres` reads them. The flight's end is
+        :meth:`_flight_phase`'s (:meth:`_end_flight`).
+        """
+        train = self._train
+        if (
+            train is None
+            or self._v is not self._bounced
+            or self._active
+            or self._stalled
+            or not self.fast_flight_phases
+        ):
+            return False
+        gaps = train.gaps
+        if train is not self._kept_candidates:
+            if self._all_candidates() is not gaps:  # with nothing active, the phase's candidates
+                return False
+            if self._keeps_candidates(train):
+                self._kept_candidates = train
+        c, cd = train.motion(self._q.tolist(), self._v.tolist())
+        first = segment_closing(
+            gaps.few_segment_rows[train.segment], c, cd, train.acceleration, self.t_end - self.t
+        )
+        if first is None:
+            return False  # a centre on the segment's line: the flight phase decides
+        self._train = None
+        hit = math.isfinite(first)
+        a = self._free_accelerations(self.t, None, None)
+        end = self.t + first if hit else self.t_end
+        self._end_flight(out, gaps, train.row, a, None, end, hit, train.clear, train)
+        return True
+
+    def _keeps_candidates(self, train: BounceTrain) -> bool:
+        """Whether :meth:`solver.flight.FlightMixin._all_candidates` keeps its pairs in the train.
+
+        For one disk it returns the pairs held, and changes nothing, while the
+        centre is within ``margin/8`` of where they were searched; the centre
+        stays in the train's cover (at every flight's start within the
+        contact band of the first bounce's height, far inside the cover's
+        ``PENETRATION_TOL``-wide rim and the ``GAP_TOL``-wide slack taken
+        here). Then the train's flights need not ask.
+        """
+        (x0, y0), (x, y, radius) = self._pairs_found_at[0].tolist(), train.cover
+        slack = 10.0 * GAP_TOL + 1e-9 * self._margin
+        return math.hypot(x - x0, y - y0) + radius + slack < 0.125 * self._margin
 
     def _flight_phase(self, out: StepOutput, gaps: GapSet) -> bool:
         """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
-        train, self._train = self._train, None
+        self._train = None
         if (
             not self.fast_flight_phases
             or not self._flight
@@ -104,24 +195,7 @@ class FlightPhaseMixin:
         else:
             a, power = self._free_accelerations(t0, q, v), None
         span = self.t_end - t0
-        first = None
-        if train is not None and train[0] is v and train[1] is gaps and not self._active:
-            # a flight of a proved bounce train: only the bouncing pair can close
-            n, row = train[2], gaps.few_segment_rows[train[3]]
-            k = row[1]
-            system = self.system
-            first = segment_closing(
-                row,
-                system.centres(q).tolist()[k],
-                system.centre_velocities(v).tolist()[k],
-                system.centre_velocities(a).tolist()[k],
-                span,
-            )
-        if first is not None:
-            hit = math.isfinite(first)
-            end = t0 + first if hit else self.t_end
-            clear = [m for m in range(len(gaps)) if m != n]
-        elif len(gaps):
+        if len(gaps):
             few = not gaps.arc_rows and len(gaps) <= FEW_PAIRS
             system = self.system
             c = system.centres(q).tolist()
@@ -157,25 +231,51 @@ class FlightPhaseMixin:
             return False
         if self._active and not self._contacts_hold(a, end - t0):
             return False
+        self._end_flight(out, gaps, n, a, power, end, hit, clear, None)
+        return True
+
+    def _end_flight(
+        self,
+        out: StepOutput,
+        gaps: GapSet,
+        n: int,
+        a: np.ndarray,
+        power: np.ndarray | None,
+        end: float,
+        hit: bool,
+        clear: list[int],
+        train: BounceTrain | None,
+    ) -> None:
+        """Fly to ``end`` (s), the closing of ``gaps`` row ``n`` (``hit``) or the run's end.
+
+        Output samples on the way; the state at ``end``; at a closing, the
+        simple impact (:meth:`_flight_impact`, ``clear`` the rows proved to
+        stay above ``GAP_TOL``) or the general handling. After a Newton impact
+        on a segment that changed nothing else, the bounce train it starts or
+        continues (``train``) is kept for the next flight.
+        """
+        t0 = self.t
         if self._next_sample * self.dt_out <= min(end, self.t_end * (1 + 1e-12)):
-            flight = Parabola(t0, q, v, a, self._work, np.zeros(2) if power is None else power)
+            flight = Parabola(
+                t0, self._q, self._v, a, self._work, np.zeros(2) if power is None else power
+            )
             self._emit_samples(out, flight.state, end, inclusive=not hit, states=flight.states)
-        self._fly(a, power, end)
+        q, v = self._fly(a, power, end)
         self._advance_clock(end)
         if not hit:
             self._project()
             self._finish(out)
-            return True
-        pair = gaps.pairs[n]
-        if self._active or self._stalled or not self._flight_impact(out, gaps, n, a, clear):
-            self._handle(out, FoundEvent(end, "gap", pair.key))
+            return
+        if (
+            self._active
+            or self._stalled
+            or not self._flight_impact(out, gaps, n, a, clear, train, q, v)
+        ):
+            self._handle(out, FoundEvent(end, "gap", gaps.pairs[n].key))
         elif self._v is self._bounced:  # Newton's impact on a segment, the Zeno check did nothing
             self._train = train if train is not None else self._bounce_train(gaps, n)
-            if self._train is not None:
-                self._train = (self._v, *self._train[1:])
-        return True
 
-    def _bounce_train(self, gaps: GapSet, row: int) -> tuple[object, ...] | None:
+    def _bounce_train(self, gaps: GapSet, row: int) -> BounceTrain | None:
         """The train of bounces of the lone disk on the segment of ``gaps`` row ``row``, if clear.
 
         Just after a frictionless impact on a straight segment, with the
@@ -192,8 +292,8 @@ class FlightPhaseMixin:
         flight of the train closes on this segment first and no other gap comes
         within ``GAP_TOL``: the flights that follow need only this pair's
         closing time (the numbers the full scan gives it). Returns the train
-        ``(v, gaps, row, segment row)`` or None (one disk only; the bounds
-        take a relative margin of ``TRAIN_MARGIN``).
+        or None (one disk only; the bounds take a relative margin of
+        ``TRAIN_MARGIN``).
         """
         if self.system.n_disks != 1 or gaps.arc_rows or len(gaps) > FEW_PAIRS:
             return None
@@ -240,9 +340,15 @@ class FlightPhaseMixin:
                 0.0,
             ):
                 return None
-        return (self._v, gaps, row, segment)
+        dofs = system.pair_dofs(k, None)
+        clear = [m for m in range(len(gaps)) if m != row]
+        rail_y = None if len(dofs) == 3 else cy
+        cover = (ox, oy, radius)
+        return BounceTrain(gaps, row, segment, pair, dofs, rail_y, (gx, gy), clear, cover)
 
-    def _fly(self, a: np.ndarray, power: np.ndarray | None, t: float) -> None:
+    def _fly(
+        self, a: np.ndarray, power: np.ndarray | None, t: float
+    ) -> tuple[list[float], list[float]]:
         """Move the state along the flight to time ``t`` (s): :meth:`Parabola.state`'s numbers.
 
         The same operations in the same order as
@@ -250,6 +356,7 @@ class FlightPhaseMixin:
         ``v + dt a``, the friction work ``dt (P0 + ½ dt P1)`` added to the
         work terms, ``power`` None for none), on floats: the same bits,
         without the arrays' fixed cost per operation for a few coordinates.
+        Returns the new coordinates and velocities as lists.
         """
         dt = t - self.t
         half = 0.5 * dt
@@ -257,9 +364,11 @@ class FlightPhaseMixin:
         p0, p1 = (0.0, 0.0) if power is None else power.tolist()
         friction = dt * (p0 + half * p1)
         w0, w1, w2 = self._work.tolist()
-        self._q = np.array([x + dt * (u + half * g) for x, u, g in zip(q, v, accel, strict=True)])
-        self._v = np.array([u + dt * g for u, g in zip(v, accel, strict=True)])
+        q = [x + dt * (u + half * g) for x, u, g in zip(q, v, accel, strict=True)]
+        v = [u + dt * g for u, g in zip(v, accel, strict=True)]
+        self._q, self._v = np.array(q), np.array(v)
         self._work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
+        return q, v
 
     def _flight_clear(
         self,
@@ -327,7 +436,15 @@ class FlightPhaseMixin:
         return True
 
     def _flight_impact(
-        self, out: StepOutput, gaps: GapSet, row: int, a: np.ndarray, clear: list[int]
+        self,
+        out: StepOutput,
+        gaps: GapSet,
+        row: int,
+        a: np.ndarray,
+        clear: list[int],
+        train: BounceTrain | None = None,
+        q: list[float] | None = None,
+        v: list[float] | None = None,
     ) -> bool:
         """The impact at the closing of ``gaps`` row ``row`` if it is the simple one; else False.
 
@@ -342,16 +459,22 @@ class FlightPhaseMixin:
         within ``DECISION_MARGIN`` of a threshold are left to the general
         handling. The rows of ``clear`` were proved to stay above ``GAP_TOL``
         (``CLEAR_MARGIN``) up to this instant: when they are all the others,
-        only this pair's gap is looked at. Nothing is changed when False is
-        returned.
+        only this pair's gap is looked at. The bounce of a ``train`` takes its
+        pair and disk from it, at the coordinates ``q`` and velocities ``v``
+        (lists). Nothing is changed when False is returned.
         """
-        pair = gaps.pairs[row]
+        if train is not None:
+            pair, dofs = train.pair, train.dofs
+            c, cd = train.motion(q, v)
+            G, u, a_n, gap = self._segment_normal_of(pair, len(dofs), c, cd, train.acceleration)
+        else:
+            pair = gaps.pairs[row]
+            G = None
+            if isinstance(pair.feature, Segment):
+                G, dofs, u, a_n, gap = self._segment_normal(pair, a)
         if pair.friction != 0.0:
             return False
         contact = None
-        G = None
-        if isinstance(pair.feature, Segment):
-            G, dofs, u, a_n, gap = self._segment_normal(pair, a)
         if G is not None and len(clear) == len(gaps) - 1 and row not in clear:
             if not -PENETRATION_TOL <= gap <= GAP_TOL:
                 return False
@@ -391,7 +514,29 @@ class FlightPhaseMixin:
     def _segment_normal(
         self, pair: ContactPair, a: np.ndarray
     ) -> tuple[np.ndarray | None, np.ndarray, float, float, float]:
-        """``G_local``, coordinates, normal speed (m/s), acceleration (m/s²), gap (m) on a segment.
+        """:meth:`_segment_normal_of` the pair's disk at the state, and the disk's coordinates.
+
+        ``a``: the accelerations of the coordinates (SI units).
+        """
+        system = self.system
+        dofs = system.pair_dofs(pair.i, None)
+        centre, velocity, _ = system.disk_motion(self._q, self._v, pair.i)
+        # a bead's centre does not accelerate across its rail
+        ca = (a[dofs[0]], a[dofs[1]] if len(dofs) == 3 else 0.0)
+        G, u, a_n, gap = self._segment_normal_of(
+            pair, len(dofs), centre.tolist(), velocity.tolist(), ca
+        )
+        return G, dofs, u, a_n, gap
+
+    def _segment_normal_of(
+        self,
+        pair: ContactPair,
+        dofs: int,
+        c: tuple[float, float],
+        cd: tuple[float, float],
+        ca: tuple[float, float],
+    ) -> tuple[np.ndarray | None, float, float, float]:
+        """``G_local``, normal speed (m/s), acceleration (m/s²) and gap (m) of a disk on a segment.
 
         The normal as :meth:`solver.geometry.Segment.nearest` forms it (the
         same operations on floats) and ``G_local`` as
@@ -400,28 +545,31 @@ class FlightPhaseMixin:
         decide only (the impact forms its own ``G·v``). ``G`` is None when the
         centre is beyond the segment's ends or on its line: the pair is then
         evaluated in full. The gap is the centre's distance less the radius
-        (``math.hypot``: within a rounding of the gap set's).
+        (``math.hypot``: within a rounding of the gap set's). ``dofs``: how
+        many coordinates the disk has (3 a wheel, 1 a bead); ``c``, ``cd``,
+        ``ca``: its centre (m), velocity (m/s) and acceleration (m/s²).
         """
-        system = self.system
-        c, cd, _ = system.disk_motion(self._q, self._v, pair.i)
-        cx, cy = c.tolist()
+        cx, cy = c
         (ax, ay), (bx, by) = pair.feature.a, pair.feature.b
         ex, ey = bx - ax, by - ay
         s = ((cx - ax) * ex + (cy - ay) * ey) / (ex * ex + ey * ey)
-        dofs = system.pair_dofs(pair.i, None)
         if not 0.0 < s < 1.0:
-            return None, dofs, 0.0, 0.0, 0.0
+            return None, 0.0, 0.0, 0.0
         wx, wy = cx - (ax + s * ex), cy - (ay + s * ey)
         d = math.hypot(wx, wy)
         if not d > 0.0:
-            return None, dofs, 0.0, 0.0, 0.0
+            return None, 0.0, 0.0, 0.0
         nx, ny = wx / d, wy / d
-        vx, vy = cd.tolist()
-        G = np.array((1.0 * nx, 1.0 * ny, 0.0) if len(dofs) == 3 else (1.0 * nx,))
-        # a straight feature has no curvature term; a bead's centre does not accelerate across
-        gx, gy = a[dofs[0]], a[dofs[1]] if len(dofs) == 3 else 0.0
+        (vx, vy), (gx, gy) = cd, ca
+        G = np.array((1.0 * nx, 1.0 * ny, 0.0) if dofs == 3 else (1.0 * nx,))
+        # a straight feature has no curvature term
         gap = d - self._kin.radii[pair.i]
-        return G, dofs, nx * vx + ny * vy, float(nx * gx + ny * gy), float(gap)
+        return G, nx * vx + ny * vy, float(nx * gx + ny * gy), float(gap)
+
+    @cached_property
+    def _mass_lists(self) -> tuple[list[float], list[float]]:
+        """``M⁻¹`` and ``M`` (1/kg or per kg·m², kg or kg·m²) of every coordinate, as lists."""
+        return self._M_inv.tolist(), self.system.M_diag.tolist()
 
     def _newton_impact(
         self, out: StepOutput, pair: ContactPair, G: np.ndarray, dofs: np.ndarray
@@ -440,13 +588,16 @@ class FlightPhaseMixin:
         restitution = pair.restitution
         v_minus = self._v.copy()
         whole = len(dofs) == self._N  # the disk is the whole system: dofs = 0, 1, …
-        M_inv, M, local = self._M_inv, self.system.M_diag, v_minus
-        if not whole:
-            M_inv, M, local = M_inv[dofs], M[dofs], v_minus[dofs]
+        if whole:
+            M_inv, M = self._mass_lists
+            local = v_minus
+        else:
+            M_inv, M = self._M_inv[dofs].tolist(), self.system.M_diag[dofs].tolist()
+            local = v_minus[dofs]
         # elementwise products and quotients on floats are the arrays' to the bit; the dot
         # products stay numpy's (its summation may fuse multiply and add)
         # _jump_direction: M⁻¹G / (GᵀM⁻¹G) and GᵀM⁻¹G (1/kg, or per kg·m²)
-        w = [g * m for g, m in zip(G.tolist(), M_inv.tolist(), strict=True)]
+        w = [g * m for g, m in zip(G.tolist(), M_inv, strict=True)]
         k = float(G.dot(np.array(w)))
         # _newton_jump: u_n⁺ = −e u_n⁻ along that direction
         u = float(G.dot(local))
@@ -454,7 +605,7 @@ class FlightPhaseMixin:
         jump = [factor * (x / k) for x in w]
         energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
         # _newton_single: the impulse from the momentum balance, one stage
-        moment = np.array([m * d for m, d in zip(M.tolist(), jump, strict=True)])
+        moment = np.array([m * d for m, d in zip(M, jump, strict=True)])
         impulse = float(G.dot(moment)) / float(G.dot(G))
         if whole:
             before = v_minus.tolist()

@@ -67,7 +67,7 @@ def run(scene, trains):
     return stepper.status, frames, events, len(used)
 
 
-def ball(restitution=0.5, drop=1.0, x=0.0, vx=0.0, extra=()):
+def ball(restitution=0.5, drop=1.0, x=0.0, vx=0.0, extra=(), t_end=1.5):
     wheel = {
         "id": "ball",
         "type": "wheel",
@@ -78,7 +78,9 @@ def ball(restitution=0.5, drop=1.0, x=0.0, vx=0.0, extra=()):
         "velocity": [vx, 0.0],
     }
     floor = {"id": "ground", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}
-    return gravity_scene([wheel], [floor, *extra], restitution=restitution, t_end=1.5, dt_out=0.05)
+    return gravity_scene(
+        [wheel], [floor, *extra], restitution=restitution, t_end=t_end, dt_out=0.05
+    )
 
 
 def test_the_bouncing_ball_takes_its_bounces_as_a_train_with_the_same_bits():
@@ -228,3 +230,47 @@ def test_the_train_bounds_hold_the_bounces():
             assert q[1] <= 0.1 + H + 1e-12
             assert abs(q[0] - x0) <= 0.05 * T + 1e-12
     assert np.isfinite(T)
+
+
+@settings(max_examples=25, deadline=None)
+@given(bounces_near_features())
+def test_flights_that_skip_the_candidate_search_give_the_same_bits(scene):
+    """A train kept within ``margin/8`` of the search point asks for candidates once."""
+    skipping = run(scene, True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FlightPhaseMixin, "_keeps_candidates", lambda self, train: False)
+        asking = run(scene, True)
+    assert skipping[:3] == asking[:3]
+
+
+@pytest.mark.parametrize(("drop", "kept"), [(1.0, True), (3.0, False)])
+def test_a_train_keeps_its_candidates_only_within_its_cover_and_margin(drop, kept):
+    """Every kept flight of a train starts inside the cover and within ``margin/8``.
+
+    That is what lets a train's flight skip the candidate search: the search
+    point's distance is measured here as the search measures it (numpy's
+    hypot). The bounces of a 3 m drop reach beyond ``margin/8``: not kept.
+    """
+    stepper = make_stepper(ball(drop=drop, vx=0.05, t_end=4.0))
+    starts = []
+    original = FlightPhaseMixin._train_phase
+
+    def recording(self, out):
+        train = self._train
+        if train is not None and self._v is self._bounced:
+            x, y = self.system.centres(self._q)[0]
+            x0, y0 = self._pairs_found_at[0]
+            moved = float(np.hypot(x - x0, y - y0))
+            starts.append((train is self._kept_candidates, x, y, train.cover, moved))
+        return original(self, out)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FlightPhaseMixin, "_train_phase", recording)
+        while stepper.status == "running":
+            stepper.step()
+    assert len(starts) >= 5
+    assert any(k for k, *_ in starts) == kept
+    for k, x, y, (cx, cy, radius), moved in starts:
+        assert math.hypot(x - cx, y - cy) <= radius
+        if k:
+            assert moved <= 0.125 * stepper._margin
