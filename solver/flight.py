@@ -173,7 +173,10 @@ class FlightMixin:
                 self._pair_set = GapSet(self._kin, found)
             return self._pair_set
         elif self.system.n_disks == 1:  # one disk: its displacement on floats
-            ((x, y),), ((x0, y0),) = self.system.centres(self._q).tolist(), self._pairs_found_at
+            ((x, y),), ((x0, y0),) = (
+                self.system.centres(self._q).tolist(),
+                self._pairs_found_at.tolist(),
+            )
             if not float(np.hypot(x - x0, y - y0)) > 0.125 * self._margin:
                 return self._pair_set
             disks = np.zeros(1, dtype=int)

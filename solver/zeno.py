@@ -68,6 +68,8 @@ class ZenoWatch:
 
     key: Hashable | None = None
     times: list[float] = field(default_factory=list)
+    _answer: tuple[tuple[float, ...], bool] = field(default=((), False), repr=False, compare=False)
+    """:attr:`geometric` of the times it was last found for (read again at every impact)."""
 
     def record(self, t: float, keys: frozenset[Hashable]) -> None:
         """Note an impact at ``t`` (s) involving the contacts ``keys``."""
@@ -89,6 +91,13 @@ class ZenoWatch:
         """True when the recorded impacts form a geometric sequence with ratio < 1."""
         if len(self.times) < MIN_IMPACTS:
             return False
+        times = tuple(self.times)
+        if self._answer[0] != times:
+            self._answer = (times, self._geometric())
+        return self._answer[1]
+
+    def _geometric(self) -> bool:
+        """:attr:`geometric` found from the times (at least ``MIN_IMPACTS`` of them)."""
         gaps = [b - a for a, b in zip(self.times, self.times[1:], strict=False)]
         if min(gaps) <= 0.0:
             return False

@@ -26,13 +26,17 @@ from solver.event_tolerances import (
 )
 from solver.flight import Parabola
 from solver.frames import Event, StepOutput
-from solver.geometry import Segment
+from solver.geometry import Segment, _frozen_array
 from solver.system import Contact
 from solver.zeno import accumulation_time
 
 
 class ZenoMixin:
     """Bounces summed to their accumulation point (of :class:`solver.events.EventDrivenStepper`)."""
+
+    float_contacts: bool = True
+    """Whether a disk in a segment's region is evaluated in floats (:meth:`_segment_contact`)
+    rather than by :meth:`solver.contact_pairs.DiskKinematics.evaluate`; the tests compare both."""
 
     def _check_zeno(self, out: StepOutput, evaluated: list[Contact]) -> None:
         """End a geometric bounce sequence at its accumulation time (MECHANICS §4).
@@ -51,7 +55,9 @@ class ZenoMixin:
             return
         e = next((c for c in evaluated if c.key == key), None)
         if e is None:
-            e = self._kin.evaluate(pair, self._q, self._v)
+            e = self._segment_contact(pair, self._q, self._v)
+            if e is None:
+                e = self._kin.evaluate(pair, self._q, self._v)
         f = self.system.applied_force(self.t, self._q, self._v)
         a_n = float(e.G @ (f * self._M_inv)) + e.gamma_n
         if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
@@ -80,6 +86,65 @@ class ZenoMixin:
             )
         )
 
+    def _segment_contact(
+        self, pair: ContactPair, q: np.ndarray, v: np.ndarray, at: Contact | None = None
+    ) -> Contact | None:
+        """:meth:`~solver.contact_pairs.DiskKinematics.evaluate` of a disk in a segment's region.
+
+        The operations of :meth:`solver.geometry.Segment.nearest`,
+        :func:`solver.geometry._contact` (a straight feature: curvature terms
+        ``+0.0``) and :meth:`solver.system.System.generalize` on floats, the
+        two dot products numpy's as there: the same Contact, bit for bit,
+        without the intermediate objects. ``at`` is this pair's contact at
+        the same positions ``q`` (m): only its speeds are formed again, at
+        ``v``. None (the pair is evaluated instead) for a pair of two disks
+        or on any other feature (or one with neighbours), a centre beyond the segment's ends or on
+        its line, a velocity that is not finite, and with
+        :attr:`float_contacts` off.
+        """
+        if (
+            not self.float_contacts
+            or pair.j >= 0
+            or pair.neighbours
+            or not isinstance(pair.feature, Segment)
+        ):
+            return None
+        c, cdot, omega = self.system.disk_motion(q, v, pair.i)
+        rel = np.asarray(cdot, dtype=float)
+        if not all(map(math.isfinite, rel.tolist())):
+            return None
+        radius = self._kin.radii[pair.i]
+        if at is None:
+            cx, cy = c.tolist()
+            (ax, ay), (bx, by) = pair.feature.a, pair.feature.b
+            ex, ey = bx - ax, by - ay
+            s = ((cx - ax) * ex + (cy - ay) * ey) / (ex * ex + ey * ey)
+            if not 0.0 < s < 1.0:
+                return None
+            px, py = ax + s * ex, ay + s * ey
+            wx, wy = cx - px, cy - py
+            d = math.hypot(wx, wy)
+            if not d > 0.0:
+                return None
+            nx, ny = wx / d, wy / d
+            n, t = _frozen_array((nx, ny)), _frozen_array((ny, -nx))
+            dofs = self.system.pair_dofs(pair.i, None)
+            if len(dofs) == 1:  # a bead: its x alone
+                G_local, H_local = np.array((1.0 * nx,)), np.array((1.0 * ny,))
+            else:
+                G_local = np.array((1.0 * nx, 1.0 * ny, 0.0))
+                H_local = np.array((1.0 * ny, 1.0 * -nx, float(self.system.radii[pair.i])))
+            at = Contact(
+                pair.key, pair.body, pair.other, float(d - radius), n, t,
+                _frozen_array((px, py)), dofs, G_local, H_local, 0.0, 0.0, 0.0, 0.0,
+                pair.restitution, pair.friction, self.system.N, True,
+            )  # fmt: skip
+        return Contact(
+            at.key, at.body, at.other, at.g, at.n, at.t, at.point, at.dofs, at.G_local,
+            at.H_local, float(at.n.dot(rel)), float(at.t.dot(rel) + radius * omega), 0.0, 0.0,
+            at.restitution, at.friction, at.N, True,
+        )  # fmt: skip
+
     def _can_sum_bounces(self) -> bool:
         """True when the bounces ahead are free flights under constant gravity between impacts."""
         return self._flight and not self._active
@@ -107,13 +172,15 @@ class ZenoMixin:
         a = self._gravity * self._M_inv
         pairs = self._bounce_pairs(contacts, a)
         straight = [isinstance(pair.feature, Segment) for pair in pairs]
-        q, v = self._q.copy(), self._v.copy()
         # the contacts were evaluated at this state; the other pairs are evaluated here
-        evals = list(contacts) + [self._kin.evaluate(pair, q, v) for pair in pairs[len(contacts) :]]
+        evals = list(contacts) + [
+            self._kin.evaluate(pair, self._q, self._v) for pair in pairs[len(contacts) :]
+        ]
         if len(pairs) == 1 and straight[0] and evals[0].friction == 0.0:
             bounces = self._geometric_series(out, evals[0], a)
             if bounces is not None:
                 return bounces
+        q, v = self._q.copy(), self._v.copy()
         gaps = [max(e.g, 0.0) for e in evals]
         # a straight feature's jump direction holds for every bounce on it
         directions = [
@@ -217,8 +284,10 @@ class ZenoMixin:
         if t_inf >= self.t_end:
             return None
         step, k = self._jump_direction(contact)
-        direction = np.zeros(self._N)
-        direction[contact.dofs] = step
+        along = [0.0] * self._N  # M⁻¹G/(GᵀM⁻¹G) on every coordinate
+        for dof, x in zip(contact.dofs.tolist(), step.tolist(), strict=True):
+            along[dof] = x
+        direction = np.array(along)
         q, v, loss = self._q.copy(), self._v.copy(), self._impact_loss
 
         def state(t: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -258,10 +327,8 @@ class ZenoMixin:
             if self._next_sample == due:  # not written (past t_end): none is due before t∞
                 break
         T = tau0 + rest
-        q_free, v_free = q + T * (v + 0.5 * T * a), v + T * a
         free_gap, free_speed = g + T * (u + 0.5 * a_n * T), u + a_n * T
-        self._q = q_free - free_gap * direction
-        self._v = v_free - free_speed * direction
+        self._q, self._v = _series_end(q, v, a, along, T, free_gap, free_speed)
         self._impact_loss = loss + 0.5 * w * w / k
         self._advance_clock(t_inf)
         bounces, speed = 0, w
@@ -327,7 +394,11 @@ class ZenoMixin:
             out.events.append(event)
             self._finish(out)
             return
-        evals = [self._kin.evaluate(self._kin.pairs[e.key], self._q, self._v) for e in contacts]
+        pairs = [self._kin.pairs[e.key] for e in contacts]
+        one = self._segment_contact(pairs[0], self._q, self._v) if len(pairs) == 1 else None
+        evals = (
+            [self._kin.evaluate(pair, self._q, self._v) for pair in pairs] if one is None else [one]
+        )
         kinetic_before = self.system.kinetic_energy(self._v)
         known = None
         if len(evals) == 1:
@@ -335,7 +406,12 @@ class ZenoMixin:
             w = self._M_inv * G
             x = one_row_solution(float(G.dot(w)), max(float(G.dot(self._v)), 0.0))
             self._v = self._v - (w * x + 0.0)  # W @ x of one column: 0 + w x
-            at_rest = self._at_velocities(evals[0])
+            # the positions are those evaluated: the speeds formed again
+            at_rest = (
+                self._segment_contact(pairs[0], self._q, self._v, one)
+                if one is not None
+                else self._at_velocities(evals[0])
+            )
             known = None if at_rest is None else [at_rest]
         else:
             C = np.column_stack([e.G for e in evals])
@@ -430,6 +506,31 @@ class ZenoMixin:
                 f"{COLLAPSE_INTERVAL:g} s apart, captured plastically",
             )
         )
+
+
+def _series_end(
+    q: np.ndarray,
+    v: np.ndarray,
+    a: np.ndarray,
+    along: list[float],
+    T: float,
+    free_gap: float,
+    free_speed: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and velocities (N,) where a Zeno series ends, ``T`` (s) after it began.
+
+    The free flight from ``(q, v)`` under the accelerations ``a``,
+    ``q + T (v + ½ T a)`` and ``v + T a``, less its gap ``free_gap`` (m) and
+    normal speed ``free_speed`` (m/s) along ``along`` (``M⁻¹G/(GᵀM⁻¹G)`` on
+    every coordinate): the arrays' elementwise operations on floats, in
+    their order, the same bits.
+    """
+    half = 0.5 * T
+    rows = zip(q.tolist(), v.tolist(), a.tolist(), along, strict=True)
+    ends = [
+        (x + T * (y + half * z) - free_gap * d, y + T * z - free_speed * d) for x, y, z, d in rows
+    ]
+    return np.array([x for x, _ in ends]), np.array([y for _, y in ends])
 
 
 def _closing_time(g: float, u: float, a_n: float) -> float:
