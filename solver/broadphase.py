@@ -158,15 +158,26 @@ class StaticIndex:
 
     def __init__(self, features: Sequence[Feature], cell: float | None = None) -> None:
         # in floats: a scene has a few features, and a drawn one a few hundred
-        boxes = [tuple(map(float, bounding_box(f))) for f in features]
-        if cell is None:
-            extents = [max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes]
-            extents = sorted([e for e in extents if e > 0.0])
-            cell = _median(extents) if extents else 1.0
+        self._box_list = [tuple(map(float, bounding_box(f))) for f in features]
+        if cell is not None:
+            self.cell = self._checked_cell(cell)
+
+    @cached_property
+    def cell(self) -> float:
+        """Grid cell side (m): the median extent of the boxes unless given, made on first use.
+
+        A query of a few features (``FEW_FEATURES``) tests every box and
+        never reads it.
+        """
+        extents = [max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in self._box_list]
+        extents = sorted([e for e in extents if e > 0.0])
+        return self._checked_cell(_median(extents) if extents else 1.0)
+
+    def _checked_cell(self, cell: float) -> float:
+        """``cell`` (m) checked, widened so the boxes' corners span at most 2**30 cells."""
         if not (math.isfinite(cell) and cell > 0.0):
             raise InputError(f"`cell` must be a positive finite length in m, got {cell!r}")
-        self._box_list = boxes
-        self.cell = _coarsen_boxes(float(cell), boxes)
+        return _coarsen_boxes(float(cell), self._box_list)
 
     @cached_property
     def _grid(self) -> tuple[dict[tuple[int, int], list[int]], list[int]]:
@@ -223,6 +234,28 @@ class StaticIndex:
             return self._query_every_box(xs, ys, reaches)
         return self._query_grid(xs, ys, reaches)
 
+    def query_floats(
+        self, xs: list[float], ys: list[float], reaches: list[float]
+    ) -> list[tuple[int, int]]:
+        """:meth:`query`'s pairs as a sorted list, from the columns of :func:`_disk_columns`."""
+        if len(self._box_list) <= FEW_FEATURES:
+            return self._every_box(xs, ys, reaches)
+        found = self._query_grid(xs, ys, reaches).pairs.tolist()
+        return [(disk, feature) for disk, feature in found]
+
+    def _every_box(
+        self, xs: list[float], ys: list[float], reaches: list[float]
+    ) -> list[tuple[int, int]]:
+        """The pairs of :meth:`_query_every_box` as a list (disks, then features, in order)."""
+        pairs: list[tuple[int, int]] = []
+        boxes = list(enumerate(self._box_list))
+        for disk, (x, y, reach) in enumerate(zip(xs, ys, reaches, strict=True)):
+            lo0, lo1, hi0, hi1 = x - reach, y - reach, x + reach, y + reach
+            for feature, (xmin, ymin, xmax, ymax) in boxes:
+                if xmin <= hi0 and lo0 <= xmax and ymin <= hi1 and lo1 <= ymax:
+                    pairs.append((disk, feature))
+        return pairs
+
     def _query_every_box(
         self, xs: list[float], ys: list[float], reaches: list[float]
     ) -> CandidatePairs:
@@ -232,15 +265,8 @@ class StaticIndex:
         than the cell lookups. The pairs come out sorted (disks, then features,
         in order).
         """
-        pairs: list[tuple[int, int]] = []
-        boxes = list(enumerate(self._box_list))
-        for disk, (x, y, reach) in enumerate(zip(xs, ys, reaches, strict=True)):
-            lo0, lo1, hi0, hi1 = x - reach, y - reach, x + reach, y + reach
-            for feature, (xmin, ymin, xmax, ymax) in boxes:
-                if xmin <= hi0 and lo0 <= xmax and ymin <= hi1 and lo1 <= ymax:
-                    pairs.append((disk, feature))
-        found = np.array(pairs, dtype=np.intp).reshape(-1, 2)
-        return CandidatePairs(found, len(xs) * len(boxes))
+        found = np.array(self._every_box(xs, ys, reaches), dtype=np.intp).reshape(-1, 2)
+        return CandidatePairs(found, len(xs) * len(self._box_list))
 
     def _query_grid(self, xs: list[float], ys: list[float], reaches: list[float]) -> CandidatePairs:
         """:meth:`query` through the grid: the features in the cells each disk's square meets."""

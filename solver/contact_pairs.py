@@ -455,7 +455,15 @@ def junction_neighbours(features: list[Any]) -> list[tuple[Any, ...]]:
             found.append(())
             continue
         px, py = (float(x) for x in feature.p)
-        near = [f for f, x, y in ends if float(hypot(x - px, y - py)) <= JUNCTION_TOL]
+        # hypot is at least the larger of |dx| and |dy| (libm's hypot is faithfully
+        # rounded): only an end within JUNCTION_TOL along both axes is measured
+        near = [
+            f
+            for f, x, y in ends
+            if abs(x - px) <= JUNCTION_TOL
+            and abs(y - py) <= JUNCTION_TOL
+            and float(hypot(x - px, y - py)) <= JUNCTION_TOL
+        ]
         found.append(tuple(dict.fromkeys(near)))
     return found
 
@@ -471,9 +479,6 @@ class DiskKinematics:
         self.feature_list = system.features
         self._shapes = [f for _, f, _, _ in self.feature_list]
         self.neighbours = junction_neighbours(self._shapes)
-        # a bead's rail height, NaN for a wheel (two beads on rails closer than their
-        # radii keep their order along x)
-        self.rail_y = np.where(system._is_wheel, np.nan, system._rail_y)
         self.n_disks = k
         self.feature_of_id: dict[str, int] = {}
         for index, (fid, _, _, _) in enumerate(self.feature_list):
@@ -484,6 +489,14 @@ class DiskKinematics:
         self.orders: dict[int, float] = {}
         # the disk pairs last searched: the centres and the pairs per margin
         self._searched: tuple[np.ndarray | None, dict[float, np.ndarray]] = (None, {})
+
+    @cached_property
+    def rail_y(self) -> np.ndarray:
+        """A bead's rail height (m), NaN for a wheel, made on first use.
+
+        Two beads on rails closer than their radii keep their order along x.
+        """
+        return np.where(self.system._is_wheel, np.nan, self.system._rail_y)
 
     @property
     def index(self) -> StaticIndex | None:
@@ -558,6 +571,12 @@ class DiskKinematics:
         (by disk, then feature), then disk pairs ``(i, j)``, ``i < j``, sorted.
         """
         c = self.system.centres(q)
+        if self.n_disks == 1:
+            return self._lone_disk_candidates(c, margin, disks)
+        return self._searched_candidates(c, margin, disks)
+
+    def _searched_candidates(self, c: np.ndarray, margin: float, disks: np.ndarray) -> PairRows:
+        """:meth:`candidates` on arrays, from the centres ``c`` (m): any number of disks."""
         empty = np.zeros(0, dtype=np.intp)
         first, feature = empty, empty
         if self.index is not None:
@@ -576,6 +595,31 @@ class DiskKinematics:
             np.concatenate((np.full(len(first), -1, dtype=np.intp), j)),
             np.concatenate((feature, np.full(len(i), -1, dtype=np.intp))),
             np.concatenate((np.zeros(len(first)), self._disk_orders(c, i, j))),
+        )
+
+    def _lone_disk_candidates(self, c: np.ndarray, margin: float, disks: np.ndarray) -> PairRows:
+        """:meth:`candidates` of a scene of one disk, in floats: the same rows.
+
+        Its pairs are the features the index finds (no disk pairs), listed in
+        floats (:meth:`StaticIndex.query_floats`); a centre or margin that is
+        not finite gets :meth:`StaticIndex.query`'s error.
+        """
+        features: list[int] = []
+        index = self.index
+        if index is not None and len(disks):
+            ((x, y),) = c.tolist()
+            radius = self.float_tables[0][0]
+            m = float(margin)
+            if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(m) and m >= 0.0):
+                index.query(c, self.radii, margin)  # raises: what is wrong, by name
+            features = [f for _, f in index.query_floats([x], [y], [radius + m])]
+        n = len(features)
+        return PairRows(
+            self,
+            np.zeros(n, dtype=np.intp),
+            np.full(n, -1, dtype=np.intp),
+            np.array(features, dtype=np.intp).reshape(n),
+            np.zeros(n),
         )
 
     def count_candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> int:

@@ -28,6 +28,7 @@ import numpy as np
 from solver.broadphase import StaticIndex, disk_pairs
 from solver.cart_rolling import initial_velocity
 from solver.contact_arrays import DiskDofs, FeatureArrays
+from solver.event_tolerances import FEW_DISKS
 from solver.geometry import (
     DiskContact,
     boundary_features,
@@ -233,23 +234,14 @@ class System:
         self._disk_iy = iy
         self._disk_rail_y = rail_y
         self.radii = np.array(radii, dtype=float)
+        iy_index = [-1 if i is None else i for i in iy]
         self._ix = np.array(ix, dtype=int)
-        self._iy = np.array([-1 if i is None else i for i in iy], dtype=int)
-        self._iphi = np.where(self._iy >= 0, self._iy + 1, -1)
+        self._iy = np.array(iy_index, dtype=int)
         self._rail_y = np.array(rail_y, dtype=float)
-        self._is_wheel = self._iy >= 0
-        # (K, 2) indices of each centre's coordinates in q; a bead's y is its rail's
-        self._centre_index = np.column_stack((self._ix, np.maximum(self._iy, 0))).reshape(-1, 2)
-        self._beads = np.nonzero(~self._is_wheel)[0]
-        self._angle_index = np.maximum(self._iphi, 0)
-        # weights m g of the disks (N): along x for every disk, along y for the wheels
-        disk_mass = self.M_diag[self._ix]
-        self._weight_x = disk_mass * self.gravity[0]
-        self._wheel_weight_y = (disk_mass * self.gravity[1])[self._is_wheel]
-        self._wheel_iy = self._iy[self._is_wheel]
-        self._weight = np.zeros(self.N)  # gravity as a generalized force (N)
-        self._weight[self._ix] += self._weight_x
-        self._weight[self._wheel_iy] += self.M_diag[self._wheel_iy] * self.gravity[1]
+        if len(ix) <= FEW_DISKS:
+            self._few_disk_layout(iy_index)
+        else:
+            self._array_disk_layout()
         self._springs = [self._compile_spring(s) for s in scene.springs]
         self._forcing = [
             _Forcing(self._disk_of_body[f.body], np.asarray(f.amplitude, float), f.omega, f.phase)
@@ -265,6 +257,61 @@ class System:
         self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
 
     # ------------------------------------------------------------ layout
+
+    def _array_disk_layout(self) -> None:
+        """The disks' index arrays and weights, from ``_ix``, ``_iy`` (−1: a bead) and ``M_diag``.
+
+        ``_iphi`` (−1 for a bead), ``_is_wheel``, ``_centre_index`` (K, 2)
+        (the indices of each centre's coordinates in ``q``, a bead's y read
+        as index 0 and replaced by its rail's), ``_beads``,
+        ``_angle_index``, the weights ``m g`` along x of every disk and
+        along y of the wheels, and gravity as a generalized force
+        ``_weight`` (N).
+        """
+        self._iphi = np.where(self._iy >= 0, self._iy + 1, -1)
+        self._is_wheel = self._iy >= 0
+        self._centre_index = np.column_stack((self._ix, np.maximum(self._iy, 0))).reshape(-1, 2)
+        self._beads = np.nonzero(~self._is_wheel)[0]
+        self._angle_index = np.maximum(self._iphi, 0)
+        disk_mass = self.M_diag[self._ix]
+        self._weight_x = disk_mass * self.gravity[0]
+        self._wheel_weight_y = (disk_mass * self.gravity[1])[self._is_wheel]
+        self._wheel_iy = self._iy[self._is_wheel]
+        self._weight = np.zeros(self.N)
+        self._weight[self._ix] += self._weight_x
+        self._weight[self._wheel_iy] += self.M_diag[self._wheel_iy] * self.gravity[1]
+
+    def _few_disk_layout(self, iy: list[int]) -> None:
+        """:meth:`_array_disk_layout` of a few disks from lists: the same arrays, bit for bit.
+
+        ``iy`` is ``_iy`` as a list. The products ``m g`` are numpy's
+        (elementwise, correctly rounded) and each weight lands on a zero
+        entry of its own (a disk's x and a wheel's y are distinct
+        coordinates), added to ``0.0`` as the arrays' ``+=`` adds it: numpy
+        calls on a few entries cost more than these lists.
+        """
+        ix = self._disk_ix
+        masses = self.M_diag.tolist()
+        g_x, g_y = self.gravity.tolist()
+        iphi = [-1 if y < 0 else y + 1 for y in iy]
+        self._iphi = np.array(iphi, dtype=int)
+        self._is_wheel = np.array([y >= 0 for y in iy], dtype=bool)
+        self._centre_index = np.array(
+            [(x, max(y, 0)) for x, y in zip(ix, iy, strict=True)], dtype=int
+        ).reshape(-1, 2)
+        self._beads = np.array([k for k, y in enumerate(iy) if y < 0], dtype=np.intp)
+        self._angle_index = np.array([max(k, 0) for k in iphi], dtype=int)
+        weight_x = [masses[x] * g_x for x in ix]
+        wheels = [(x, y) for x, y in zip(ix, iy, strict=True) if y >= 0]
+        self._weight_x = np.array(weight_x, dtype=float)
+        self._wheel_weight_y = np.array([masses[x] * g_y for x, _ in wheels], dtype=float)
+        self._wheel_iy = np.array([y for _, y in wheels], dtype=int)
+        weight = [0.0] * self.N
+        for x, w in zip(ix, weight_x, strict=True):
+            weight[x] += w
+        for _, y in wheels:
+            weight[y] += masses[y] * g_y
+        self._weight = np.array(weight, dtype=float)
 
     @cached_property
     def spring_set(self) -> SpringSet:
