@@ -122,8 +122,9 @@ class Trajectory:
     def _append_frames(self, frames: list[Frame]) -> None:
         n, count = self._n_frames, len(frames)
         nq, nv = len(frames[0].q), len(frames[0].v)
-        if count > 1 and any(len(frame.q) != nq or len(frame.v) != nv for frame in frames):
-            raise ValueError("the frames of one step output have states of different sizes")
+        for frame in frames[1:]:  # a loop: a generator costs more than a few frames' checks
+            if len(frame.q) != nq or len(frame.v) != nv:
+                raise ValueError("the frames of one step output have states of different sizes")
         state_size = nq + nv
         if state_size != self._state_size:
             if n:
@@ -149,19 +150,21 @@ class Trajectory:
 
         E_total is summed as :attr:`EnergyBudget.total` sums it, in the same order.
         """
-        energies, times = self._energies, self._times
+        energies, times, blocks, block_rows = (
+            self._energies, self._times, self._state_blocks, self._block_rows
+        )  # fmt: skip
         for k, frame in enumerate(frames, n):
             kinetic, potential, spring, dissipated, work_in = _ENERGY_TERMS(frame.energy)
             energies[k] = (
                 kinetic, potential, spring, kinetic + potential + spring, dissipated, work_in
             )  # fmt: skip
             times[k] = frame.t
-            block, offset = divmod(k, self._block_rows)
-            if block == len(self._state_blocks):
-                self._state_blocks.append(np.empty((self._block_rows, self._state_size)))
-            row = self._state_blocks[block][offset]
-            row[:nq] = frame.q
-            row[nq:] = frame.v
+            block, offset = divmod(k, block_rows)
+            if block == len(blocks):
+                blocks.append(np.empty((block_rows, self._state_size)))
+            states = blocks[block]
+            states[offset, :nq] = frame.q  # one index each: no view of the row is made
+            states[offset, nq:] = frame.v
 
     def _write_arrays(self, n: int, frames: list[Frame]) -> None:
         """Write ``frames`` as rows ``n, n + 1, …``, all at once (many frames)."""
