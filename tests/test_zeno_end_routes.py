@@ -6,9 +6,10 @@ contact on a segment in floats (:meth:`~solver.zeno_series.ZenoMixin._segment_co
 for :meth:`solver.contact_pairs.DiskKinematics.evaluate`), forms the state
 where the series ends element by element (:func:`solver.zeno_series._series_end`
 for the arrays' expressions) and reads whether the impacts are geometric
-once per impact (:attr:`solver.zeno.ZenoWatch.geometric`). Each is compared
-here with the route it replaces on random inputs, whole runs with the float
-evaluation on and off by their bytes, and the resting ball with closed forms.
+once per impact (:attr:`solver.zeno.ZenoWatch.geometric`), and projects no
+velocities when none approach or separate. Each is compared here with the
+route it replaces on random inputs, whole runs with the short routes on and
+off by their bytes, and the resting ball with closed forms.
 """
 
 from __future__ import annotations
@@ -162,13 +163,14 @@ def test_a_geometric_sequence_is_recognised_and_forgotten():
     st.booleans(),
     st.floats(0.05, 1.5),
 )
-def test_runs_with_the_float_contacts_are_the_evaluated_runs(
+def test_runs_with_the_short_routes_are_the_general_runs(
     drop, restitution, slope, friction, corner, dt
 ):
-    """Balls to rest on level ground and slopes, in a corner: frames and events by their bytes."""
+    """Balls to rest on level ground (no velocity left to project at the Zeno point) and
+    slopes, in a corner: the short routes on and off, frames and events by their bytes."""
     scene = ball_scene(drop, restitution, slope, friction, 1.6, dt, corner=corner)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ZenoMixin, "float_contacts", False)
+        patch.setattr(ZenoMixin, "lean_zeno_end", False)
         evaluated = run_of(scene, True)
     assert run_of(scene, True) == evaluated
 
