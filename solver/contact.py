@@ -28,14 +28,18 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+from scipy.optimize import linprog
 
-from solver.complementarity import lemke
+from solver.complementarity import least_distance, lemke
 from solver.errors import SolverError
 
 SLIP_SPEED_TOL = 1e-9
 """Slip speed |u_t| (m/s) below which a contact counts as sticking."""
 ACCELERATION_TOL = 1e-9
 """Relative size of a normal or tangential acceleration treated as zero."""
+FORCE_EVENT_TOL = 1e-9
+"""Relative size (of ``1 + max |λ|``, N) by which a λ, or a sticking contact's
+friction margin ``μλ − |β|`` over ``μ``, may be negative before it is an event."""
 
 
 class ContactLike(Protocol):
@@ -441,6 +445,10 @@ def solve_with_modes(
     stepper ends the phase when a ``λ`` turns negative or a sticking
     friction force leaves the cone, so the forces returned here may lie
     outside the admissible set by the amount the event finder needs to see.
+    Where the forces are statically indeterminate (a ball wedged in a corner,
+    sticking on both), the member returned is admissible whenever one is
+    (:func:`_admissible_member`): a negative λ or a force outside its cone
+    then means that no admissible member exists.
 
     Parameters
     ----------
@@ -478,12 +486,98 @@ def solve_with_modes(
     MinvD = _apply(M_inv, D)
     A = rows @ MinvD
     b = rows @ a_free + np.concatenate([gamma_n, gamma_t[stick]])
-    x = np.linalg.lstsq(A, -b, rcond=1e-12)[0]
+    x0, _, rank, _ = np.linalg.lstsq(A, -b, rcond=1e-12)
+    x = x0
+    if rank < len(x0):
+        # more force unknowns than the motion fixes (statically indeterminate): the
+        # members x0 + null(D) move alike; an admissible one is taken if there is one
+        x = _admissible_member(x0, D, m, *_margin_rows(contacts, stick, m))
     lam = x[:m]
     beta = np.zeros(m)
     beta[stick] = x[m:]
-    qdd = a_free + MinvD @ x
+    qdd = a_free + MinvD @ x0
     return _result(contacts, qdd, a_free, lam, beta, signs, G, H, gamma_n, gamma_t)
+
+
+def _margin_rows(
+    contacts: Sequence[ContactLike], stick: list[int], m: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The margins of a fixed-mode phase as rows ``C`` on its unknowns ``x = [λ, β_stick]``.
+
+    ``C x`` holds ``λ_i`` for every contact, then ``μλ_s − β_s`` and
+    ``μλ_s + β_s`` for every sticking contact with friction: all are
+    ``≥ 0`` exactly when the forces are admissible (``λ ≥ 0``, ``|β| ≤ μλ``).
+    ``weight`` is the factor of the event tolerance each may fall short by
+    (1 for a λ, μ for a friction margin), as the stepper's event functions allow.
+    """
+    k = len(stick)
+    C = np.zeros((m + 2 * k, m + k))
+    C[:m, :m] = np.eye(m)
+    weight = np.ones(m + 2 * k)
+    for j, i in enumerate(stick):
+        mu = contacts[i].friction
+        C[m + 2 * j : m + 2 * j + 2, i] = mu
+        C[m + 2 * j, m + j], C[m + 2 * j + 1, m + j] = -1.0, 1.0
+        weight[m + 2 * j : m + 2 * j + 2] = mu
+    return C, weight
+
+
+def _admissible_member(
+    x0: np.ndarray, D: np.ndarray, m: int, C: np.ndarray, weight: np.ndarray
+) -> np.ndarray:
+    """An admissible member of the forces ``x0 + null(D)`` of a fixed-mode phase.
+
+    ``D`` (N, n) maps the unknowns ``x = [λ, β_stick]`` (``m`` normal forces
+    first, N) to generalized forces, so every ``x0 + z`` with ``D z = 0`` (a
+    self-equilibrated set of contact forces, a *self-stress*: a ball wedged
+    between a slope and a wall, beads jammed between two stops) gives the
+    same accelerations. Rigid contact does not say which member acts; the
+    phase assumes only that an admissible one exists (the complementarity
+    of the contact LCP: every λ ≥ 0, every sticking force in its cone). So
+    the member returned is
+
+    * ``x0`` (the least-squares, minimum-norm answer) when its margins
+      ``C x0`` (:func:`_margin_rows`) pass the event tolerance;
+    * else the admissible member nearest to ``x0`` (a least-distance program
+      over the null space: the admissible member of minimum norm when ``x0``
+      is orthogonal to the null space, as for sticking and frictionless contacts);
+    * else, no member being admissible, the one of largest least margin (a
+      linear program): that margin is negative, and it crosses zero
+      continuously where admissibility is lost — the λ or friction event of
+      its contact.
+
+    Any one member, such as the minimum-norm one, may have a negative λ while
+    an admissible member exists: a lift-off that the LCP at the event undoes
+    at once, the instant repeated without end.
+    """
+    _, s, Vt = np.linalg.svd(D)
+    rank = int(np.count_nonzero(s > 1e-12 * s[0])) if s.size and s[0] > 0.0 else 0
+    Z = Vt[rank:].T
+    value = C @ x0
+    scale = FORCE_EVENT_TOL * (1.0 + float(np.max(np.abs(x0[:m]))))
+    if not Z.shape[1] or np.all(value + weight * scale >= 0.0):
+        return x0
+    CZ = C @ Z
+    moves = np.linalg.norm(CZ, axis=1) > 1e-12 * np.linalg.norm(C, axis=1)
+    if np.all(value[~moves] + weight[~moves] * scale >= 0.0):
+        try:
+            y, _ = least_distance(
+                np.eye(Z.shape[1]), CZ[moves].T, np.zeros(Z.shape[1]), lower=-value[moves]
+            )
+        except SolverError:
+            pass  # no admissible member
+        else:
+            return x0 + Z @ y
+    # maximize t with C (x0 + Z y) >= t, t <= 0: unknowns [y, t]
+    d = Z.shape[1]
+    best = linprog(
+        np.concatenate([np.zeros(d), [-1.0]]),
+        A_ub=np.hstack([-CZ, np.ones((len(C), 1))]),
+        b_ub=value,
+        bounds=[(None, None)] * d + [(None, 0.0)],
+        method="highs",
+    )
+    return x0 + Z @ best.x[:d] if best.status == 0 else x0
 
 
 def _one_with_mode(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
+from solver.contact import FORCE_EVENT_TOL
 from solver.contact_pairs import ContactPair
 from solver.errors import SolverError
 from solver.event_tolerances import (
@@ -206,7 +207,7 @@ class LocationMixin:
         if one is not None:  # the same tests on the one contact's closed form
             _, mode = next(iter(self._active.values()))
             reaction = self._fixed_mode()
-            mu, scale = reaction.pair.friction, 1e-9 * (1.0 + abs(one.lam))
+            mu, scale = reaction.pair.friction, FORCE_EVENT_TOL * (1.0 + abs(one.lam))
             if mu <= 0.0:
                 friction = 1.0
             elif mode == "stick":
@@ -215,7 +216,7 @@ class LocationMixin:
                 friction = (1.0 if mode == "slip+" else -1.0) * one.u_t + 1e-12
             return np.array((one.lam + scale, friction, 1.0 if reaction.inside(q) else -1.0))
         evals, forces = self._active_forces(t, q, v)
-        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        scale = FORCE_EVENT_TOL * (1.0 + float(np.max(np.abs(forces.lam))))
         values = []
         for k, (e, (_, mode)) in enumerate(zip(evals, self._active.values(), strict=True)):
             values.append(forces.lam[k] + scale)
@@ -240,7 +241,7 @@ class LocationMixin:
         a segment); ``None`` when a row lies beyond a segment's ends.
         """
         forces = self._phase_forces
-        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        scale = FORCE_EVENT_TOL * (1.0 + float(np.max(np.abs(forces.lam))))
         values = np.ones((len(Q), 3 * len(self._active)))  # frictionless and inside: 1
         for k, (pair, mode) in enumerate(self._active.values()):
             C, Cdot, omega = self.system.disk_motions(Q, V, pair.i)

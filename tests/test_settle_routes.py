@@ -201,17 +201,13 @@ def test_one_disks_bounce_reach_is_the_arrays(velocities, accelerations, T):
     assert bits(stepper._bounce_reach(a, T)) == bits(arrays)
 
 
-@pytest.mark.xfail(strict=True, reason="known: a ball wedged in a corner with friction stalls")
 def test_a_ball_wedged_in_a_rough_corner_comes_to_rest():
-    """A known defect, kept as a strict expected failure until it is fixed.
-
-    A ball slides down a 10° slope (μ = 0.8, e = 0.5) into a wall and comes to
-    rest in the corner, sticking on both. Its weight is held by the slope's
-    friction alone, so the wall's force is statically indeterminate. The
-    contact problem puts the wall's λ at zero, the phase at once finds the
-    wall lifting off, and the settle makes both contacts active again: 200
-    events at t = 1.5537 s without time advancing. The run fails there and
-    keeps everything before it.
+    """A ball slides down a 10° slope (μ = 0.8, e = 0.5) into a wall and comes to
+    rest in the corner, sticking on both: four contact forces for three equations,
+    statically indeterminate. The fixed-mode forces of that phase were the
+    minimum-norm member, whose wall λ is negative: a lift-off the settle undid at
+    once, 200 events at t = 1.5537 s. Its forces are checked in
+    tests/test_wedged_contacts.py.
     """
     scene = ball_scene(1.0, 0.5, 10.0, 0.8, 2.0, 1.0, corner=True)
     stepper = make_stepper(scene)
