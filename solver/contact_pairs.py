@@ -454,7 +454,7 @@ def junction_neighbours(features: list[Any]) -> list[tuple[Any, ...]]:
         if not isinstance(feature, Vertex):
             found.append(())
             continue
-        px, py = (float(x) for x in feature.p)
+        px, py = feature.p  # floats (geometry._point)
         # hypot is at least the larger of |dx| and |dy| (libm's hypot is faithfully
         # rounded): only an end within JUNCTION_TOL along both axes is measured
         near = [
@@ -464,7 +464,7 @@ def junction_neighbours(features: list[Any]) -> list[tuple[Any, ...]]:
             and abs(y - py) <= JUNCTION_TOL
             and float(hypot(x - px, y - py)) <= JUNCTION_TOL
         ]
-        found.append(tuple(dict.fromkeys(near)))
+        found.append(tuple(dict.fromkeys(near)) if len(near) > 1 else tuple(near))
     return found
 
 

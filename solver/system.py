@@ -259,24 +259,15 @@ class System:
     # ------------------------------------------------------------ layout
 
     def _array_disk_layout(self) -> None:
-        """The disks' index arrays and weights, from ``_ix``, ``_iy`` (−1: a bead) and ``M_diag``.
+        """The disks' centre indices and weight, from ``_ix``, ``_iy`` (−1: a bead) and ``M_diag``.
 
-        ``_iphi`` (−1 for a bead), ``_is_wheel``, ``_centre_index`` (K, 2)
-        (the indices of each centre's coordinates in ``q``, a bead's y read
-        as index 0 and replaced by its rail's), ``_beads``,
-        ``_angle_index``, the weights ``m g`` along x of every disk and
-        along y of the wheels, and gravity as a generalized force
-        ``_weight`` (N).
+        ``_centre_index`` (K, 2) holds the indices of each centre's
+        coordinates in ``q`` (a bead's y read as index 0 and replaced by its
+        rail's), ``_beads`` the beads' disk indices and ``_weight`` gravity as
+        a generalized force (N).
         """
-        self._iphi = np.where(self._iy >= 0, self._iy + 1, -1)
-        self._is_wheel = self._iy >= 0
         self._centre_index = np.column_stack((self._ix, np.maximum(self._iy, 0))).reshape(-1, 2)
         self._beads = np.nonzero(~self._is_wheel)[0]
-        self._angle_index = np.maximum(self._iphi, 0)
-        disk_mass = self.M_diag[self._ix]
-        self._weight_x = disk_mass * self.gravity[0]
-        self._wheel_weight_y = (disk_mass * self.gravity[1])[self._is_wheel]
-        self._wheel_iy = self._iy[self._is_wheel]
         self._weight = np.zeros(self.N)
         self._weight[self._ix] += self._weight_x
         self._weight[self._wheel_iy] += self.M_diag[self._wheel_iy] * self.gravity[1]
@@ -293,25 +284,46 @@ class System:
         ix = self._disk_ix
         masses = self.M_diag.tolist()
         g_x, g_y = self.gravity.tolist()
-        iphi = [-1 if y < 0 else y + 1 for y in iy]
-        self._iphi = np.array(iphi, dtype=int)
-        self._is_wheel = np.array([y >= 0 for y in iy], dtype=bool)
         self._centre_index = np.array(
             [(x, max(y, 0)) for x, y in zip(ix, iy, strict=True)], dtype=int
         ).reshape(-1, 2)
         self._beads = np.array([k for k, y in enumerate(iy) if y < 0], dtype=np.intp)
-        self._angle_index = np.array([max(k, 0) for k in iphi], dtype=int)
-        weight_x = [masses[x] * g_x for x in ix]
-        wheels = [(x, y) for x, y in zip(ix, iy, strict=True) if y >= 0]
-        self._weight_x = np.array(weight_x, dtype=float)
-        self._wheel_weight_y = np.array([masses[x] * g_y for x, _ in wheels], dtype=float)
-        self._wheel_iy = np.array([y for _, y in wheels], dtype=int)
         weight = [0.0] * self.N
-        for x, w in zip(ix, weight_x, strict=True):
-            weight[x] += w
-        for _, y in wheels:
-            weight[y] += masses[y] * g_y
+        for x, y in zip(ix, iy, strict=True):
+            weight[x] += masses[x] * g_x
+            if y >= 0:
+                weight[y] += masses[y] * g_y
         self._weight = np.array(weight, dtype=float)
+
+    @cached_property
+    def _iphi(self) -> np.ndarray:
+        """Index of each disk's angle in ``q`` (−1 for a bead)."""
+        return np.where(self._iy >= 0, self._iy + 1, -1)
+
+    @cached_property
+    def _is_wheel(self) -> np.ndarray:
+        """Whether each disk is a wheel (else a bead)."""
+        return self._iy >= 0
+
+    @cached_property
+    def _angle_index(self) -> np.ndarray:
+        """Index of each disk's angle in ``q``, 0 for a bead (read, then replaced by 0)."""
+        return np.maximum(self._iphi, 0)
+
+    @cached_property
+    def _weight_x(self) -> np.ndarray:
+        """Weight ``m g_x`` of each disk (N)."""
+        return self.M_diag[self._ix] * self.gravity[0]
+
+    @cached_property
+    def _wheel_weight_y(self) -> np.ndarray:
+        """Weight ``m g_y`` of each wheel (N)."""
+        return (self.M_diag[self._ix] * self.gravity[1])[self._is_wheel]
+
+    @cached_property
+    def _wheel_iy(self) -> np.ndarray:
+        """Index of each wheel's y in ``q``."""
+        return self._iy[self._is_wheel]
 
     @cached_property
     def spring_set(self) -> SpringSet:
@@ -567,12 +579,12 @@ class System:
         """
         if self.n_disks != 1:
             return None
-        if len(self._wheel_iy):
-            return (
-                float(self._weight_x[0]), self._disk_ix[0],
-                float(self._wheel_weight_y[0]), int(self._wheel_iy[0]),
-            )  # fmt: skip
-        return float(self._weight_x[0]), self._disk_ix[0], 0.0, -1
+        # the products of the arrays' weights, m g (numpy's elementwise product is the float's)
+        mass, (g_x, g_y) = float(self.M_diag[self._disk_ix[0]]), self.gravity.tolist()
+        iy = self._disk_iy[0]
+        if iy is not None:
+            return mass * g_x, self._disk_ix[0], mass * g_y, iy
+        return mass * g_x, self._disk_ix[0], 0.0, -1
 
     def kinetic_energy(self, v: np.ndarray) -> float:
         """Kinetic energy ``½ vᵀ M v`` (J)."""

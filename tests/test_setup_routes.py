@@ -24,10 +24,7 @@ from tests.scene_data import G_ACC, gravity_scene, uniform_wheel
 from tests.test_broadphase import feature_lists, margin
 from tests.test_drawn_geometry import ground
 
-LAYOUT = (
-    "_iphi", "_is_wheel", "_centre_index", "_beads", "_angle_index",
-    "_weight_x", "_wheel_weight_y", "_wheel_iy", "_weight",
-)  # fmt: skip
+LAYOUT = ("_centre_index", "_beads", "_weight")
 """The attributes System's two disk-layout routes set."""
 
 signed = st.sampled_from([0.0, -0.0, 1.0, -9.81]) | st.floats(-1e3, 1e3)
@@ -68,6 +65,13 @@ def test_the_layout_of_a_few_disks_is_the_arrays(scene):
         assert made.dtype == expected.dtype, name
         assert made.shape == expected.shape, name
         assert made.tobytes() == expected.tobytes(), name
+    if system.n_disks == 1:  # a lone disk's weights in floats: the arrays' entries
+        weight_x, ix, weight_y, iy = system._one_disk_weight
+        assert (bits(weight_x), ix) == (bits(system._weight_x[0]), system._ix[0])
+        if len(system._wheel_iy):
+            assert (bits(weight_y), iy) == (bits(system._wheel_weight_y[0]), system._wheel_iy[0])
+        else:
+            assert (weight_y, iy) == (0.0, -1)
 
 
 def test_weights_are_m_g():
@@ -85,6 +89,10 @@ def test_weights_are_m_g():
     assert system.applied_force(0.0, system.q0, system.v0).tolist() == [2.0, -2.0 * G_ACC, 0.0, 3.0]
     assert system.centres(system.q0).tolist() == [[0.0, 1.0], [1.0, 0.5]]
     assert system._beads.tolist() == [1]
+
+
+def bits(value) -> bytes:
+    return np.asarray(value, dtype=float).tobytes()
 
 
 def lone_disk_stepper(boundaries):
