@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from solver.contact import frictionless_multiplier, solve_contact_problem
+from solver.contact import SLIP_SPEED_TOL, frictionless_multiplier, solve_contact_problem
 from solver.contact_pairs import ContactPair, PairRows, RailContacts
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
@@ -84,6 +84,42 @@ def contact_keys(contacts: Sequence[Contact]) -> list[Hashable]:
     if isinstance(contacts, RailContacts):
         return contacts.keys(np.arange(len(contacts)))
     return [e.key for e in contacts]
+
+
+CREEP_SPEED_TOL = 10.0 * IMPACT_SPEED_TOL
+"""Slip speed (m/s) up to which a contact left sliding by the impacts of an instant
+*creeps*: when sliding makes the contact problem inconsistent it is taken as at rest."""
+
+
+def creeping_modes(
+    contacts: Sequence[Contact], modes: list[str | None] | None
+) -> list[str | None] | None:
+    """``modes`` with every creeping contact made ``"stick"``; None when none creeps.
+
+    A contact *creeps* when it has friction, no imposed mode, and slips
+    faster than ``SLIP_SPEED_TOL`` but no faster than ``CREEP_SPEED_TOL``
+    (ten times the speed below which a normal approach is taken up without
+    an impact): the residue of the impacts just resolved. A ball bouncing
+    ever lower in a corner whose wall can jam it (``μ ≥ tan(wedge/2)``)
+    leaves slips of 1e-8 to 2e-7 m/s, and sliding in those directions the
+    contact problem has no solution at all (Painlevé-type: friction drives
+    the ball into the wedge). :meth:`HandlingMixin._settle` then resolves it
+    as a tangential impact without collision: a creeping contact takes its
+    friction from its cone, and when it sticks its slip is projected away
+    (a plastic tangential impulse, its energy booked as dissipated).
+    """
+    creeping = [
+        c.friction > 0.0
+        and (modes is None or modes[k] is None)
+        and SLIP_SPEED_TOL < abs(c.u_t) <= CREEP_SPEED_TOL
+        for k, c in enumerate(contacts)
+    ]
+    if not any(creeping):
+        return None
+    return [
+        "stick" if creep else (None if modes is None else modes[k])
+        for k, creep in enumerate(creeping)
+    ]
 
 
 LAPACK_SCALED = 1e-280
@@ -279,7 +315,13 @@ class HandlingMixin:
             f = self.system.applied_force(self.t, self._q, self._v)
             hints = hints or {}
             modes = [hints.get(key) for key in contact_keys(closed)] if hints else None
-            forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
+            try:
+                forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
+            except SolverError:
+                creeping = creeping_modes(closed, modes)
+                if creeping is None:
+                    raise
+                forces = solve_contact_problem(closed, self._M_inv, f, modes=creeping)
             tol = 1e-12 * (1.0 + float(np.max(forces.lam)))
             chosen = np.arange(len(closed)) if pressing else np.nonzero(forces.lam > tol)[0]
             known = []

@@ -25,7 +25,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from solver.contact import solve_with_modes
+from solver.contact import SLIP_SPEED_TOL, solve_with_modes
+from solver.event_handling import CREEP_SPEED_TOL, creeping_modes
 from solver.event_tolerances import PENETRATION_TOL
 from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene
@@ -279,10 +280,14 @@ def corner_scene(slope_deg, wedge_deg, mu, e, along, lift):
 )
 @settings(max_examples=40, deadline=None)
 def test_a_ball_dropped_into_a_corner_comes_to_rest_wedged(slope, wedge, mu, e, along, lift):
-    """Any slope, wall and friction that cannot jam the ball (``μ < tan(wedge/2)``): the
-    run finishes, the energy never grows, nothing goes through a feature, every λ ≥ 0,
-    and by 4 s the ball rests on both with forces that hold its weight, no moment."""
-    assume(mu < math.tan(math.radians(wedge) / 2.0) - 0.02)
+    """Any slope, wall and friction, jamming ones too (``μ ≥ tan(wedge/2)``): the run
+    finishes, the energy never grows, nothing goes through a feature, every λ ≥ 0, and
+    by 4 s the ball rests on both with forces that hold its weight, no moment."""
+    a, b = math.radians(slope), math.radians(slope + wedge)
+    start = along * np.array([math.cos(a), math.sin(a)]) + (R + lift) * np.array(
+        [-math.sin(a), math.cos(a)]
+    )
+    assume(feature_gap(start, 2.0 * np.array([math.cos(b), math.sin(b)]), np.zeros(2)) > 0.01)
     scene, segments = corner_scene(slope, wedge, mu, e, along, lift)
     frames = run(
         scene.model_copy(update={"solver": scene.solver.model_copy(update={"t_end": 4.0})})
@@ -300,3 +305,43 @@ def test_a_ball_dropped_into_a_corner_comes_to_rest_wedged(slope, wedge, mu, e, 
     assert set(forces) == {"ground", "wall"}
     assert sum(contact_force(c) for c in forces.values()) == pytest.approx([0.0, W], abs=1e-9)
     assert sum(friction_force(c) for c in forces.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_ball_jammed_in_a_narrow_rough_corner_comes_to_rest():
+    """A wedge of 69.6° with μ = 0.735 ≥ tan(34.8°) can jam the ball: its last bounces
+    leave slips of 1e-8 to 1e-7 m/s, in whose directions the contact problem has no
+    solution (it failed at t = 0.6526 s). Creeping contacts take their friction from
+    the cone instead: the ball rests wedged, its weight held, no moment."""
+    slope, wedge, mu = 8.03, 69.6, 0.735
+    assert mu >= math.tan(math.radians(wedge) / 2.0)
+    scene, segments = corner_scene(slope, wedge, mu, 0.0395, 0.325, 0.154)
+    frames = run(scene)
+    energies = np.array([f.energy.total for f in frames])
+    assert np.all(np.diff(energies) <= 1e-12 * (1.0 + np.abs(energies[:-1])))
+    for f in frames:
+        for a, b in segments:
+            assert feature_gap(f.q[:2], a, b) >= -PENETRATION_TOL
+    last = frames[-1]
+    assert last.t == 3.0 and np.abs(last.v).max() < 1e-9
+    forces = {c.other: c for c in last.contacts}
+    assert set(forces) == {"ground", "wall"} and {c.mode for c in forces.values()} == {"stick"}
+    assert sum(contact_force(c) for c in forces.values()) == pytest.approx([0.0, W], abs=1e-9)
+    assert sum(friction_force(c) for c in forces.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_only_creeping_contacts_are_taken_as_at_rest():
+    """Slips above ``SLIP_SPEED_TOL`` up to ``CREEP_SPEED_TOL`` with friction and no imposed
+    mode are made ``"stick"``; faster, frictionless or imposed ones keep their mode."""
+    slow, fast = 0.5 * CREEP_SPEED_TOL, 2.0 * CREEP_SPEED_TOL
+    contacts = [
+        SimpleNamespace(u_t=slow, friction=0.5),
+        SimpleNamespace(u_t=-slow, friction=0.5),
+        SimpleNamespace(u_t=fast, friction=0.5),
+        SimpleNamespace(u_t=slow, friction=0.0),
+        SimpleNamespace(u_t=slow, friction=0.5),
+        SimpleNamespace(u_t=0.5 * SLIP_SPEED_TOL, friction=0.5),
+    ]
+    modes = [None, None, None, None, "slip+", None]
+    assert creeping_modes(contacts, modes) == ["stick", "stick", None, None, "slip+", None]
+    assert creeping_modes(contacts, None) == ["stick", "stick", None, None, "stick", None]
+    assert creeping_modes(contacts[2:4], None) is None
