@@ -250,13 +250,15 @@ class FlightMixin:
                 rows = zip(
                     held.first.tolist(), held.second.tolist(), held.feature.tolist(), strict=True
                 )
-                keep = np.array(
-                    [(i, j, max(f, -1)) not in active_pairs for i, j, f in rows], dtype=bool
-                )
+                # the rows kept as indices: select's own form of a mask
+                kept = [
+                    n for n, (i, j, f) in enumerate(rows) if (i, j, max(f, -1)) not in active_pairs
+                ]
+                keep = np.array(kept, dtype=np.intp)
             else:
                 active_codes = [self._kin.pair_code(pair) for pair, _ in self._active.values()]
-                keep = ~np.isin(held.codes(), active_codes)
-            watched = GapSet(self._kin, held.select(keep)) if keep.any() else self._no_gaps
+                keep = np.nonzero(~np.isin(held.codes(), active_codes))[0]
+            watched = GapSet(self._kin, held.select(keep)) if len(keep) else self._no_gaps
             self._watched = (every, active, watched)
         return self._watched[2]
 
