@@ -156,18 +156,32 @@ class OutputMixin:
     def _sample_contact_row(
         self, t: float, q: np.ndarray, v: np.ndarray
     ) -> tuple[ContactState, ...]:
-        """:meth:`_sample_contacts` of one state ``(q, v)`` at ``t`` (s), in floats."""
+        """:meth:`_sample_contacts` of one state ``(q, v)`` at ``t`` (s), in floats.
+
+        At the state the active contacts were last evaluated at (a contact at
+        rest: its phase ends where it began) their evaluations give the
+        numbers: a disk on a segment's ``u_n``, ``u_t``, point and normal are
+        :func:`solver.geometry.disk_segment_contact`'s operations.
+        """
         if not self._active:
             return ()
         forces = self._phase_forces
         if forces is None:
             return self._contact_states(t, q, v)
+        kept = getattr(self, "_kept_contacts", None)
+        if kept is None or kept[0] != (tuple(self._active), q.tobytes(), v.tobytes()):
+            kept = None
         states = []
         for k, (pair, _) in enumerate(self._active.values()):
-            c, cdot, omega = self.system.disk_motion(q, v, pair.i)
-            inside, u_n, u_t, px, py, nx, ny = disk_segment_contact(
-                pair.feature, c, cdot, self._kin.radii[pair.i], omega
-            )
+            if kept is not None and kept[1][k].inside:
+                e = kept[1][k]
+                (px, py), (nx, ny) = e.point.tolist(), e.n.tolist()
+                inside, u_n, u_t = True, e.u_n, e.u_t
+            else:
+                c, cdot, omega = self.system.disk_motion(q, v, pair.i)
+                inside, u_n, u_t, px, py, nx, ny = disk_segment_contact(
+                    pair.feature, c, cdot, self._kin.radii[pair.i], omega
+                )
             if not inside:  # beyond the segment's end: evaluated
                 return self._contact_states(t, q, v)
             states.append(

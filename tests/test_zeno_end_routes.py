@@ -204,3 +204,34 @@ def test_a_ball_thrown_along_a_floor_rests_where_the_closed_forms_say(restitutio
     mass = 1.0
     dissipated = mass * G_ACC * h  # all of the fall: the horizontal motion is kept
     assert last.energy.dissipated == pytest.approx(dissipated, rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from([0.0, 0.0, 12.0, -25.0]),
+    st.floats(-0.5, 0.5),
+    st.lists(scaled | finite, min_size=3, max_size=3),
+)
+def test_a_sample_at_the_evaluated_state_reads_the_evaluation(slope, x, velocities):
+    """A ball on a segment at a state its active contact was evaluated at: the sample's
+    contact state from that evaluation is the one of disk_segment_contact, by its bytes."""
+    stepper = make_stepper(ball_scene(0.5, 0.5, slope, 0.0, 1.0, 0.1))
+    tilt = math.radians(slope)
+    stepper._q = np.array([x * math.cos(tilt) - 0.1 * math.sin(tilt),
+                           x * math.sin(tilt) + 0.1 * math.cos(tilt), 0.3])  # fmt: skip
+    stepper._v = np.array(velocities)
+    (pair,) = [p for p in stepper._all_candidates().pairs if isinstance(p.feature, Segment)]
+    stepper._active = {pair.key: (pair, "stick")}
+    stepper._constant_motion()  # evaluates the active contact at (q, v) and keeps it
+    assert stepper._kept_contacts[0][1:] == (stepper._q.tobytes(), stepper._v.tobytes())
+    q, v = stepper._q.copy(), stepper._v.copy()
+    read = stepper._sample_contact_row(0.5, q, v)
+    stepper._kept_contacts = None
+    (made,) = stepper._sample_contact_row(0.5, q, v)
+    (state,) = read
+    assert bits([state.lam, state.tau, state.u_n, state.u_t, *state.point, *state.normal]) == bits(
+        [made.lam, made.tau, made.u_n, made.u_t, *made.point, *made.normal]
+    )
+    assert (state.body, state.other, state.mode, state.friction) == (
+        made.body, made.other, made.mode, made.friction,
+    )  # fmt: skip
