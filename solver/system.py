@@ -234,12 +234,8 @@ class System:
         self._disk_iy = iy
         self._disk_rail_y = rail_y
         self.radii = np.array(radii, dtype=float)
-        iy_index = [-1 if i is None else i for i in iy]
-        self._ix = np.array(ix, dtype=int)
-        self._iy = np.array(iy_index, dtype=int)
-        self._rail_y = np.array(rail_y, dtype=float)
         if len(ix) <= FEW_DISKS:
-            self._few_disk_layout(iy_index)
+            self._few_disk_layout([-1 if i is None else i for i in iy])
         else:
             self._array_disk_layout()
         self._springs = [self._compile_spring(s) for s in scene.springs]
@@ -294,6 +290,21 @@ class System:
             if y >= 0:
                 weight[y] += masses[y] * g_y
         self._weight = np.array(weight, dtype=float)
+
+    @cached_property
+    def _ix(self) -> np.ndarray:
+        """Index of each disk's x in ``q``."""
+        return np.array(self._disk_ix, dtype=int)
+
+    @cached_property
+    def _iy(self) -> np.ndarray:
+        """Index of each disk's y in ``q`` (−1 for a bead: its y is its rail's)."""
+        return np.array([-1 if i is None else i for i in self._disk_iy], dtype=int)
+
+    @cached_property
+    def _rail_y(self) -> np.ndarray:
+        """Rail height of each bead (m), 0.0 for a wheel."""
+        return np.array(self._disk_rail_y, dtype=float)
 
     @cached_property
     def _iphi(self) -> np.ndarray:
