@@ -139,6 +139,18 @@ def test_the_wedged_ball_comes_to_rest_in_the_rough_corner():
     assert -dy * x + dx * y == pytest.approx(R, abs=1e-9)
 
 
+def ball_at(centre):
+    """A 1 kg wheel of radius ``R`` at rest with its centre at ``centre`` (m)."""
+    return {
+        "id": "ball",
+        "type": "wheel",
+        "mass": 1.0,
+        "inertia": 0.5 * R * R,
+        "radius": R,
+        "position": centre.tolist(),
+    }
+
+
 def v_groove(left_deg, right_deg, mu, t_end=0.5):
     """A ball at rest touching both walls of a V, the walls ``left_deg`` and ``right_deg``
     above the horizontal; the ball's centre a radius from both lines."""
@@ -150,14 +162,7 @@ def v_groove(left_deg, right_deg, mu, t_end=0.5):
         {"id": "left", "type": "segment", "a": [-math.cos(a1), math.sin(a1)], "b": [0.0, 0.0]},
         {"id": "right", "type": "segment", "a": [0.0, 0.0], "b": [math.cos(a2), math.sin(a2)]},
     ]
-    ball = {
-        "id": "ball",
-        "type": "wheel",
-        "mass": 1.0,
-        "inertia": 0.5 * R * R,
-        "radius": R,
-        "position": centre.tolist(),
-    }
+    ball = ball_at(centre)
     scene = gravity_scene(
         [ball], boundaries, restitution=0.0, friction=mu, t_end=t_end, dt_out=t_end / 2
     )
@@ -258,14 +263,7 @@ def corner_scene(slope_deg, wedge_deg, mu, e, along, lift):
         {"id": "ground", "type": "segment", "a": [0.0, 0.0], "b": up_slope.tolist()},
         {"id": "wall", "type": "segment", "a": up_wall.tolist(), "b": [0.0, 0.0]},
     ]
-    ball = {
-        "id": "ball",
-        "type": "wheel",
-        "mass": 1.0,
-        "inertia": 0.5 * R * R,
-        "radius": R,
-        "position": centre.tolist(),
-    }
+    ball = ball_at(centre)
     scene = gravity_scene([ball], boundaries, restitution=e, friction=mu, t_end=3.0, dt_out=0.5)
     return scene, [(np.zeros(2), up_slope), (up_wall, np.zeros(2))]
 
