@@ -217,7 +217,7 @@ class EventDrivenStepper(
             if not self._started:
                 self._started = True
                 self._settle(out, {})
-                self._emit_samples(out, lambda _t: self._y(), self.t, inclusive=True)
+                self._emit_samples(out, None, self.t, inclusive=True)
             deadline = time.monotonic() + STEP_WALL_SLICE_S
             for _ in range(MAX_PHASES_PER_STEP):
                 if self.status != "running" or out.frames or out.events:

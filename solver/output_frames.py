@@ -86,7 +86,16 @@ class OutputMixin:
 
     def _frame(self, t: float, kind: str, y: np.ndarray) -> Frame:
         N = self._N
-        q, v, work = y[:N], y[N : 2 * N], y[2 * N :]
+        return self._state_frame(t, kind, y[:N], y[N : 2 * N], y[2 * N :])
+
+    def _state_frame(
+        self, t: float, kind: str, q: np.ndarray, v: np.ndarray, work: np.ndarray
+    ) -> Frame:
+        """The frame at ``t`` (s) of positions ``q``, velocities ``v`` and ``work`` (J).
+
+        :meth:`_frame` of the state ``(q, v, work)`` without joining it into one
+        row first; the frame owns copies of ``q`` and ``v``.
+        """
         return Frame(
             t=t,
             kind=kind,
@@ -95,6 +104,10 @@ class OutputMixin:
             contacts=self._contact_states(t, q, v),
             energy=self._energy(q, v, work),
         )
+
+    def _current_frame(self, t: float, kind: str) -> Frame:
+        """:meth:`_frame` at ``t`` (s) of the stepper's state (``_q``, ``_v``, ``_work``)."""
+        return self._state_frame(t, kind, self._q, self._v, self._work)
 
     def _bead_energies(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Gravitational and spring energy (J) of a bead-only scene, one per row of ``Q``.
@@ -258,16 +271,18 @@ class OutputMixin:
     def _emit_samples(
         self,
         out: StepOutput,
-        state: Callable[[float], np.ndarray],
+        state: Callable[[float], np.ndarray] | None,
         limit: float,
         inclusive: bool,
         states: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
         """Sample frames on the output grid up to ``limit`` (s).
 
-        ``states`` maps an array of times to the rows of their states; given
-        (a constant-force or closed-form linear phase), the frames are built
-        in one vectorised pass.
+        ``state`` maps a time to the row of its state, ``None`` standing for
+        the stepper's current state (:meth:`_current_frame`). ``states`` maps
+        an array of times to the rows of their states; given (a
+        constant-force or closed-form linear phase), the frames are built in
+        one vectorised pass.
         """
         last = min(limit, self.t_end * (1 + 1e-12))
         if self._next_sample * self.dt_out > last:
@@ -285,6 +300,10 @@ class OutputMixin:
             count = len(due)
             if not count:
                 return
+            if state is None:  # the current state at every time due
+                out.frames += [self._current_frame(t, "sample") for t in due]
+                self._next_sample += count
+                return
             if states is None:  # one state at a time: the grid times as they are
                 out.frames += [self._frame(t, "sample", state(t)) for t in due]
                 self._next_sample += count
@@ -301,12 +320,14 @@ class OutputMixin:
             ts = ts[:count]
         if states is not None:
             out.frames += self._sample_frames(ts, states(ts))
+        elif state is None:
+            out.frames += [self._current_frame(float(t), "sample") for t in ts]
         else:
             out.frames += [self._frame(float(t), "sample", state(float(t))) for t in ts]
         self._next_sample += count
 
     def _finish(self, out: StepOutput) -> None:
         if not out.frames or out.frames[-1].t < self.t_end:
-            out.frames.append(self._frame(self.t_end, "sample", self._y()))
+            out.frames.append(self._current_frame(self.t_end, "sample"))
         self.status = "finished"
         self.message = f"reached t_end = {self.t_end:g} s"
