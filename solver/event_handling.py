@@ -149,7 +149,8 @@ class HandlingMixin:
     lean_settle: bool = True
     """Whether :meth:`_settle` takes its short routes (nothing closed; one closed
     frictionless contact that does not approach; contacts already evaluated at the
-    state); the tests compare them with the general route."""
+    state) and :meth:`_project` skips a one-row velocity projection with nothing to
+    remove (``Gᵀv = 0``); the tests compare them with the general route."""
 
     def _handle(self, out: StepOutput, found: FoundEvent) -> None:
         previous = dict(self._active)
@@ -725,7 +726,9 @@ class HandlingMixin:
         evaluated once per state (:meth:`_active_contacts`): positions whose
         gaps are already within ``1e-14`` stay as they are, and so do their
         evaluations. One constraint row is solved in closed form
-        (:func:`one_row_solution`, the bits of the least-squares route).
+        (:func:`one_row_solution`, the bits of the least-squares route); with
+        ``Gᵀv = ±0`` its velocities are kept (the subtraction's bits) and
+        ``T − T`` is booked.
         """
         if not self._active:
             return
@@ -758,7 +761,14 @@ class HandlingMixin:
         kinetic_before = self.system.kinetic_energy(self._v)
         if len(columns) == 1:
             w = self._M_inv * columns[0]
-            x = one_row_solution(float(columns[0].dot(w)), float(columns[0].dot(self._v)))
+            k, b = float(columns[0].dot(w)), float(columns[0].dot(self._v))
+            if self.lean_settle and b == 0.0 and LAPACK_SCALED < k < 1.0 / LAPACK_SCALED:
+                # x = b/k = ±0 with w finite (as k is): w x + 0.0 is +0.0 throughout and
+                # v − 0.0 is v to the bit (−0.0 and NaN entries too); the loss is T − T
+                self._v = self._v.copy()  # a new array, as the subtraction makes
+                self._impact_loss += kinetic_before - kinetic_before
+                return
+            x = one_row_solution(k, b)
             self._v = self._v - (w * x + 0.0)  # W @ x of one column: 0 + w x
         else:
             C = np.column_stack(columns)
