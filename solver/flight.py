@@ -108,6 +108,22 @@ def held_spring(A: np.ndarray, separation_rows: np.ndarray) -> bool:
     return any(np.linalg.matrix_rank(np.vstack((A, row))) == rank for row in separation_rows)
 
 
+def disk_box(centres: np.ndarray, radius: float) -> tuple[float, float, float, float]:
+    """Box ``(xmin, ymin, xmax, ymax)`` (m) of the disk ``centres`` (K, 2) grown by ``radius`` (m).
+
+    One disk in floats: its centre's coordinates are the columns' minima
+    and maxima, and a float's sum is the array's.
+    """
+    if len(centres) == 1:
+        ((x, y),) = centres.tolist()
+        return x - radius, y - radius, x + radius, y + radius
+    (lx, ly), (hx, hy) = (
+        (centres.min(axis=0) - radius).tolist(),
+        (centres.max(axis=0) + radius).tolist(),
+    )
+    return lx, ly, hx, hy
+
+
 class FlightMixin:
     """How the smooth motion of a phase is made (of :class:`solver.events.EventDrivenStepper`)."""
 
@@ -121,30 +137,29 @@ class FlightMixin:
         radii = self._kin.radii
         if not len(radii):
             return 1.0
-        c = self.system.centres(self._q)
-        r_max = float(radii.max())
-        (lx, ly), (hx, hy) = (c.min(axis=0) - r_max).tolist(), (c.max(axis=0) + r_max).tolist()
+        r_max = float(radii[0]) if len(radii) == 1 else float(radii.max())
+        lx, ly, hx, hy = disk_box(self.system.centres(self._q), r_max)
         # in floats, as np.minimum and np.maximum choose (a scene has few features)
         for _, feature, _, _ in self._kin.feature_list:
-            x0, y0, x1, y1 = (float(x) for x in bounding_box(feature))
+            x0, y0, x1, y1 = map(float, bounding_box(feature))
             lx, ly = lx if lx < x0 else x0, ly if ly < y0 else y0
             hx, hy = hx if hx > x1 else x1, hy if hy > y1 else y1
-        lo, hi = np.array((lx, ly)), np.array((hx, hy))
         widest = float(np.hypot(hx - lx, hy - ly))
         margin = 2.0 * r_max
         n, limit = len(radii), 4 * len(radii) + 16
         if n * len(self._kin.feature_list) + n * (n - 1) // 2 <= limit:
             # no margin finds more pairs than the scene has: the search below reaches widest
             margin = max(margin, widest)
-        everything = np.arange(n)
-        # grow from the narrowest margin: counting pairs costs as many pairs as are found
-        while margin < widest:
-            wider = min(2.0 * margin, widest)
-            if self._kin.count_candidates(self._q, wider, everything) > limit:
-                break
-            margin = wider
+        if margin < widest:
+            everything = np.arange(n)
+            # grow from the narrowest margin: counting pairs costs as many pairs as are found
+            while margin < widest:
+                wider = min(2.0 * margin, widest)
+                if self._kin.count_candidates(self._q, wider, everything) > limit:
+                    break
+                margin = wider
         # a disk whose centre is in the box is within the margin of every feature
-        self._covered = (lo, hi) if margin >= widest else None
+        self._covered = ((lx, ly), (hx, hy)) if margin >= widest else None
         return margin
 
     def _displacements(self) -> np.ndarray:
