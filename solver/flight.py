@@ -265,15 +265,16 @@ class FlightMixin:
                 rows = zip(
                     held.first.tolist(), held.second.tolist(), held.feature.tolist(), strict=True
                 )
-                # the rows kept as indices: select's own form of a mask
+                # the rows kept, as increasing indices
                 kept = [
                     n for n, (i, j, f) in enumerate(rows) if (i, j, max(f, -1)) not in active_pairs
                 ]
-                keep = np.array(kept, dtype=np.intp)
+                # the watched set takes the float rows the candidates have made
+                watched = every.subset(kept) if kept else self._no_gaps
             else:
                 active_codes = [self._kin.pair_code(pair) for pair, _ in self._active.values()]
                 keep = np.nonzero(~np.isin(held.codes(), active_codes))[0]
-            watched = GapSet(self._kin, held.select(keep)) if len(keep) else self._no_gaps
+                watched = GapSet(self._kin, held.select(keep)) if len(keep) else self._no_gaps
             self._watched = (every, active, watched)
         return self._watched[2]
 

@@ -46,6 +46,47 @@ class GapSet:
         self._n = len(rows)
         self.first, self.second = rows.first, rows.second
 
+    def subset(self, rows: list[int]) -> GapSet:
+        """The pairs at ``rows`` (increasing indices) as a GapSet.
+
+        The float rows this set has made (:attr:`hulls`, the ``few_…`` rows)
+        are carried over, the same tuples with the pairs' and vertices'
+        places renumbered: those the new set would make from the pairs'
+        indices, in the same order.
+        """
+        part = GapSet(self.kin, self.pairs.select(np.array(rows, dtype=np.intp)))
+        made = self.__dict__
+        if "hulls" in made:
+            hulls = made["hulls"]
+            part.__dict__["hulls"] = [hulls[n] for n in rows]
+        if "_few_rows" in made:
+            place = {n: k for k, n in enumerate(rows)}
+            disks, segments, vertices, arcs, covers, cover_arcs = made["_few_rows"]
+            vertex_place: dict[int, int] = {}
+            kept_vertices = []
+            for m, row in enumerate(vertices):
+                if row[0] in place:
+                    vertex_place[m] = len(kept_vertices)
+                    kept_vertices.append((place[row[0]], *row[1:]))
+            few = (
+                [(place[row[0]], *row[1:]) for row in disks if row[0] in place],
+                [(place[row[0]], *row[1:]) for row in segments if row[0] in place],
+                kept_vertices,
+                [place[n] for n in arcs if n in place],
+                [(vertex_place[row[0]], *row[1:]) for row in covers if row[0] in vertex_place],
+                [(vertex_place[m], f) for m, f in cover_arcs if m in vertex_place],
+            )
+            part.__dict__.update(
+                _few_rows=few,
+                few_disk_rows=few[0],
+                few_segment_rows=few[1],
+                few_vertex_rows=few[2],
+                few_cover_rows=few[4],
+            )
+            if part._n <= FEW_PAIRS:
+                part.__dict__.update(arc_rows=few[3], cover_arcs=few[5])
+        return part
+
     # The arrays of each kind of pair are made when first read: a set of up to
     # FEW_PAIRS pairs is read through the float rows below (few_disk_rows, ...),
     # which come from the pairs' indices and DiskKinematics.float_tables without them.

@@ -5,7 +5,9 @@ velocities and work as they are (:meth:`solver.output_frames.OutputMixin._curren
 rather than from the row joining them (:meth:`~solver.output_frames.OutputMixin._frame`
 of ``_y()``), and the box of a lone disk that bounds the broad-phase margin
 (:func:`solver.flight.disk_box`) in floats rather than from its columns'
-minima and maxima. Each route is compared here
+minima and maxima, and the watched pairs of a phase with active contacts
+(:meth:`solver.gap_set.GapSet.subset`) take the float rows their parent
+set has made rather than making them again. Each route is compared here
 with the one it replaces on random inputs, by its bytes (signs of zero
 included).
 """
@@ -15,11 +17,14 @@ from __future__ import annotations
 from dataclasses import astuple
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from solver.flight import disk_box
+from solver.gap_set import FEW_PAIRS, GapSet
 from solver.simulation import make_stepper
+from tests.scene_data import wheels_and_beads_over
+from tests.test_drawn_geometry import ground
 from tests.test_settle_routes import ball_scene, bits
 
 
@@ -85,3 +90,51 @@ def test_a_box_of_disks_holds_every_disk(centres, radius):
     for x, y in centres:
         assert lx <= x - radius and x + radius <= hx and ly <= y - radius and y + radius <= hy
 
+
+FEW_ROWS = (
+    "_few_rows",
+    "few_disk_rows",
+    "few_segment_rows",
+    "few_vertex_rows",
+    "few_cover_rows",
+    "arc_rows",
+    "cover_arcs",
+    "hulls",
+)
+"""The float rows a GapSet's subset takes from its parent."""
+
+
+def rows_bits(rows):
+    """Float rows as values, a float by its bytes (signs of zero and NaNs included)."""
+    if isinstance(rows, float):
+        return bits(rows)
+    if isinstance(rows, (list, tuple)):
+        return [rows_bits(row) for row in rows]
+    return rows
+
+
+@settings(deadline=None)
+@given(
+    boundaries=ground(),
+    n_wheels=st.integers(0, 2),
+    n_beads=st.integers(0, 2),
+    read=st.sampled_from(["few", "hulls", "both", "none"]),
+    data=st.data(),
+)
+def test_a_subset_s_rows_are_the_rows_of_its_pairs(boundaries, n_wheels, n_beads, read, data):
+    """GapSet.subset carries the float rows its parent made: those a new set makes, to the bit."""
+    assume(n_wheels or n_beads)
+    _, gaps = wheels_and_beads_over(boundaries, [0.04 + 0.05 * k for k in range(n_wheels)], n_beads)
+    if read in ("few", "both"):
+        assert len(gaps._few_rows) == 6  # made now, before the subset
+    if read in ("hulls", "both"):
+        assert len(gaps.hulls) == len(gaps)
+    rows = sorted(data.draw(st.sets(st.integers(0, len(gaps) - 1), min_size=1)))
+    part = gaps.subset(rows)
+    fresh = GapSet(gaps.kin, gaps.pairs.select(np.array(rows)))
+    assert part.pairs == fresh.pairs and len(part) == len(fresh) == len(rows)
+    for name in FEW_ROWS:
+        if name in ("arc_rows", "cover_arcs") and len(rows) > FEW_PAIRS:
+            continue  # arrays of a larger set: not float rows
+        assert rows_bits(getattr(part, name)) == rows_bits(getattr(fresh, name)), name
+    assert rows_bits(part._few_rows) == rows_bits(fresh._few_rows)
