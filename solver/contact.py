@@ -474,7 +474,10 @@ def solve_with_modes(
         empty = np.zeros(0)
         return ContactForces(a_free, empty, empty, empty, empty, (), empty)
     if len(contacts) == 1 and M_inv.ndim == 1:
-        one = _one_with_mode(contacts[0], _slip_sign(contacts[0], modes[0]), M_inv, a_free)
+        if contacts[0].friction == 0.0:
+            one = _one_frictionless(contacts[0], M_inv, a_free)
+        else:
+            one = _one_with_mode(contacts[0], _slip_sign(contacts[0], modes[0]), M_inv, a_free)
         if one is not None:
             return one
     m = len(contacts)
@@ -614,3 +617,33 @@ def _one_with_mode(
         beta = (A_tn * free_n - A_nn * free_t) / det
         qdd = a_free + MinvG * lam + MinvH * beta
     return _one_result(contact, qdd, a_free, lam, beta, sign)
+
+
+def _one_frictionless(
+    contact: ContactLike, M_inv: np.ndarray, a_free: np.ndarray
+) -> ContactForces | None:
+    """:func:`_one_with_mode` of one frictionless contact (``μ = ±0``): the same bits.
+
+    ``λ = −(G·a_free + γ_n)/(G·M⁻¹W)`` with ``W = G − μ·0·H`` (``G`` with the
+    signs of zero that subtraction gives), ``q̈ = a_free + M⁻¹W λ``, packaged
+    as :func:`_one_result` packages a frictionless contact: mode ``"stick"``,
+    ``τ = 0``, no friction force; the tangential free acceleration and the
+    tolerance it scales (read with friction only) are not formed. None when
+    ``G·M⁻¹W = 0``, as there.
+    """
+    G, H = contact.G, contact.H
+    MinvW = M_inv * (G - H * (contact.friction * 0.0))
+    A = float(G.dot(MinvW))
+    if A == 0.0:
+        return None
+    lam = -(float(G.dot(a_free)) + contact.gamma_n) / A
+    qdd = a_free + MinvW * lam
+    return ContactForces(
+        qdd,
+        np.array([lam]),
+        np.array([0.0]),
+        np.array([float(G.dot(qdd)) + contact.gamma_n]),
+        np.array([float(H.dot(qdd)) + contact.gamma_t]),
+        ("stick",),
+        np.array([0.0]),
+    )

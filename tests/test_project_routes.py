@@ -1,27 +1,34 @@
-"""The short routes of projection and settling at a resting contact: the bits of the general ones.
+"""The short routes of projection and fixed-mode forces at a resting contact: the general bits.
 
 :meth:`solver.event_handling.HandlingMixin._project` leaves the velocities
 as they are when one constraint row has nothing to remove (``Gᵀv = ±0``:
 ``v − (w·0 + 0.0)`` is ``v`` to the bit, ``−0.0`` entries included, and
 the loss booked is ``T − T``). It is compared here with the general route
 (``lean_settle`` off) on random states of a disk on a segment.
+:func:`solver.contact.solve_with_modes` of one frictionless contact
+(:func:`solver.contact._one_frictionless`) is compared with the route it
+replaces (:func:`solver.contact._one_with_mode`), field by field.
 """
 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from solver.contact import _apply, _one_frictionless, _one_with_mode, _slip_sign, solve_with_modes
 from solver.simulation import make_stepper
 from tests.scene_data import gravity_scene
 
 scaled = st.builds(
     lambda x, p: x * 10.0**p, st.floats(-10.0, 10.0), st.integers(-320, 300)
 ) | st.sampled_from([0.0, -0.0, 1e-300, -1e-300, 5e-324, 1e300, math.inf, math.nan])
+finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+entries = scaled | finite | st.sampled_from([0.0, -0.0, 1.0, -1.0])
 angles = st.sampled_from([0.0, 90.0, 180.0, -90.0, 45.0, 30.0]) | st.floats(-180.0, 180.0)
 
 
@@ -92,3 +99,62 @@ def test_a_tangential_velocity_is_kept_and_the_loss_is_zero(slope, speed, spin, 
         assert bits(stepper._v) == bits(v)
         assert stepper._impact_loss == 0.0
     assert float(G.dot(stepper._v)) == pytest.approx(0.0, abs=1e-12 * (1.0 + abs(speed)))
+
+
+@st.composite
+def frictionless_contacts(draw):
+    """One frictionless contact's rows: a disk on a segment of any slope (normals with −0.0
+    entries among them), or rows of any entries, with curvature terms."""
+    if draw(st.booleans()):
+        angle = math.radians(draw(angles))
+        nx, ny = -math.sin(angle), math.cos(angle)
+        G = [nx, ny, draw(st.sampled_from([0.0, -0.0]))]
+        H = [ny, -nx, draw(st.floats(0.01, 1.0))]
+    else:
+        G = draw(st.lists(entries, min_size=3, max_size=3))
+        H = draw(st.lists(entries, min_size=3, max_size=3))
+    return SimpleNamespace(
+        G=np.array(G),
+        H=np.array(H),
+        gamma_n=draw(entries),
+        gamma_t=draw(entries),
+        friction=draw(st.sampled_from([0.0, -0.0])),
+        u_t=draw(finite),
+        body="ball",
+        other="ground",
+    )
+
+
+@example(
+    SimpleNamespace(
+        G=np.array([0.0, 1.0, 0.0]),
+        H=np.array([1.0, -0.0, 0.1]),
+        gamma_n=0.0,
+        gamma_t=0.0,
+        friction=0.0,
+        u_t=0.0,
+        body="ball",
+        other="ground",
+    ),
+    [1.0, 1.0, 200.0],
+    [0.0, -9.81, 0.0],
+    "stick",
+)
+@given(
+    frictionless_contacts(),
+    st.lists(st.floats(1e-3, 1e3) | scaled.filter(lambda x: x >= 0.0), min_size=3, max_size=3),
+    st.lists(entries, min_size=3, max_size=3),
+    st.sampled_from(["stick", "slip+", "slip-"]),
+)
+def test_one_frictionless_contacts_forces_are_the_one_mode_routes(contact, M_inv, f, mode):
+    """The bouncing ball at rest (first example) and random rows, masses and forces."""
+    M_inv, f = np.array(M_inv), np.array(f)
+    a_free = _apply(M_inv, f)
+    replaced = _one_with_mode(contact, _slip_sign(contact, mode), M_inv, a_free)
+    if replaced is None:  # the general least-squares route answers, as before
+        assert _one_frictionless(contact, M_inv, a_free) is None
+        return
+    forces = solve_with_modes([contact], [mode], M_inv, f)
+    for field in ("qdd", "lam", "tau", "a_n", "a_t", "friction_force"):
+        assert bits(getattr(forces, field)) == bits(getattr(replaced, field)), field
+    assert forces.modes == replaced.modes == ("stick",)
