@@ -40,7 +40,14 @@ Point = tuple[float, float]
 
 
 def _point(value: Any, name: str) -> Point:
-    """Return ``value`` as a finite ``(x, y)`` tuple of floats, or raise InputError."""
+    """Return ``value`` as a finite ``(x, y)`` tuple of floats, or raise InputError.
+
+    A tuple of two finite floats (a point already checked) is that tuple.
+    """
+    if type(value) is tuple and len(value) == 2:
+        x, y = value
+        if type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y):
+            return value
     arr = np.asarray(value, dtype=float)
     if arr.shape == (2,):
         x, y = float(arr[0]), float(arr[1])

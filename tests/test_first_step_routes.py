@@ -1,27 +1,35 @@
 """The routes of a run's setup and first steps: the same bits as the routes they replace.
 
-A frame of the stepper's current state is built from its positions,
-velocities and work as they are (:meth:`solver.output_frames.OutputMixin._current_frame`)
-rather than from the row joining them (:meth:`~solver.output_frames.OutputMixin._frame`
-of ``_y()``), and the box of a lone disk that bounds the broad-phase margin
-(:func:`solver.flight.disk_box`) in floats rather than from its columns'
-minima and maxima, and the watched pairs of a phase with active contacts
-(:meth:`solver.gap_set.GapSet.subset`) take the float rows their parent
-set has made rather than making them again. Each route is compared here
-with the one it replaces on random inputs, by its bytes (signs of zero
-included).
+- A frame of the stepper's current state is built from its positions,
+  velocities and work as they are (:meth:`solver.output_frames.OutputMixin._current_frame`)
+  rather than from the row joining them (``_frame`` of ``_y()``).
+- The box of a lone disk that bounds the broad-phase margin
+  (:func:`solver.flight.disk_box`) is made in floats rather than from its
+  columns' minima and maxima.
+- The watched pairs of a phase with active contacts
+  (:meth:`solver.gap_set.GapSet.subset`) take the float rows their parent
+  set has made rather than making them again.
+- A point given as a tuple of two finite floats
+  (:func:`solver.geometry._point`) is taken as it is.
+
+Each route is compared here with the one it replaces on random inputs, by
+its bytes (signs of zero included).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import astuple
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from solver.errors import InputError
 from solver.flight import disk_box
 from solver.gap_set import FEW_PAIRS, GapSet
+from solver.geometry import _point
 from solver.simulation import make_stepper
 from tests.scene_data import wheels_and_beads_over
 from tests.test_drawn_geometry import ground
@@ -138,3 +146,28 @@ def test_a_subset_s_rows_are_the_rows_of_its_pairs(boundaries, n_wheels, n_beads
             continue  # arrays of a larger set: not float rows
         assert rows_bits(getattr(part, name)) == rows_bits(getattr(fresh, name)), name
     assert rows_bits(part._few_rows) == rows_bits(fresh._few_rows)
+
+
+any_float = st.floats() | st.sampled_from([0.0, -0.0, 5e-324, math.inf, -math.inf, math.nan])
+
+
+@given(any_float, any_float)
+def test_a_tuple_of_floats_is_the_point_of_its_array(x, y):
+    """_point of a tuple of two floats (its own route) gives what a list or array gives."""
+    for value in ((x, y), [x, y], np.array([x, y])):
+        if math.isfinite(x) and math.isfinite(y):
+            point = _point(value, "a")
+            assert type(point) is tuple and [type(p) for p in point] == [float, float]
+            assert bits(point) == bits([x, y])
+        else:
+            with pytest.raises(InputError, match="`a` must be two finite numbers"):
+                _point(value, "a")
+
+
+def test_other_points_take_the_array_route():
+    """numpy floats and ints are read as plain floats; other shapes are refused."""
+    assert _point((np.float64(1.5), 2), "p") == (1.5, 2.0)
+    assert type(_point((np.float64(1.5), 2), "p")[0]) is float
+    for bad in ((1.0,), (1.0, 2.0, 3.0), ((1.0, 2.0), (3.0, 4.0))):
+        with pytest.raises(InputError, match="`p` must be two finite numbers"):
+            _point(bad, "p")
