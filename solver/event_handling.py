@@ -197,8 +197,12 @@ class HandlingMixin:
             return frozenset({key})
         return frozenset()
 
-    def _closed_pairs(self) -> PairRows:
+    def _closed_pairs(self, known: Sequence[Contact] | None = None) -> PairRows | None:
         """Every pair with ``-PENETRATION_TOL ≤ g ≤ GAP_TOL`` now, in scene order.
+
+        ``None`` when there are a few candidate pairs and the closed ones are
+        the pairs of ``known`` (contacts evaluated at this state), in order:
+        the caller has them, their rows are not made.
 
         An active contact's gap drifts while its phase is integrated (a wheel
         sliding down a bowl's arc: -1.26e-10 m by the next event); a drift
@@ -219,6 +223,8 @@ class HandlingMixin:
             if len(rows) > 1:
                 first, second = every.first.tolist(), every.second.tolist()
                 rows.sort(key=lambda n: (first[n], second[n]))
+            if known and [e.key for e in known] == [every.pairs[n].key for n in rows]:
+                return None
             return every.pairs.select(np.array(rows, dtype=np.intp))
         touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
         if len(touching) > 1:
@@ -256,10 +262,11 @@ class HandlingMixin:
         closed pairs, in order, they are not evaluated again.
         """
         impacted = False
-        pairs = self._closed_pairs()  # impacts change velocities only
         if not self.lean_settle:
             known = None
-        elif not len(pairs):
+        # impacts change velocities only; None: the closed pairs are known's
+        pairs = self._closed_pairs(known)
+        if pairs is not None and not len(pairs) and self.lean_settle:
             # nothing closed: no impact, no contact problem, nothing to project; the
             # contacts that were active have lifted off
             self._active = {}
@@ -268,9 +275,13 @@ class HandlingMixin:
             return
         first_round = True
         for _ in range(MAX_IMPACT_ROUNDS):
-            if known is not None and [e.key for e in known] == [p.key for p in pairs]:
+            if known is not None and (
+                pairs is None or [e.key for e in known] == [p.key for p in pairs]
+            ):
                 closed = [e for e in known if e.inside and e.G_local.any()]  # as _closed keeps
             else:
+                if pairs is None:  # after an impact: the same positions, the same pairs
+                    pairs = self._closed_pairs()
                 closed = self._closed(pairs)
             known = None  # an impact changes the velocities
             if (

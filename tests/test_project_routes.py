@@ -158,3 +158,44 @@ def test_one_frictionless_contacts_forces_are_the_one_mode_routes(contact, M_inv
     for field in ("qdd", "lam", "tau", "a_n", "a_t", "friction_force"):
         assert bits(getattr(forces, field)) == bits(getattr(replaced, field)), field
     assert forces.modes == replaced.modes == ("stick",)
+
+
+def corner_stepper(x, y):
+    """A 1 kg ball (radius 0.1 m) centred at (``x``, ``y``) in a corner: the ground y = 0 for
+    −1 ≤ x ≤ 1 and a wall x = −1 up to y = 2 (vertices at the ends)."""
+    ball = {"id": "ball", "type": "wheel", "mass": 1.0, "inertia": 0.005, "radius": 0.1}
+    ball["position"] = [0.0, 0.5]
+    boundaries = [
+        {"id": "ground", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]},
+        {"id": "wall", "type": "segment", "a": [-1.0, 2.0], "b": [-1.0, 0.0]},
+    ]
+    stepper = make_stepper(gravity_scene([ball], boundaries))
+    stepper._q = np.array([x, y, 0.0])
+    return stepper
+
+
+near = st.sampled_from([0.1, 0.1 + 1e-11, 0.1 - 5e-10, 0.1 + 2e-10, 0.1 - 2e-9]) | st.floats(
+    0.0999999, 0.1000001
+)
+
+
+@given(
+    st.one_of(near.map(lambda d: -1.0 + d), st.floats(-1.2, 1.2)),
+    st.one_of(near, st.floats(-0.2, 0.3)),
+    st.lists(st.integers(0, 2), max_size=3),
+)
+def test_known_closed_pairs_are_the_closed_pairs(x, y, picks):
+    """A ball in a corner, touching the ground, the wall, both, or neither (gaps at the band's
+    edges among them); ``known`` the evaluated contacts of the closed pairs or other pairs."""
+    stepper = corner_stepper(x, y)
+    general = stepper._closed_pairs()
+    evaluated = list(stepper._kin.evaluate_many(general, stepper._q, stepper._v))
+    every = list(stepper._all_candidates().pairs)
+    others = [stepper._kin.evaluate(every[k % len(every)], stepper._q, stepper._v) for k in picks]
+    for known in (evaluated, others, evaluated[::-1], evaluated[:1], None, []):
+        short = stepper._closed_pairs(known)
+        matches = bool(known) and [e.key for e in known] == [p.key for p in general]
+        if matches:
+            assert short is None
+        else:
+            assert short == general
