@@ -244,7 +244,15 @@ class FlightMixin:
         n = self.system.n_disks
         features = len(self._kin.feature_list)
         every = n * features + n * (n - 1) // 2
-        complete = len(pairs) == every and len(set(pairs.codes().tolist())) == every
+        if len(pairs) != every:
+            complete = False
+        elif every <= FEW_PAIRS:  # a few pairs: what their codes encode, compared in Python
+            rows = zip(
+                pairs.first.tolist(), pairs.second.tolist(), pairs.feature.tolist(), strict=True
+            )
+            complete = len({(i, f if f >= 0 else features + j) for i, j, f in rows}) == every
+        else:
+            complete = len(set(pairs.codes().tolist())) == every
         self._complete_pairs = (pairs, complete)
         return complete
 

@@ -171,3 +171,33 @@ def test_other_points_take_the_array_route():
     for bad in ((1.0,), (1.0, 2.0, 3.0), ((1.0, 2.0), (3.0, 4.0))):
         with pytest.raises(InputError, match="`p` must be two finite numbers"):
             _point(bad, "p")
+
+
+@settings(deadline=None)
+@given(
+    boundaries=ground(),
+    n_wheels=st.integers(0, 2),
+    n_beads=st.integers(0, 2),
+    duplicate=st.booleans(),
+    data=st.data(),
+)
+def test_a_few_pairs_are_every_pair_as_their_codes_say(
+    boundaries, n_wheels, n_beads, duplicate, data
+):
+    """_pairs_complete of a few pairs (their identities in Python) is the codes' answer.
+
+    Every pair of the scene in any order is complete; with one pair written
+    twice in place of another it is not.
+    """
+    assume(n_wheels or n_beads)
+    stepper, gaps = wheels_and_beads_over(boundaries, [0.05] * n_wheels, n_beads)
+    rows = list(data.draw(st.permutations(range(len(gaps)))))
+    if duplicate and len(rows) > 1:
+        rows[data.draw(st.integers(1, len(rows) - 1))] = rows[0]
+    pairs = gaps.pairs.select(np.array(rows, dtype=int))
+    stepper._pair_set = GapSet(gaps.kin, pairs)
+    n = stepper.system.n_disks
+    every = n * len(stepper._kin.feature_list) + n * (n - 1) // 2
+    by_codes = len(pairs) == every and len(set(pairs.codes().tolist())) == every
+    assert stepper._pairs_complete() == by_codes
+    assert by_codes == (not duplicate or len(rows) == 1)
