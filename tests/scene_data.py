@@ -51,6 +51,24 @@ def uniform_wheel(name: str, radius: float, x: float, y: float) -> dict:
     }
 
 
+def small_ball(x: float, y: float, velocity: list[float] | None = None) -> dict:
+    """The 1 kg ball of radius 0.1 m (inertia 0.005 kg·m²) at (``x``, ``y``) (m), as a dict.
+
+    ``velocity`` (m/s) is written only when given (the scene's default is rest).
+    """
+    ball = {
+        "id": "ball",
+        "type": "wheel",
+        "mass": 1.0,
+        "inertia": 0.005,
+        "radius": 0.1,
+        "position": [x, y],
+    }
+    if velocity is not None:
+        ball["velocity"] = velocity
+    return ball
+
+
 def bead_row(xs: Iterable[float], vxs: Iterable[float], contact: dict) -> Scene:
     """Unit beads of radius 0.5 m on the rail y = 0 at ``xs`` (m) moving at ``vxs`` (m/s),
     no gravity, ``contact`` as in the scene file.

@@ -19,7 +19,6 @@ its bytes (signs of zero included).
 from __future__ import annotations
 
 import math
-from dataclasses import astuple
 
 import numpy as np
 import pytest
@@ -33,23 +32,7 @@ from solver.geometry import _point
 from solver.simulation import make_stepper
 from tests.scene_data import wheels_and_beads_over
 from tests.test_drawn_geometry import ground
-from tests.test_settle_routes import ball_scene, bits
-
-
-def frame_bits(frame):
-    """A frame as values and bytes: time, kind, state, energies and contact states."""
-    return (
-        frame.t,
-        frame.kind,
-        bits(frame.q),
-        bits(frame.v),
-        bits(astuple(frame.energy)),
-        [
-            (c.body, c.other, c.mode, bits(astuple(c)[2:6] + c.point + c.normal))
-            for c in frame.contacts
-        ],
-    )
-
+from tests.test_settle_routes import ball_scene, bits, frame_bits
 
 balls = st.builds(
     ball_scene,

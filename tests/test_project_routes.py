@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from solver.contact import _apply, _one_frictionless, _one_with_mode, _slip_sign, solve_with_modes
 from solver.simulation import make_stepper
-from tests.scene_data import gravity_scene
+from tests.scene_data import gravity_scene, small_ball
 
 scaled = st.builds(
     lambda x, p: x * 10.0**p, st.floats(-10.0, 10.0), st.integers(-320, 300)
@@ -41,14 +41,7 @@ def resting_stepper(slope_deg: float, friction: float):
     """A 1 kg ball (radius 0.1 m) on a segment tilted ``slope_deg``, its contact active (stick)."""
     tilt = math.radians(slope_deg)
     dx, dy = math.cos(tilt), math.sin(tilt)
-    ball = {
-        "id": "ball",
-        "type": "wheel",
-        "mass": 1.0,
-        "inertia": 0.005,
-        "radius": 0.1,
-        "position": [-0.1 * dy, 0.1 * dx],
-    }
+    ball = small_ball(-0.1 * dy, 0.1 * dx)
     ground = {"id": "ground", "type": "segment", "a": [-dx, -dy], "b": [dx, dy]}
     stepper = make_stepper(gravity_scene([ball], [ground], friction=friction))
     (pair,) = [p for p in stepper._all_candidates().pairs if p.other == "ground"]

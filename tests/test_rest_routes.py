@@ -35,7 +35,7 @@ from solver.geometry import (
 )
 from solver.output_frames import OutputMixin
 from solver.simulation import make_stepper
-from tests.scene_data import G_ACC, gravity_scene
+from tests.scene_data import G_ACC, gravity_scene, small_ball
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 scaled = st.builds(
@@ -179,14 +179,7 @@ def ball_scene(drop, restitution, slope_deg, friction, t_end, dt_out):
     tilt = math.radians(slope_deg)
     dx, dy = math.cos(tilt), math.sin(tilt)
     ground = {"id": "ground", "type": "segment", "a": [-dx, -dy], "b": [dx, dy]}
-    ball = {
-        "id": "ball",
-        "type": "wheel",
-        "mass": 1.0,
-        "inertia": 0.005,
-        "radius": 0.1,
-        "position": [0.0, drop + 0.1 / math.cos(tilt)],
-    }
+    ball = small_ball(0.0, drop + 0.1 / math.cos(tilt))
     return gravity_scene(
         [ball], [ground], restitution=restitution, friction=friction, t_end=t_end, dt_out=dt_out
     )

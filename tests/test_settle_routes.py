@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from solver.contact import frictionless_multiplier, solve_contact_problem
 from solver.event_handling import HandlingMixin
 from solver.simulation import make_stepper
-from tests.scene_data import G_ACC, gravity_scene
+from tests.scene_data import G_ACC, gravity_scene, small_ball
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 
@@ -73,17 +73,25 @@ def ball_scene(drop, restitution, slope_deg, friction, t_end, dt_out, corner=Fal
     if corner:
         boundaries.append({"id": "wall", "type": "segment", "a": [-dx, 2.0], "b": [-dx, -dy]})
         x = -dx + 0.1 + 1e-3
-    ball = {
-        "id": "ball",
-        "type": "wheel",
-        "mass": 1.0,
-        "inertia": 0.005,
-        "radius": 0.1,
-        "position": [x, x * math.tan(tilt) + drop + 0.1 / math.cos(tilt)],
-        "velocity": [-0.3 if corner else 0.0, 0.0],
-    }
+    y = x * math.tan(tilt) + drop + 0.1 / math.cos(tilt)
+    ball = small_ball(x, y, [-0.3 if corner else 0.0, 0.0])
     return gravity_scene(
         [ball], boundaries, restitution=restitution, friction=friction, t_end=t_end, dt_out=dt_out
+    )
+
+
+def frame_bits(frame):
+    """A frame as values and bytes: time, kind, state, energies and contact states."""
+    return (
+        frame.t,
+        frame.kind,
+        bits(frame.q),
+        bits(frame.v),
+        bits(astuple(frame.energy)),
+        [
+            (c.body, c.other, c.mode, bits(astuple(c)[2:6] + c.point + c.normal))
+            for c in frame.contacts
+        ],
     )
 
 
@@ -98,20 +106,7 @@ def run_of(scene, lean):
             frames += out.frames
             events += out.events
     assert stepper.status == "finished", stepper.message
-    return [
-        (
-            f.t,
-            f.kind,
-            bits(f.q),
-            bits(f.v),
-            bits(astuple(f.energy)),
-            [
-                (c.body, c.other, c.mode, bits(astuple(c)[2:6] + c.point + c.normal))
-                for c in f.contacts
-            ],
-        )
-        for f in frames
-    ], [
+    return [frame_bits(f) for f in frames], [
         (
             e.t,
             e.type,
