@@ -71,17 +71,11 @@ def _straight_nearest(feature: Any, c: np.ndarray) -> tuple[float, np.ndarray] |
     """
     cx, cy = float(c[0]), float(c[1])
     if isinstance(feature, Segment):
-        (ax, ay), (bx, by) = feature.a, feature.b
-        ex, ey = bx - ax, by - ay
-        length2 = ex * ex + ey * ey
-        s = ((cx - ax) * ex + (cy - ay) * ey) / length2
-        if not 0.0 < s < 1.0:
+        s, _, _, d, nx, ny = feature.foot(cx, cy)
+        if not (0.0 < s < 1.0 and d > 0.0):
             return None
-        wx, wy = cx - (ax + s * ex), cy - (ay + s * ey)
-        d = math.hypot(wx, wy)
-        if not d > 0.0:
-            return None
-    elif isinstance(feature, Vertex):
+        return d, np.array((nx, ny))
+    if isinstance(feature, Vertex):
         px, py = feature.p
         wx, wy = cx - px, cy - py
         d = math.hypot(wx, wy)

@@ -158,17 +158,7 @@ class OneContactReaction:
         rolling = self._i.radius * om
         kind = self._kind
         if kind == "segment":
-            (ax, ay), (bx, by) = self._feature.a, self._feature.b
-            ex, ey = bx - ax, by - ay
-            length2 = ex * ex + ey * ey
-            s = ((cx - ax) * ex + (cy - ay) * ey) / length2
-            wx, wy = cx - (ax + s * ex), cy - (ay + s * ey)
-            d = math.hypot(wx, wy)
-            if d > 0.0:
-                nx, ny = wx / d, wy / d
-            else:
-                length = math.sqrt(length2)
-                nx, ny = -ey / length, ex / length
+            _, _, _, _, nx, ny = self._feature.foot(cx, cy)
             # a straight feature: the distance's Hessian is 0, so are γ_n and γ_t
             return nx, ny, 0.0, 0.0, ny * vx - nx * vy + rolling
         if kind == "arc":

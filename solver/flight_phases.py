@@ -549,17 +549,9 @@ class FlightPhaseMixin:
         many coordinates the disk has (3 a wheel, 1 a bead); ``c``, ``cd``,
         ``ca``: its centre (m), velocity (m/s) and acceleration (m/s²).
         """
-        cx, cy = c
-        (ax, ay), (bx, by) = pair.feature.a, pair.feature.b
-        ex, ey = bx - ax, by - ay
-        s = ((cx - ax) * ex + (cy - ay) * ey) / (ex * ex + ey * ey)
-        if not 0.0 < s < 1.0:
+        s, _, _, d, nx, ny = pair.feature.foot(*c)
+        if not (0.0 < s < 1.0 and d > 0.0):
             return None, 0.0, 0.0, 0.0
-        wx, wy = cx - (ax + s * ex), cy - (ay + s * ey)
-        d = math.hypot(wx, wy)
-        if not d > 0.0:
-            return None, 0.0, 0.0, 0.0
-        nx, ny = wx / d, wy / d
         (vx, vy), (gx, gy) = cd, ca
         G = np.array((1.0 * nx, 1.0 * ny, 0.0) if dofs == 3 else (1.0 * nx,))
         # a straight feature has no curvature term

@@ -118,24 +118,35 @@ class Segment:
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
 
-    def nearest(self, c: Any) -> Nearest | None:
-        """Closest point to ``c`` (m) on the open segment, or ``None`` beyond its ends."""
-        cx, cy = float(c[0]), float(c[1])
+    def foot(self, cx: float, cy: float) -> tuple[float, float, float, float, float, float]:
+        """The foot of the point ``(cx, cy)`` (m) on the segment's line, in floats.
+
+        Returns ``(s, px, py, d, nx, ny)``: the foot's share ``s`` of the way
+        from ``a`` to ``b`` (1), the foot (m), the point's distance from it
+        (m) and the unit normal from the foot to the point; on the line
+        (``d = 0``) the normal is the left one, the limit from that side, as
+        :func:`disk_segment_contacts` takes it on arrays.
+        Every float route that needs a disk's normal on a segment takes it
+        here, so that they all have the same bits.
+        """
         (ax, ay), (bx, by) = self.a, self.b
         ex, ey = bx - ax, by - ay
         length2 = ex * ex + ey * ey
         s = ((cx - ax) * ex + (cy - ay) * ey) / length2
-        if not 0.0 < s < 1.0:
-            return None
         px, py = ax + s * ex, ay + s * ey
         wx, wy = cx - px, cy - py
         d = math.hypot(wx, wy)
-        if d > 0.0:
-            n = (wx / d, wy / d)
-        else:
+        if d == 0.0:  # the limit from the left side (NaN stays NaN, as on arrays)
             length = math.sqrt(length2)
-            n = (-ey / length, ex / length)
-        return Nearest(d, _frozen_array(n), _frozen_array((px, py)), _ZERO_HESSIAN)
+            return s, px, py, d, -ey / length, ex / length
+        return s, px, py, d, wx / d, wy / d
+
+    def nearest(self, c: Any) -> Nearest | None:
+        """Closest point to ``c`` (m) on the open segment, or ``None`` beyond its ends."""
+        s, px, py, d, nx, ny = self.foot(float(c[0]), float(c[1]))
+        if not 0.0 < s < 1.0:
+            return None
+        return Nearest(d, _frozen_array((nx, ny)), _frozen_array((px, py)), _ZERO_HESSIAN)
 
 
 def _corner_nearest(p: Point, cx: float, cy: float) -> Nearest | None:
@@ -559,19 +570,7 @@ def disk_segment_contact(
         :class:`SegmentContacts` (m/s, m, 1). The two dot products are
         numpy's, as ``numpy.vecdot`` forms them (fused where it fuses).
     """
-    (ax, ay), (bx, by) = segment.a, segment.b
-    ex, ey = bx - ax, by - ay
-    length2 = ex * ex + ey * ey
-    cx, cy = c.tolist()
-    s = ((cx - ax) * ex + (cy - ay) * ey) / length2
-    px, py = ax + s * ex, ay + s * ey
-    wx, wy = cx - px, cy - py
-    d = math.hypot(wx, wy)
-    if d == 0.0:  # the limit from the left side, as Segment.nearest
-        length = math.sqrt(length2)
-        nx, ny = -ey / length, ex / length
-    else:
-        nx, ny = wx / d, wy / d
+    s, px, py, _, nx, ny = segment.foot(*c.tolist())
     u_n = float(np.array((nx, ny)).dot(cdot))
     u_t = float(np.array((ny, -nx)).dot(cdot)) + r * omega
     return 0.0 < s < 1.0, u_n, u_t, px, py, nx, ny

@@ -120,18 +120,9 @@ class ZenoMixin:
             return None
         radius = self._kin.radii[pair.i]
         if at is None:
-            cx, cy = c.tolist()
-            (ax, ay), (bx, by) = pair.feature.a, pair.feature.b
-            ex, ey = bx - ax, by - ay
-            s = ((cx - ax) * ex + (cy - ay) * ey) / (ex * ex + ey * ey)
-            if not 0.0 < s < 1.0:
+            s, px, py, d, nx, ny = pair.feature.foot(*c.tolist())
+            if not (0.0 < s < 1.0 and d > 0.0):
                 return None
-            px, py = ax + s * ex, ay + s * ey
-            wx, wy = cx - px, cy - py
-            d = math.hypot(wx, wy)
-            if not d > 0.0:
-                return None
-            nx, ny = wx / d, wy / d
             dofs = self.system.pair_dofs(pair.i, None)
             if len(dofs) == 1:  # a bead: its x alone
                 g_local, h_local = [1.0 * nx], [1.0 * ny]
