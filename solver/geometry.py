@@ -403,19 +403,12 @@ def _contact(
     nx, ny = n.tolist()
     t = _frozen_array((ny, -nx))
     if hess is _ZERO_HESSIAN and all(map(math.isfinite, rel_velocity.tolist())):
-        return DiskContact(
-            g=float(gap),
-            n=n,
-            t=t,
-            point=point,
-            u_n=float(n.dot(rel_velocity)),
-            u_t=float(t.dot(rel_velocity) + rolling),
-            gamma_n=0.0,
-            gamma_t=0.0,
-        )
-    n_dot = hess.dot(rel_velocity)
-    n_dot_x, n_dot_y = n_dot.tolist()
-    t_dot = np.array((n_dot_y, -n_dot_x))
+        gamma_n = gamma_t = 0.0
+    else:
+        n_dot = hess.dot(rel_velocity)
+        n_dot_x, n_dot_y = n_dot.tolist()
+        t_dot = np.array((n_dot_y, -n_dot_x))
+        gamma_n, gamma_t = float(rel_velocity.dot(n_dot)), float(t_dot.dot(rel_velocity))
     return DiskContact(
         g=float(gap),
         n=n,
@@ -423,8 +416,8 @@ def _contact(
         point=point,
         u_n=float(n.dot(rel_velocity)),
         u_t=float(t.dot(rel_velocity) + rolling),
-        gamma_n=float(rel_velocity.dot(n_dot)),
-        gamma_t=float(t_dot.dot(rel_velocity)),
+        gamma_n=gamma_n,
+        gamma_t=gamma_t,
     )
 
 
