@@ -28,6 +28,8 @@ general scan's to rounding (tests compare both paths).
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Hashable
 from typing import Any
 
@@ -90,34 +92,28 @@ class StopPhaseMixin:
         sample = self._next_sample * self.dt_out
         result = np.zeros(4)
         row = np.empty(2 * self._N + 3)
+        # the row is always filled (no sample is "due" to the loop): the state the phase ends
+        # in is the same whatever the output grid, which only reads the motion on the way
         status = phase_search()(
             self.t, self.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, self._q, self._v,
             *maps, A, b,
-            1e-13 * scale, forcing, C, self._work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], sample,
+            1e-13 * scale, forcing, C, self._work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
             result, row,
         )  # fmt: skip
         if status == UNDECIDED:
             return False
         t_hit = float(result[0]) if status == CLOSING else self.t_end
-        if not samples_due(sample, t_hit, self.t_end):
-            # the state where the phase ends, made in the same call
-            N = self._N
-            self._q, self._v, self._work = row[:N], row[N : 2 * N], row[2 * N :]
-        else:
-            # output samples on the way: the phase's pieces make them, as the general phase does
+        if samples_due(sample, t_hit, self.t_end):
+            # output samples on the way, read from the phase's pieces as the general phase
+            # reads them; the sample at t_end is the state the phase ends in (_finish)
             motion = flow.start(self.t, self._q, self._v)
             for piece in self._linear_pieces(motion, model):
-                if status == CLOSING and t_hit <= piece.tb:
-                    self._emit_samples(
-                        out, piece.state, t_hit, inclusive=False, states=piece.states
-                    )
-                    self._set_y(piece.state(t_hit))
+                end = min(piece.tb, t_hit)
+                self._emit_samples(out, piece.state, end, inclusive=False, states=piece.states)
+                if end >= t_hit:
                     break
-                end = piece.tb >= self.t_end
-                self._emit_samples(out, piece.state, piece.tb, inclusive=end, states=piece.states)
-                if end:
-                    self._set_y(piece.state(piece.tb))
-                    break
+        N = self._N
+        self._q, self._v, self._work = row[:N], row[N : 2 * N], row[2 * N :]
         self._advance_clock(t_hit)
         if status != CLOSING:
             self._project()
