@@ -29,7 +29,6 @@ general scan's to rounding (tests compare both paths).
 from __future__ import annotations
 
 import math
-
 from collections.abc import Hashable
 from typing import Any
 
