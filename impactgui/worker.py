@@ -31,7 +31,7 @@ from impactgui.collector import gui_thread_collector
 from solver.errors import SolverError
 from solver.frames import StepOutput
 from solver.record import Trajectory
-from solver.simulation import Watchdog
+from solver.simulation import Watchdog, progress
 
 if TYPE_CHECKING:
     from solver.system import System
@@ -347,7 +347,7 @@ class SimulationWorker(QObject):
                 if not gui_idle.is_set():
                     gui_idle.wait(max(0.0, _gui_busy_since[0] + GUI_FIRST_S - time.monotonic()))
                 output = stepper.step()
-                watchdog.check(stepper.t)
+                watchdog.check(progress(stepper))
                 batch.frames.extend(output.frames)
                 batch.events.extend(output.events)
                 if stepper.status != "running":

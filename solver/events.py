@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Hashable
+from collections.abc import Generator, Hashable
 from typing import Any
 
 import numpy as np
@@ -193,6 +193,9 @@ class EventDrivenStepper(
         self._closed_form = bool(closed_form) and not self._flight
         self._flows: dict[Hashable, LinearFlow] = {}  # per active set and spring orientation
         self._across_spring = False  # the next phase crosses a spring's sign change
+        self._cut: Generator[None, StepOutput, None] | None = None  # a phase cut by a slice
+        self._deadline = math.inf  # when the current step's wall-time slice ends (monotonic s)
+        self.reached = 0.0  # s: how far the motion is computed (t, or a cut phase's last piece)
 
     def step(self) -> StepOutput:
         """Advance by at least one output sample or one event, or by ``MAX_PHASES_PER_STEP`` phases.
@@ -200,8 +203,11 @@ class EventDrivenStepper(
         The work of one call is bounded: a run that needs very many short
         phases between two output samples (a bead at 1e6 m/s) returns
         between them with an empty output and a later ``t``, and so does a
-        call that has run for ``STEP_WALL_SLICE_S`` of wall time (at the end
-        of a phase: the results do not depend on where a step returns).
+        call that has run for ``STEP_WALL_SLICE_S`` of wall time: at the end
+        of a phase, or between two pieces of a long phase, which the next
+        call resumes where it stopped (``reached`` says how far its pieces
+        got; ``t`` moves at the phase's end). The results do not depend on
+        where a step returns.
 
         Returns
         -------
@@ -218,18 +224,40 @@ class EventDrivenStepper(
                 self._started = True
                 self._settle(out, {})
                 self._emit_samples(out, None, self.t, inclusive=True)
-            deadline = time.monotonic() + STEP_WALL_SLICE_S
+            self._deadline = time.monotonic() + STEP_WALL_SLICE_S
+            if self._cut is not None:  # a phase cut at the last step's slice goes on
+                self._phase_go_on(self._cut, out)
             for _ in range(MAX_PHASES_PER_STEP):
-                if self.status != "running" or out.frames or out.events:
+                if self._cut is not None or self.status != "running" or out.frames or out.events:
                     break
-                self._phase(out)
-                if time.monotonic() > deadline:
+                self._phase_go_on(self._phase(out), None)
+                if time.monotonic() > self._deadline:
                     break
         except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
+            self._cut = None
             self.status = "failed"
             self.message = f"t = {self.t:.12g} s: {exc}"
             out.events.append(Event(t=self.t, type="error", message=self.message))
         return out
+
+    def _phase_go_on(
+        self, phase: Generator[None, StepOutput, None], out: StepOutput | None
+    ) -> None:
+        """Run ``phase`` (from :meth:`_phase`) until it ends or its step's slice is spent.
+
+        A phase that is cut (it yields) is kept in ``_cut`` and resumed by the
+        next ``step()`` with that step's output, every local as it was: the
+        motion is the same bits as an uncut phase's.
+        """
+        self._cut = None
+        try:
+            if out is None:
+                next(phase)
+            else:
+                phase.send(out)
+        except StopIteration:
+            return
+        self._cut = phase
 
     def _y(self) -> np.ndarray:
         return np.concatenate((self._q, self._v, self._work))
@@ -253,8 +281,14 @@ class EventDrivenStepper(
         f = self.system.applied_force(t, q, v)
         return evals, solve_with_modes(evals, modes, self._M_inv, f)
 
-    def _phase(self, out: StepOutput) -> None:
-        """Integrate one smooth phase up to its first event, a horizon or ``t_end``."""
+    def _phase(self, out: StepOutput) -> Generator[None, StepOutput, None]:
+        """Integrate one smooth phase up to its first event, a horizon or ``t_end``.
+
+        A generator: between two pieces of a long phase it yields when the
+        step's wall-time slice is spent (``_deadline``), noting in
+        ``reached`` how far the motion is computed; the next ``step()``
+        resumes it with its own output (:meth:`_phase_go_on`).
+        """
         t0 = self.t
         if self._train_phase(out):
             return
@@ -322,6 +356,9 @@ class EventDrivenStepper(
             if piece.tb < self.t_end and reach > 0.0 and not cut:
                 moved = self.system.centres(y_end[: self._N]) - c0
                 if np.hypot(moved[:, 0], moved[:, 1]).max(initial=0.0) < reach:
+                    if time.monotonic() > self._deadline:
+                        self.reached = max(self.reached, piece.tb)
+                        out = yield  # the slice is spent: the next step goes on from here
                     continue  # the next piece
             self._set_y(y_end)
             self._advance_clock(piece.tb)

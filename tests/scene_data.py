@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
@@ -117,3 +118,52 @@ def wheels_and_beads_over(
     stepper = make_stepper(gravity_scene(bodies, boundaries))
     kin, system = stepper._kin, stepper.system
     return stepper, GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
+
+
+def spring_chain(
+    beads: int, t_end: float = 1.0, dt_out: float = 0.002, gap: float = 0.1, copies: int = 1
+) -> Scene:
+    """``copies`` forced spring chains of ``beads`` on rails 1 m apart: chain_forced's pattern.
+
+    1 kg beads of radius 0.05 m, 0.2 m apart with 100 N/m springs of rest
+    length 0.2 m (the first tied to an anchor 0.2 m before it), 10 N at
+    8 rad/s on the last; neighbours collide with e = 0.8 (staged law).
+    """
+    bodies, springs, forces = [], [], []
+    for c in range(copies):
+        rail = float(c)
+        ids = [f"c{c}b{i}" for i in range(beads)]
+        x0 = 0.0
+        for i, name in enumerate(ids):
+            bodies.append(
+                {"id": name, "type": "bead", "rail_y": rail, "mass": 1.0, "radius": 0.05,
+                 "x": x0 + (2 * 0.05 + gap) * i, "vx": 0.0}
+            )  # fmt: skip
+        springs.append(
+            {"a": ids[0], "anchor": [x0 - 0.2, rail], "stiffness": 100.0, "rest_length": 0.2,
+             "damping": 0.0}
+        )  # fmt: skip
+        springs += [
+            {"a": a, "b": b, "stiffness": 100.0, "rest_length": 0.2, "damping": 0.0}
+            for a, b in itertools.pairwise(ids)
+        ]
+        forces.append(
+            {"body": ids[-1], "type": "harmonic", "amplitude": [10.0, 0.0], "omega": 8.0,
+             "phase": 0.0}
+        )  # fmt: skip
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 2,
+            "title": f"{copies} x {beads}-bead forced spring chain",
+            "view": "side",
+            "gravity": [0.0, -9.81],
+            "contact": {"restitution": 0.8, "friction": 0.0, "impact_law": "staged"},
+            "boundaries": [],
+            "bodies": bodies,
+            "springs": springs,
+            "forces": forces,
+            "impulses": [],
+            "solver": {"method": "event-driven", "t_end": t_end, "dt_out": dt_out, "dt": 1e-4},
+        }
+    )
