@@ -45,9 +45,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from solver.events import EventDrivenStepper
+from solver.candidates import CandidateSearch
+from solver.event_handling import EventHandler
+from solver.event_location import EventLocator
+from solver.flight import SmoothMotion
+from solver.gap_roots import GapRoots
+from solver.output_frames import Recorder
 from solver.scene import parse_scene
+from solver.stop_phases import StopPhase
 from solver.sweep import Axis, Sweep, one_blas_thread, run_point
+from solver.zeno_series import ZenoSummer
 
 SCENE = (
     Path(__file__).resolve().parents[1] / "resources" / "scenes" / "forced_mass_between_stops.json"
@@ -76,16 +83,20 @@ def timed_sweep(plan: Sweep, workers: int, out_dir: Path) -> tuple[float, bytes,
 
 
 STAGES = {
-    "closing and state (fast path)": ("_stop_phase",),
-    "impact (fast path)": ("_stop_impact",),
-    "frames and Zeno watch": ("_frame", "_check_zeno"),
-    "scan and root (general)": ("_linear_scan",),
-    "missed-event check (general)": ("_missed",),
-    "impact (general)": ("_handle",),
-    "phase set-up": ("_candidates", "_free_flow", "_linear_motion"),
+    "closing and state (fast path)": ((StopPhase, "stop_phase"),),
+    "impact (fast path)": ((StopPhase, "_stop_impact"),),
+    "frames and Zeno watch": ((Recorder, "frame"), (ZenoSummer, "check_zeno")),
+    "scan and root (general)": ((EventLocator, "linear_scan"),),
+    "missed-event check (general)": ((GapRoots, "missed"),),
+    "impact (general)": ((EventHandler, "handle"),),
+    "phase set-up": (
+        (CandidateSearch, "candidates"),
+        (SmoothMotion, "free_flow"),
+        (SmoothMotion, "linear_motion"),
+    ),
 }
-"""Stages of an impact's path and the stepper methods that make them (each stage's time is
-its own: what the methods of another stage called from it take counts there)."""
+"""Stages of an impact's path and the methods of the stepper's parts that make them (each
+stage's time is its own: what the methods of another stage called from it take counts there)."""
 
 
 @contextmanager
@@ -111,9 +122,9 @@ def stage_clock() -> Iterator[dict[str, float]]:
 
     saved = []
     for stage, names in STAGES.items():
-        for name in names:
-            method = getattr(EventDrivenStepper, name)
-            saved.append((name, method))
+        for part, name in names:
+            method = getattr(part, name)
+            saved.append((part, name, method))
 
             def timed(*args: Any, _method: Any = method, _stage: str = stage, **kwargs: Any) -> Any:
                 switch(_stage)
@@ -122,12 +133,12 @@ def stage_clock() -> Iterator[dict[str, float]]:
                 finally:
                     switch(None)
 
-            setattr(EventDrivenStepper, name, timed)
+            setattr(part, name, timed)
     try:
         yield spent
     finally:
-        for name, method in saved:
-            setattr(EventDrivenStepper, name, method)
+        for part, name, method in saved:
+            setattr(part, name, method)
 
 
 def cpu_per_point(plan: Sweep, count: int) -> tuple[list[float], int]:

@@ -5,7 +5,7 @@ it) and another bead on the same rail at gaps ``g = a·q − b``: ``±(x − x_s
 − r`` and ``±(x_i − x_j) − r_i − r_j``. Other pairs of a bead scene (the
 ends of those stops, a floor below the rail) are often out of reach for
 good: the rail never comes within a radius of them. When every watched gap
-is of one of these kinds, :meth:`AffineScanMixin._screened_scan` evaluates
+is of one of these kinds, :meth:`AffineScan.screened_scan` evaluates
 the gaps and their rates on all sub-points of a closed-form piece in one
 evaluation of the flow and picks out the sub-intervals where something can
 happen: a gap near or below zero at an end (a closing; a contact just
@@ -18,7 +18,7 @@ one where the scan finds nothing. The others are decided in time order on
 the gaps' closed forms (:meth:`solver.linear_flow.LinearPhase.projections`:
 the exact motion in float arithmetic, a few microseconds per value), with
 the decisions and root searches of
-:meth:`solver.event_location.LocationMixin._scan`: the event found is the
+:meth:`solver.event_location.EventLocator.scan`: the event found is the
 one the full scan finds, its time to rounding (brentq stops within
 ``TIME_TOL`` of the root on either function). A sub-interval where a gap is
 near one of the scan's tolerances at an end (a contact just left after an
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -46,6 +46,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.geometry import Arc, Segment, Vertex
+from solver.motion_state import MotionState, Setup
 
 if TYPE_CHECKING:
     from solver.gap_set import GapSet
@@ -183,18 +184,25 @@ def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
     )
 
 
-class AffineScanMixin:
-    """The screened scan of closed-form pieces (of :class:`solver.events.EventDrivenStepper`)."""
+class AffineScan:
+    """The scan of a closed-form piece whose watched gaps are affine (a part of the stepper).
 
-    def _affine(self, gaps: GapSet) -> AffineGaps | None:
+    Owns the affine gap rows per watched set (``_affine_cache``).
+    """
+
+    def __init__(self, setup: Setup, motion: MotionState, roots: Any) -> None:
+        self.s, self.m, self.roots = setup, motion, roots
+        self.locator: Any = None  # wired by the stepper
+
+    def affine(self, gaps: GapSet) -> AffineGaps | None:
         """:func:`affine_gaps` of ``gaps``, kept while the watched set stays the same."""
         cached = getattr(self, "_affine_cache", None)
         if cached is None or cached[0] is not gaps:
-            cached = (gaps, affine_gaps(self.system, gaps))
+            cached = (gaps, affine_gaps(self.s.system, gaps))
             self._affine_cache = cached
         return cached[1]
 
-    def _nothing_missed(self, gaps: GapSet, qa: np.ndarray, qb: np.ndarray) -> bool:
+    def nothing_missed(self, gaps: GapSet, qa: np.ndarray, qb: np.ndarray) -> bool:
         """Whether the check for missed closings can only find nothing between ``qa`` and ``qb``.
 
         True when every watched gap is affine or out of reach for good and
@@ -205,10 +213,10 @@ class AffineScanMixin:
         a radius of a bead (no crossing, no passing through a corner or a
         disk), and a bead pair's chord between two states on the same side
         keeps the pair's smaller end distance. Then
-        :meth:`solver.gap_roots.GapRootMixin._missed` flags nothing, and its
+        :meth:`solver.gap_roots.GapRoots.missed` flags nothing, and its
         gap evaluations are skipped; False leaves the decision to it.
         """
-        affine = self._affine(gaps)
+        affine = self.affine(gaps)
         if affine is None:
             return False
         if not len(affine.first):
@@ -220,7 +228,7 @@ class AffineScanMixin:
         scale = 1.0 + float(np.abs(ends).max()) + float(np.abs(b).max())
         return bool((ends @ A.T - b).min() > -PENETRATION_TOL + 1e-12 * scale)
 
-    def _screened_scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
+    def screened_scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
         """:meth:`_scan` of a closed-form piece on ``n_sub`` sub-intervals, screened.
 
         The full scan's event (or None), its time to rounding; the full scan runs when
@@ -228,14 +236,14 @@ class AffineScanMixin:
         """
         motion = piece.motion
         exact = Piece(piece.ta, piece.tb, motion)
-        affine = None if self._active else self._affine(gaps)
+        affine = None if self.m.active else self.affine(gaps)
         if affine is None:
-            return self._scan(exact, gaps, n_sub)
+            return self.locator.scan(exact, gaps, n_sub)
         if not len(affine.first):
             return None
-        A, b, sided = affine.sided_rows(self._q)
+        A, b, sided = affine.sided_rows(self.m.q)
         if not sided:
-            return self._scan(exact, gaps, n_sub)
+            return self.locator.scan(exact, gaps, n_sub)
         ts = np.linspace(piece.ta, piece.tb, n_sub + 1)
         Q, V = motion.state(ts)
         g = Q @ A.T - b
@@ -271,13 +279,13 @@ class AffineScanMixin:
                         return FoundEvent(best[0], "gap", gaps.pairs[affine.pair_rows[best[1]]].key)
                     continue
             if before is None or before[0] != j:
-                values_a = self._event_values(ta, exact.state(ta), gaps)
+                values_a = self.locator.event_values(ta, exact.state(ta), gaps)
             else:
                 values_a = before[1]
-            values_b = self._event_values(tb, exact.state(tb), gaps)
+            values_b = self.locator.event_values(tb, exact.state(tb), gaps)
             before = (j + 1, values_b)
-            best = self._gap_event(exact, gaps, ta, tb, values_a, values_b)
-            left = self._closed_on_leaving(exact, gaps, ta, tb, values_a[0], values_b[0])
+            best = self.roots.gap_event(exact, gaps, ta, tb, values_a, values_b)
+            left = self.locator.closed_on_leaving(exact, gaps, ta, tb, values_a[0], values_b[0])
             if left is not None and (best is None or left.t < best.t):
                 best = left
             if best is not None:
@@ -301,7 +309,7 @@ class AffineScanMixin:
 
         ``ga``, ``gb`` (m) and ``ua``, ``ub`` (m/s) are the affine gaps and
         their rates at both ends. Each gap is decided as
-        :meth:`solver.gap_roots.GapRootMixin._gap_event` decides it — a sign
+        :meth:`solver.gap_roots.GapRoots.gap_event` decides it — a sign
         change is a root, a dip (rate from negative to positive, both ends
         open) whose minimum is below ``−GAP_EVENT_TOL`` a root before the
         minimum — with brentq to ``TIME_TOL`` on ``curves`` (the exact
@@ -479,7 +487,7 @@ def _low_minima_closed_form(
     turning: np.ndarray,
     low: float,
 ) -> np.ndarray:
-    """:meth:`AffineScanMixin._low_minima` with the gaps' closed forms, one gap at a time.
+    """:meth:`AffineScan._low_minima` with the gaps' closed forms, one gap at a time.
 
     The same Newton steps from the same secant start and the same test of
     the minimum ``g − u² / 2u̇``, on values that agree with the phase's rows

@@ -1,6 +1,6 @@
 """Event handling of the event-driven stepper: what happens at an event (MECHANICS §2, §3).
 
-:class:`HandlingMixin` gathers every contact open by at most ``GAP_TOL``
+:class:`EventHandler` gathers every contact open by at most ``GAP_TOL``
 or overlapping by at most ``PENETRATION_TOL`` (junction features included),
 resolves impacts with the scene's law on all of them (grazing approaches
 taken up silently), lets the contact LCP choose which
@@ -34,6 +34,7 @@ from solver.frames import Event, Frame, StepOutput
 from solver.gap_set import FEW_PAIRS
 from solver.geometry import Segment
 from solver.impact import ImpactResult, ImpactStage, resolve_impact
+from solver.motion_state import MotionState, Setup
 from solver.single_contact import resolve_single_impact
 from solver.stages import ImpactStages, SharedImpactStages
 from solver.system import Contact
@@ -103,7 +104,7 @@ def creeping_modes(
     ever lower in a corner whose wall can jam it (``μ ≥ tan(wedge/2)``)
     leaves slips of 1e-8 to 2e-7 m/s, and sliding in those directions the
     contact problem has no solution at all (Painlevé-type: friction drives
-    the ball into the wedge). :meth:`HandlingMixin._settle` then resolves it
+    the ball into the wedge). :meth:`EventHandler.settle` then resolves it
     as a tangential impact without collision: a creeping contact takes its
     friction from its cone, and when it sticks its slip is projected away
     (a plastic tangential impulse, its energy booked as dissipated).
@@ -143,8 +144,13 @@ def one_row_solution(k: float, b: float) -> float:
     return b * (1.0 / k)
 
 
-class HandlingMixin:
-    """What happens at an event (part of :class:`solver.events.EventDrivenStepper`)."""
+class EventHandler:
+    """What happens at an event (a part of the event-driven stepper).
+
+    The contact set, impacts with the scene's law, the contact LCP,
+    lift-off and stick/slip reports, projection; the Zeno summer is told
+    of every impact.
+    """
 
     lean_settle: bool = True
     """Whether :meth:`_settle` takes its short routes (nothing closed; one closed
@@ -152,19 +158,31 @@ class HandlingMixin:
     state) and :meth:`_project` skips a one-row velocity projection with nothing to
     remove (``Gᵀv = 0``); the tests compare them with the general route."""
 
-    def _handle(self, out: StepOutput, found: FoundEvent) -> None:
-        previous = dict(self._active)
+    def __init__(
+        self,
+        setup: Setup,
+        motion: MotionState,
+        contacts: Any,
+        pairs: Any,
+        recorder: Any,
+        zeno: Any,
+    ) -> None:
+        self.s, self.m, self.contacts, self.pairs = setup, motion, contacts, pairs
+        self.recorder, self.zeno = recorder, zeno
+
+    def handle(self, out: StepOutput, found: FoundEvent) -> None:
+        previous = dict(self.m.active)
         hints: dict[Hashable, str] = {}
         if found.kind == "friction" and previous[found.key][1] == "stick":
             # the friction needed has reached μλ: the contact starts to slide
             # against it (the LCP at this very instant would still allow sticking)
-            forces = self._active_forces(self.t, self._q, self._v)[1]
+            forces = self.contacts.active_forces(self.m.t, self.m.q, self.m.v)[1]
             k = list(previous).index(found.key)
             hints[found.key] = "slip+" if forces.friction_force[k] < 0.0 else "slip-"
         pressing = frozenset()
-        if found.kind == "gap" and self._stalled and found.key not in previous:
+        if found.kind == "gap" and self.m.stalled and found.key not in previous:
             pressing = self._pressing_from_zero(found.key)
-        self._settle(out, previous, hints, pressing)
+        self.settle(out, previous, hints, pressing)
 
     def _pressing_from_zero(self, key: Hashable) -> frozenset[Hashable]:
         """``{key}`` if its contact rests closed, or hops within ``GAP_TOL``: it presses.
@@ -185,8 +203,8 @@ class HandlingMixin:
         is a ``liftoff`` event as usual); its remaining ``u_n`` is projected
         away. Without this the instant repeats until ``MAX_STALLED_EVENTS``.
         """
-        pair = self._kin.pairs[key]
-        e = self._kin.evaluate(pair, self._q, self._v)
+        pair = self.s.kin.pairs[key]
+        e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
         if not -PENETRATION_TOL <= e.g <= GAP_TOL:
             return frozenset()
         if abs(e.u_n) <= REST_SPEED_TOL:
@@ -197,7 +215,7 @@ class HandlingMixin:
             return frozenset({key})
         return frozenset()
 
-    def _closed_pairs(self, known: Sequence[Contact] | None = None) -> PairRows | None:
+    def closed_pairs(self, known: Sequence[Contact] | None = None) -> PairRows | None:
         """Every pair with ``-PENETRATION_TOL ≤ g ≤ GAP_TOL`` now, in scene order.
 
         ``None`` when there are a few candidate pairs and the closed ones are
@@ -211,15 +229,15 @@ class HandlingMixin:
         again at the same instant, the next event leaves it out again, and
         the run stops after ``MAX_STALLED_EVENTS``.
         """
-        every = self._all_candidates()
+        every = self.pairs.all_candidates()
         if not len(every):
             return every.pairs
-        g = every.gaps(self._q, band=True)
+        g = every.gaps(self.m.q, band=True)
         if len(every) <= FEW_PAIRS:
             # a few pairs: chosen and ordered in floats, as below (a stable sort by disk)
             rows = [n for n, x in enumerate(g.tolist()) if -PENETRATION_TOL <= x <= GAP_TOL]
             if not rows:
-                return self._no_gaps.pairs  # the empty pair rows every use shares
+                return self.s.no_gaps.pairs  # the empty pair rows every use shares
             if len(rows) > 1:
                 first, second = every.first.tolist(), every.second.tolist()
                 rows.sort(key=lambda n: (first[n], second[n]))
@@ -232,19 +250,19 @@ class HandlingMixin:
             touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
         return every.pairs.select(touching)
 
-    def _closed(self, pairs: PairRows) -> Sequence[Contact]:
+    def closed(self, pairs: PairRows) -> Sequence[Contact]:
         """The closed ``pairs`` at the current velocities, those with a nonzero normal Jacobian.
 
         Beads on one rail (a chain) stay arrays (:class:`RailContacts`); a
         :class:`Contact` is made only for one that is read.
         """
-        evals = self._kin.evaluate_many(pairs, self._q, self._v)
+        evals = self.s.kin.evaluate_many(pairs, self.m.q, self.m.v)
         if isinstance(evals, RailContacts):
             keep = np.any(evals.G_local != 0.0, axis=1)
             return evals if keep.all() else evals.select(keep)
         return [e for e in evals if e.inside and e.G_local.any()]
 
-    def _settle(
+    def settle(
         self,
         out: StepOutput,
         previous: dict[Hashable, tuple[ContactPair, str]],
@@ -265,12 +283,12 @@ class HandlingMixin:
         if not self.lean_settle:
             known = None
         # impacts change velocities only; None: the closed pairs are known's
-        pairs = self._closed_pairs(known)
+        pairs = self.closed_pairs(known)
         if pairs is not None and not len(pairs) and self.lean_settle:
             # nothing closed: no impact, no contact problem, nothing to project; the
             # contacts that were active have lifted off
-            self._active = {}
-            self._phase_forces = None
+            self.m.active = {}
+            self.m.phase_forces = None
             self._report_changes(out, previous, impacted)
             return
         first_round = True
@@ -281,8 +299,8 @@ class HandlingMixin:
                 closed = [e for e in known if e.inside and e.G_local.any()]  # as _closed keeps
             else:
                 if pairs is None:  # after an impact: the same positions, the same pairs
-                    pairs = self._closed_pairs()
-                closed = self._closed(pairs)
+                    pairs = self.closed_pairs()
+                closed = self.closed(pairs)
             known = None  # an impact changes the velocities
             if (
                 self.lean_settle
@@ -306,7 +324,7 @@ class HandlingMixin:
                 # every law is given all closed contacts: the staged and poisson laws
                 # act on the separating ones too (paper 000), the sequential law takes
                 # one at a time until none approaches (a jam cascades through rounds)
-                self._impact(out, closed)
+                self.impact(out, closed)
                 impacted = True
             else:
                 self._absorb(subset(closed, u_n < REST_SPEED_TOL))
@@ -321,36 +339,36 @@ class HandlingMixin:
         if pressing:
             resting |= np.array([key in pressing for key in contact_keys(closed)], dtype=bool)
         closed = subset(closed, resting)
-        self._active = {}
-        self._phase_forces = None
+        self.m.active = {}
+        self.m.phase_forces = None
         if len(closed):
-            f = self.system.applied_force(self.t, self._q, self._v)
+            f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v)
             hints = hints or {}
             modes = [hints.get(key) for key in contact_keys(closed)] if hints else None
             try:
-                forces = solve_contact_problem(closed, self._M_inv, f, modes=modes)
+                forces = solve_contact_problem(closed, self.s.M_inv, f, modes=modes)
             except SolverError:
                 creeping = creeping_modes(closed, modes)
                 if creeping is None:
                     raise
-                forces = solve_contact_problem(closed, self._M_inv, f, modes=creeping)
+                forces = solve_contact_problem(closed, self.s.M_inv, f, modes=creeping)
             tol = 1e-12 * (1.0 + float(np.max(forces.lam)))
             chosen = np.arange(len(closed)) if pressing else np.nonzero(forces.lam > tol)[0]
             known = []
             for k in chosen.tolist():
                 e = closed[k]
                 if forces.lam[k] > tol or e.key in pressing:
-                    self._active[e.key] = (self._kin.pairs[e.key], forces.modes[k])
+                    self.m.active[e.key] = (self.s.kin.pairs[e.key], forces.modes[k])
                     known.append(e)
             if not isinstance(closed, RailContacts):
                 # evaluated at this state, as the projection would evaluate them
-                state = (tuple(self._active), self._q.tobytes(), self._v.tobytes())
-                self._kept_contacts = (state, known)
-        self._project()
+                state = (tuple(self.m.active), self.m.q.tobytes(), self.m.v.tobytes())
+                self.contacts.kept = (state, known)
+        self.project()
         self._report_changes(out, previous, impacted)
         if impacted:
             # without active contacts nothing was projected: the evaluations still hold
-            self._check_zeno(out, [] if self._active else evaluated)
+            self.zeno.check_zeno(out, [] if self.m.active else evaluated)
 
     def _settle_one(
         self, out: StepOutput, previous: dict[Hashable, tuple[ContactPair, str]], contact: Contact
@@ -362,21 +380,21 @@ class HandlingMixin:
         general solution's bits, with ``λ`` alone deciding as there), then
         positions and velocities are projected and changes reported.
         """
-        self._active = {}
-        self._phase_forces = None
+        self.m.active = {}
+        self.m.phase_forces = None
         if abs(contact.u_n) <= max(IMPACT_SPEED_TOL, REST_SPEED_TOL):
-            f = self.system.applied_force(self.t, self._q, self._v)
-            lam = frictionless_multiplier(contact, self._M_inv, f)
+            f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v)
+            lam = frictionless_multiplier(contact, self.s.M_inv, f)
             known = []
             if lam > 1e-12 * (1.0 + lam):
-                self._active[contact.key] = (self._kin.pairs[contact.key], "stick")
+                self.m.active[contact.key] = (self.s.kin.pairs[contact.key], "stick")
                 known.append(contact)
-            state = (tuple(self._active), self._q.tobytes(), self._v.tobytes())
-            self._kept_contacts = (state, known)
-        self._project()
+            state = (tuple(self.m.active), self.m.q.tobytes(), self.m.v.tobytes())
+            self.contacts.kept = (state, known)
+        self.project()
         self._report_changes(out, previous, False)
 
-    def _at_velocities(self, contact: Contact) -> Contact | None:
+    def at_velocities(self, contact: Contact) -> Contact | None:
         """``contact``, evaluated at the current positions, at the current velocities.
 
         A disk in a segment's region: its gap, normal, tangent, point and
@@ -385,43 +403,43 @@ class HandlingMixin:
         so only ``u_n = n·ċ`` and ``u_t = t·ċ + rω`` change, formed as there.
         None for any other pair (it is evaluated afresh).
         """
-        pair = self._kin.pairs[contact.key]
+        pair = self.s.kin.pairs[contact.key]
         if pair.j >= 0 or not isinstance(pair.feature, Segment):
             return None
-        c, cdot, omega = self.system.disk_motion(self._q, self._v, pair.i)
+        c, cdot, omega = self.s.system.disk_motion(self.m.q, self.m.v, pair.i)
         rel = np.asarray(cdot, dtype=float)
         if pair.feature.nearest(c) is None or not all(map(math.isfinite, rel.tolist())):
             return None
         c = contact
         return Contact(
             c.key, c.body, c.other, c.g, c.n, c.t, c.point, c.dofs, c.G_local, c.H_local,
-            float(c.n.dot(rel)), float(c.t.dot(rel) + self._kin.radii[pair.i] * omega),
+            float(c.n.dot(rel)), float(c.t.dot(rel) + self.s.kin.radii[pair.i] * omega),
             c.gamma_n, c.gamma_t, c.restitution, c.friction, c.N, c.inside,
         )  # fmt: skip
 
     def _accelerations(self) -> np.ndarray | None:
         """``q̈`` (N,) of the motion that led to this instant (active contacts as they were)."""
-        if self._active:
-            return self._active_forces(self.t, self._q, self._v)[1].qdd
-        return self.system.applied_force(self.t, self._q, self._v) * self._M_inv
+        if self.m.active:
+            return self.contacts.active_forces(self.m.t, self.m.q, self.m.v)[1].qdd
+        return self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
 
     def _report_changes(
         self, out: StepOutput, previous: dict[Hashable, tuple[ContactPair, str]], impacted: bool
     ) -> None:
-        new_bodies = {pair.body for pair, _ in self._active.values()}
+        new_bodies = {pair.body for pair, _ in self.m.active.values()}
         for key, (pair, mode) in previous.items():
-            if key not in self._active:
+            if key not in self.m.active:
                 if not impacted and pair.body not in new_bodies:
                     out.events.append(
-                        Event(t=self.t, type="liftoff", body=pair.body, other=pair.other)
+                        Event(t=self.m.t, type="liftoff", body=pair.body, other=pair.other)
                     )
                 continue
-            new_mode = self._active[key][1]
+            new_mode = self.m.active[key][1]
             if new_mode != mode:
                 kind = "stick" if new_mode == "stick" else "slip"
                 out.events.append(
                     Event(
-                        t=self.t,
+                        t=self.m.t,
                         type=kind,
                         body=pair.body,
                         other=pair.other,
@@ -438,14 +456,14 @@ class HandlingMixin:
         removed (of order ``m · IMPACT_SPEED_TOL²``) is booked as dissipated.
         """
         if len(closed) == 1:
-            result = self._newton_single(closed[0], 0.0)
+            result = self.newton_single(closed[0], 0.0)
         else:
             G = self._columns(closed, "G_local")
-            result = resolve_impact(self.system.M_diag, G, self._v, 0.0, law="staged")
-        self._v = np.array(result.v_plus, dtype=float)
-        self._impact_loss -= float(result.energy_change)
+            result = resolve_impact(self.s.system.M_diag, G, self.m.v, 0.0, law="staged")
+        self.m.v = np.array(result.v_plus, dtype=float)
+        self.m.impact_loss -= float(result.energy_change)
 
-    def _newton_output(
+    def newton_output(
         self,
         out: StepOutput,
         pair: ContactPair,
@@ -466,14 +484,14 @@ class HandlingMixin:
         does not approach. For callers that resolve the impact themselves
         (a free flight's bounce, a bead between stops), bit for bit.
         """
-        q, work, t, v_minus = self._q, self._work, self.t, self._v
+        q, work, t, v_minus = self.m.q, self.m.work, self.m.t, self.m.v
         out.frames.append(
-            Frame(t, "pre", q.copy(), v_minus.copy(), (), self._energy(q, v_minus, work))
+            Frame(t, "pre", q.copy(), v_minus.copy(), (), self.recorder.energy(q, v_minus, work))
         )
-        self._v = v_plus
-        self._impact_loss -= energy_change
+        self.m.v = v_plus
+        self.m.impact_loss -= energy_change
         out.frames.append(
-            Frame(t, "post", q.copy(), v_plus.copy(), (), self._energy(q, v_plus, work))
+            Frame(t, "post", q.copy(), v_plus.copy(), (), self.recorder.energy(q, v_plus, work))
         )
         hit = frozenset((pair.key,)) if impulse > 0.0 else frozenset()
         if hit:
@@ -492,19 +510,18 @@ class HandlingMixin:
                     impact_stages=ImpactStages(dofs, G, 0, [stage]),
                 )
             )
-        self._zeno.record(t, hit)
-        self._cluster.record(t, hit)
+        self.zeno.record(t, hit)
 
-    def _impact(self, out: StepOutput, closed: Sequence[Contact]) -> None:
+    def impact(self, out: StepOutput, closed: Sequence[Contact]) -> None:
         """One impact of the closed contacts; frames ``pre`` and ``post``, events per contact."""
-        v_minus = self._v.copy()
-        result = self._law_result(closed, v_minus)
-        out.frames.append(self._frame(self.t, "pre", self._y()))
-        self._v = np.array(result.v_plus, dtype=float)
-        self._impact_loss -= float(result.energy_change)
-        out.frames.append(self._frame(self.t, "post", self._y()))
+        v_minus = self.m.v.copy()
+        result = self.law_result(closed, v_minus)
+        out.frames.append(self.recorder.frame(self.m.t, "pre", self.m.y()))
+        self.m.v = np.array(result.v_plus, dtype=float)
+        self.m.impact_loss -= float(result.energy_change)
+        out.frames.append(self.recorder.frame(self.m.t, "post", self.m.y()))
         # one copy shared by the events of all contacts (a copy each grew as contacts × N)
-        v_plus = self._v.copy()
+        v_plus = self.m.v.copy()
         impulse = np.asarray(result.impulse, dtype=float)
         tangent = getattr(result, "tangent_impulse", None)
         tangent = np.zeros(len(closed)) if tangent is None else np.asarray(tangent, dtype=float)
@@ -538,7 +555,7 @@ class HandlingMixin:
         ):
             out.events.append(
                 Event(
-                    t=self.t,
+                    t=self.m.t,
                     type="impact",
                     body=body,
                     other=other,
@@ -552,17 +569,17 @@ class HandlingMixin:
                 )
             )
         if not result.admissible:
-            u_plus = np.asarray(self._columns(closed, "G_local").T @ self._v).ravel()
+            u_plus = np.asarray(self._columns(closed, "G_local").T @ self.m.v).ravel()
             worst = int(np.argmin(u_plus))
             out.events.append(
                 Event(
-                    t=self.t,
+                    t=self.m.t,
                     type="inadmissible",
                     body=closed[worst].body,
                     other=closed[worst].other,
                     v_minus=v_minus,
                     v_plus=v_plus,
-                    message=f"the {self._law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
+                    message=f"the {self.s.law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
                 )
             )
         if isinstance(closed, RailContacts):
@@ -571,10 +588,9 @@ class HandlingMixin:
             hit = frozenset(
                 e.key for e, p_n in zip(closed, impulse.tolist(), strict=True) if p_n > 0.0
             )
-        self._zeno.record(self.t, hit)
-        self._cluster.record(self.t, hit)
+        self.zeno.record(self.m.t, hit)
 
-    def _law_result(self, closed: Sequence[Contact], v_minus: np.ndarray) -> ImpactResult:
+    def law_result(self, closed: Sequence[Contact], v_minus: np.ndarray) -> ImpactResult:
         """The scene's impact law on the ``closed`` contacts from velocities ``v_minus``.
 
         One contact takes the closed form (:mod:`solver.single_contact`) where it decides.
@@ -582,13 +598,13 @@ class HandlingMixin:
         if len(closed) == 1:
             e = closed[0]
             if e.friction == 0.0:
-                return self._newton_single(e, e.restitution, v_minus)
+                return self.newton_single(e, e.restitution, v_minus)
             single = resolve_single_impact(
-                self.system.M_diag,
+                self.s.system.M_diag,
                 e.G_local,
                 v_minus,
                 e.restitution,
-                self._law,
+                self.s.law,
                 h=e.H_local,
                 friction=e.friction,
                 dofs=e.dofs,
@@ -604,9 +620,11 @@ class HandlingMixin:
         kwargs: dict[str, Any] = {}
         if np.any(friction > 0.0):
             kwargs = {"H": self._columns(closed, "H_local"), "friction": friction}
-        return resolve_impact(self.system.M_diag, G, v_minus, restitution, law=self._law, **kwargs)
+        return resolve_impact(
+            self.s.system.M_diag, G, v_minus, restitution, law=self.s.law, **kwargs
+        )
 
-    def _newton_single(
+    def newton_single(
         self, contact: Contact, restitution: float, v: np.ndarray | None = None
     ) -> ImpactResult:
         """Impact of one frictionless contact in closed form (Newton's law).
@@ -634,10 +652,10 @@ class HandlingMixin:
         ImpactResult
             One stage; the plastic multiplier is ``Λ/(1 + e)``.
         """
-        v = self._v if v is None else v
+        v = self.m.v if v is None else v
         dofs, G = contact.dofs, contact.G_local
-        v_plus, dv, energy_change = self._newton_jump(contact, restitution, v)
-        impulse = float(G.dot(self.system.M_diag[dofs] * dv[dofs])) / float(G.dot(G))
+        v_plus, dv, energy_change = self.newton_jump(contact, restitution, v)
+        impulse = float(G.dot(self.s.system.M_diag[dofs] * dv[dofs])) / float(G.dot(G))
         lam = np.array([impulse / (1.0 + restitution)])
         stage = ImpactStage(
             y=v.copy(),
@@ -652,10 +670,10 @@ class HandlingMixin:
             energy_change=energy_change,
             admissible=True,
             tangent_impulse=np.zeros(1),
-            law=self._law,
+            law=self.s.law,
         )
 
-    def _newton_jump(
+    def newton_jump(
         self,
         contact: Contact,
         restitution: float,
@@ -676,20 +694,20 @@ class HandlingMixin:
             ``T⁺ − T⁻`` (J).
         """
         dofs, G = contact.dofs, contact.G_local
-        step, k = self._jump_direction(contact) if direction is None else direction
+        step, k = self.jump_direction(contact) if direction is None else direction
         u = float(G.dot(v[dofs]))
-        dv = np.zeros(self._N)
+        dv = np.zeros(self.s.N)
         dv[dofs] = (-(1.0 + restitution) * u) * step  # a contact's dofs are distinct
         return v + dv, dv, -0.5 * (1.0 - restitution * restitution) * u * u / k
 
-    def _jump_direction(self, contact: Contact) -> tuple[np.ndarray, float]:
+    def jump_direction(self, contact: Contact) -> tuple[np.ndarray, float]:
         """``M⁻¹G/(GᵀM⁻¹G)`` on the contact's coordinates and ``GᵀM⁻¹G`` (1/kg, or per kg·m²).
 
         A frictionless impact of the contact changes the velocities along the
         first, by ``−(1 + e) u_n`` times it.
         """
         G = contact.G_local
-        w = G * self._M_inv[contact.dofs]
+        w = G * self.s.M_inv[contact.dofs]
         k = float(G.dot(w))
         return w / k, k
 
@@ -698,37 +716,22 @@ class HandlingMixin:
         if isinstance(evals, RailContacts):
             dofs, values = evals.dofs, getattr(evals, field)
             K = len(evals)
-            if self._N <= SPARSE_ABOVE:
-                dense = np.zeros((self._N, K))
+            if self.s.N <= SPARSE_ABOVE:
+                dense = np.zeros((self.s.N, K))
                 dense[dofs, np.arange(K)[:, None]] = values
                 return dense
             cols = np.repeat(np.arange(K), dofs.shape[1])
             return scipy.sparse.csc_matrix(
-                (values.ravel(), (dofs.ravel(), cols)), shape=(self._N, K)
+                (values.ravel(), (dofs.ravel(), cols)), shape=(self.s.N, K)
             )
-        if self._N <= SPARSE_ABOVE:
+        if self.s.N <= SPARSE_ABOVE:
             return np.column_stack([e.G if field == "G_local" else e.H for e in evals])
         rows = np.concatenate([e.dofs for e in evals])
         cols = np.concatenate([np.full(len(e.dofs), k) for k, e in enumerate(evals)])
         data = np.concatenate([getattr(e, field) for e in evals])
-        return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(self._N, len(evals)))
+        return scipy.sparse.csc_matrix((data, (rows, cols)), shape=(self.s.N, len(evals)))
 
-    def _active_contacts(self, q: np.ndarray, v: np.ndarray) -> list[Contact]:
-        """The active contacts evaluated at ``(q, v)``; the last evaluation again at the same state.
-
-        Evaluating is deterministic: for the same active set at a state equal
-        bit for bit to the one last evaluated (a contact at rest, whose phase
-        ends where it began) the contacts made then are the answer.
-        """
-        state = (tuple(self._active), q.tobytes(), v.tobytes())
-        kept = getattr(self, "_kept_contacts", None)
-        if kept is not None and kept[0] == state:
-            return kept[1]
-        evals = self._active_evals(q, v)
-        self._kept_contacts = (state, evals)
-        return evals
-
-    def _project(self) -> None:
+    def project(self) -> None:
         """Put active contacts back on ``g = 0``, their velocities on ``u_n = 0``.
 
         Sticking contacts also get ``u_t = 0``. Both projections are
@@ -741,23 +744,23 @@ class HandlingMixin:
         ``Gᵀv = ±0`` its velocities are kept (the subtraction's bits) and
         ``T − T`` is booked.
         """
-        if not self._active:
+        if not self.m.active:
             return
-        M_inv = self._M_inv[:, None]
-        evals = self._active_contacts(self._q, self._v)
+        M_inv = self.s.M_inv[:, None]
+        evals = self.contacts.active_contacts(self.m.q, self.m.v)
         for _ in range(MAX_PROJECTION_ITERATIONS):
             g = [e.g for e in evals]
             if (abs(g[0]) if len(g) == 1 else np.max(np.abs(g))) <= 1e-14:
                 break
             if len(evals) == 1:
-                w = self._M_inv * evals[0].G
+                w = self.s.M_inv * evals[0].G
                 shift = w * one_row_solution(float(evals[0].G.dot(w)), g[0])
-                self._q = self._q - (shift + 0.0)  # W @ x of one column: 0 + w x
+                self.m.q = self.m.q - (shift + 0.0)  # W @ x of one column: 0 + w x
             else:
                 G = np.column_stack([e.G for e in evals])
                 W = M_inv * G
-                self._q = self._q - W @ np.linalg.lstsq(G.T @ W, g, rcond=1e-12)[0]
-            evals = self._active_contacts(self._q, self._v)
+                self.m.q = self.m.q - W @ np.linalg.lstsq(G.T @ W, g, rcond=1e-12)[0]
+            evals = self.contacts.active_contacts(self.m.q, self.m.v)
         else:
             raise SolverError(
                 f"projecting the active contacts onto g = 0 did not converge in "
@@ -766,23 +769,23 @@ class HandlingMixin:
         columns = [e.G for e in evals]
         columns += [
             e.H
-            for e, (_, mode) in zip(evals, self._active.values(), strict=True)
+            for e, (_, mode) in zip(evals, self.m.active.values(), strict=True)
             if mode == "stick" and e.friction > 0.0
         ]
-        kinetic_before = self.system.kinetic_energy(self._v)
+        kinetic_before = self.s.system.kinetic_energy(self.m.v)
         if len(columns) == 1:
-            w = self._M_inv * columns[0]
-            k, b = float(columns[0].dot(w)), float(columns[0].dot(self._v))
+            w = self.s.M_inv * columns[0]
+            k, b = float(columns[0].dot(w)), float(columns[0].dot(self.m.v))
             if self.lean_settle and b == 0.0 and LAPACK_SCALED < k < 1.0 / LAPACK_SCALED:
                 # x = b/k = ±0 with w finite (as k is): w x + 0.0 is +0.0 throughout and
                 # v − 0.0 is v to the bit (−0.0 and NaN entries too); the loss is T − T
-                self._v = self._v.copy()  # a new array, as the subtraction makes
-                self._impact_loss += kinetic_before - kinetic_before
+                self.m.v = self.m.v.copy()  # a new array, as the subtraction makes
+                self.m.impact_loss += kinetic_before - kinetic_before
                 return
             x = one_row_solution(k, b)
-            self._v = self._v - (w * x + 0.0)  # W @ x of one column: 0 + w x
+            self.m.v = self.m.v - (w * x + 0.0)  # W @ x of one column: 0 + w x
         else:
             C = np.column_stack(columns)
             W = M_inv * C
-            self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
-        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
+            self.m.v = self.m.v - W @ np.linalg.lstsq(C.T @ W, C.T @ self.m.v, rcond=1e-12)[0]
+        self.m.impact_loss += kinetic_before - self.s.system.kinetic_energy(self.m.v)

@@ -1,6 +1,6 @@
 """Event location of the event-driven stepper: where a flight piece ends.
 
-:class:`LocationMixin` scans a piece for the first event — a watched gap
+:class:`EventLocator` scans a piece for the first event — a watched gap
 closing (its time is found by :mod:`solver.gap_roots`), an active contact's
 λ reaching 0 (lift-off), its slip or friction changing (stick/slip), the
 disk leaving its feature (region), or a rest-length spring's ends meeting —
@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -35,6 +36,7 @@ from solver.gap_closing import clear_rows, closing_times
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
+from solver.motion_state import MotionState, Setup
 
 CLEAR_MARGIN = GAP_TOL + PENETRATION_TOL
 """Clearance (m) a free flight's gap must provably keep above ``−PENETRATION_TOL``
@@ -64,15 +66,29 @@ class FoundEvent:
     key: Hashable | None
 
 
-class LocationMixin:
-    """Where the next event is (part of :class:`solver.events.EventDrivenStepper`)."""
+class EventLocator:
+    """Where the next event of a piece of motion is (a part of the event-driven stepper).
 
-    def _linear_scan(self, piece: Piece, gaps: GapSet, model: LinearBeadModel) -> FoundEvent | None:
+    Gaps through :class:`solver.gap_roots.GapRoots`, affine gaps through
+    :class:`solver.affine_gaps.AffineScan`; owns what a flight's scan left
+    unresolved (``_unresolved``).
+    """
+
+    def __init__(
+        self, setup: Setup, motion: MotionState, contacts: Any, smooth: Any, roots: Any
+    ) -> None:
+        self.s, self.m, self.contacts, self.smooth, self.roots = (
+            setup, motion, contacts, smooth, roots
+        )  # fmt: skip
+        self.affine: Any = None  # wired by the stepper
+        self._unresolved: tuple[GapSet, bytes, GapSet] | None = None  # of flight_scan
+
+    def linear_scan(self, piece: Piece, gaps: GapSet, model: LinearBeadModel) -> FoundEvent | None:
         """Earliest event of a closed-form piece: :meth:`_scan`, then spring sign changes.
 
         Gaps, lift-off and the contacts' other tests are scanned on the exact
         ``(q, v)`` at ``SUBPOINTS_LINEAR`` sub-points (screened by
-        :meth:`solver.affine_gaps.AffineScanMixin._screened_scan`), and λ also at its minima
+        :meth:`solver.affine_gaps.AffineScan.screened_scan`), and λ also at its minima
         between them (:meth:`_reaction_dip`). A rest-length spring
         whose ends meet before that event (its separation reaching 0, also
         at a minimum between sub-points) ends the piece with a ``spring``
@@ -80,7 +96,7 @@ class LocationMixin:
         """
         motion = piece.motion
         n_sub = self._linear_subpoints(piece) if len(gaps) else SUBPOINTS_LINEAR
-        found = self._screened_scan(piece, gaps, n_sub)
+        found = self.affine.screened_scan(piece, gaps, n_sub)
         end = found.t if found is not None else piece.tb
         dip = self._reaction_dip(piece, gaps, end)
         if dip is not None:
@@ -130,7 +146,7 @@ class LocationMixin:
         """
         _, V = piece.motion.state(np.linspace(piece.ta, piece.tb, SUBPOINTS_FLIGHT + 1))
         travel = 1.5 * float(np.max(np.abs(V), initial=0.0)) * (piece.tb - piece.ta)
-        wanted = math.ceil(2.0 * travel / self._r_min) if math.isfinite(travel) else 1024
+        wanted = math.ceil(2.0 * travel / self.s.r_min) if math.isfinite(travel) else 1024
         return min(max(wanted, SUBPOINTS_LINEAR), 1024)  # np.clip costs ~10 us on scalars
 
     def _reaction_dip(self, piece: Piece, gaps: GapSet, end: float) -> FoundEvent | None:
@@ -147,7 +163,7 @@ class LocationMixin:
         """
         motion = piece.motion
         flow = motion.flow
-        if not self._active or not len(flow.A):
+        if not self.m.active or not len(flow.A):
             return None
         ts = np.linspace(piece.ta, end, SUBPOINTS_LINEAR + 1)
         M_inv_AT = np.linalg.solve(flow.M, flow.A.T)
@@ -163,7 +179,7 @@ class LocationMixin:
             return f_dot @ to_rate.T
 
         rate = rates(ts)
-        keys = [pair.key for pair, _ in self._active.values()]
+        keys = [pair.key for pair, _ in self.m.active.values()]
         for j in range(1, len(ts)):
             ta, tb = ts[j - 1], ts[j]
             best: FoundEvent | None = None
@@ -187,26 +203,26 @@ class LocationMixin:
                 return best
         return None
 
-    def _event_values(
+    def event_values(
         self, t: float, y: np.ndarray, gaps: GapSet
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Gap values, their normal speeds, and the active contacts' event functions."""
-        N = self._N
+        N = self.s.N
         q, v = y[:N], y[N : 2 * N]
         g, u_n = gaps.values(q, v) if len(gaps) else (np.zeros(0), np.zeros(0))
-        return g, u_n, self._active_values(t, q, v)
+        return g, u_n, self.active_values(t, q, v)
 
-    def _active_values(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def active_values(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Per active contact: λ, the friction test (cone or slip speed), inside its feature.
 
         Each is positive while the phase's assumptions hold; a sign change is an event.
         """
-        if not self._active:
+        if not self.m.active:
             return np.zeros(0)
-        one = self._one_contact_forces(t, q, v)
+        one = self.smooth.one_contact_forces(t, q, v)
         if one is not None:  # the same tests on the one contact's closed form
-            _, mode = next(iter(self._active.values()))
-            reaction = self._fixed_mode()
+            _, mode = next(iter(self.m.active.values()))
+            reaction = self.smooth.fixed_mode()
             mu, scale = reaction.pair.friction, FORCE_EVENT_TOL * (1.0 + abs(one.lam))
             if mu <= 0.0:
                 friction = 1.0
@@ -215,10 +231,10 @@ class LocationMixin:
             else:
                 friction = (1.0 if mode == "slip+" else -1.0) * one.u_t + 1e-12
             return np.array((one.lam + scale, friction, 1.0 if reaction.inside(q) else -1.0))
-        evals, forces = self._active_forces(t, q, v)
+        evals, forces = self.contacts.active_forces(t, q, v)
         scale = FORCE_EVENT_TOL * (1.0 + float(np.max(np.abs(forces.lam))))
         values = []
-        for k, (e, (_, mode)) in enumerate(zip(evals, self._active.values(), strict=True)):
+        for k, (e, (_, mode)) in enumerate(zip(evals, self.m.active.values(), strict=True)):
             values.append(forces.lam[k] + scale)
             if e.friction > 0.0:
                 if mode == "stick":
@@ -240,12 +256,12 @@ class LocationMixin:
         Valid while ``_phase_forces`` is set (every active contact a disk on
         a segment); ``None`` when a row lies beyond a segment's ends.
         """
-        forces = self._phase_forces
+        forces = self.m.phase_forces
         scale = FORCE_EVENT_TOL * (1.0 + float(np.max(np.abs(forces.lam))))
-        values = np.ones((len(Q), 3 * len(self._active)))  # frictionless and inside: 1
-        for k, (pair, mode) in enumerate(self._active.values()):
-            C, Cdot, omega = self.system.disk_motions(Q, V, pair.i)
-            kin = disk_segment_contacts(pair.feature, C, Cdot, self._kin.radii[pair.i], omega)
+        values = np.ones((len(Q), 3 * len(self.m.active)))  # frictionless and inside: 1
+        for k, (pair, mode) in enumerate(self.m.active.values()):
+            C, Cdot, omega = self.s.system.disk_motions(Q, V, pair.i)
+            kin = disk_segment_contacts(pair.feature, C, Cdot, self.s.kin.radii[pair.i], omega)
             if not kin.inside.all():
                 return None
             values[:, 3 * k] = forces.lam[k] + scale
@@ -268,8 +284,8 @@ class LocationMixin:
         Without watched gaps, with constant contact forces and a vectorised
         state (a parabolic phase) they are computed for all times at once.
         """
-        if piece.states is not None and self._phase_forces is not None and not len(gaps):
-            N = self._N
+        if piece.states is not None and self.m.phase_forces is not None and not len(gaps):
+            N = self.s.N
             Y = piece.states(ts)
             rows = self._segment_active_values(Y[:, :N], Y[:, N : 2 * N])
             if rows is not None:
@@ -278,9 +294,9 @@ class LocationMixin:
                     yield none, none, row
                 return
         for t in ts:
-            yield self._event_values(t, piece.state(t), gaps)
+            yield self.event_values(t, piece.state(t), gaps)
 
-    def _closed_on_leaving(
+    def closed_on_leaving(
         self, piece: Piece, gaps: GapSet, ta: float, tb: float, g_a: np.ndarray, g_b: np.ndarray
     ) -> FoundEvent | None:
         """A vertex gap that closed before a feature ending at the vertex hid it.
@@ -302,13 +318,15 @@ class LocationMixin:
             left = rows[np.isfinite(g_a[rows]) & (g_a[rows] > 0.0) & np.isinf(g_b[rows])]
         best: FoundEvent | None = None
         for n in left:
-            if self._gap(piece, gaps, n, tb) < -GAP_EVENT_TOL:
-                t_hit = brentq(lambda t, n=n: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+            if self.roots.gap(piece, gaps, n, tb) < -GAP_EVENT_TOL:
+                t_hit = brentq(
+                    lambda t, n=n: self.roots.gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL
+                )
                 if best is None or t_hit < best.t:
                     best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
         return best
 
-    def _scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
+    def scan(self, piece: Piece, gaps: GapSet, n_sub: int) -> FoundEvent | None:
         """Earliest event in ``piece`` (or None), located to ``TIME_TOL``.
 
         A piece with a vectorised state and watched gaps (the gaps of a free
@@ -324,16 +342,16 @@ class LocationMixin:
         else:
             values = self._sub_point_values(piece, ts, gaps)
             intervals = range(1, len(ts))
-        active = list(self._active.values())
+        active = list(self.m.active.values())
         after, at = next(values), 0
         for j in intervals:
             while at < j - 1:  # values of the sub-intervals passed over
                 after, at = next(values), at + 1
             ta, tb = ts[j - 1], ts[j]
             before, after, at = after, next(values), j
-            best = self._gap_event(piece, gaps, ta, tb, before, after) if len(gaps) else None
+            best = self.roots.gap_event(piece, gaps, ta, tb, before, after) if len(gaps) else None
             if len(gaps):
-                left = self._closed_on_leaving(piece, gaps, ta, tb, before[0], after[0])
+                left = self.closed_on_leaving(piece, gaps, ta, tb, before[0], after[0])
                 if left is not None and (best is None or left.t < best.t):
                     best = left
             if active:
@@ -355,16 +373,16 @@ class LocationMixin:
         numbers of :meth:`GapSet.values`).
         """
         Y = piece.states(ts)
-        N = self._N
+        N = self.s.N
         many = gaps.values_many(Y[:, :N], Y[:, N : 2 * N])
         if many is None:
-            return [self._event_values(t, y, gaps) for t, y in zip(ts, Y, strict=True)]
+            return [self.event_values(t, y, gaps) for t, y in zip(ts, Y, strict=True)]
         g, u_n = many
-        if not self._active:
+        if not self.m.active:
             none = np.zeros(0)
             return [(g_k, u_k, none) for g_k, u_k in zip(g, u_n, strict=True)]
         return [
-            (g_k, u_k, self._active_values(t, y[:N], y[N : 2 * N]))
+            (g_k, u_k, self.active_values(t, y[:N], y[N : 2 * N]))
             for t, y, g_k, u_k in zip(ts, Y, g, u_n, strict=True)
         ]
 
@@ -376,7 +394,7 @@ class LocationMixin:
         True where any of the tests that start a search holds at its ends:
         a gap below ``−GAP_EVENT_TOL`` at the end, a dip (positive gaps, ``u_n``
         turning from negative to positive), a gap closed at the start
-        (:meth:`solver.gap_roots.GapRootMixin._gap_event`), a vertex gap finite
+        (:meth:`solver.gap_roots.GapRoots.gap_event`), a vertex gap finite
         and positive at the start and hidden at the end (:meth:`_closed_on_leaving`),
         an active contact's event function negative at the end
         (:meth:`_active_event`). Elsewhere those return None without a search.
@@ -394,7 +412,7 @@ class LocationMixin:
         if len(rows):
             va, vb = ga[:, rows], gb[:, rows]
             hit |= (np.isfinite(va) & (va > 0.0) & np.isinf(vb)).any(axis=1)
-        if self._active:
+        if self.m.active:
             f = np.array([v[2] for v in values])
             hit |= (f[1:] < 0).any(axis=1)
         return hit
@@ -433,7 +451,7 @@ class LocationMixin:
                 best = FoundEvent(t_hit, kind, key)
         return best
 
-    def _flight_scan(self, piece: Piece, gaps: GapSet, a: np.ndarray) -> FoundEvent | None:
+    def flight_scan(self, piece: Piece, gaps: GapSet, a: np.ndarray) -> FoundEvent | None:
         """Earliest gap closing in a free flight with constant accelerations ``a``.
 
         Gaps that are quadratics in time (segments, disk pairs with equal
@@ -445,23 +463,23 @@ class LocationMixin:
         if not len(gaps):
             return None
         y0 = piece.state(piece.ta)
-        q0, v0 = y0[: self._N], y0[self._N : 2 * self._N]
+        q0, v0 = y0[: self.s.N], y0[self.s.N : 2 * self.s.N]
         tau, unresolved = closing_times(gaps, q0, v0, a, piece.tb - piece.ta)
         best: FoundEvent | None = None
         n = int(tau.argmin())
         if math.isfinite(tau[n]):
             best = FoundEvent(piece.ta + float(tau[n]), "gap", gaps.pairs[n].key)
         end = best.t if best is not None else piece.tb
-        if unresolved.any() and not self._active:
+        if unresolved.any() and not self.m.active:
             # a gap that provably stays above GAP_TOL up to the end holds no event there
             rows = np.nonzero(unresolved)[0]
             clear = clear_rows(gaps, rows.tolist(), q0, v0, a, end - piece.ta, CLEAR_MARGIN)
             unresolved[rows[np.array(clear, dtype=bool)]] = False
         if unresolved.any():
             rest = self._unresolved_set(gaps, unresolved)
-            travel = float(np.max(np.abs(piece.state(end) - y0)[: self._N], initial=0.0))
-            n_sub = int(np.clip(math.ceil(2.0 * travel / self._r_min), SUBPOINTS_FLIGHT, 1024))
-            other = self._scan(Piece(piece.ta, end, piece.state, piece.states), rest, n_sub)
+            travel = float(np.max(np.abs(piece.state(end) - y0)[: self.s.N], initial=0.0))
+            n_sub = int(np.clip(math.ceil(2.0 * travel / self.s.r_min), SUBPOINTS_FLIGHT, 1024))
+            other = self.scan(Piece(piece.ta, end, piece.state, piece.states), rest, n_sub)
             if other is not None and (best is None or other.t < best.t):
                 best = other
         return best
@@ -476,13 +494,13 @@ class LocationMixin:
         cached = self._unresolved
         if cached is None or cached[0] is not gaps or cached[1] != key:
             rows = np.nonzero(unresolved)[0]
-            cached = (gaps, key, GapSet(self._kin, [gaps.pairs[k] for k in rows]))
+            cached = (gaps, key, GapSet(self.s.kin, [gaps.pairs[k] for k in rows]))
             self._unresolved = cached
         return cached[2]
 
     def _active_value(self, piece: Piece, gaps: GapSet, col: int, t: float) -> float:
         y = piece.state(t)
-        return float(self._active_values(t, y[: self._N], y[self._N : 2 * self._N])[col])
+        return float(self.active_values(t, y[: self.s.N], y[self.s.N : 2 * self.s.N])[col])
 
     def _bisect_region(self, piece: Piece, gaps: GapSet, col: int, ta: float, tb: float) -> float:
         for _ in range(200):

@@ -50,73 +50,67 @@ shrinking run (several) are summed with the law between closed-form flights
 to their accumulation point once they would rise less than ``ZENO_HEIGHT``
 (:mod:`solver.zeno_series`).
 
-The stepper is put together from one module per idea: the contact pairs and
-their gaps (:mod:`solver.contact_pairs`), the flight pieces
-(:mod:`solver.flight`), where the next event is (:mod:`solver.event_location`,
-:mod:`solver.gap_roots`), what happens at an event
-(:mod:`solver.event_handling`, :mod:`solver.zeno_series`) and what is written
-out (:mod:`solver.output_frames`); the tolerances are in
-:mod:`solver.event_tolerances`. This module holds the phase loop.
+The stepper is composed of parts, each owning its own state and reached
+through its methods; they share only the run's fixed :class:`~solver.
+motion_state.Setup` and the one :class:`~solver.motion_state.MotionState`
+(time, coordinates, velocities, work, active contacts):
+
+* ``contacts`` (:class:`solver.active_contacts.ActiveContacts`): the active
+  contacts' evaluations and forces at a state;
+* ``pairs`` (:class:`solver.candidates.CandidateSearch`): the broad phase;
+* ``smooth`` (:class:`solver.flight.SmoothMotion`): how the motion of a
+  phase is made (parabola, closed-form linear flow, DOP853);
+* ``locator`` with ``roots`` and ``affine`` (:mod:`solver.event_location`,
+  :mod:`solver.gap_roots`, :mod:`solver.affine_gaps`): where the next event is;
+* ``handler`` (:class:`solver.event_handling.EventHandler`): what happens at
+  an event; ``zeno`` (:class:`solver.zeno_series.ZenoSummer`): bounces summed
+  to their accumulation point;
+* ``recorder`` (:class:`solver.output_frames.Recorder`): frames on the
+  output grid;
+* the phase kinds, tried in this order: ``flight_phase``
+  (:class:`solver.flight_phases.FlightPhase`: a bounce train's next flight,
+  or a free flight under gravity), ``stop_phase``
+  (:class:`solver.stop_phases.StopPhase`: beads between stops) and the
+  ``general`` phase (:class:`solver.general_phase.GeneralPhase`), which
+  serves any scene.
+
+The tolerances are in :mod:`solver.event_tolerances`. This module holds the
+loop of phases; ``--debug`` (the logger ``solver.events`` at DEBUG) names
+each phase kind and event as it runs.
 """
 
 from __future__ import annotations
 
-import math
+import logging
 import time
-from collections.abc import Generator, Hashable
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
 
-from solver.affine_gaps import AffineScanMixin
-from solver.contact import ContactForces, solve_with_modes
-from solver.contact_pairs import ContactPair, DiskKinematics
-from solver.errors import InputError, SolverError
-from solver.event_handling import HandlingMixin
-from solver.event_location import FoundEvent, LocationMixin
-from solver.event_tolerances import (
-    GAP_TOL,
-    MAX_PHASES_PER_STEP,
-    MAX_STALLED_EVENTS,
-    STEP_WALL_SLICE_S,
-    SUBPOINTS_FLIGHT,
-    SUBPOINTS_ODE,
-    TIME_TOL,
-    ZENO_HEIGHT,
-)
-from solver.flight import FlightMixin, Parabola, Piece
-from solver.flight_phases import FlightPhaseMixin
+from solver.active_contacts import ActiveContacts
+from solver.affine_gaps import AffineScan
+from solver.candidates import CandidateSearch
+from solver.errors import SolverError
+from solver.event_handling import EventHandler
+from solver.event_location import EventLocator
+from solver.event_tolerances import GAP_TOL, MAX_PHASES_PER_STEP, STEP_WALL_SLICE_S, ZENO_HEIGHT
+from solver.flight import SmoothMotion
+from solver.flight_phases import FlightPhase
 from solver.frames import Event, StepOutput
-from solver.gap_roots import GapRootMixin
-from solver.gap_set import GapSet
-from solver.linear_flow import LinearFlow
-from solver.output_frames import OutputMixin
-from solver.stop_phases import StopPhaseMixin
-from solver.system import Contact
-from solver.zeno import ImpactCluster, ZenoWatch
-from solver.zeno_series import ZenoMixin
+from solver.gap_roots import GapRoots
+from solver.general_phase import GeneralPhase
+from solver.motion_state import MotionState, Setup
+from solver.output_frames import Recorder
+from solver.stop_phases import StopPhase
+from solver.zeno_series import ZenoSummer
 
 __all__ = ["GAP_TOL", "MAX_PHASES_PER_STEP", "ZENO_HEIGHT", "EventDrivenStepper"]
 
-
-def _positive(value: float, name: str) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0.0):
-        raise InputError(f"`{name}` must be a positive finite number, got {value!r}")
-    return value
+log = logging.getLogger(__name__)
 
 
-class EventDrivenStepper(
-    FlightMixin,
-    StopPhaseMixin,
-    FlightPhaseMixin,
-    AffineScanMixin,
-    LocationMixin,
-    GapRootMixin,
-    HandlingMixin,
-    ZenoMixin,
-    OutputMixin,
-):
+class EventDrivenStepper:
     """Event-driven simulation of a side-view scene (MECHANICS §4).
 
     Parameters
@@ -144,6 +138,9 @@ class EventDrivenStepper(
         Why the run finished or failed.
     system : System
         As given.
+    reached : float
+        How far (s) the motion is computed: ``t``, or further inside a phase
+        cut at a step's wall-time slice.
     """
 
     def __init__(
@@ -156,46 +153,54 @@ class EventDrivenStepper(
         closed_form: bool = True,
     ) -> None:
         self.system = system
-        self.t_end = _positive(t_end, "t_end")
-        self.dt_out = _positive(dt_out, "dt_out")
-        self.rtol = _positive(rtol, "rtol")
-        self.atol = _positive(atol, "atol")
-        self.status = "running"
-        self.message = ""
-        self.t = 0.0
-        self._N = system.N
-        self._M_inv = 1.0 / np.asarray(system.M_diag, dtype=float)  # M is diagonal (MECHANICS §1)
-        self._q = np.array(system.q0, dtype=float)
-        self._v = np.array(system.v0, dtype=float)
-        self._work = np.zeros(3)  # friction, damping dissipation and input work (J)
-        self._impact_loss = 0.0  # J dissipated by impacts (Zeno included)
-        self._kin = DiskKinematics(system)
-        self._active: dict[Hashable, tuple[ContactPair, str]] = {}
-        self._law = system.scene.contact.impact_law
-        self._flight = not system.has_springs and not system.has_forcing
-        # constant gravity force (N, N·m) of such scenes; their potential energy is −f·q
-        self._gravity = system.applied_force(0.0, self._q, self._v) if self._flight else None
-        radii = self._kin.radii
-        self._margin = self._choose_margin()
-        self._r_min = float(radii.min()) if len(radii) else 1.0
-        self._no_gaps = GapSet(self._kin, [])  # immutable: one empty set serves every use
-        self._pair_set = self._no_gaps
-        self._pairs_found_at: np.ndarray | None = None
-        self._watched: tuple[Any, ...] = (None, None, None)
-        self._unresolved: tuple[GapSet, bytes, GapSet] | None = None  # of _flight_scan
-        self._next_sample = 0
+        q0 = np.array(system.q0, dtype=float)
+        v0 = np.array(system.v0, dtype=float)
+        s = self.setup = Setup(system, t_end, dt_out, rtol, atol, closed_form, q0, v0)
+        m = self.motion = MotionState(q=q0, v=v0)
+        self.t_end, self.dt_out = s.t_end, s.dt_out
+        self.contacts = ActiveContacts(s, m)
+        self.pairs = CandidateSearch(s, m)
+        self.smooth = SmoothMotion(s, m, self.contacts)
+        self.recorder = Recorder(s, m, self.contacts, self.smooth)
+        self.zeno = ZenoSummer(s, m, self.pairs, self.recorder)
+        self.handler = EventHandler(s, m, self.contacts, self.pairs, self.recorder, self.zeno)
+        self.zeno.handler = self.handler
+        self.roots = GapRoots(s, m)
+        self.affine = AffineScan(s, m, self.roots)
+        self.locator = EventLocator(s, m, self.contacts, self.smooth, self.roots)
+        self.roots.affine = self.locator.affine = self.affine
+        self.affine.locator = self.locator
+        self.flight_phase = FlightPhase(
+            s, m, self.pairs, self.smooth, self.recorder, self.handler, self.zeno
+        )
+        self.stop_phase = StopPhase(
+            s, m, self.pairs, self.smooth, self.affine, self.recorder, self.handler, self.zeno
+        )
+        self.general = GeneralPhase(
+            s, m, self.pairs, self.smooth, self.locator, self.roots, self.recorder, self.handler
+        )
         self._started = False
-        self._stalled = 0
-        self._zeno = ZenoWatch()
-        self._cluster = ImpactCluster()
-        # constant for a whole phase, set only while every active contact is a disk on a segment
-        self._phase_forces: ContactForces | None = None
-        self._closed_form = bool(closed_form) and not self._flight
-        self._flows: dict[Hashable, LinearFlow] = {}  # per active set and spring orientation
-        self._across_spring = False  # the next phase crosses a spring's sign change
         self._cut: Generator[None, StepOutput, None] | None = None  # a phase cut by a slice
-        self._deadline = math.inf  # when the current step's wall-time slice ends (monotonic s)
-        self.reached = 0.0  # s: how far the motion is computed (t, or a cut phase's last piece)
+
+    @property
+    def t(self) -> float:
+        """Current time (s)."""
+        return self.motion.t
+
+    @property
+    def status(self) -> str:
+        """``"running"``, ``"finished"`` or ``"failed"``."""
+        return self.motion.status
+
+    @property
+    def message(self) -> str:
+        """Why the run finished or failed."""
+        return self.motion.message
+
+    @property
+    def reached(self) -> float:
+        """How far (s) the motion is computed: ``t``, or a cut phase's last piece."""
+        return max(self.motion.t, self.general.reached)
 
     def step(self) -> StepOutput:
         """Advance by at least one output sample or one event, or by ``MAX_PHASES_PER_STEP`` phases.
@@ -217,32 +222,34 @@ class EventDrivenStepper(
             raises.
         """
         out = StepOutput()
-        if self.status != "running":
+        m = self.motion
+        if m.status != "running":
             return out
         try:
             if not self._started:
                 self._started = True
-                self._settle(out, {})
-                self._emit_samples(out, None, self.t, inclusive=True)
-            self._deadline = time.monotonic() + STEP_WALL_SLICE_S
+                self.handler.settle(out, {})
+                self.recorder.emit_samples(out, None, m.t, inclusive=True)
+            self.general.deadline = time.monotonic() + STEP_WALL_SLICE_S
             if self._cut is not None:  # a phase cut at the last step's slice goes on
-                self._phase_go_on(self._cut, out)
+                self._go_on(self._cut, out)
             for _ in range(MAX_PHASES_PER_STEP):
-                if self._cut is not None or self.status != "running" or out.frames or out.events:
+                if self._cut is not None or m.status != "running" or out.frames or out.events:
                     break
-                self._phase_go_on(self._phase(out), None)
-                if time.monotonic() > self._deadline:
+                self._go_on(self._phase(out), None)
+                if time.monotonic() > self.general.deadline:
                     break
         except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
             self._cut = None
-            self.status = "failed"
-            self.message = f"t = {self.t:.12g} s: {exc}"
-            out.events.append(Event(t=self.t, type="error", message=self.message))
+            m.status = "failed"
+            m.message = f"t = {m.t:.12g} s: {exc}"
+            out.events.append(Event(t=m.t, type="error", message=m.message))
+        if log.isEnabledFor(logging.DEBUG):
+            for event in out.events:
+                log.debug("t = %.12g s: %s %s %s", event.t, event.type, event.body, event.other)
         return out
 
-    def _phase_go_on(
-        self, phase: Generator[None, StepOutput, None], out: StepOutput | None
-    ) -> None:
+    def _go_on(self, phase: Generator[None, StepOutput, None], out: StepOutput | None) -> None:
         """Run ``phase`` (from :meth:`_phase`) until it ends or its step's slice is spent.
 
         A phase that is cut (it yields) is kept in ``_cut`` and resumed by the
@@ -259,151 +266,27 @@ class EventDrivenStepper(
             return
         self._cut = phase
 
-    def _y(self) -> np.ndarray:
-        return np.concatenate((self._q, self._v, self._work))
-
-    def _set_y(self, y: np.ndarray) -> None:
-        N = self._N
-        self._q = np.array(y[:N])
-        self._v = np.array(y[N : 2 * N])
-        self._work = np.array(y[2 * N :])
-
-    def _active_evals(self, q: np.ndarray, v: np.ndarray) -> list[Contact]:
-        return [self._kin.evaluate(pair, q, v) for pair, _ in self._active.values()]
-
-    def _active_forces(
-        self, t: float, q: np.ndarray, v: np.ndarray
-    ) -> tuple[list[Contact], ContactForces]:
-        evals = self._active_evals(q, v)
-        if self._phase_forces is not None:
-            return evals, self._phase_forces
-        modes = [mode for _, mode in self._active.values()]
-        f = self.system.applied_force(t, q, v)
-        return evals, solve_with_modes(evals, modes, self._M_inv, f)
-
     def _phase(self, out: StepOutput) -> Generator[None, StepOutput, None]:
-        """Integrate one smooth phase up to its first event, a horizon or ``t_end``.
+        """One phase of the first kind that takes the current state (a generator).
 
-        A generator: between two pieces of a long phase it yields when the
-        step's wall-time slice is spent (``_deadline``), noting in
-        ``reached`` how far the motion is computed; the next ``step()``
-        resumes it with its own output (:meth:`_phase_go_on`).
+        A bounce train's next flight, a free flight under gravity, beads
+        between stops, else the general phase (which may be cut and resumed).
         """
-        t0 = self.t
-        if self._train_phase(out):
+        debug = log.isEnabledFor(logging.DEBUG)
+        t0 = self.motion.t
+        if self.flight_phase.train_phase(out):
+            if debug:
+                log.debug("t = %.12g s: bounce-train flight to %.12g s", t0, self.motion.t)
             return
-        gaps = self._candidates()
-        if self._stop_phase(out, gaps) or self._flight_phase(out, gaps):
+        gaps = self.pairs.candidates()
+        if self.stop_phase.stop_phase(out, gaps):
+            if debug:
+                log.debug("t = %.12g s: stop phase to %.12g s", t0, self.motion.t)
             return
-        budget = 0.25 * self._margin - self._moved()
-        constant = self._constant_motion()
-        linear = None if constant is not None else self._linear_motion()
-        if linear is not None:
-            pieces = self._linear_pieces(*linear)
-            reach = math.inf if self._pairs_complete() else budget
-        elif constant is not None:
-            a, power = constant
-            tb = min(self.t_end, t0 + self._horizon(a, budget))
-            flight = Parabola(t0, self._q.copy(), self._v.copy(), a, self._work.copy(), power)
-            pieces = iter([Piece(t0, tb, flight.state, flight.states)])
-            reach = 0.0
-        else:
-            pieces = self._ode_pieces(t0, self._y(), budget)
-            reach = budget
-        c0 = self.system.centres(self._q)
-        for piece in pieces:
-            if linear is not None:
-                found = self._linear_scan(piece, gaps, linear[1])
-            elif constant is None:
-                found = self._scan(piece, gaps, SUBPOINTS_ODE)
-            else:
-                found = self._flight_scan(piece, gaps, a)
-                if self._active:
-                    # slip → stick and leaving a segment; λ and friction are constant
-                    end = found.t if found is not None else piece.tb
-                    other = self._scan(
-                        Piece(t0, end, piece.state, piece.states), self._no_gaps, SUBPOINTS_FLIGHT
-                    )
-                    found = other or found
-            cut = False
-            if 0.0 < reach < math.inf:
-                # no disk may travel beyond the reach of the candidate pairs: a piece
-                # that goes further (a closed-form piece is as long as its flow's rate
-                # allows) ends where the reach is spent, and the phase with it
-                t_cut = self._reach_spent(piece, found, c0, reach)
-                if t_cut is not None:
-                    piece = Piece(piece.ta, t_cut, piece.state, piece.states, piece.motion)
-                    found, cut = None, True
-            found = self._missed(piece, gaps, found, a if constant is not None else None) or found
-            limit = found.t if found else piece.tb
-            self._emit_samples(
-                out,
-                piece.state,
-                limit,
-                inclusive=found is None and piece.tb >= self.t_end,
-                states=piece.states,
-            )
-            if found is not None:
-                self._set_y(piece.state(found.t))
-                self._advance_clock(found.t)
-                if found.kind == "spring":
-                    self._across_spring = True
-                    self._project()
-                else:
-                    self._handle(out, found)
-                return
-            y_end = piece.state(piece.tb)
-            if piece.tb < self.t_end and reach > 0.0 and not cut:
-                moved = self.system.centres(y_end[: self._N]) - c0
-                if np.hypot(moved[:, 0], moved[:, 1]).max(initial=0.0) < reach:
-                    if time.monotonic() > self._deadline:
-                        self.reached = max(self.reached, piece.tb)
-                        out = yield  # the slice is spent: the next step goes on from here
-                    continue  # the next piece
-            self._set_y(y_end)
-            self._advance_clock(piece.tb)
-            self._project()
-            if piece.tb >= self.t_end:
-                self._finish(out)
+        if self.flight_phase.flight_phase(out, gaps):
+            if debug:
+                log.debug("t = %.12g s: free flight to %.12g s", t0, self.motion.t)
             return
-        raise SolverError("smooth phase ended without reaching an event or the horizon")
-
-    def _reach_spent(
-        self, piece: Piece, found: FoundEvent | None, c0: np.ndarray, reach: float
-    ) -> float | None:
-        """When (s) a disk centre of ``piece`` first gets ``reach`` (m) from ``c0``, before its end.
-
-        None when no centre gets that far by the piece's end (``found`` or
-        ``tb``); otherwise the time, bisected to ``TIME_TOL``, at which the
-        phase must end so that the candidate pairs still cover every contact.
-        """
-        N = self._N
-
-        def travelled(t: float) -> float:
-            moved = self.system.centres(piece.state(t)[:N]) - c0
-            return float(np.hypot(moved[:, 0], moved[:, 1]).max(initial=0.0))
-
-        ta, tb = piece.ta, found.t if found is not None else piece.tb
-        if travelled(tb) <= reach:
-            return None
-        while tb - ta > TIME_TOL:
-            mid = 0.5 * (ta + tb)
-            if not ta < mid < tb:  # adjacent floats: TIME_TOL is below their spacing
-                break
-            if travelled(mid) > reach:
-                tb = mid
-            else:
-                ta = mid
-        return ta
-
-    def _advance_clock(self, t: float) -> None:
-        if t > self.t:
-            self._stalled = 0
-        else:
-            self._stalled += 1
-            if self._stalled > MAX_STALLED_EVENTS:
-                raise SolverError(
-                    f"{MAX_STALLED_EVENTS} events in a row without time advancing "
-                    f"(contacts {list(k for k in self._active)})"
-                )
-        self.t = t
+        yield from self.general.run(out, gaps)
+        if debug:
+            log.debug("t = %.12g s: general phase to %.12g s", t0, self.motion.t)

@@ -27,11 +27,11 @@ when it is the simple one: one closed contact (every other gap outside the
 contact band), inside its feature, frictionless, approaching faster than
 ``IMPACT_SPEED_TOL`` and not grazing, and separating after it faster than
 the resting speed. It is the scene's law in closed form, Newton's
-(:meth:`solver.event_handling.HandlingMixin._newton_single`, called through
-:meth:`~solver.event_handling.HandlingMixin._impact`: the same frames,
+(:meth:`solver.event_handling.EventHandler.newton_single`, called through
+:meth:`~solver.event_handling.EventHandler.impact`: the same frames,
 events and Zeno bookkeeping), without the contact problem and projection
 that find nothing to do there. Any other event goes to
-:meth:`~solver.event_handling.HandlingMixin._handle`. Event times and states
+:meth:`~solver.event_handling.EventHandler.handle`. Event times and states
 agree with the general path's to rounding: the horizon cuts it leaves out
 restart the parabola from a rounded state (tests compare both paths).
 """
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,6 +66,7 @@ from solver.gap_closing import (
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import Segment
 from solver.impact import ImpactStage
+from solver.motion_state import MotionState, Setup
 
 FAST_FLIGHT_PHASES = True
 """Whether qualifying phases take this path (the tests compare it with the general one)."""
@@ -75,13 +76,13 @@ DECISION_MARGIN = 1e-6
 REGION_MARGIN = 1e-9
 """Share (1) of a segment's length kept from its ends by an active contact proved inside it."""
 TRAIN_MARGIN = 1e-6
-"""Relative margin (1) on the bounds of a bounce train (:meth:`FlightPhaseMixin._bounce_train`)."""
+"""Relative margin (1) on the bounds of a bounce train (:meth:`FlightPhase._bounce_train`)."""
 
 
 class BounceTrain(NamedTuple):
     """A lone disk's bounces on a segment, proved clear of every other pair.
 
-    Made by :meth:`FlightPhaseMixin._bounce_train`.
+    Made by :meth:`FlightPhase._bounce_train`.
     """
 
     gaps: GapSet
@@ -111,8 +112,8 @@ class BounceTrain(NamedTuple):
         return (q[x], self.rail_y), (v[x], 0.0)
 
 
-class FlightPhaseMixin:
-    """Free flights of disks under gravity (part of :class:`solver.events.EventDrivenStepper`)."""
+class FlightPhase:
+    """Free flights of disks under gravity and their bounce trains (a phase kind of the stepper)."""
 
     fast_flight_phases: bool = FAST_FLIGHT_PHASES
     _train: BounceTrain | None = None
@@ -122,7 +123,20 @@ class FlightPhaseMixin:
     _kept_candidates: BounceTrain | None = None
     """The train whose flights keep the candidate pairs as they are (:meth:`_keeps_candidates`)."""
 
-    def _train_phase(self, out: StepOutput) -> bool:
+    def __init__(
+        self,
+        setup: Setup,
+        motion: MotionState,
+        pairs: Any,
+        smooth: Any,
+        recorder: Any,
+        handler: Any,
+        zeno: Any,
+    ) -> None:
+        self.s, self.m, self.pairs, self.smooth = setup, motion, pairs, smooth
+        self.recorder, self.handler, self.zeno = recorder, handler, zeno
+
+    def train_phase(self, out: StepOutput) -> bool:
         """The next flight of a proved bounce train and its bounce; False (nothing done) if none.
 
         The train (:meth:`_bounce_train`) holds while the velocities are those
@@ -137,33 +151,35 @@ class FlightPhaseMixin:
         train = self._train
         if (
             train is None
-            or self._v is not self._bounced
-            or self._active
-            or self._stalled
+            or self.m.v is not self._bounced
+            or self.m.active
+            or self.m.stalled
             or not self.fast_flight_phases
         ):
             return False
         gaps = train.gaps
         if train is not self._kept_candidates:
-            if self._all_candidates() is not gaps:  # with nothing active, the phase's candidates
+            if (
+                self.pairs.all_candidates() is not gaps
+            ):  # with nothing active, the phase's candidates
                 return False
             if self._keeps_candidates(train):
                 self._kept_candidates = train
-        c, cd = train.motion(self._q.tolist(), self._v.tolist())
+        c, cd = train.motion(self.m.q.tolist(), self.m.v.tolist())
         first = segment_closing(
-            gaps.few_segment_rows[train.segment], c, cd, train.acceleration, self.t_end - self.t
+            gaps.few_segment_rows[train.segment], c, cd, train.acceleration, self.s.t_end - self.m.t
         )
         if first is None:
             return False  # a centre on the segment's line: the flight phase decides
         self._train = None
         hit = math.isfinite(first)
-        a = self._free_accelerations(self.t, None, None)
-        end = self.t + first if hit else self.t_end
+        a = self.smooth.free_accelerations(self.m.t, None, None)
+        end = self.m.t + first if hit else self.s.t_end
         self._end_flight(out, gaps, train.row, a, None, end, hit, train.clear, train)
         return True
 
     def _keeps_candidates(self, train: BounceTrain) -> bool:
-        """Whether :meth:`solver.flight.FlightMixin._all_candidates` keeps its pairs in the train.
+        """Whether :meth:`~solver.candidates.CandidateSearch.all_candidates` keeps its pairs.
 
         For one disk it returns the pairs held, and changes nothing, while the
         centre is within ``margin/8`` of where they were searched; the centre
@@ -172,32 +188,32 @@ class FlightPhaseMixin:
         ``PENETRATION_TOL``-wide rim and the ``GAP_TOL``-wide slack taken
         here). Then the train's flights need not ask.
         """
-        (x0, y0), (x, y, radius) = self._pairs_found_at[0].tolist(), train.cover
-        slack = 10.0 * GAP_TOL + 1e-9 * self._margin
-        return math.hypot(x - x0, y - y0) + radius + slack < 0.125 * self._margin
+        (x0, y0), (x, y, radius) = self.pairs.pairs_found_at[0].tolist(), train.cover
+        slack = 10.0 * GAP_TOL + 1e-9 * self.pairs.margin
+        return math.hypot(x - x0, y - y0) + radius + slack < 0.125 * self.pairs.margin
 
-    def _flight_phase(self, out: StepOutput, gaps: GapSet) -> bool:
+    def flight_phase(self, out: StepOutput, gaps: GapSet) -> bool:
         """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
         self._train = None
         if (
             not self.fast_flight_phases
-            or not self._flight
-            or self._stalled
-            or not self._pairs_complete()
+            or not self.s.flight
+            or self.m.stalled
+            or not self.pairs.pairs_complete()
         ):
             return False
-        t0, q, v = self.t, self._q, self._v
-        if self._active:
-            constant = self._constant_motion()
+        t0, q, v = self.m.t, self.m.q, self.m.v
+        if self.m.active:
+            constant = self.smooth.constant_motion()
             if constant is None:
                 return False
             a, power = constant
         else:
-            a, power = self._free_accelerations(t0, q, v), None
-        span = self.t_end - t0
+            a, power = self.smooth.free_accelerations(t0, q, v), None
+        span = self.s.t_end - t0
         if len(gaps):
             few = not gaps.arc_rows and len(gaps) <= FEW_PAIRS
-            system = self.system
+            system = self.s.system
             c = system.centres(q).tolist()
             cd = system.centre_velocities(v).tolist()
             ca = system.centre_velocities(a).tolist()
@@ -210,7 +226,7 @@ class FlightPhaseMixin:
             first = min(tau)
             n = tau.index(first)  # the first of equal times, as argmin
             hit = math.isfinite(first)
-            end = t0 + first if hit else self.t_end
+            end = t0 + first if hit else self.s.t_end
             rows = [k for k, flag in enumerate(unresolved) if flag]
             if rows and not all(clear_rows_of(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN)):
                 return False  # a gap that is no quadratic may close: the sampled search
@@ -225,11 +241,11 @@ class FlightPhaseMixin:
                     for m, k, *_ in gaps.few_vertex_rows
                     if not unresolved[m] and (ca[k][0] != 0.0 or ca[k][1] != 0.0)
                 ]
-        elif self._active:
-            n, hit, end, clear = -1, False, self.t_end, []
+        elif self.m.active:
+            n, hit, end, clear = -1, False, self.s.t_end, []
         else:
             return False
-        if self._active and not self._contacts_hold(a, end - t0):
+        if self.m.active and not self._contacts_hold(a, end - t0):
             return False
         self._end_flight(out, gaps, n, a, power, end, hit, clear, None)
         return True
@@ -254,25 +270,27 @@ class FlightPhaseMixin:
         on a segment that changed nothing else, the bounce train it starts or
         continues (``train``) is kept for the next flight.
         """
-        t0 = self.t
-        if self._next_sample * self.dt_out <= min(end, self.t_end * (1 + 1e-12)):
+        t0 = self.m.t
+        if self.recorder.next_sample_at <= min(end, self.s.t_end * (1 + 1e-12)):
             flight = Parabola(
-                t0, self._q, self._v, a, self._work, np.zeros(2) if power is None else power
+                t0, self.m.q, self.m.v, a, self.m.work, np.zeros(2) if power is None else power
             )
-            self._emit_samples(out, flight.state, end, inclusive=not hit, states=flight.states)
+            self.recorder.emit_samples(
+                out, flight.state, end, inclusive=not hit, states=flight.states
+            )
         q, v = self._fly(a, power, end)
-        self._advance_clock(end)
+        self.m.advance_clock(end)
         if not hit:
-            self._project()
-            self._finish(out)
+            self.handler.project()
+            self.recorder.finish(out)
             return
         if (
-            self._active
-            or self._stalled
+            self.m.active
+            or self.m.stalled
             or not self._flight_impact(out, gaps, n, a, clear, train, q, v)
         ):
-            self._handle(out, FoundEvent(end, "gap", gaps.pairs[n].key))
-        elif self._v is self._bounced:  # Newton's impact on a segment, the Zeno check did nothing
+            self.handler.handle(out, FoundEvent(end, "gap", gaps.pairs[n].key))
+        elif self.m.v is self._bounced:  # Newton's impact on a segment, the Zeno check did nothing
             self._train = train if train is not None else self._bounce_train(gaps, n)
 
     def _bounce_train(self, gaps: GapSet, row: int) -> BounceTrain | None:
@@ -295,7 +313,7 @@ class FlightPhaseMixin:
         or None (one disk only; the bounds take a relative margin of
         ``TRAIN_MARGIN``).
         """
-        if self.system.n_disks != 1 or gaps.arc_rows or len(gaps) > FEW_PAIRS:
+        if self.s.system.n_disks != 1 or gaps.arc_rows or len(gaps) > FEW_PAIRS:
             return None
         pair = gaps.pairs[row]
         e = pair.restitution
@@ -305,11 +323,13 @@ class FlightPhaseMixin:
         if segment is None or not 0.0 <= e < 1.0:
             return None
         _, k, ax, ay, ex, ey, length2, nx, ny, _ = gaps.few_segment_rows[segment]
-        system = self.system
+        system = self.s.system
         (cx, cy), (vx, vy), (gx, gy) = (
-            system.centres(self._q).tolist()[k],
-            system.centre_velocities(self._v).tolist()[k],
-            system.centre_velocities(self._free_accelerations(self.t, None, None)).tolist()[k],
+            system.centres(self.m.q).tolist()[k],
+            system.centre_velocities(self.m.v).tolist()[k],
+            system.centre_velocities(self.smooth.free_accelerations(self.m.t, None, None)).tolist()[
+                k
+            ],
         )
         side = 1.0 if (cx - ax) * nx + (cy - ay) * ny > 0.0 else -1.0
         mx, my = side * nx, side * ny
@@ -358,16 +378,16 @@ class FlightPhaseMixin:
         without the arrays' fixed cost per operation for a few coordinates.
         Returns the new coordinates and velocities as lists.
         """
-        dt = t - self.t
+        dt = t - self.m.t
         half = 0.5 * dt
-        q, v, accel = self._q.tolist(), self._v.tolist(), a.tolist()
+        q, v, accel = self.m.q.tolist(), self.m.v.tolist(), a.tolist()
         p0, p1 = (0.0, 0.0) if power is None else power.tolist()
         friction = dt * (p0 + half * p1)
-        w0, w1, w2 = self._work.tolist()
+        w0, w1, w2 = self.m.work.tolist()
         q = [x + dt * (u + half * g) for x, u, g in zip(q, v, accel, strict=True)]
         v = [u + dt * g for u, g in zip(v, accel, strict=True)]
-        self._q, self._v = np.array(q), np.array(v)
-        self._work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
+        self.m.q, self.m.v = np.array(q), np.array(v)
+        self.m.work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
         return q, v
 
     def _flight_clear(
@@ -397,8 +417,8 @@ class FlightPhaseMixin:
         """Whether no active contact's event function can change sign in the phase.
 
         The phase's contact forces are constant (every active contact a disk on
-        a segment, :meth:`solver.flight.FlightMixin._constant_motion`), so the
-        functions of :meth:`solver.event_location.LocationMixin._active_values`
+        a segment, :meth:`solver.flight.SmoothMotion.constant_motion`), so the
+        functions of :meth:`solver.event_location.EventLocator.active_values`
         are: λ constant (no ``liftoff`` while positive), the friction test
         constant for a sticking or frictionless contact (a sliding one's slip
         speed changes: not proved here), and ``inside`` while the centre's
@@ -406,12 +426,12 @@ class FlightPhaseMixin:
         ``q + v τ + ½ a τ²`` (``a`` in SI units, ``duration`` in s), stays within
         ``(REGION_MARGIN, 1 − REGION_MARGIN)`` of the segment's length.
         """
-        forces = self._phase_forces
+        forces = self.m.phase_forces
         scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
-        c = self.system.centres(self._q).tolist()
-        cd = self.system.centre_velocities(self._v).tolist()
-        ca = self.system.centre_velocities(a).tolist()
-        for k, (pair, mode) in enumerate(self._active.values()):
+        c = self.s.system.centres(self.m.q).tolist()
+        cd = self.s.system.centre_velocities(self.m.v).tolist()
+        ca = self.s.system.centre_velocities(a).tolist()
+        for k, (pair, mode) in enumerate(self.m.active.values()):
             lam = float(forces.lam[k])
             if not lam + scale > 0.0:
                 return False
@@ -448,14 +468,14 @@ class FlightPhaseMixin:
     ) -> bool:
         """The impact at the closing of ``gaps`` row ``row`` if it is the simple one; else False.
 
-        What :meth:`solver.event_handling.HandlingMixin._settle` does at this
+        What :meth:`solver.event_handling.EventHandler.settle` does at this
         instant when its only closed contact is that pair, frictionless,
         approaching and not grazing (``a`` the flight's accelerations), and
         separating after the impact: one impact by Newton's law, no active
         contact, then the Zeno check. A disk inside a segment's region takes
         :meth:`_newton_impact` (its normal from the segment's nearest point,
         as the pair's evaluation finds it); any other pair is evaluated and
-        takes :meth:`~solver.event_handling.HandlingMixin._impact`. Speeds
+        takes :meth:`~solver.event_handling.EventHandler.impact`. Speeds
         within ``DECISION_MARGIN`` of a threshold are left to the general
         handling. The rows of ``clear`` were proved to stay above ``GAP_TOL``
         (``CLEAR_MARGIN``) up to this instant: when they are all the others,
@@ -479,12 +499,12 @@ class FlightPhaseMixin:
             if not -PENETRATION_TOL <= gap <= GAP_TOL:
                 return False
         else:
-            band = gaps.gaps(self._q, band=True).tolist()
+            band = gaps.gaps(self.m.q, band=True).tolist()
             closed = [-PENETRATION_TOL <= g <= GAP_TOL for g in band]
             if not closed[row] or sum(closed) != 1:
                 return False
         if G is None:
-            contact = self._kin.evaluate(pair, self._q, self._v)
+            contact = self.s.kin.evaluate(pair, self.m.q, self.m.v)
             if not contact.inside or not contact.G_local.any():
                 return False
             u, a_n = contact.u_n, float(contact.G @ a) + contact.gamma_n
@@ -499,16 +519,16 @@ class FlightPhaseMixin:
         if contact is None:
             self._newton_impact(out, pair, G, dofs)
         else:
-            self._impact(out, [contact])
-        self._active = {}
-        self._phase_forces = None
-        if self._zeno.geometric:
+            self.handler.impact(out, [contact])
+        self.m.active = {}
+        self.m.phase_forces = None
+        if self.zeno.geometric:
             # _check_zeno ends the bounces only once they rise less than ZENO_HEIGHT
             # (u⁺²/(2|a_n|), a_n the same before and after the impact)
             if a_n < 0.0 and u_plus * u_plus / (2.0 * -a_n) < ZENO_HEIGHT * (1.0 + DECISION_MARGIN):
-                self._check_zeno(out, [])
-        elif self._cluster.shrinking:
-            self._check_zeno(out, [])
+                self.zeno.check_zeno(out, [])
+        elif self.zeno.shrinking:
+            self.zeno.check_zeno(out, [])
         return True
 
     def _segment_normal(
@@ -518,9 +538,9 @@ class FlightPhaseMixin:
 
         ``a``: the accelerations of the coordinates (SI units).
         """
-        system = self.system
+        system = self.s.system
         dofs = system.pair_dofs(pair.i, None)
-        centre, velocity, _ = system.disk_motion(self._q, self._v, pair.i)
+        centre, velocity, _ = system.disk_motion(self.m.q, self.m.v, pair.i)
         # a bead's centre does not accelerate across its rail
         ca = (a[dofs[0]], a[dofs[1]] if len(dofs) == 3 else 0.0)
         G, u, a_n, gap = self._segment_normal_of(
@@ -555,36 +575,36 @@ class FlightPhaseMixin:
         (vx, vy), (gx, gy) = cd, ca
         G = np.array((1.0 * nx, 1.0 * ny, 0.0) if dofs == 3 else (1.0 * nx,))
         # a straight feature has no curvature term
-        gap = d - self._kin.radii[pair.i]
+        gap = d - self.s.kin.radii[pair.i]
         return G, nx * vx + ny * vy, float(nx * gx + ny * gy), float(gap)
 
     @cached_property
     def _mass_lists(self) -> tuple[list[float], list[float]]:
         """``M⁻¹`` and ``M`` (1/kg or per kg·m², kg or kg·m²) of every coordinate, as lists."""
-        return self._M_inv.tolist(), self.system.M_diag.tolist()
+        return self.s.M_inv.tolist(), self.s.system.M_diag.tolist()
 
     def _newton_impact(
         self, out: StepOutput, pair: ContactPair, G: np.ndarray, dofs: np.ndarray
     ) -> None:
-        """:meth:`~solver.event_handling.HandlingMixin._impact` of one frictionless contact.
+        """:meth:`~solver.event_handling.EventHandler.impact` of one frictionless contact.
 
         ``G`` is the contact's normal Jacobian on its coordinates ``dofs``
         (the evaluation's ``G_local``). The arithmetic of
-        :meth:`~solver.event_handling.HandlingMixin._newton_single` (through
+        :meth:`~solver.event_handling.EventHandler.newton_single` (through
         ``_newton_jump`` and ``_jump_direction``), operation for operation,
         without the contact object and the law's result object; the frames,
         the ``impact`` event with its stage record and the Zeno bookkeeping
-        are written by :meth:`~solver.event_handling.HandlingMixin._newton_output`
+        are written by :meth:`~solver.event_handling.EventHandler.newton_output`
         as ``_impact`` writes them: the same bits (a test compares both).
         """
         restitution = pair.restitution
-        v_minus = self._v.copy()
-        whole = len(dofs) == self._N  # the disk is the whole system: dofs = 0, 1, …
+        v_minus = self.m.v.copy()
+        whole = len(dofs) == self.s.N  # the disk is the whole system: dofs = 0, 1, …
         if whole:
             M_inv, M = self._mass_lists
             local = v_minus
         else:
-            M_inv, M = self._M_inv[dofs].tolist(), self.system.M_diag[dofs].tolist()
+            M_inv, M = self.s.M_inv[dofs].tolist(), self.s.system.M_diag[dofs].tolist()
             local = v_minus[dofs]
         # elementwise products and quotients on floats are the arrays' to the bit; the dot
         # products stay numpy's (its summation may fuse multiply and add)
@@ -606,7 +626,7 @@ class FlightPhaseMixin:
                 [x + d / (1.0 + restitution) for x, d in zip(before, jump, strict=True)]
             )
         else:
-            dv = np.zeros(self._N)
+            dv = np.zeros(self.s.N)
             dv[dofs] = jump
             v_plus = v_minus + dv
             plastic = v_minus + dv / (1.0 + restitution)
@@ -617,4 +637,4 @@ class FlightPhaseMixin:
             tangent_impulse=np.zeros(1),
         )
         self._bounced = v_plus
-        self._newton_output(out, pair, dofs, G, stage, v_plus, impulse, energy_change)
+        self.handler.newton_output(out, pair, dofs, G, stage, v_plus, impulse, energy_change)

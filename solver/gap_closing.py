@@ -285,7 +285,7 @@ def flight_clear(
     """Whether no watched gap can close along the flight ``q + v τ + ½ a τ²``, ``τ ∈ [0, T]``.
 
     A proof in closed form that the check for missed closings
-    (:meth:`solver.gap_roots.GapRootMixin._missed`) can only find nothing:
+    (:meth:`solver.gap_roots.GapRoots.missed`) can only find nothing:
     at every instant of the flight every disk keeps at least its radius
     less ``PENETRATION_TOL`` (less a margin above the rounding) from the
     whole of its feature — a segment with both its ends, a vertex, another

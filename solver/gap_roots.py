@@ -1,11 +1,11 @@
 """Where a watched gap closes: roots, dips, reopening and missed closings (MECHANICS §4).
 
-:class:`GapRootMixin` turns the gap values at the ends of a sub-interval
+:class:`GapRoots` turns the gap values at the ends of a sub-interval
 into the time a gap closes, located to ``TIME_TOL``: a sign change; a dip
 below zero between sub-points; a disk entering a feature's region with the
 gap already about zero (an arc beginning on a floor); a contact closed after
 an impact that opens a hair and closes again. After every flight piece
-:meth:`GapRootMixin._missed` checks every watched gap: one below
+:meth:`GapRoots.missed` checks every watched gap: one below
 ``−PENETRATION_TOL`` is a missed closing located afresh, or a
 ``SolverError`` naming contact, time and depth.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -33,12 +34,21 @@ from solver.event_tolerances import (
 from solver.flight import Piece
 from solver.gap_closing import crossed, flight_clear, passed_through
 from solver.gap_set import FEW_PAIRS, GapSet
+from solver.motion_state import MotionState, Setup
 
 
-class GapRootMixin:
-    """Where a watched gap closes (of :class:`solver.events.EventDrivenStepper`)."""
+class GapRoots:
+    """Where a gap closes within a piece (a part of the event-driven stepper).
 
-    def _missed(
+    Roots, dips, region entry, reopening, and the check for missed closings
+    after every piece.
+    """
+
+    def __init__(self, setup: Setup, motion: MotionState) -> None:
+        self.s, self.m = setup, motion
+        self.affine: Any = None  # wired by the stepper
+
+    def missed(
         self,
         piece: Piece,
         gaps: GapSet,
@@ -65,7 +75,7 @@ class GapRootMixin:
         """
         if not len(gaps):
             return None
-        N = self._N
+        N = self.s.N
         ta, tb = piece.ta, found.t if found is not None else piece.tb
         ya = piece.state(ta)
         qa = ya[:N]
@@ -73,7 +83,7 @@ class GapRootMixin:
             return None
         yb = piece.state(tb)
         qb = yb[:N]
-        if piece.motion is not None and self._nothing_missed(gaps, qa, qb):
+        if piece.motion is not None and self.affine.nothing_missed(gaps, qa, qb):
             return None  # a closed-form piece, its affine gaps known from its scan
         g_b = gaps.gaps(qb)
         flips = crossed(gaps, qa, qb)
@@ -118,7 +128,7 @@ class GapRootMixin:
             raise SolverError(
                 f"{pair.body} passed through {pair.other} between t = {ta:.12g} s and "
                 f"t = {tb:.12g} s without an event (an overlap of at least "
-                f"{self._kin.radii[pair.i]:.3g} m, its radius)"
+                f"{self.s.kin.radii[pair.i]:.3g} m, its radius)"
             )
         after = t
         while after - before > TIME_TOL:
@@ -132,7 +142,7 @@ class GapRootMixin:
         g_after = np.where(live, pairs.gaps(piece.state(after)[:N], bare=True), np.inf)
         return FoundEvent(after, "gap", pairs.pairs[int(np.argmin(g_after))].key)
 
-    def _gap_event(
+    def gap_event(
         self,
         piece: Piece,
         gaps: GapSet,
@@ -160,15 +170,15 @@ class GapRootMixin:
                 # way): the gap's least value is at an end, where it is positive
                 continue
             t_min = brentq(lambda t, n=n: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
-            if self._gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
+            if self.gap(piece, gaps, n, t_min) < -GAP_EVENT_TOL:
                 t_hit = self._gap_root(piece, gaps, n, ta, t_min, ga[n])
                 if best is None or t_hit < best.t:
                     best = FoundEvent(t_hit, "gap", gaps.pairs[n].key)
         # closed at the start and not pressing (just after an impact): it may open a
         # hair and close again between the sub-points, seen on REOPEN_SAMPLES samples
         if len(reopen):
-            rows = GapSet(self._kin, [gaps.pairs[n] for n in reopen])
-            N = self._N
+            rows = GapSet(self.s.kin, [gaps.pairs[n] for n in reopen])
+            N = self.s.N
             for t in np.linspace(ta, tb, REOPEN_SAMPLES + 1)[1:-1]:
                 if best is not None and t >= best.t:
                     break
@@ -182,15 +192,15 @@ class GapRootMixin:
                     break
         return best
 
-    def _gap(self, piece: Piece, gaps: GapSet, n: int, t: float) -> float:
+    def gap(self, piece: Piece, gaps: GapSet, n: int, t: float) -> float:
         y = piece.state(t)
         pair = gaps.pairs[n]
-        return self._kin.gap_and_speed(pair, y[: self._N], y[self._N : 2 * self._N])[0]
+        return self.s.kin.gap_and_speed(pair, y[: self.s.N], y[self.s.N : 2 * self.s.N])[0]
 
     def _gap_speed(self, piece: Piece, gaps: GapSet, n: int, t: float) -> float:
         y = piece.state(t)
         pair = gaps.pairs[n]
-        return self._kin.gap_and_speed(pair, y[: self._N], y[self._N : 2 * self._N])[1]
+        return self.s.kin.gap_and_speed(pair, y[: self.s.N], y[self.s.N : 2 * self.s.N])[1]
 
     def _gap_root(
         self, piece: Piece, gaps: GapSet, n: int, ta: float, tb: float, g_a: float
@@ -205,10 +215,10 @@ class GapRootMixin:
         """
         if math.isinf(g_a):
             ta = self._region_entry(piece, gaps.pairs[n], ta, tb)
-            g_entry = self._gap(piece, gaps, n, ta)
+            g_entry = self.gap(piece, gaps, n, ta)
             if g_entry <= GAP_TOL:
                 return ta
-            return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+            return brentq(lambda t: self.gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
         if not g_a > GAP_TOL:
             # closed at the start (a gap of a few 1e-17 m after a bounce is rounding: a root
             # search from it finds a "root" at once). An approach at rounding level (a
@@ -219,12 +229,12 @@ class GapRootMixin:
                 return ta
             if speed_a > 0.0 and self._gap_speed(piece, gaps, n, tb) < 0.0:  # one maximum
                 t_max = brentq(lambda t: self._gap_speed(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
-                if not self._gap(piece, gaps, n, t_max) > 0.0:
+                if not self.gap(piece, gaps, n, t_max) > 0.0:
                     return ta
-                return brentq(lambda t: self._gap(piece, gaps, n, t), t_max, tb, xtol=TIME_TOL)
+                return brentq(lambda t: self.gap(piece, gaps, n, t), t_max, tb, xtol=TIME_TOL)
             # it opens, then closes: the first sub-sample below zero after one above it
             ts = np.linspace(ta, tb, REOPEN_SAMPLES + 1)
-            g = np.array([self._gap(piece, gaps, n, t) for t in ts])
+            g = np.array([self.gap(piece, gaps, n, t) for t in ts])
             below = np.nonzero(g < -GAP_EVENT_TOL)[0]
             last = int(below[0]) if len(below) else REOPEN_SAMPLES
             lo, hi = ts[max(last - 1, 0)], ts[last]
@@ -236,23 +246,23 @@ class GapRootMixin:
                 if not (speed(lo) > 0.0 and speed(hi) < 0.0):
                     return lo
                 lo = brentq(speed, lo, hi, xtol=TIME_TOL)
-                if not self._gap(piece, gaps, n, lo) > 0.0:
+                if not self.gap(piece, gaps, n, lo) > 0.0:
                     return lo
             ta, tb = lo, hi
-        return brentq(lambda t: self._gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
+        return brentq(lambda t: self.gap(piece, gaps, n, t), ta, tb, xtol=TIME_TOL)
 
     def _region_entry(self, piece: Piece, pair: ContactPair, ta: float, tb: float) -> float:
         """First time (s, to ``TIME_TOL``) in ``[ta, tb]`` with ``pair``'s disk inside its region.
 
         The pair is outside at ``ta`` and inside at ``tb``.
         """
-        N = self._N
+        N = self.s.N
         for _ in range(200):
             if tb - ta <= TIME_TOL:
                 return tb
             mid = 0.5 * (ta + tb)
             y = piece.state(mid)
-            if self._kin.evaluate(pair, y[:N], y[N : 2 * N]).inside:
+            if self.s.kin.evaluate(pair, y[:N], y[N : 2 * N]).inside:
                 tb = mid
             else:
                 ta = mid
@@ -262,7 +272,7 @@ class GapRootMixin:
 def _gap_tests(
     ga: np.ndarray, gb: np.ndarray, una: np.ndarray, unb: np.ndarray
 ) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
-    """The rows of :meth:`GapRootMixin._gap_event`'s three searches, in increasing order.
+    """The rows of :meth:`GapRoots.gap_event`'s three searches, in increasing order.
 
     From the gaps ``ga``, ``gb`` (m) and normal speeds ``una``, ``unb`` (m/s)
     at both ends of a sub-interval: a gap below ``−GAP_EVENT_TOL`` at the

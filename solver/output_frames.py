@@ -1,6 +1,6 @@
 """Output of the event-driven stepper: sample frames, contact states and energy budgets.
 
-:class:`OutputMixin` builds the frames on the output grid (vectorised for
+:class:`Recorder` builds the frames on the output grid (vectorised for
 closed-form pieces: one pass for all rows, equal rows sharing one object),
 the active contacts' states and the energy budget of every row.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from solver.contact import ContactForces
 from solver.contact_pairs import ContactPair
 from solver.frames import ContactState, EnergyBudget, Frame, StepOutput
 from solver.geometry import disk_segment_contact, disk_segment_contacts
+from solver.motion_state import MotionState, Setup
 
 _T = TypeVar("_T")
 
@@ -43,31 +44,45 @@ def shared_rows(rows: np.ndarray, make: Callable[..., _T]) -> list[_T]:
     return made
 
 
-class OutputMixin:
-    """Frames, contact states and energies (part of :class:`solver.events.EventDrivenStepper`)."""
+class Recorder:
+    """Frames, contact states and energies on the output grid (a part of the event-driven stepper).
+
+    Owns the output grid's position (``next_sample``); reads the motion
+    (:class:`solver.motion_state.MotionState`) and the active contacts'
+    forces (``contacts``, ``smooth``).
+    """
 
     one_row_samples: bool = True
     """Whether a lone sample of a phase without springs or forcing is made in floats
     (:meth:`_sample_frame`); the tests compare it with the vectorised route."""
 
-    def _energy(self, q: np.ndarray, v: np.ndarray, work: np.ndarray) -> EnergyBudget:
-        kinetic, potential, spring = self.system.energy(q, v)
+    def __init__(self, setup: Setup, motion: MotionState, contacts: Any, smooth: Any) -> None:
+        self.s, self.m, self.contacts, self.smooth = setup, motion, contacts, smooth
+        self.next_sample = 0  # index of the next sample on the grid k · dt_out
+
+    @property
+    def next_sample_at(self) -> float:
+        """Time (s) of the next output sample due."""
+        return self.next_sample * self.s.dt_out
+
+    def energy(self, q: np.ndarray, v: np.ndarray, work: np.ndarray) -> EnergyBudget:
+        kinetic, potential, spring = self.s.system.energy(q, v)
         w_friction, w_damping, w_input = work.tolist()  # float64 sums: the same bits
         return EnergyBudget(
             kinetic=kinetic,
             potential=potential,
             spring=spring,
-            dissipated=self._impact_loss + (w_friction + w_damping),
+            dissipated=self.m.impact_loss + (w_friction + w_damping),
             input=w_input,
         )
 
     def _contact_states(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[ContactState, ...]:
-        if not self._active:
+        if not self.m.active:
             return ()
-        one = self._one_contact_state(t, q, v)  # one contact of a smooth phase: no LCP
+        one = self.smooth.one_contact_state(t, q, v)  # one contact of a smooth phase: no LCP
         if one is not None:
             return (one,)
-        evals, forces = self._active_forces(t, q, v)
+        evals, forces = self.contacts.active_forces(t, q, v)
         return tuple(
             ContactState(
                 body=e.body,
@@ -84,8 +99,8 @@ class OutputMixin:
             for k, e in enumerate(evals)
         )
 
-    def _frame(self, t: float, kind: str, y: np.ndarray) -> Frame:
-        N = self._N
+    def frame(self, t: float, kind: str, y: np.ndarray) -> Frame:
+        N = self.s.N
         return self._state_frame(t, kind, y[:N], y[N : 2 * N], y[2 * N :])
 
     def _state_frame(
@@ -102,12 +117,12 @@ class OutputMixin:
             q=np.array(q),
             v=np.array(v),
             contacts=self._contact_states(t, q, v),
-            energy=self._energy(q, v, work),
+            energy=self.energy(q, v, work),
         )
 
     def _current_frame(self, t: float, kind: str) -> Frame:
         """:meth:`_frame` at ``t`` (s) of the stepper's state (``_q``, ``_v``, ``_work``)."""
-        return self._state_frame(t, kind, self._q, self._v, self._work)
+        return self._state_frame(t, kind, self.m.q, self.m.v, self.m.work)
 
     def _bead_energies(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Gravitational and spring energy (J) of a bead-only scene, one per row of ``Q``.
@@ -116,7 +131,7 @@ class OutputMixin:
         gravitational energy is ``−m g_x x`` (its rail's reaction does no
         work), a spring's ``½ k (length − rest length)²``.
         """
-        system = self.system
+        system = self.s.system
         potential = -(Q @ (system.M_diag * system.gravity[0]))
         spring = system.spring_set.rail_energies(Q[:, system._ix], system._rail_y)
         return potential, spring
@@ -128,17 +143,17 @@ class OutputMixin:
         constant gravity and the gravitational energy is ``−f·q``, J) and for
         closed-form phases of bead scenes (:meth:`_bead_energies`).
         """
-        N = self._N
-        if len(ts) == 1 and self._flight and self.one_row_samples:
+        N = self.s.N
+        if len(ts) == 1 and self.s.flight and self.one_row_samples:
             return [self._sample_frame(float(ts[0]), Y[0])]
         # fresh copies: every frame owns its rows, no frame shares memory with the stepper
         Q, V, W = Y[:, :N].copy(), Y[:, N : 2 * N].copy(), Y[:, 2 * N :]
-        kinetic = 0.5 * ((V * V) @ self.system.M_diag)
-        if self._flight:
-            potential, spring = -(Q @ self._gravity), np.zeros(len(ts))
+        kinetic = 0.5 * ((V * V) @ self.s.system.M_diag)
+        if self.s.flight:
+            potential, spring = -(Q @ self.s.gravity), np.zeros(len(ts))
         else:
             potential, spring = self._bead_energies(Q)
-        dissipated = self._impact_loss + W[:, 0] + W[:, 1]
+        dissipated = self.m.impact_loss + W[:, 0] + W[:, 1]
         energies = shared_rows(
             np.column_stack((kinetic, potential, spring, dissipated, W[:, 2])), EnergyBudget
         )
@@ -155,13 +170,13 @@ class OutputMixin:
         over rows), the active contacts' states those of
         :func:`solver.geometry.disk_segment_contact`.
         """
-        N = self._N
+        N = self.s.N
         q, v, work = y[:N].copy(), y[N : 2 * N].copy(), y[2 * N :].tolist()
         energy = EnergyBudget(
-            kinetic=float(0.5 * ((v * v) @ self.system.M_diag)),
-            potential=float(-(q @ self._gravity)),
+            kinetic=float(0.5 * ((v * v) @ self.s.system.M_diag)),
+            potential=float(-(q @ self.s.gravity)),
             spring=0.0,
-            dissipated=self._impact_loss + work[0] + work[1],
+            dissipated=self.m.impact_loss + work[0] + work[1],
             input=work[2],
         )
         return Frame(t, "sample", q, v, self._sample_contact_row(t, q, v), energy)
@@ -176,24 +191,24 @@ class OutputMixin:
         numbers: a disk on a segment's ``u_n``, ``u_t``, point and normal are
         :func:`solver.geometry.disk_segment_contact`'s operations.
         """
-        if not self._active:
+        if not self.m.active:
             return ()
-        forces = self._phase_forces
+        forces = self.m.phase_forces
         if forces is None:
             return self._contact_states(t, q, v)
         kept = getattr(self, "_kept_contacts", None)
-        if kept is None or kept[0] != (tuple(self._active), q.tobytes(), v.tobytes()):
+        if kept is None or kept[0] != (tuple(self.m.active), q.tobytes(), v.tobytes()):
             kept = None
         states = []
-        for k, (pair, _) in enumerate(self._active.values()):
+        for k, (pair, _) in enumerate(self.m.active.values()):
             if kept is not None and kept[1][k].inside:
                 e = kept[1][k]
                 (px, py), (nx, ny) = e.point.tolist(), e.n.tolist()
                 inside, u_n, u_t = True, e.u_n, e.u_t
             else:
-                c, cdot, omega = self.system.disk_motion(q, v, pair.i)
+                c, cdot, omega = self.s.system.disk_motion(q, v, pair.i)
                 inside, u_n, u_t, px, py, nx, ny = disk_segment_contact(
-                    pair.feature, c, cdot, self._kin.radii[pair.i], omega
+                    pair.feature, c, cdot, self.s.kin.radii[pair.i], omega
                 )
             if not inside:  # beyond the segment's end: evaluated
                 return self._contact_states(t, q, v)
@@ -223,12 +238,12 @@ class OutputMixin:
         (:func:`solver.geometry.disk_segment_contacts`), and a row equal to
         the one before it, bit for bit, shares its ContactState objects.
         """
-        if not self._active:
+        if not self.m.active:
             return [()] * len(ts)
-        forces = self._phase_forces
+        forces = self.m.phase_forces
         if forces is not None:
             columns = []
-            for k, (pair, _) in enumerate(self._active.values()):
+            for k, (pair, _) in enumerate(self.m.active.values()):
                 column = self._segment_contact_states(pair, forces, k, Q, V)
                 if column is None:  # a row beyond the segment's end: evaluated one by one
                     break
@@ -244,8 +259,8 @@ class OutputMixin:
 
         ``None`` when a row lies beyond the segment's ends.
         """
-        C, Cdot, omega = self.system.disk_motions(Q, V, pair.i)
-        kin = disk_segment_contacts(pair.feature, C, Cdot, self._kin.radii[pair.i], omega)
+        C, Cdot, omega = self.s.system.disk_motions(Q, V, pair.i)
+        kin = disk_segment_contacts(pair.feature, C, Cdot, self.s.kin.radii[pair.i], omega)
         if not kin.inside.all():
             return None
         lam, tau, mode = float(forces.lam[k]), float(forces.tau[k]), forces.modes[k]
@@ -268,7 +283,7 @@ class OutputMixin:
 
         return shared_rows(np.column_stack((kin.u_n, kin.u_t, kin.point, kin.n)), state)
 
-    def _emit_samples(
+    def emit_samples(
         self,
         out: StepOutput,
         state: Callable[[float], np.ndarray] | None,
@@ -284,16 +299,16 @@ class OutputMixin:
         constant-force or closed-form linear phase), the frames are built in
         one vectorised pass.
         """
-        last = min(limit, self.t_end * (1 + 1e-12))
-        if self._next_sample * self.dt_out > last:
+        last = min(limit, self.s.t_end * (1 + 1e-12))
+        if self.next_sample * self.s.dt_out > last:
             return
-        top = math.floor(last / self.dt_out) + 2
-        end = self.t_end * (1 + 1e-12)
-        if top - self._next_sample <= FEW_SAMPLES:
+        top = math.floor(last / self.s.dt_out) + 2
+        end = self.s.t_end * (1 + 1e-12)
+        if top - self.next_sample <= FEW_SAMPLES:
             # the same grid times and tests in floats (k · dt_out as numpy forms it)
             due = []
-            for k in range(self._next_sample, top):
-                t = k * self.dt_out
+            for k in range(self.next_sample, top):
+                t = k * self.s.dt_out
                 if not (t <= end and (t < limit or (t == limit and inclusive))):
                     break
                 due.append(t)
@@ -302,16 +317,16 @@ class OutputMixin:
                 return
             if state is None:  # the current state at every time due
                 out.frames += [self._current_frame(t, "sample") for t in due]
-                self._next_sample += count
+                self.next_sample += count
                 return
             if states is None:  # one state at a time: the grid times as they are
-                out.frames += [self._frame(t, "sample", state(t)) for t in due]
-                self._next_sample += count
+                out.frames += [self.frame(t, "sample", state(t)) for t in due]
+                self.next_sample += count
                 return
             ts = np.array(due)
         else:
-            ks = np.arange(self._next_sample, top)
-            ts = ks * self.dt_out
+            ks = np.arange(self.next_sample, top)
+            ts = ks * self.s.dt_out
             keep = (ts <= end) & ((ts < limit) | ((ts == limit) & inclusive))
             # the grid is increasing: the samples due are a leading run of ``keep``
             count = int(keep.argmin()) if not keep.all() else len(ks)
@@ -323,11 +338,11 @@ class OutputMixin:
         elif state is None:
             out.frames += [self._current_frame(float(t), "sample") for t in ts]
         else:
-            out.frames += [self._frame(float(t), "sample", state(float(t))) for t in ts]
-        self._next_sample += count
+            out.frames += [self.frame(float(t), "sample", state(float(t))) for t in ts]
+        self.next_sample += count
 
-    def _finish(self, out: StepOutput) -> None:
-        if not out.frames or out.frames[-1].t < self.t_end:
-            out.frames.append(self._current_frame(self.t_end, "sample"))
-        self.status = "finished"
-        self.message = f"reached t_end = {self.t_end:g} s"
+    def finish(self, out: StepOutput) -> None:
+        if not out.frames or out.frames[-1].t < self.s.t_end:
+            out.frames.append(self._current_frame(self.s.t_end, "sample"))
+        self.m.status = "finished"
+        self.m.message = f"reached t_end = {self.s.t_end:g} s"

@@ -12,7 +12,7 @@ and its gaps are ``g = A q − b``. :func:`first_closing` walks the whole
 phase on sub-intervals of ``1 / (SUBINTERVALS_PER_RATE · max_rate)`` (a
 sixteenth of the general scan's, so that a gap's rate turns at most once in
 one of them) and decides each gap as
-:meth:`solver.gap_roots.GapRootMixin._gap_event` does: a value below
+:meth:`solver.gap_roots.GapRoots.gap_event` does: a value below
 ``−GAP_EVENT_TOL`` at a sub-point is a closing at the root before it; a
 minimum between two open sub-points (the rate turning from negative to
 positive, located on the rate) below ``−GAP_EVENT_TOL`` is a closing at the
@@ -24,7 +24,7 @@ rounding margin of one of those tolerances at a sub-point or a minimum — a
 decision that rounding could turn — is not decided here: the loop reports
 ``UNDECIDED`` and the phase goes to the general scan. :func:`carried_row`
 makes the state where the phase ends with its work integrals, summed as the
-phase's pieces sum them (:meth:`solver.flight.FlightMixin._linear_pieces`).
+phase's pieces sum them (:meth:`solver.flight.SmoothMotion.linear_pieces`).
 
 The loops are plain Python on floats and arrays; with the ``fast`` extra
 (numba) :func:`compiled_phase_end` compiles :func:`phase_end`, which runs
@@ -300,7 +300,7 @@ def carried_row(t0, t_end, t, rate, lam, D, P, forcing, C, work, nodes, weights,
     """The state ``(q, v, work)`` at ``t`` (s) of a closed-form phase started at ``t0``, in ``row``.
 
     The work terms (friction, damping loss, input work; J) are those of
-    :meth:`solver.flight.FlightMixin._linear_pieces`: the phase is cut into
+    :meth:`solver.flight.SmoothMotion.linear_pieces`: the phase is cut into
     pieces of ``SUBPOINTS_LINEAR / rate`` (s) up to ``t_end``, and each
     piece's share up to ``t`` is a Gauss–Legendre sum with as many nodes as
     its length needs (``WORK_NODES`` for a whole piece, at least 6).

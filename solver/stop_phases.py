@@ -18,9 +18,9 @@ closed contact, a bead against a stop, frictionless, approaching faster
 than ``IMPACT_SPEED_TOL`` and not grazing, and separating after it faster
 than the resting speed — no contact problem, no projection. It is Newton's
 law in closed form with the arithmetic of
-:meth:`solver.event_handling.HandlingMixin._newton_single`, the same
-frames, events and Zeno bookkeeping as :meth:`~solver.event_handling.HandlingMixin._impact`.
-Any other impact goes to :meth:`~solver.event_handling.HandlingMixin._handle`,
+:meth:`solver.event_handling.EventHandler.newton_single`, the same
+frames, events and Zeno bookkeeping as :meth:`~solver.event_handling.EventHandler.impact`.
+Any other impact goes to :meth:`~solver.event_handling.EventHandler.handle`,
 and a phase whose closing the loop leaves undecided (a value within
 rounding of a tolerance) to the general scan. Event times agree with the
 general scan's to rounding (tests compare both paths).
@@ -44,7 +44,8 @@ from solver.event_tolerances import (
 from solver.frames import StepOutput
 from solver.gap_set import GapSet
 from solver.impact import ImpactStage
-from solver.linear_flow import LinearBeadModel, LinearFlow
+from solver.linear_flow import LinearBeadModel
+from solver.motion_state import MotionState, Setup
 from solver.stop_closing import (
     CLOSING,
     GAUSS_LEGENDRE,
@@ -58,70 +59,86 @@ FAST_STOP_PHASES = True
 """Whether qualifying phases take this path (the tests compare it with the general one)."""
 
 
-class StopPhaseMixin:
-    """Phases of beads between stops (part of :class:`solver.events.EventDrivenStepper`)."""
+class StopPhase:
+    """Phases of beads between stops on the fast path (a phase kind of the event-driven stepper)."""
 
     fast_stop_phases: bool = FAST_STOP_PHASES
 
-    def _stop_phase(self, out: StepOutput, gaps: GapSet) -> bool:
+    def __init__(
+        self,
+        setup: Setup,
+        motion: MotionState,
+        pairs: Any,
+        smooth: Any,
+        affine: Any,
+        recorder: Any,
+        handler: Any,
+        zeno: Any,
+    ) -> None:
+        self.s, self.m, self.pairs, self.smooth, self.affine = setup, motion, pairs, smooth, affine
+        self.recorder, self.handler, self.zeno = recorder, handler, zeno
+
+    def stop_phase(self, out: StepOutput, gaps: GapSet) -> bool:
         """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
         if (
             not self.fast_stop_phases
-            or self._active
-            or self._stalled
-            or not self._closed_form
-            or self._across_spring
+            or self.m.active
+            or self.m.stalled
+            or not self.s.closed_form
+            or self.smooth.across_spring
             or not len(gaps)
         ):
             return False
         affine = self._stop_gaps(gaps)
         if affine is None:
             return False
-        A, b, sided = affine.sided_rows(self._q)
-        flow = self._free_flow() if sided else None
+        A, b, sided = affine.sided_rows(self.m.q)
+        flow = self.smooth.free_flow() if sided else None
         if flow is None:
             return False
         rate = flow.max_rate
         maps = flow.coordinate_maps() if rate > 0.0 else None
         if maps is None:
             return False
-        scale = 1.0 + float(np.abs(self._q).max()) + float(np.abs(b).max())
-        model = self._bead_model()
+        scale = 1.0 + float(np.abs(self.m.q).max()) + float(np.abs(b).max())
+        model = self.smooth.bead_model()
         forcing, C = self._forcing_table(model)
-        sample = self._next_sample * self.dt_out
+        sample = self.recorder.next_sample_at
         result = np.zeros(4)
-        row = np.empty(2 * self._N + 3)
+        row = np.empty(2 * self.s.N + 3)
         # the row is always filled (no sample is "due" to the loop): the state the phase ends
         # in is the same whatever the output grid, which only reads the motion on the way
         status = phase_search()(
-            self.t, self.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, self._q, self._v,
+            self.m.t, self.s.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, self.m.q, self.m.v,
             *maps, A, b,
-            1e-13 * scale, forcing, C, self._work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
+            1e-13 * scale, forcing, C, self.m.work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
             result, row,
         )  # fmt: skip
         if status == UNDECIDED:
             return False
-        t_hit = float(result[0]) if status == CLOSING else self.t_end
-        if samples_due(sample, t_hit, self.t_end):
+        t_hit = float(result[0]) if status == CLOSING else self.s.t_end
+        if samples_due(sample, t_hit, self.s.t_end):
             # output samples on the way, read from the phase's pieces as the general phase
             # reads them; the sample at t_end is the state the phase ends in (_finish)
-            motion = flow.start(self.t, self._q, self._v)
-            for piece in self._linear_pieces(motion, model):
+            motion = flow.start(self.m.t, self.m.q, self.m.v)
+            for piece in self.smooth.linear_pieces(motion, model):
                 end = min(piece.tb, t_hit)
-                self._emit_samples(out, piece.state, end, inclusive=False, states=piece.states)
+                self.recorder.emit_samples(
+                    out, piece.state, end, inclusive=False, states=piece.states
+                )
                 if end >= t_hit:
                     break
-        N = self._N
-        self._q, self._v, self._work = row[:N], row[N : 2 * N], row[2 * N :]
-        self._advance_clock(t_hit)
+        N = self.s.N
+        self.m.q, self.m.v, self.m.work = row[:N], row[N : 2 * N], row[2 * N :]
+        self.m.advance_clock(t_hit)
         if status != CLOSING:
-            self._project()
-            self._finish(out)
+            self.handler.project()
+            self.recorder.finish(out)
             return True
         k = int(result[1])
         pair = gaps.pairs[int(affine.pair_rows[k])]
         if not self._stop_impact(out, pair, affine, A, b, k, float(result[3]), scale):
-            self._handle(out, FoundEvent(t_hit, "gap", pair.key))
+            self.handler.handle(out, FoundEvent(t_hit, "gap", pair.key))
         return True
 
     def _stop_gaps(self, gaps: GapSet) -> AffineGaps | None:
@@ -132,25 +149,10 @@ class StopPhaseMixin:
         """
         kept = self.__dict__.get("_stop_gaps_kept")
         if kept is None or kept[0] is not gaps:
-            affine = self._affine(gaps) if self._pairs_complete() else None
+            affine = self.affine.affine(gaps) if self.pairs.pairs_complete() else None
             kept = (gaps, affine if affine is not None and len(affine.first) else None)
             self._stop_gaps_kept = kept
         return kept[1]
-
-    def _free_flow(self) -> LinearFlow | None:
-        """The scene's linear flow without contacts (no rest-length springs), or None.
-
-        The flow :meth:`solver.flight.FlightMixin._linear_motion` compiles for
-        an empty active set, made by it the first time.
-        """
-        model = self._bead_model()
-        if model is None or len(model.separation_rows):
-            return None
-        key = ((), model.separation_rows.tobytes())
-        flow = self._flows.get(key)
-        if flow is None and self._linear_motion() is not None:
-            flow = self._flows.get(key)
-        return flow
 
     def _forcing_table(self, model: LinearBeadModel) -> tuple[np.ndarray, np.ndarray]:
         """The model's harmonic forces as rows ``(amplitudes, ω, φ)`` and its damping matrix."""
@@ -158,7 +160,7 @@ class StopPhaseMixin:
         if kept is None or kept[0] is not model:
             forcing = np.array(
                 [[*h.amplitude, h.omega, h.phase] for h in model.harmonics], dtype=float
-            ).reshape(-1, self._N + 2)
+            ).reshape(-1, self.s.N + 2)
             kept = (model, forcing, np.ascontiguousarray(model.C, dtype=float))
             self._forcing_kept = kept
         return kept[1], kept[2]
@@ -174,7 +176,7 @@ class StopPhaseMixin:
         known: dict[Hashable, tuple] = self.__dict__.setdefault("_stop_contacts", {})
         entry = known.get((pair.key, side))
         if entry is None:
-            e = self._kin.evaluate(pair, self._q, self._v)
+            e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
             dofs = np.array(e.dofs)
             d = int(dofs[0])
             entry = (
@@ -182,8 +184,8 @@ class StopPhaseMixin:
                 np.array(e.G_local, dtype=float),
                 float(e.restitution),
                 d,
-                float(self._M_inv[d]),
-                float(self.system.M_diag[d]),
+                float(self.s.M_inv[d]),
+                float(self.s.system.M_diag[d]),
             )
             known[(pair.key, side)] = entry
         return entry
@@ -209,7 +211,7 @@ class StopPhaseMixin:
         """
         if pair.j >= 0 or pair.friction != 0.0 or affine.second[row] >= 0:
             return False
-        g = A @ self._q - b
+        g = A @ self.m.q - b
         margin = 1e-13 * scale
         closing = float(g[row])
         g[row] = np.inf
@@ -219,13 +221,13 @@ class StopPhaseMixin:
         dofs, G, restitution, d, m_inv, mass = self._stop_contact(pair, side)
         if len(dofs) != 1 or d != affine.first[row] or float(G[0]) != side:
             return False
-        v = self._v
+        v = self.m.v
         u = side * float(v[d])
         if not u < -IMPACT_SPEED_TOL * (1.0 + 1e-6):
             return False
         if curvature > 0.0 and u * u <= 2.0 * curvature * GAP_TOL * (1.0 + 1e-6):
             return False  # about grazing: the general handling decides
-        # Newton's law, the arithmetic of HandlingMixin._newton_single on one coordinate
+        # Newton's law, the arithmetic of EventHandler.newton_single on one coordinate
         w = side * m_inv
         k = side * w
         jump = (-(1.0 + restitution) * u) * (w / k)
@@ -243,8 +245,8 @@ class StopPhaseMixin:
             lam=np.array([impulse / (1.0 + restitution)]),
             tangent_impulse=np.zeros(1),
         )
-        self._newton_output(out, pair, dofs, G, stage, v_plus, impulse, energy_change)
-        self._active = {}
-        self._phase_forces = None
-        self._check_zeno(out, [])
+        self.handler.newton_output(out, pair, dofs, G, stage, v_plus, impulse, energy_change)
+        self.m.active = {}
+        self.m.phase_forces = None
+        self.zeno.check_zeno(out, [])
         return True

@@ -16,7 +16,7 @@ balls bouncing together on the floor) the impacts move between contacts and
 need not form one geometric sequence. :class:`ImpactCluster` recognises a
 *shrinking run*: the last ``CLUSTER_IMPACTS`` impacts with intervals that
 got shorter (the last interval below the first of the run). The stepper then
-applies its plastic-capture rule (``EventDrivenStepper._capture``).
+applies its plastic-capture rule (``ZenoSummer._capture``, :mod:`solver.zeno_series`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Zeno bouncing in the event-driven stepper: the jump to the accumulation point (MECHANICS §4).
 
-:class:`ZenoMixin` ends a geometric bounce sequence of one contact, or a
+:class:`ZenoSummer` ends a geometric bounce sequence of one contact, or a
 shrinking run of bounces shared among several contacts, by carrying the
 bounces with the scene's impact law (friction included) between closed-form
 flights up to the accumulation point, where persistent contact begins. Scenes
@@ -12,6 +12,7 @@ plastically at the accumulation time instead. Recognising the sequences is
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -27,12 +28,18 @@ from solver.event_tolerances import (
 from solver.flight import Parabola
 from solver.frames import Event, StepOutput
 from solver.geometry import Segment, _frozen_array
+from solver.motion_state import MotionState, Setup
 from solver.system import Contact
-from solver.zeno import accumulation_time
+from solver.zeno import ImpactCluster, ZenoWatch, accumulation_time
 
 
-class ZenoMixin:
-    """Bounces summed to their accumulation point (of :class:`solver.events.EventDrivenStepper`)."""
+class ZenoSummer:
+    """Bounce sequences summed to their accumulation point (a part of the event-driven stepper).
+
+    Owns the watch of the impacts (:class:`solver.zeno.ZenoWatch`,
+    :class:`solver.zeno.ImpactCluster`); sums with the event handler's impact
+    law and writes through the recorder.
+    """
 
     lean_zeno_end: bool = True
     """Whether the Zeno end takes its short routes: a disk in a segment's region evaluated in
@@ -40,28 +47,51 @@ class ZenoMixin:
     :meth:`solver.contact_pairs.DiskKinematics.evaluate`, and no projection of velocities
     that leave nothing to remove; the tests compare them with the general routes."""
 
-    def _check_zeno(self, out: StepOutput, evaluated: list[Contact]) -> None:
+    def __init__(
+        self, setup: Setup, motion: MotionState, pairs: Any, recorder: Any, handler: Any = None
+    ) -> None:
+        self.s, self.m, self.pairs, self.recorder = setup, motion, pairs, recorder
+        self.handler = handler  # wired by the stepper (the handler calls this part back)
+        self.watch = ZenoWatch()
+        self.cluster = ImpactCluster()
+
+    def record(self, t: float, hit: Any) -> None:
+        """Note the impact at ``t`` (s) of the contacts ``hit``."""
+        self.watch.record(t, hit)
+        self.cluster.record(t, hit)
+
+    @property
+    def geometric(self) -> bool:
+        """Whether the last impacts of one contact form a geometric sequence."""
+        return bool(self.watch.geometric)
+
+    @property
+    def shrinking(self) -> bool:
+        """Whether the last impacts among several contacts form a shrinking run."""
+        return bool(self.cluster.shrinking)
+
+    def check_zeno(self, out: StepOutput, evaluated: list[Contact]) -> None:
         """End a geometric bounce sequence at its accumulation time (MECHANICS §4).
 
         ``evaluated`` are closed contacts already evaluated at the current
         state. Bounces shared among several contacts are ended by
         :meth:`_capture`.
         """
-        if not self._zeno.geometric:
-            if self._cluster.shrinking:
+        if not self.watch.geometric:
+            if self.cluster.shrinking:
                 self._capture(out)
             return
-        key = self._zeno.key
-        pair = self._kin.pairs[key]
-        if key in self._active or pair.restitution >= 1.0:
+        key = self.watch.key
+        pair = self.s.kin.pairs[key]
+        if key in self.m.active or pair.restitution >= 1.0:
             return
         e = next((c for c in evaluated if c.key == key), None)
         if e is None:
-            e = self._segment_contact(pair, self._q, self._v)
+            e = self._segment_contact(pair, self.m.q, self.m.v)
             if e is None:
-                e = self._kin.evaluate(pair, self._q, self._v)
-        f = self.system.applied_force(self.t, self._q, self._v)
-        a_n = float(e.G @ (f * self._M_inv)) + e.gamma_n
+                e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
+        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v)
+        a_n = float(e.G @ (f * self.s.M_inv)) + e.gamma_n
         if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
             return
         if self._can_sum_bounces():
@@ -69,15 +99,15 @@ class ZenoMixin:
             if bounces is not None:
                 self._end_bounces(out, [e], bounces)
                 return
-        t_inf = accumulation_time(self.t, e.u_n, pair.restitution, a_n)
-        kinetic_before = self.system.kinetic_energy(self._v)
-        w = e.G * self._M_inv
-        self._v = self._v - w * (e.u_n / float(e.G @ w))
-        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
-        previous = dict(self._active)
-        self._settle(out, previous)
-        self._zeno.reset()
-        self._cluster.reset()
+        t_inf = accumulation_time(self.m.t, e.u_n, pair.restitution, a_n)
+        kinetic_before = self.s.system.kinetic_energy(self.m.v)
+        w = e.G * self.s.M_inv
+        self.m.v = self.m.v - w * (e.u_n / float(e.G @ w))
+        self.m.impact_loss += kinetic_before - self.s.system.kinetic_energy(self.m.v)
+        previous = dict(self.m.active)
+        self.handler.settle(out, previous)
+        self.watch.reset()
+        self.cluster.reset()
         out.events.append(
             Event(
                 t=t_inf,
@@ -114,22 +144,22 @@ class ZenoMixin:
             or not isinstance(pair.feature, Segment)
         ):
             return None
-        c, cdot, omega = self.system.disk_motion(q, v, pair.i)
+        c, cdot, omega = self.s.system.disk_motion(q, v, pair.i)
         rel = np.asarray(cdot, dtype=float)
         if not all(map(math.isfinite, rel.tolist())):
             return None
-        radius = self._kin.radii[pair.i]
+        radius = self.s.kin.radii[pair.i]
         if at is None:
             s, px, py, d, nx, ny = pair.feature.foot(*c.tolist())
             if not (0.0 < s < 1.0 and d > 0.0):
                 return None
-            dofs = self.system.pair_dofs(pair.i, None)
+            dofs = self.s.system.pair_dofs(pair.i, None)
             if len(dofs) == 1:  # a bead: its x alone
                 g_local, h_local = [1.0 * nx], [1.0 * ny]
             else:
                 g_local = [1.0 * nx, 1.0 * ny, 0.0]
-                h_local = [1.0 * ny, 1.0 * -nx, float(self.system.radii[pair.i])]
-            G, H = [0.0] * self.system.N, [0.0] * self.system.N
+                h_local = [1.0 * ny, 1.0 * -nx, float(self.s.system.radii[pair.i])]
+            G, H = [0.0] * self.s.system.N, [0.0] * self.s.system.N
             for k, dof in enumerate(dofs.tolist()):
                 G[dof], H[dof] = g_local[k], h_local[k]
             kept = (
@@ -143,14 +173,14 @@ class ZenoMixin:
         made = Contact(
             pair.key, pair.body, pair.other, g, n, t, point, dofs, G_local, H_local,
             float(n.dot(rel)), float(t.dot(rel) + radius * omega), 0.0, 0.0,
-            pair.restitution, pair.friction, self.system.N, True,
+            pair.restitution, pair.friction, self.s.system.N, True,
         )  # fmt: skip
         made.__dict__.update(G=G_full, H=H_full)  # the cached properties, as they would be
         return made
 
     def _can_sum_bounces(self) -> bool:
         """True when the bounces ahead are free flights under constant gravity between impacts."""
-        return self._flight and not self._active
+        return self.s.flight and not self.m.active
 
     def _sum_bounces(self, out: StepOutput, contacts: list[Contact]) -> int | None:
         """Carry the bounces of ``contacts`` to their accumulation point (MECHANICS §4).
@@ -172,28 +202,28 @@ class ZenoMixin:
             The number of bounces summed, or None (nothing changed) when a
             flight would not close any of the contacts again.
         """
-        a = self._gravity * self._M_inv
+        a = self.s.gravity * self.s.M_inv
         pairs = self._bounce_pairs(contacts, a)
         straight = [isinstance(pair.feature, Segment) for pair in pairs]
         # the contacts were evaluated at this state; the other pairs are evaluated here
         evals = list(contacts) + [
-            self._kin.evaluate(pair, self._q, self._v) for pair in pairs[len(contacts) :]
+            self.s.kin.evaluate(pair, self.m.q, self.m.v) for pair in pairs[len(contacts) :]
         ]
         if len(pairs) == 1 and straight[0] and evals[0].friction == 0.0:
             bounces = self._geometric_series(out, evals[0], a)
             if bounces is not None:
                 return bounces
-        q, v = self._q.copy(), self._v.copy()
+        q, v = self.m.q.copy(), self.m.v.copy()
         gaps = [max(e.g, 0.0) for e in evals]
         # a straight feature's jump direction holds for every bounce on it
         directions = [
-            self._jump_direction(e) if is_straight else None
+            self.handler.jump_direction(e) if is_straight else None
             for e, is_straight in zip(evals, straight, strict=True)
         ]
         # the closing speeds and normal accelerations of the flight ahead
         u = [e.u_n for e in evals]
         a_n = [float(e.G @ a) + e.gamma_n for e in evals]
-        t, loss = self.t, self._impact_loss
+        t, loss = self.m.t, self.m.impact_loss
         bounce = 0
         while bounce < MAX_ZENO_BOUNCES:
             tau = [_closing_time(g, un, an) for g, un, an in zip(gaps, u, a_n, strict=True)]
@@ -206,15 +236,15 @@ class ZenoMixin:
             if -(u[k] + a_n[k] * tau_k) <= ZENO_SPEED_FLOOR:  # the next approach speed
                 break
             t_hit = t + tau_k
-            if t_hit >= self.t_end or self._next_sample * self.dt_out <= t_hit:
-                flight = Parabola(t, q, v, a, self._work.copy(), np.zeros(2))
-                if t_hit >= self.t_end:
-                    self._impact_loss = loss
-                    self._emit_samples(out, flight.state, self.t_end, True, flight.states)
-                    self._set_y(flight.state(self.t_end))
-                    self.t = self.t_end
+            if t_hit >= self.s.t_end or self.recorder.next_sample_at <= t_hit:
+                flight = Parabola(t, q, v, a, self.m.work.copy(), np.zeros(2))
+                if t_hit >= self.s.t_end:
+                    self.m.impact_loss = loss
+                    self.recorder.emit_samples(out, flight.state, self.s.t_end, True, flight.states)
+                    self.m.set_y(flight.state(self.s.t_end))
+                    self.m.t = self.s.t_end
                     return bounce
-                self._emit_samples(out, flight.state, t_hit, False, flight.states)
+                self.recorder.emit_samples(out, flight.state, t_hit, False, flight.states)
             dt = t_hit - t  # as Parabola.state forms the positions
             q, v = q + dt * (v + 0.5 * dt * a), v + tau_k * a
             gaps = [
@@ -226,26 +256,26 @@ class ZenoMixin:
             # is: its evaluation at the start serves every impact and flight, with the
             # normal speed n·ċ after each jump; other pairs are evaluated afresh
             hit = [n for n, g in enumerate(gaps) if g <= GAP_TOL]
-            closed = [evals[n] if straight[n] else self._kin.evaluate(pairs[n], q, v) for n in hit]
+            closed = [evals[n] if straight[n] else self.s.kin.evaluate(pairs[n], q, v) for n in hit]
             if len(closed) == 1 and closed[0].friction == 0.0:
-                v, _, energy_change = self._newton_jump(
+                v, _, energy_change = self.handler.newton_jump(
                     closed[0], closed[0].restitution, v, directions[hit[0]]
                 )
             else:
-                result = self._law_result(closed, v)
+                result = self.handler.law_result(closed, v)
                 v, energy_change = np.array(result.v_plus, dtype=float), result.energy_change
             loss -= float(energy_change)
-            self._impact_loss = loss
+            self.m.impact_loss = loss
             for n, pair in enumerate(pairs):
                 if straight[n]:
-                    centre_velocity = self.system.disk_motion(q, v, pair.i)[1]
+                    centre_velocity = self.s.system.disk_motion(q, v, pair.i)[1]
                     u[n] = float(evals[n].n.dot(np.asarray(centre_velocity, dtype=float)))
                 else:
-                    evals[n] = self._kin.evaluate(pair, q, v)
+                    evals[n] = self.s.kin.evaluate(pair, q, v)
                     u[n], a_n[n] = evals[n].u_n, float(evals[n].G @ a) + evals[n].gamma_n
             bounce += 1
-        self._q, self._v, self._impact_loss = q, v, loss
-        self._advance_clock(t)
+        self.m.q, self.m.v, self.m.impact_loss = q, v, loss
+        self.m.advance_clock(t)
         return bounce
 
     def _geometric_series(self, out: StepOutput, contact: Contact, a: np.ndarray) -> int | None:
@@ -282,16 +312,16 @@ class ZenoMixin:
         if not w > ZENO_SPEED_FLOOR:
             return None
         rest = 2.0 * e * w / ((1.0 - e) * -a_n)  # the flights after the first impact
-        t0 = self.t
+        t0 = self.m.t
         t_inf = t0 + tau0 + rest
-        if t_inf >= self.t_end:
+        if t_inf >= self.s.t_end:
             return None
-        step, k = self._jump_direction(contact)
-        along = [0.0] * self._N  # M⁻¹G/(GᵀM⁻¹G) on every coordinate
+        step, k = self.handler.jump_direction(contact)
+        along = [0.0] * self.s.N  # M⁻¹G/(GᵀM⁻¹G) on every coordinate
         for dof, x in zip(contact.dofs.tolist(), step.tolist(), strict=True):
             along[dof] = x
         direction = np.array(along)
-        q, v, loss = self._q.copy(), self._v.copy(), self._impact_loss
+        q, v, loss = self.m.q.copy(), self.m.v.copy(), self.m.impact_loss
 
         def state(t: float) -> tuple[np.ndarray, np.ndarray, float]:
             """``(q, v)`` and the energy dissipated so far (J) at ``t`` (s) in the series."""
@@ -322,18 +352,18 @@ class ZenoMixin:
                 dissipated,
             )
 
-        while self._next_sample * self.dt_out < t_inf:
-            t_s, due = self._next_sample * self.dt_out, self._next_sample
-            q_s, v_s, self._impact_loss = state(t_s)
-            row = np.concatenate((q_s, v_s, self._work))
-            self._emit_samples(out, lambda _t, row=row: row, t_s, True)
-            if self._next_sample == due:  # not written (past t_end): none is due before t∞
+        while self.recorder.next_sample_at < t_inf:
+            t_s, due = self.recorder.next_sample_at, self.recorder.next_sample
+            q_s, v_s, self.m.impact_loss = state(t_s)
+            row = np.concatenate((q_s, v_s, self.m.work))
+            self.recorder.emit_samples(out, lambda _t, row=row: row, t_s, True)
+            if self.recorder.next_sample == due:  # not written (past t_end): none is due before t∞
                 break
         T = tau0 + rest
         free_gap, free_speed = g + T * (u + 0.5 * a_n * T), u + a_n * T
-        self._q, self._v = _series_end(q, v, a, along, T, free_gap, free_speed)
-        self._impact_loss = loss + 0.5 * w * w / k
-        self._advance_clock(t_inf)
+        self.m.q, self.m.v = _series_end(q, v, a, along, T, free_gap, free_speed)
+        self.m.impact_loss = loss + 0.5 * w * w / k
+        self.m.advance_clock(t_inf)
         bounces, speed = 0, w
         while speed > ZENO_SPEED_FLOOR:
             bounces, speed = bounces + 1, speed * e
@@ -356,10 +386,10 @@ class ZenoMixin:
             e_max = max(e.restitution for e in contacts)
         T = 2.0 * u / ((1.0 - min(e_max, 0.999)) * a_n)
         reach = self._bounce_reach(a, T)
-        every = self._all_candidates()
-        near = [n for n, g in enumerate(every.gaps(self._q, band=True).tolist()) if g <= reach]
+        every = self.pairs.all_candidates()
+        near = [n for n, g in enumerate(every.gaps(self.m.q, band=True).tolist()) if g <= reach]
         keys = {e.key for e in contacts}
-        return [self._kin.pairs[e.key] for e in contacts] + [
+        return [self.s.kin.pairs[e.key] for e in contacts] + [
             every.pairs[n] for n in near if every.pairs[n].key not in keys
         ]
 
@@ -369,20 +399,20 @@ class ZenoMixin:
         ``|ċ| T + ½ |c̈| T²`` per disk; one disk's row is taken in floats with
         the same operations (numpy's hypot), the same bits as the arrays'.
         """
-        if self.system.n_disks == 1:
-            vx, vy = self.system.disk_motion(self._q, self._v, 0)[1].tolist()
-            gx, gy = self.system.disk_motion(self._q, a, 0)[1].tolist()
+        if self.s.system.n_disks == 1:
+            vx, vy = self.s.system.disk_motion(self.m.q, self.m.v, 0)[1].tolist()
+            gx, gy = self.s.system.disk_motion(self.m.q, a, 0)[1].tolist()
             return 2.0 * (float(np.hypot(vx, vy)) * T + 0.5 * float(np.hypot(gx, gy)) * T * T)
-        cd = self.system.centre_velocities(self._v)
-        ca = self.system.centre_velocities(a)
+        cd = self.s.system.centre_velocities(self.m.v)
+        ca = self.s.system.centre_velocities(a)
         return 2.0 * float(
             np.max(np.hypot(cd[:, 0], cd[:, 1]) * T + 0.5 * np.hypot(ca[:, 0], ca[:, 1]) * T * T)
         )
 
     def _end_bounces(self, out: StepOutput, contacts: list[Contact], bounces: int) -> None:
         """Persistent contact from the accumulation point: the rest of ``u_n`` removed, LCP."""
-        self._zeno.reset()
-        self._cluster.reset()
+        self.watch.reset()
+        self.cluster.reset()
         first = contacts[0]
         where = ""
         if len(contacts) > 1:
@@ -390,51 +420,53 @@ class ZenoMixin:
                 " on several contacts (" + ", ".join(f"{e.body}–{e.other}" for e in contacts) + ")"
             )
         event = Event(
-            t=self.t,
+            t=self.m.t,
             type="zeno",
             body=first.body,
             other=first.other,
-            message=f"bouncing{where} accumulates at t = {self.t:.15g} s after {bounces} more "
+            message=f"bouncing{where} accumulates at t = {self.m.t:.15g} s after {bounces} more "
             "bounces summed in closed form; resting contact",
         )
-        if self.t >= self.t_end:
+        if self.m.t >= self.s.t_end:
             out.events.append(event)
-            self._finish(out)
+            self.recorder.finish(out)
             return
-        pairs = [self._kin.pairs[e.key] for e in contacts]
-        one = self._segment_contact(pairs[0], self._q, self._v) if len(pairs) == 1 else None
+        pairs = [self.s.kin.pairs[e.key] for e in contacts]
+        one = self._segment_contact(pairs[0], self.m.q, self.m.v) if len(pairs) == 1 else None
         evals = (
-            [self._kin.evaluate(pair, self._q, self._v) for pair in pairs] if one is None else [one]
+            [self.s.kin.evaluate(pair, self.m.q, self.m.v) for pair in pairs]
+            if one is None
+            else [one]
         )
-        kinetic_before = self.system.kinetic_energy(self._v)
+        kinetic_before = self.s.system.kinetic_energy(self.m.v)
         known = None
         if len(evals) == 1:
             G = evals[0].G
-            separating = max(float(G.dot(self._v)), 0.0)
+            separating = max(float(G.dot(self.m.v)), 0.0)
             if separating == 0.0 and one is not None:
                 # nothing to remove (a ball at rest on a level floor): v − (w·0 + 0) is v
                 # to the bit, the contact is the one just made and T − T is booked
-                self._impact_loss += kinetic_before - kinetic_before
-                self._settle(out, dict(self._active), known=[one])
+                self.m.impact_loss += kinetic_before - kinetic_before
+                self.handler.settle(out, dict(self.m.active), known=[one])
                 out.events.append(event)
                 return
-            w = self._M_inv * G
+            w = self.s.M_inv * G
             x = one_row_solution(float(G.dot(w)), separating)
-            self._v = self._v - (w * x + 0.0)  # W @ x of one column: 0 + w x
+            self.m.v = self.m.v - (w * x + 0.0)  # W @ x of one column: 0 + w x
             # the positions are those evaluated: the speeds formed again
             at_rest = (
-                self._segment_contact(pairs[0], self._q, self._v, one)
+                self._segment_contact(pairs[0], self.m.q, self.m.v, one)
                 if one is not None
-                else self._at_velocities(evals[0])
+                else self.handler.at_velocities(evals[0])
             )
             known = None if at_rest is None else [at_rest]
         else:
             C = np.column_stack([e.G for e in evals])
-            W = self._M_inv[:, None] * C
-            u = np.maximum(C.T @ self._v, 0.0)
-            self._v = self._v - W @ np.linalg.lstsq(C.T @ W, u, rcond=1e-12)[0]
-        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
-        self._settle(out, dict(self._active), known=known)
+            W = self.s.M_inv[:, None] * C
+            u = np.maximum(C.T @ self.m.v, 0.0)
+            self.m.v = self.m.v - W @ np.linalg.lstsq(C.T @ W, u, rcond=1e-12)[0]
+        self.m.impact_loss += kinetic_before - self.s.system.kinetic_energy(self.m.v)
+        self.handler.settle(out, dict(self.m.active), known=known)
         out.events.append(event)
 
     def _capture(self, out: StepOutput) -> None:
@@ -451,9 +483,9 @@ class ZenoMixin:
         event at the current time says so. The bounces given up would have
         risen less than ``ZENO_HEIGHT``.
         """
-        f = self.system.applied_force(self.t, self._q, self._v) * self._M_inv
-        closed = self._closed(self._closed_pairs())
-        if self._cluster.last_interval <= COLLAPSE_INTERVAL:
+        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
+        closed = self.handler.closed(self.handler.closed_pairs())
+        if self.cluster.last_interval <= COLLAPSE_INTERVAL:
             self._collapse(out, [e for e in closed if e.u_n >= 0.0])
             return
         chosen = []
@@ -463,7 +495,7 @@ class ZenoMixin:
                 if e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
                     return
                 chosen.append(e)
-        if not chosen or not self._cluster.last <= {e.key for e in chosen}:
+        if not chosen or not self.cluster.last <= {e.key for e in chosen}:
             return
         if self._can_sum_bounces():
             bounces = self._sum_bounces(out, chosen)
@@ -471,17 +503,17 @@ class ZenoMixin:
                 self._end_bounces(out, chosen, bounces)
                 return
         C = np.column_stack([e.G for e in chosen])
-        W = self._M_inv[:, None] * C
-        kinetic_before = self.system.kinetic_energy(self._v)
-        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
-        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
-        self._settle(out, dict(self._active))
-        self._zeno.reset()
-        self._cluster.reset()
+        W = self.s.M_inv[:, None] * C
+        kinetic_before = self.s.system.kinetic_energy(self.m.v)
+        self.m.v = self.m.v - W @ np.linalg.lstsq(C.T @ W, C.T @ self.m.v, rcond=1e-12)[0]
+        self.m.impact_loss += kinetic_before - self.s.system.kinetic_energy(self.m.v)
+        self.handler.settle(out, dict(self.m.active))
+        self.watch.reset()
+        self.cluster.reset()
         names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
         out.events.append(
             Event(
-                t=self.t,
+                t=self.m.t,
                 type="zeno",
                 body=chosen[0].body,
                 other=chosen[0].other,
@@ -500,20 +532,20 @@ class ZenoMixin:
         zero together (M-orthogonal, momentum kept, the kinetic energy removed
         booked as dissipated) and the contact problem takes over.
         """
-        if not chosen or not self._cluster.last <= {e.key for e in chosen}:
+        if not chosen or not self.cluster.last <= {e.key for e in chosen}:
             return
         C = np.column_stack([e.G for e in chosen])
-        W = self._M_inv[:, None] * C
-        kinetic_before = self.system.kinetic_energy(self._v)
-        self._v = self._v - W @ np.linalg.lstsq(C.T @ W, C.T @ self._v, rcond=1e-12)[0]
-        self._impact_loss += kinetic_before - self.system.kinetic_energy(self._v)
-        self._settle(out, dict(self._active))
-        self._zeno.reset()
-        self._cluster.reset()
+        W = self.s.M_inv[:, None] * C
+        kinetic_before = self.s.system.kinetic_energy(self.m.v)
+        self.m.v = self.m.v - W @ np.linalg.lstsq(C.T @ W, C.T @ self.m.v, rcond=1e-12)[0]
+        self.m.impact_loss += kinetic_before - self.s.system.kinetic_energy(self.m.v)
+        self.handler.settle(out, dict(self.m.active))
+        self.watch.reset()
+        self.cluster.reset()
         names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
         out.events.append(
             Event(
-                t=self.t,
+                t=self.m.t,
                 type="zeno",
                 body=chosen[0].body,
                 other=chosen[0].other,

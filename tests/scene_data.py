@@ -116,7 +116,7 @@ def wheels_and_beads_over(
         for k in range(beads)
     ]  # fmt: skip
     stepper = make_stepper(gravity_scene(bodies, boundaries))
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     return stepper, GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
 
 

@@ -22,12 +22,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
-from solver.affine_gaps import AffineScanMixin, affine_gaps
+from solver.affine_gaps import AffineScan, affine_gaps
 from solver.flight import Piece
 from solver.geometry import Segment
 from solver.scene import parse_scene
 from solver.simulation import make_stepper
-from solver.stop_phases import StopPhaseMixin
+from solver.stop_phases import StopPhase
 
 RADIUS = 0.05
 STOP = 0.2  # the stops' lines are at x = ±STOP (m)
@@ -97,7 +97,7 @@ def run_events(scene):
 
 def full_scan(self, piece, gaps, n_sub):
     """The scan the screen replaces: every sub-interval with the exact event values."""
-    return self._scan(Piece(piece.ta, piece.tb, piece.motion), gaps, n_sub)
+    return self.locator.scan(Piece(piece.ta, piece.tb, piece.motion), gaps, n_sub)
 
 
 oscillators = st.fixed_dictionaries(
@@ -128,10 +128,10 @@ def test_the_screened_scan_finds_the_events_of_the_full_scan_bit_for_bit(params,
         assume(abs(second[0] - params["x0"]) > 2 * RADIUS + 1e-3)
     scene = oscillator_scene(**params, second=second, t_end=1.5)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(StopPhaseMixin, "fast_stop_phases", False)  # the scan, not its fast path
-        patch.setattr(AffineScanMixin, "_closed_form_event", staticmethod(general_routes))
+        patch.setattr(StopPhase, "fast_stop_phases", False)  # the scan, not its fast path
+        patch.setattr(AffineScan, "_closed_form_event", staticmethod(general_routes))
         screened = run_events(scene)
-        patch.setattr(AffineScanMixin, "_screened_scan", full_scan)
+        patch.setattr(AffineScan, "screened_scan", full_scan)
         full = run_events(scene)
     assert screened == full
 
@@ -159,9 +159,9 @@ def test_closed_form_roots_are_the_full_scans_to_rounding(params, second):
         assume(abs(second[0] - params["x0"]) > 2 * RADIUS + 1e-3)
     scene = oscillator_scene(**params, second=second, t_end=1.5)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(StopPhaseMixin, "fast_stop_phases", False)  # the scan, not its fast path
+        patch.setattr(StopPhase, "fast_stop_phases", False)  # the scan, not its fast path
         closed_form = first_event(scene)
-        patch.setattr(AffineScanMixin, "_screened_scan", full_scan)
+        patch.setattr(AffineScan, "screened_scan", full_scan)
         full = first_event(scene)
     assert (closed_form is None) == (full is None)
     if full is not None:
@@ -246,7 +246,7 @@ def reference_speed(params, t):
 def test_affine_rows_are_the_gaps_and_unreachable_pairs_are_left_out():
     scene = oscillator_scene(1.0, 10.0, 0.0, 1.0, 5.0, 0.0, 0.03, 0.0, 0.8, second=(-0.1, 0.0))
     stepper = make_stepper(scene)
-    gaps = stepper._candidates()
+    gaps = stepper.pairs.candidates()
     affine = affine_gaps(stepper.system, gaps)
     assert affine is not None
     # each bead with two stops, the pair of beads; the stops' ends are 0.3 m off the rail
@@ -274,7 +274,7 @@ def test_a_slanted_segment_or_a_corner_within_reach_is_not_affine():
     ):
         data["boundaries"] = [boundary]
         stepper = make_stepper(parse_scene(data), t_end=1.0)
-        assert affine_gaps(stepper.system, stepper._candidates()) is None
+        assert affine_gaps(stepper.system, stepper.pairs.candidates()) is None
     scene = oscillator_scene(1.0, 10.0, 0.0, 1.0, 5.0, 0.0, 0.03, 0.0, 0.8)
     stepper = make_stepper(scene)
-    assert affine_gaps(stepper.system, stepper._candidates()) is not None
+    assert affine_gaps(stepper.system, stepper.pairs.candidates()) is not None

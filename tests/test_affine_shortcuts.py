@@ -2,7 +2,7 @@
 
 ``_nothing_missed`` lets the check for missed closings skip its gap
 evaluations: wherever it says so, the general check
-(:meth:`solver.gap_roots.GapRootMixin._missed`, run here without the
+(:meth:`solver.gap_roots.GapRoots.missed`, run here without the
 shortcut) must find nothing and raise nothing — for random end states of a
 piece, beads through stops and through each other included.
 """
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.affine_gaps import AffineScanMixin
+from solver.affine_gaps import AffineScan
 from solver.flight import Piece
 from solver.linear_flow import LinearFlow
 from solver.simulation import make_stepper
@@ -47,7 +47,7 @@ def test_nothing_missed_only_where_the_general_check_finds_nothing(first, second
         1.0, 0.0, 0.0, 1.0, 5.0, 0.0, x0, 0.0, 0.8, second=None if second is None else (0.1, 0.0)
     )
     stepper = make_stepper(scene)
-    gaps = stepper._candidates()
+    gaps = stepper.pairs.candidates()
     xa, va, xb, vb = first
     qa, qb, v_a, v_b = [xa], [xb], [va], [vb]
     if second is not None:
@@ -61,21 +61,21 @@ def test_nothing_missed_only_where_the_general_check_finds_nothing(first, second
     ya = np.array(qa + v_a + work)
     yb = np.array(qb + v_b + work)
     n = len(qa)
-    if not stepper._nothing_missed(gaps, ya[:n], yb[:n]):
+    if not stepper.affine.nothing_missed(gaps, ya[:n], yb[:n]):
         return
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(AffineScanMixin, "_nothing_missed", lambda *args: False)
-        assert stepper._missed(straight_piece(ya, yb, duration), gaps, None) is None
+        patch.setattr(AffineScan, "nothing_missed", lambda *args: False)
+        assert stepper.roots.missed(straight_piece(ya, yb, duration), gaps, None) is None
 
 
 def test_a_flight_between_the_stops_needs_no_check():
     scene = oscillator_scene(1.0, 0.0, 0.0, 1.0, 5.0, 0.0, -0.1, 0.0, 0.8, second=(0.1, 0.0))
     stepper = make_stepper(scene)
-    gaps = stepper._candidates()
-    assert stepper._nothing_missed(gaps, np.array([-0.1, 0.1]), np.array([-0.12, 0.02]))
+    gaps = stepper.pairs.candidates()
+    assert stepper.affine.nothing_missed(gaps, np.array([-0.1, 0.1]), np.array([-0.12, 0.02]))
     # the beads passed each other, a bead went through a stop
-    assert not stepper._nothing_missed(gaps, np.array([-0.1, 0.1]), np.array([0.05, -0.05]))
-    assert not stepper._nothing_missed(gaps, np.array([-0.1, 0.1]), np.array([-0.3, 0.1]))
+    assert not stepper.affine.nothing_missed(gaps, np.array([-0.1, 0.1]), np.array([0.05, -0.05]))
+    assert not stepper.affine.nothing_missed(gaps, np.array([-0.1, 0.1]), np.array([-0.3, 0.1]))
 
 
 @settings(max_examples=60, deadline=None)
@@ -155,8 +155,10 @@ def test_a_lone_bead_keeps_the_pairs_a_new_search_finds():
     skipped = 0
     while stepper.status == "running":
         stepper.step()
-        if stepper._pairs_found_at is not None:
-            found = stepper._kin.candidates(stepper._q, stepper._margin, np.array([0]))
-            assert found == stepper._all_candidates().pairs
-            skipped += stepper._search_finds_the_same()
+        if stepper.pairs.pairs_found_at is not None:
+            found = stepper.setup.kin.candidates(
+                stepper.motion.q, stepper.pairs.margin, np.array([0])
+            )
+            assert found == stepper.pairs.all_candidates().pairs
+            skipped += stepper.pairs.search_finds_the_same()
     assert skipped > 0

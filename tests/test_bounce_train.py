@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import gap_closing
-from solver.flight_phases import FlightPhaseMixin
+from solver.flight_phases import FlightPhase
 from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene
 
@@ -29,7 +29,7 @@ from tests.scene_data import G_ACC, gravity_scene
 def run(scene, trains):
     """Frames and events of ``scene`` as bytes and values, and how many train flights it took."""
     used = []
-    original = FlightPhaseMixin._bounce_train
+    original = FlightPhase._bounce_train
 
     def counted(self, gaps, row):
         return original(self, gaps, row) if trains else None
@@ -41,7 +41,7 @@ def run(scene, trains):
         return closing(*args)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FlightPhaseMixin, "_bounce_train", counted)
+        patch.setattr(FlightPhase, "_bounce_train", counted)
         patch.setattr("solver.flight_phases.segment_closing", counting)
         stepper = make_stepper(scene)
         frames, events = [], []
@@ -206,17 +206,17 @@ def test_the_train_bounds_hold_the_bounces():
     scene = ball(restitution=0.7, vx=0.05)
     stepper = make_stepper(scene)
     boxes = []
-    original = FlightPhaseMixin._bounce_train
+    original = FlightPhase._bounce_train
 
     def recording(self, gaps, row):
         train = original(self, gaps, row)
         if train is not None:
-            u = float(self._v[1])
-            boxes.append((self.t, u, float(self._q[0])))
+            u = float(self.m.v[1])
+            boxes.append((self.m.t, u, float(self.m.q[0])))
         return train
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FlightPhaseMixin, "_bounce_train", recording)
+        patch.setattr(FlightPhase, "_bounce_train", recording)
         states = []
         while stepper.status == "running":
             out = stepper.step()
@@ -238,7 +238,7 @@ def test_flights_that_skip_the_candidate_search_give_the_same_bits(scene):
     """A train kept within ``margin/8`` of the search point asks for candidates once."""
     skipping = run(scene, True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FlightPhaseMixin, "_keeps_candidates", lambda self, train: False)
+        patch.setattr(FlightPhase, "_keeps_candidates", lambda self, train: False)
         asking = run(scene, True)
     assert skipping[:3] == asking[:3]
 
@@ -253,19 +253,19 @@ def test_a_train_keeps_its_candidates_only_within_its_cover_and_margin(drop, kep
     """
     stepper = make_stepper(ball(drop=drop, vx=0.05, t_end=4.0))
     starts = []
-    original = FlightPhaseMixin._train_phase
+    original = FlightPhase.train_phase
 
     def recording(self, out):
         train = self._train
-        if train is not None and self._v is self._bounced:
-            x, y = self.system.centres(self._q)[0]
-            x0, y0 = self._pairs_found_at[0]
+        if train is not None and self.m.v is self._bounced:
+            x, y = self.s.system.centres(self.m.q)[0]
+            x0, y0 = self.pairs.pairs_found_at[0]
             moved = float(np.hypot(x - x0, y - y0))
             starts.append((train is self._kept_candidates, x, y, train.cover, moved))
         return original(self, out)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FlightPhaseMixin, "_train_phase", recording)
+        patch.setattr(FlightPhase, "train_phase", recording)
         while stepper.status == "running":
             stepper.step()
     assert len(starts) >= 5
@@ -273,4 +273,4 @@ def test_a_train_keeps_its_candidates_only_within_its_cover_and_margin(drop, kep
     for k, x, y, (cx, cy, radius), moved in starts:
         assert math.hypot(x - cx, y - cy) <= radius
         if k:
-            assert moved <= 0.125 * stepper._margin
+            assert moved <= 0.125 * stepper.pairs.margin

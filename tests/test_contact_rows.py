@@ -26,7 +26,7 @@ from solver.contact import solve_contact_problem
 from solver.contact_pairs import DiskKinematics, PairRows, RailContacts
 from solver.errors import SolverError
 from solver.event_handling import (
-    HandlingMixin,
+    EventHandler,
     contact_keys,
     grazing,
     grazing_many,
@@ -219,10 +219,10 @@ def test_rail_contacts_read_as_their_contacts(scene, data):
     for a, b in zip(picked, expected, strict=True):
         assert same_contact(a, b)
     for N in (system.N, SPARSE_ABOVE + 1):
-        handler = SimpleNamespace(_N=N)
+        handler = SimpleNamespace(s=SimpleNamespace(N=N))
         for field in ("G_local", "H_local"):
-            a = HandlingMixin._columns(handler, many, field)
-            b = HandlingMixin._columns(handler, one, field)
+            a = EventHandler._columns(handler, many, field)
+            b = EventHandler._columns(handler, one, field)
             if N != system.N:  # the sparse form: as a longer system would build it
                 a, b = a.toarray(), b.toarray()
             assert a.tobytes() == b.tobytes(), field
@@ -241,7 +241,7 @@ def test_a_shared_stage_record_reads_as_one_per_contact(scene, data):
         return
     system, many = found
     v = system.v0.copy()
-    G = HandlingMixin._columns(SimpleNamespace(_N=system.N), many, "G_local")
+    G = EventHandler._columns(SimpleNamespace(s=SimpleNamespace(N=system.N)), many, "G_local")
     law = data.draw(st.sampled_from(["sequential", "staged"]))
     result = resolve_impact(system.M_diag, G, v, many.restitution, law=law)
     shared = SharedImpactStages(many, result.stages)

@@ -81,7 +81,7 @@ def test_few_pairs_close_in_floats_as_on_arrays(
     """
     bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
     stepper = make_stepper(gravity_scene(bodies, boundaries))
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     q, v, a = (np.zeros(3 * len(wheels)) for _ in range(3))
     for k, (_, x, y) in enumerate(wheels):
         q[3 * k : 3 * k + 2] = (x, y)
@@ -132,7 +132,7 @@ def test_few_gaps_in_floats_are_the_array_gaps(boundaries, wheels, beads, band, 
         for k in range(len(beads))
     ]
     stepper = make_stepper(gravity_scene(bodies, boundaries))
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     q = np.array(system.q0, dtype=float)
     for k, (_, x, y) in enumerate(wheels):
         q[3 * k : 3 * k + 2] = (x, y)

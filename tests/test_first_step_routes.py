@@ -1,10 +1,10 @@
 """The routes of a run's setup and first steps: the same bits as the routes they replace.
 
 - A frame of the stepper's current state is built from its positions,
-  velocities and work as they are (:meth:`solver.output_frames.OutputMixin._current_frame`)
+  velocities and work as they are (:meth:`solver.output_frames.Recorder._current_frame`)
   rather than from the row joining them (``_frame`` of ``_y()``).
 - The box of a lone disk that bounds the broad-phase margin
-  (:func:`solver.flight.disk_box`) is made in floats rather than from its
+  (:func:`solver.candidates.disk_box`) is made in floats rather than from its
   columns' minima and maxima.
 - The watched pairs of a phase with active contacts
   (:meth:`solver.gap_set.GapSet.subset`) take the float rows their parent
@@ -25,8 +25,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from solver.candidates import disk_box
 from solver.errors import InputError
-from solver.flight import disk_box
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import _point
 from solver.simulation import make_stepper
@@ -52,11 +52,11 @@ def test_a_frame_of_the_current_state_is_the_frame_of_its_row(scene):
     """_current_frame gives _frame of _y(), at the start and after every step, and owns its rows."""
     stepper = make_stepper(scene)
     while True:
-        made = stepper._current_frame(stepper.t, "sample")
-        joined = stepper._frame(stepper.t, "sample", stepper._y())
+        made = stepper.recorder._current_frame(stepper.t, "sample")
+        joined = stepper.recorder.frame(stepper.t, "sample", stepper.motion.y())
         assert frame_bits(made) == frame_bits(joined)
-        assert not np.shares_memory(made.q, stepper._q)
-        assert not np.shares_memory(made.v, stepper._v)
+        assert not np.shares_memory(made.q, stepper.motion.q)
+        assert not np.shares_memory(made.v, stepper.motion.v)
         if stepper.status != "running":
             break
         stepper.step()
@@ -178,9 +178,9 @@ def test_a_few_pairs_are_every_pair_as_their_codes_say(
     if duplicate and len(rows) > 1:
         rows[data.draw(st.integers(1, len(rows) - 1))] = rows[0]
     pairs = gaps.pairs.select(np.array(rows, dtype=int))
-    stepper._pair_set = GapSet(gaps.kin, pairs)
+    stepper.pairs._pair_set = GapSet(gaps.kin, pairs)
     n = stepper.system.n_disks
-    every = n * len(stepper._kin.feature_list) + n * (n - 1) // 2
+    every = n * len(stepper.setup.kin.feature_list) + n * (n - 1) // 2
     by_codes = len(pairs) == every and len(set(pairs.codes().tolist())) == every
-    assert stepper._pairs_complete() == by_codes
+    assert stepper.pairs.pairs_complete() == by_codes
     assert by_codes == (not duplicate or len(rows) == 1)

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from solver.contact import solve_with_modes
 from solver.contact_pairs import DiskKinematics
-from solver.events import EventDrivenStepper
 from solver.fixed_mode import OneContactReaction
+from solver.flight import SmoothMotion
 from solver.scene import load_scene
 from solver.simulation import make_stepper
 from solver.system import System
@@ -142,7 +142,7 @@ def run(scene_file: str, closed_form: bool, monkeypatch: pytest.MonkeyPatch):
     """Events and last frame of a bundled scene, with or without the fixed-mode closed form."""
     with monkeypatch.context() as patch:
         if not closed_form:
-            patch.setattr(EventDrivenStepper, "_fixed_mode", lambda self: None)
+            patch.setattr(SmoothMotion, "fixed_mode", lambda self: None)
         stepper = make_stepper(load_scene(SCENES / scene_file), t_end=1.0, dt_out=0.01)
         events, frames = [], []
         while stepper.status == "running":

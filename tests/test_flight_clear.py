@@ -123,7 +123,7 @@ def test_a_flight_proved_clear_keeps_every_wheel_off_the_drawn_ground_and_the_ot
     # built high above the ground (a scene may not start overlapping), then put in place
     far = [uniform_wheel(b["id"], b["radius"], 5.0 * k, 5.0) for k, b in enumerate(bodies)]
     stepper = make_stepper(gravity_scene(far, boundaries))
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     q = np.zeros(3 * len(bodies))
     for k, body in enumerate(bodies):
         q[3 * k : 3 * k + 2] = body["position"]
@@ -150,7 +150,7 @@ def ball_over_floor(height):
     ball = uniform_wheel("ball", 0.1, 0.0, 0.1 + height)
     floor = {"id": "floor", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}
     stepper = make_stepper(gravity_scene([ball], [floor]))
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
     return np.array(system.q0, dtype=float), gaps
 
@@ -217,24 +217,24 @@ def test_a_flight_scan_without_the_rows_proved_clear_finds_the_same_event(
     target = np.array(points[pick % len(points)], dtype=float)
     out = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
     stepper = make_stepper(gravity_scene([uniform_wheel("w", radius, 5.0, 5.0)], boundaries))
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     q, v = np.zeros(3), np.zeros(3)
     q[:2] = target + (radius + distance) * out
     v[:2] = -speed * out + np.array(swerve)
-    a = np.array(stepper._gravity) * stepper._M_inv
+    a = np.array(stepper.setup.gravity) * stepper.setup.M_inv
     gaps = GapSet(kin, kin.candidates(q, 100.0, np.arange(system.n_disks)))
     flight = Parabola(0.0, q, v, a, np.zeros(3), np.zeros(2))
     piece = Piece(0.0, T, flight.state, flight.states)
     found = {}
     for label, prune in (("pruned", True), ("full", False)):
-        stepper._unresolved = None
+        stepper.locator._unresolved = None
         with pytest.MonkeyPatch.context() as patch:
             if not prune:
                 patch.setattr(
                     event_location, "clear_rows", lambda gaps, rows, *_: [False] * len(rows)
                 )
             try:
-                e = stepper._flight_scan(piece, gaps, a)
+                e = stepper.locator.flight_scan(piece, gaps, a)
                 found[label] = None if e is None else (e.t, e.kind, e.key)
             except SolverError as error:
                 found[label] = str(error)

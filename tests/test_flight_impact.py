@@ -1,7 +1,7 @@
 """The free-flight path's impact of one frictionless disk on a segment (solver/flight_phases.py).
 
-:meth:`FlightPhaseMixin._newton_impact` writes what the general
-:meth:`HandlingMixin._impact` writes for that contact — the frames ``pre``
+:meth:`FlightPhase._newton_impact` writes what the general
+:meth:`EventHandler.impact` writes for that contact — the frames ``pre``
 and ``post`` with their energies, the ``impact`` event with its stage
 record, the velocities after, the energy booked as dissipated and the Zeno
 bookkeeping — without the contact object and the law's result object. It
@@ -75,12 +75,12 @@ def touching_disks(draw):
 
 def stepper_at(scene, velocity):
     stepper = make_stepper(scene)
-    stepper._v = velocity.copy()
-    stepper._impact_loss = 0.25  # energy dissipated before (J): both paths carry it on
-    stepper.t = 0.375
+    stepper.motion.v = velocity.copy()
+    stepper.motion.impact_loss = 0.25  # energy dissipated before (J): both paths carry it on
+    stepper.motion.t = 0.375
     for t in (0.125, 0.25):  # earlier impacts of the same contact, for the Zeno watch
-        stepper._zeno.record(t, frozenset({("disk", "floor")}))
-        stepper._cluster.record(t, frozenset({("disk", "floor")}))
+        stepper.zeno.watch.record(t, frozenset({("disk", "floor")}))
+        stepper.zeno.cluster.record(t, frozenset({("disk", "floor")}))
     return stepper
 
 
@@ -89,25 +89,28 @@ def stepper_at(scene, velocity):
 def test_the_flight_impact_writes_the_general_impacts_numbers_bit_for_bit(case):
     scene, velocity = case
     fast, general = stepper_at(scene, velocity), stepper_at(scene, velocity)
-    (pair,) = [p for p in fast._all_candidates().pairs if p.other == "floor"]
-    a = fast._free_accelerations(fast.t, fast._q, fast._v)
-    G, dofs, u, a_n, gap = fast._segment_normal(pair, a)
-    contact = general._kin.evaluate(pair, general._q, general._v)
+    (pair,) = [p for p in fast.pairs.all_candidates().pairs if p.other == "floor"]
+    a = fast.smooth.free_accelerations(fast.t, fast.motion.q, fast.motion.v)
+    G, dofs, u, a_n, gap = fast.flight_phase._segment_normal(pair, a)
+    contact = general.setup.kin.evaluate(pair, general.motion.q, general.motion.v)
     assert contact.inside and G is not None
     assert same(G, contact.G_local) and same(dofs, contact.dofs)
     # the speed and acceleration along the normal decide only: to rounding
     assert u == contact.u_n or abs(u - contact.u_n) <= 1e-15 * (1.0 + np.abs(velocity).max())
     assert abs(a_n - float(contact.G @ a)) <= 1e-15 * G_ACC
-    assert abs(gap - contact.g) <= 1e-15 * (1.0 + np.abs(fast._q).max())
+    assert abs(gap - contact.g) <= 1e-15 * (1.0 + np.abs(fast.motion.q).max())
     fast_out, general_out = StepOutput(), StepOutput()
-    fast._newton_impact(fast_out, pair, G, dofs)
-    general._impact(general_out, [contact])
+    fast.flight_phase._newton_impact(fast_out, pair, G, dofs)
+    general.handler.impact(general_out, [contact])
 
-    assert same(fast._v, general._v)
-    assert same(fast._impact_loss, general._impact_loss)
-    assert fast._zeno.times == general._zeno.times and fast._zeno.key == general._zeno.key
-    assert fast._cluster.times == general._cluster.times
-    assert fast._cluster.last == general._cluster.last
+    assert same(fast.motion.v, general.motion.v)
+    assert same(fast.motion.impact_loss, general.motion.impact_loss)
+    assert (
+        fast.zeno.watch.times == general.zeno.watch.times
+        and fast.zeno.watch.key == general.zeno.watch.key
+    )
+    assert fast.zeno.cluster.times == general.zeno.cluster.times
+    assert fast.zeno.cluster.last == general.zeno.cluster.last
     assert len(fast_out.frames) == len(general_out.frames) == 2
     for f, g in zip(fast_out.frames, general_out.frames, strict=True):
         assert (f.t, f.kind, f.contacts) == (g.t, g.kind, g.contacts)
@@ -158,16 +161,16 @@ def test_a_ball_bouncing_on_a_tilted_segment_keeps_newtons_law():
     scene = gravity_scene([body], [segment], restitution=e, friction=0.0)
     velocity = np.array((1.0, -2.0, 3.0))
     stepper = stepper_at(scene, velocity)
-    (pair,) = [p for p in stepper._all_candidates().pairs if p.other == "floor"]
-    a = stepper._free_accelerations(0.0, None, None)
-    G, dofs, u, _, gap = stepper._segment_normal(pair, a)
+    (pair,) = [p for p in stepper.pairs.all_candidates().pairs if p.other == "floor"]
+    a = stepper.smooth.free_accelerations(0.0, None, None)
+    G, dofs, u, _, gap = stepper.flight_phase._segment_normal(pair, a)
     assert abs(gap) < 1e-15  # placed touching
     out = StepOutput()
-    stepper._newton_impact(out, pair, G, dofs)
+    stepper.flight_phase._newton_impact(out, pair, G, dofs)
     u_minus = float(n @ velocity[:2])
     tangent = np.array((n[1], -n[0]))
     assert u == np.float64(u_minus) or abs(u - u_minus) < 1e-15
-    v_plus = stepper._v
+    v_plus = stepper.motion.v
     assert (
         float(n @ v_plus[:2]) == np.float64(-e * u_minus)
         or abs(float(n @ v_plus[:2]) + e * u_minus) < 1e-15

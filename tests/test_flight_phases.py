@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.event_handling import HandlingMixin
-from solver.flight_phases import FlightPhaseMixin
+from solver.event_handling import EventHandler
+from solver.flight_phases import FlightPhase
 from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene
 from tests.test_drawn_geometry import wheel_scenes
@@ -45,7 +45,7 @@ def run(scene, fast, t_end=None):
     are the ``pre`` and ``post`` frames of an instant with no other impact.
     """
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FlightPhaseMixin, "fast_flight_phases", fast)
+        patch.setattr(FlightPhase, "fast_flight_phases", fast)
         stepper = make_stepper(scene) if t_end is None else make_stepper(scene, t_end=t_end)
         events, frames = [], []
         while stepper.status == "running":
@@ -189,14 +189,14 @@ def test_the_bouncing_ball_bounces_at_the_closed_forms_instants_on_the_fast_path
     each bounce is taken without the general handling."""
     e = 0.5
     handled = []
-    original = HandlingMixin._handle
+    original = EventHandler.handle
 
     def counting(self, out, found):
         handled.append(self.t)
         original(self, out, found)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(HandlingMixin, "_handle", counting)
+        patch.setattr(EventHandler, "handle", counting)
         _, events, _ = run(ball(e), True)
     t0 = math.sqrt(2.0 / G_ACC)
     v0 = G_ACC * t0

@@ -86,7 +86,7 @@ def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads
     assume(n_wheels or n_beads)
     radii = [0.04 + 0.05 * k for k in range(n_wheels)]
     stepper, gaps = wheels_and_beads_over(boundaries, radii, n_beads)
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     assume(len(gaps) <= FEW_PAIRS)
     points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
     q, v = np.array(system.q0, dtype=float), np.zeros(system.N)
@@ -118,7 +118,7 @@ def test_values_of_many_states_are_the_values_of_each(boundaries, n_wheels, n_be
     assume(n_wheels or n_beads)
     radii = [0.04 + 0.05 * k for k in range(n_wheels)]
     stepper, gaps = wheels_and_beads_over(boundaries, radii, n_beads)
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
     Q, V = np.tile(np.array(system.q0, dtype=float), (n_rows, 1)), np.zeros((n_rows, system.N))
     for row in range(n_rows):
@@ -147,7 +147,7 @@ def test_a_wheel_on_a_corner_has_numpy_s_speeds():
     """A wheel centred on a step's corner: its distance 0, the corner's speed 0/0 = NaN."""
     step = [{"id": "step", "type": "polyline", "points": [[-1.0, 0.0], [0.0, 0.0], [0.0, 0.1]]}]
     stepper = make_stepper(gravity_scene([uniform_wheel("w", 0.05, 0.5, 0.5)], step))
-    kin, system = stepper._kin, stepper.system
+    kin, system = stepper.setup.kin, stepper.system
     gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(1)))
     q = np.array([0.0, 0.0, 0.0])
     for v in ([0.0, 0.0, 0.0], [1.0, -2.0, 0.0]):
@@ -167,7 +167,7 @@ def test_a_pair_s_gap_and_speed_are_its_nearest_s(boundaries, data):
     ``(g, u_n)`` is ``(d − r, n·ċ)`` of the feature's own ``nearest``.
     """
     stepper = make_stepper(gravity_scene([uniform_wheel("w", 0.07, 0.0, 5.0)], boundaries))
-    kin = stepper._kin
+    kin = stepper.setup.kin
     points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
     q = np.array([*data.draw(placed(kin, points)), 0.0])
     v = np.array([data.draw(speed) for _ in range(3)])

@@ -348,7 +348,7 @@ def test_every_step_of_a_very_fast_bead_ends_after_bounded_work():
     def counted(out):
         nonlocal phases
         phases += 1
-        original(out)
+        return original(out)
 
     stepper._phase = counted
     times = []

@@ -159,9 +159,9 @@ def straight_piece(stepper, velocity: np.ndarray, duration: float = 1e-3) -> Pie
 def missed(data: dict, velocity: np.ndarray):
     """What the check after a piece finds on the straight piece (None: nothing)."""
     stepper = make_stepper(parse_scene(data))
-    kin = stepper._kin
+    kin = stepper.setup.kin
     gaps = GapSet(kin, kin.candidates(stepper.system.q0, 1.0, np.arange(stepper.system.n_disks)))
-    return stepper._missed(straight_piece(stepper, velocity), gaps, None)
+    return stepper.roots.missed(straight_piece(stepper, velocity), gaps, None)
 
 
 def test_a_wheel_through_a_free_segment_end_is_found() -> None:
@@ -223,7 +223,7 @@ def test_a_wheel_rolling_round_a_corner_is_not_taken_for_a_crossing(turn: float,
         [{"id": "post", "type": "segment", "a": [0.0, 0.0], "b": [0.0, -1.0]}],
     )
     stepper = make_stepper(parse_scene(data))
-    kin = stepper._kin
+    kin = stepper.setup.kin
     gaps = GapSet(kin, kin.candidates(stepper.system.q0, 1.0, np.arange(1)))
 
     def state(t: float) -> np.ndarray:

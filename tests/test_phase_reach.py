@@ -52,15 +52,15 @@ def bead_scene(stops, beads, stiffness=None, t_end=10.0):
 
 def test_a_bead_between_two_stops_has_every_pair_as_a_candidate():
     stepper = make_stepper(bead_scene([-0.2, 0.2], [(0.0, 1.0)]))
-    stepper._candidates()
-    assert stepper._pairs_complete()
+    stepper.pairs.candidates()
+    assert stepper.pairs.pairs_complete()
 
 
 def test_a_long_row_of_beads_lists_only_near_pairs():
     beads = [(2.0 * k, 0.0) for k in range(40)]
     stepper = make_stepper(bead_scene([-1.0, 81.0], beads))
-    stepper._candidates()
-    assert not stepper._pairs_complete()
+    stepper.pairs.candidates()
+    assert not stepper.pairs.pairs_complete()
 
 
 def test_a_bead_on_a_weak_spring_meets_a_far_stop_at_the_closed_form_time():

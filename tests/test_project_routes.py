@@ -1,6 +1,6 @@
 """The short routes of projection and fixed-mode forces at a resting contact: the general bits.
 
-:meth:`solver.event_handling.HandlingMixin._project` leaves the velocities
+:meth:`solver.event_handling.EventHandler.project` leaves the velocities
 as they are when one constraint row has nothing to remove (``Gᵀv = ±0``:
 ``v − (w·0 + 0.0)`` is ``v`` to the bit, ``−0.0`` entries included, and
 the loss booked is ``T − T``). It is compared here with the general route
@@ -44,20 +44,20 @@ def resting_stepper(slope_deg: float, friction: float):
     ball = small_ball(-0.1 * dy, 0.1 * dx)
     ground = {"id": "ground", "type": "segment", "a": [-dx, -dy], "b": [dx, dy]}
     stepper = make_stepper(gravity_scene([ball], [ground], friction=friction))
-    (pair,) = [p for p in stepper._all_candidates().pairs if p.other == "ground"]
-    stepper._active = {pair.key: (pair, "stick")}
+    (pair,) = [p for p in stepper.pairs.all_candidates().pairs if p.other == "ground"]
+    stepper.motion.active = {pair.key: (pair, "stick")}
     return stepper, (-dy, dx), (dx, dy)
 
 
 def projected(slope_deg, friction, v, loss, lean):
     stepper, _, _ = resting_stepper(slope_deg, friction)
-    stepper.lean_settle = lean
-    stepper._v = np.array(v)
-    stepper._impact_loss = loss
-    before = stepper._v
-    stepper._project()
-    assert stepper._v is not before  # a new array, as the subtraction makes
-    return bits(stepper._q), bits(stepper._v), bits(stepper._impact_loss)
+    stepper.handler.lean_settle = lean
+    stepper.motion.v = np.array(v)
+    stepper.motion.impact_loss = loss
+    before = stepper.motion.v
+    stepper.handler.project()
+    assert stepper.motion.v is not before  # a new array, as the subtraction makes
+    return bits(stepper.motion.q), bits(stepper.motion.v), bits(stepper.motion.impact_loss)
 
 
 @example(0.0, 0.0, [1.5, 0.0, -2.0], -0.0)
@@ -82,16 +82,16 @@ def test_a_tangential_velocity_is_kept_and_the_loss_is_zero(slope, speed, spin, 
     ``Gᵀv``: with ``Gᵀv = 0`` the velocities are kept and no energy is booked."""
     stepper, n, t = resting_stepper(slope, 0.0)
     v = np.array([speed * t[0] + along_n * n[0], speed * t[1] + along_n * n[1], spin])
-    stepper._v = v.copy()
-    stepper._impact_loss = 0.0
-    (contact,) = stepper._active_contacts(stepper._q, stepper._v)
+    stepper.motion.v = v.copy()
+    stepper.motion.impact_loss = 0.0
+    (contact,) = stepper.contacts.active_contacts(stepper.motion.q, stepper.motion.v)
     G = contact.G  # the segment's normal as evaluated (a straight segment: the same everywhere)
     assert G.tolist() == pytest.approx([n[0], n[1], 0.0], abs=1e-12)
-    stepper._project()
+    stepper.handler.project()
     if float(G.dot(v)) == 0.0:
-        assert bits(stepper._v) == bits(v)
-        assert stepper._impact_loss == 0.0
-    assert float(G.dot(stepper._v)) == pytest.approx(0.0, abs=1e-12 * (1.0 + abs(speed)))
+        assert bits(stepper.motion.v) == bits(v)
+        assert stepper.motion.impact_loss == 0.0
+    assert float(G.dot(stepper.motion.v)) == pytest.approx(0.0, abs=1e-12 * (1.0 + abs(speed)))
 
 
 @st.composite
@@ -163,7 +163,7 @@ def corner_stepper(x, y):
         {"id": "wall", "type": "segment", "a": [-1.0, 2.0], "b": [-1.0, 0.0]},
     ]
     stepper = make_stepper(gravity_scene([ball], boundaries))
-    stepper._q = np.array([x, y, 0.0])
+    stepper.motion.q = np.array([x, y, 0.0])
     return stepper
 
 
@@ -181,12 +181,15 @@ def test_known_closed_pairs_are_the_closed_pairs(x, y, picks):
     """A ball in a corner, touching the ground, the wall, both, or neither (gaps at the band's
     edges among them); ``known`` the evaluated contacts of the closed pairs or other pairs."""
     stepper = corner_stepper(x, y)
-    general = stepper._closed_pairs()
-    evaluated = list(stepper._kin.evaluate_many(general, stepper._q, stepper._v))
-    every = list(stepper._all_candidates().pairs)
-    others = [stepper._kin.evaluate(every[k % len(every)], stepper._q, stepper._v) for k in picks]
+    general = stepper.handler.closed_pairs()
+    evaluated = list(stepper.setup.kin.evaluate_many(general, stepper.motion.q, stepper.motion.v))
+    every = list(stepper.pairs.all_candidates().pairs)
+    others = [
+        stepper.setup.kin.evaluate(every[k % len(every)], stepper.motion.q, stepper.motion.v)
+        for k in picks
+    ]
     for known in (evaluated, others, evaluated[::-1], evaluated[:1], None, []):
-        short = stepper._closed_pairs(known)
+        short = stepper.handler.closed_pairs(known)
         matches = bool(known) and [e.key for e in known] == [p.key for p in general]
         if matches:
             assert short is None

@@ -6,7 +6,7 @@ for ``numpy.linalg.lstsq``), the contact problem of one contact
 (:func:`solver.contact._one_result` for :func:`solver.contact._result`), the
 state of a disk on a segment (:func:`solver.geometry.disk_segment_contact`
 for a row of :func:`solver.geometry.disk_segment_contacts`) and a lone
-output sample (:meth:`solver.output_frames.OutputMixin._sample_frame`) are
+output sample (:meth:`solver.output_frames.Recorder._sample_frame`) are
 compared here with those routes, bit for bit, on random states; the physics
 of the resting ball is pinned by closed forms.
 """
@@ -33,7 +33,7 @@ from solver.geometry import (
     disk_segment_contact,
     disk_segment_contacts,
 )
-from solver.output_frames import OutputMixin
+from solver.output_frames import Recorder
 from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene, small_ball
 
@@ -189,7 +189,7 @@ def frames_of(scene, one_row):
     """Every frame of the run as bytes and values, with the float routes of samples on or off
     (a lone sample's frame; the grid times of a few samples due)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(OutputMixin, "one_row_samples", one_row)
+        patch.setattr(Recorder, "one_row_samples", one_row)
         patch.setattr(output_frames, "FEW_SAMPLES", output_frames.FEW_SAMPLES if one_row else -1)
         stepper = make_stepper(scene)
         frames = []

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from solver.events import EventDrivenStepper
+from solver.event_location import EventLocator
 from solver.simulation import simulate
 from tests.test_drawn_geometry import make_scene, wheel_scenes
 
@@ -37,7 +37,7 @@ def test_screened_scan_gives_the_run_of_the_full_scan(case):
     model = make_scene(bodies, boundaries, restitution=restitution, friction=friction)
     screened = run_rows(model)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(EventDrivenStepper, "_may_hold_event", every_interval)
+        patch.setattr(EventLocator, "_may_hold_event", every_interval)
         full = run_rows(model)
     assert screened == full
 
@@ -88,7 +88,7 @@ def test_a_wheel_skimming_a_peak_dips_into_it_between_two_sub_points(depth):
     model = make_scene([body], boundaries, restitution=0.5)
     screened = run_rows(model)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(EventDrivenStepper, "_may_hold_event", every_interval)
+        patch.setattr(EventLocator, "_may_hold_event", every_interval)
         assert run_rows(model) == screened
     impact = next(e for e in screened[2] if e[1] == "impact")
 

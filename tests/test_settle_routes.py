@@ -1,11 +1,11 @@
 """The short routes of an event's settling: the same bits as the general route.
 
-:meth:`solver.event_handling.HandlingMixin._settle` skips the impact rounds
+:meth:`solver.event_handling.EventHandler.settle` skips the impact rounds
 and the contact problem when nothing is closed, solves one closed
 frictionless contact that does not approach by one division
 (:func:`solver.contact.frictionless_multiplier`), and takes a contact whose
 velocities alone changed from its evaluation
-(:meth:`~solver.event_handling.HandlingMixin._at_velocities`). Each is
+(:meth:`~solver.event_handling.EventHandler.at_velocities`). Each is
 compared here with the general route: the contact problem's λ, the
 evaluation of the pair, whole runs with the routes on and off (frames and
 events by their bytes, signs of zero included). The physics of a ball
@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.contact import frictionless_multiplier, solve_contact_problem
-from solver.event_handling import HandlingMixin
+from solver.event_handling import EventHandler
 from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene, small_ball
 
@@ -98,7 +98,7 @@ def frame_bits(frame):
 def run_of(scene, lean):
     """Every frame and event of the run as bytes and values, the short routes on or off."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(HandlingMixin, "lean_settle", lean)
+        patch.setattr(EventHandler, "lean_settle", lean)
         stepper = make_stepper(scene)
         frames, events = [], []
         while stepper.status == "running":
@@ -145,13 +145,13 @@ def test_a_contact_at_new_velocities_is_its_evaluation(x, height, slope, velocit
     stepper = make_stepper(ball_scene(0.5, 0.5, slope, 0.3, 1.0, 0.1))
     tilt = math.radians(slope)
     dx, dy, off = math.cos(tilt), math.sin(tilt), 0.1 + height  # x along the segment
-    stepper._q = np.array([x * dx - off * dy, x * dy + off * dx, 0.3])
-    (pair,) = [p for p in stepper._all_candidates().pairs if p.other == "ground"]
-    old = stepper._kin.evaluate(pair, stepper._q, np.array(velocities[:3]))
-    stepper._v = np.array(velocities[3:])
-    moved = stepper._at_velocities(old)
+    stepper.motion.q = np.array([x * dx - off * dy, x * dy + off * dx, 0.3])
+    (pair,) = [p for p in stepper.pairs.all_candidates().pairs if p.other == "ground"]
+    old = stepper.setup.kin.evaluate(pair, stepper.motion.q, np.array(velocities[:3]))
+    stepper.motion.v = np.array(velocities[3:])
+    moved = stepper.handler.at_velocities(old)
     assert moved is not None
-    fresh = stepper._kin.evaluate(pair, stepper._q, stepper._v)
+    fresh = stepper.setup.kin.evaluate(pair, stepper.motion.q, stepper.motion.v)
     for field in ("g", "n", "t", "point", "dofs", "G_local", "H_local", "u_n", "u_t"):
         assert bits(getattr(moved, field)) == bits(getattr(fresh, field)), field
     for field in ("gamma_n", "gamma_t", "restitution", "friction", "inside", "key"):
@@ -187,13 +187,13 @@ def test_the_resting_ball_presses_with_its_weight_from_the_zeno_point():
 def test_one_disks_bounce_reach_is_the_arrays(velocities, accelerations, T):
     """Twice ``|ċ| T + ½ |c̈| T²`` of a lone wheel in floats, against the per-disk arrays."""
     stepper = make_stepper(ball_scene(0.5, 0.5, 0.0, 0.0, 1.0, 0.1))
-    stepper._v, a = np.array(velocities), np.array(accelerations)
-    cd = stepper.system.centre_velocities(stepper._v)
+    stepper.motion.v, a = np.array(velocities), np.array(accelerations)
+    cd = stepper.system.centre_velocities(stepper.motion.v)
     ca = stepper.system.centre_velocities(a)
     arrays = 2.0 * float(
         np.max(np.hypot(cd[:, 0], cd[:, 1]) * T + 0.5 * np.hypot(ca[:, 0], ca[:, 1]) * T * T)
     )
-    assert bits(stepper._bounce_reach(a, T)) == bits(arrays)
+    assert bits(stepper.zeno._bounce_reach(a, T)) == bits(arrays)
 
 
 def test_a_ball_wedged_in_a_rough_corner_comes_to_rest():

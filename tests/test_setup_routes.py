@@ -102,7 +102,7 @@ def lone_disk_stepper(boundaries):
 @given(boundaries=ground(), m=margin | st.sampled_from([0.0, 100.0]), x=signed, y=signed)
 def test_a_lone_disk_s_candidates_are_the_searched_rows(boundaries, m, x, y):
     """The float-listed pairs of one disk are those of the array search, in order, as arrays."""
-    kin = lone_disk_stepper(boundaries)._kin
+    kin = lone_disk_stepper(boundaries).setup.kin
     q = np.array([x, y, 0.0])
     for disks in (np.arange(1), np.zeros(0, dtype=int)):
         floats = kin.candidates(q, m, disks)
@@ -128,7 +128,7 @@ def test_the_ball_s_candidates_are_its_ground_and_near_end():
     stepper = lone_disk_stepper(
         [{"id": "ground", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}]
     )
-    rows = stepper._kin.candidates(np.array([0.95, 0.05, 0.0]), 0.05, np.arange(1))
+    rows = stepper.setup.kin.candidates(np.array([0.95, 0.05, 0.0]), 0.05, np.arange(1))
     assert [pair.key for pair in rows] == [("ball", "ground"), ("ball", "ground#v1")]
 
 
@@ -139,7 +139,7 @@ def test_a_lone_disk_s_bad_search_is_named(x, m):
         [{"id": "ground", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}]
     )
     with pytest.raises(InputError, match=r"`centres`|`margin`"):
-        stepper._kin.candidates(np.array([x, 0.5, 0.0]), m, np.arange(1))
+        stepper.setup.kin.candidates(np.array([x, 0.5, 0.0]), m, np.arange(1))
 
 
 def junctions_by_distance(features):

@@ -79,7 +79,7 @@ def test_float_rows_of_a_few_pairs_are_the_array_rows(boundaries, wheels, beads)
     """
     assume(wheels or beads)
     stepper, floats = wheels_and_beads_over(boundaries, wheels, beads)
-    kin = stepper._kin
+    kin = stepper.setup.kin
     arrays = GapSet(kin, floats.pairs)
     assume(len(floats) <= FEW_PAIRS)
     disk_rows = floats.few_disk_rows
@@ -139,7 +139,7 @@ def test_hulls_from_the_pairs_indices_are_the_pairs_features(boundaries, wheels,
     """
     assume(wheels or beads)
     stepper, gaps = wheels_and_beads_over(boundaries, wheels, beads)
-    kin = stepper._kin
+    kin = stepper.setup.kin
     radii = kin.radii
     for hull, pair in zip(gaps.hulls, gaps.pairs, strict=True):
         i, j, ax, ay, bx, by, reach, room = hull
@@ -166,7 +166,7 @@ def test_the_normal_of_a_segment_row_is_a_unit_left_normal():
             [{"id": "ground", "type": "segment", "a": [-1.0, 0.0], "b": [1.0, 0.0]}],
         )
     )
-    kin = stepper._kin
+    kin = stepper.setup.kin
     gaps = GapSet(kin, kin.candidates(stepper.system.q0, 10.0, np.arange(1)))
     ((n, k, ax, ay, ex, ey, length2, nx, ny, r),) = gaps.few_segment_rows
     assert (n, k, ax, ay, ex, ey, length2, r) == (0, 0, -1.0, 0.0, 2.0, 0.0, 4.0, 0.1)

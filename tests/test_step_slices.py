@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import solver.events as events_module
-from solver.flight_phases import FlightPhaseMixin
+from solver.flight_phases import FlightPhase
 from solver.scene import load_scene
 from solver.simulation import make_stepper
 
@@ -35,7 +35,7 @@ def test_a_step_cut_after_every_phase_gives_the_same_run_bit_for_bit(
 ):
     # the ball's and the wheel's flights on the fast path (solver/flight_phases.py) are one
     # phase per event, with no step to cut: the general path's, cut at horizons, are
-    monkeypatch.setattr(FlightPhaseMixin, "fast_flight_phases", fast_flights)
+    monkeypatch.setattr(FlightPhase, "fast_flight_phases", fast_flights)
     model = load_scene(SCENES / f"{name}.json")
     settings = {"t_end": min(model.solver.t_end, 1.5), "dt_out": 0.5}  # phases between samples
     model = model.model_copy(update={"solver": model.solver.model_copy(update=settings)})

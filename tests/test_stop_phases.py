@@ -25,7 +25,7 @@ from scipy.optimize import brentq
 from solver import stop_closing
 from solver.scene import load_scene
 from solver.simulation import make_stepper
-from solver.stop_phases import StopPhaseMixin
+from solver.stop_phases import StopPhase
 from solver.sweep import Axis, Sweep
 from tests.test_affine_gaps import RADIUS, STOP, oscillator_scene, oscillators
 
@@ -37,7 +37,7 @@ FIRST_IMPACTS = 6
 def run(scene, fast):
     """Events ``(t, type, body, other, v_plus)`` and ``pre`` frames ``(t, q, v, input, lost)``."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(StopPhaseMixin, "fast_stop_phases", fast)
+        patch.setattr(StopPhase, "fast_stop_phases", fast)
         stepper = make_stepper(scene)
         events, frames = [], []
         while stepper.status == "running":
@@ -114,18 +114,19 @@ def test_a_bead_forced_at_resonance_goes_to_the_general_path():
 def phase_arguments(params, t0):
     """The stepper, its flow and what it hands the loop for a phase of ``params`` from ``t0``."""
     stepper = make_stepper(oscillator_scene(**params, t_end=1.5))
-    gaps = stepper._candidates()
-    affine = stepper._stop_gaps(gaps)
-    A, b, _ = affine.sided_rows(stepper._q)
-    flow = stepper._free_flow()
+    gaps = stepper.pairs.candidates()
+    affine = stepper.stop_phase._stop_gaps(gaps)
+    A, b, _ = affine.sided_rows(stepper.motion.q)
+    flow = stepper.smooth.free_flow()
     # forced at resonance (omega = sqrt(k/m), no damping) the motion grows as t sin(omega t):
     # no closed form of the loop's kind, and the stepper takes the general path
     assume(flow.coordinate_maps() is not None)
-    forcing, C = stepper._forcing_table(stepper._bead_model())
+    forcing, C = stepper.stop_phase._forcing_table(stepper.smooth.bead_model())
     rate = flow.max_rate
     return stepper, flow, (
-        t0, t0 + 1.5, 1.0 / (stop_closing.SUBINTERVALS_PER_RATE * rate), rate, stepper._q,
-        stepper._v, *flow.coordinate_maps(), A, b, 1e-13, forcing, C, np.array([0.0, 0.3, -0.2]),
+        t0, t0 + 1.5, 1.0 / (stop_closing.SUBINTERVALS_PER_RATE * rate), rate, stepper.motion.q,
+        stepper.motion.v, *flow.coordinate_maps(), A, b, 1e-13, forcing, C,
+        np.array([0.0, 0.3, -0.2]),
         *stop_closing.GAUSS_LEGENDRE, np.inf,
     )  # fmt: skip
 
@@ -155,9 +156,9 @@ def test_the_coordinates_closed_forms_are_the_phases_rows(params, t0, tau):
     D = np.empty(to_singles.shape[:2], dtype=complex)
     P = np.empty(to_poly.shape[:2])
     stop_closing.initial_forms(
-        t0, stepper._q, stepper._v, project, q_p, omegas, to_singles, to_poly, D, P
+        t0, stepper.motion.q, stepper.motion.v, project, q_p, omegas, to_singles, to_poly, D, P
     )
-    q, v = flow.start(t0, stepper._q, stepper._v).state(np.array([t0 + tau]))
+    q, v = flow.start(t0, stepper.motion.q, stepper.motion.v).state(np.array([t0 + tau]))
     powers = tau ** np.arange(len(P))
     x = (D @ np.exp(lam * tau)).real + powers @ P
     slopes = np.arange(len(P)) * np.append(0.0, powers[:-1])  # d/dτ of τ^p

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from solver.simulation import simulate
-from solver.zeno_series import ZenoMixin
+from solver.zeno_series import ZenoSummer
 from tests.scene_data import G_ACC, gravity_scene
 
 R, H = 0.1, 0.05  # disk radius, drop of its lowest point along the normal (m)
@@ -100,7 +100,7 @@ def test_the_closed_form_is_the_limit_of_the_bounce_by_bounce_sum():
     scene, _, _ = slope_drop(20.0, 0.5, 0.35, 1e-4)  # t∞ = 0.3125 s
     exact = simulate(scene)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ZenoMixin, "_geometric_series", lambda self, out, contact, a: None)
+        patch.setattr(ZenoSummer, "_geometric_series", lambda self, out, contact, a: None)
         summed = simulate(scene)
     (t_exact,) = [e.t for e in exact.events if e.type == "zeno"]
     (t_summed,) = [e.t for e in summed.events if e.type == "zeno"]

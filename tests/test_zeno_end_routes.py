@@ -1,8 +1,8 @@
 """The float routes of a Zeno end: the same bits as the routes they replace.
 
-The end of a ball's bouncing (:meth:`solver.zeno_series.ZenoMixin._check_zeno`
-through :meth:`~solver.zeno_series.ZenoMixin._end_bounces`) evaluates its
-contact on a segment in floats (:meth:`~solver.zeno_series.ZenoMixin._segment_contact`
+The end of a ball's bouncing (:meth:`solver.zeno_series.ZenoSummer.check_zeno`
+through :meth:`~solver.zeno_series.ZenoSummer._end_bounces`) evaluates its
+contact on a segment in floats (:meth:`~solver.zeno_series.ZenoSummer._segment_contact`
 for :meth:`solver.contact_pairs.DiskKinematics.evaluate`), forms the state
 where the series ends element by element (:func:`solver.zeno_series._series_end`
 for the arrays' expressions) and reads whether the impacts are geometric
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from solver.geometry import Segment
 from solver.simulation import make_stepper
 from solver.zeno import ZenoWatch
-from solver.zeno_series import ZenoMixin, _series_end
+from solver.zeno_series import ZenoSummer, _series_end
 from tests.scene_data import G_ACC, gravity_scene, uniform_wheel, wheels_and_beads_over
 from tests.test_settle_routes import ball_scene, bits, run_of
 
@@ -79,17 +79,17 @@ def test_a_disk_in_a_segments_region_is_its_evaluation(
     pairs = [p for p in gaps.pairs if isinstance(p.feature, Segment)]
     assert len(pairs) == 2  # the wheel's and the bead's
     for pair in pairs:
-        made = stepper._segment_contact(pair, q, v)
+        made = stepper.zeno._segment_contact(pair, q, v)
         centre = stepper.system.disk_motion(q, v, pair.i)[0]
         if pair.feature.nearest(centre) is None or pair.feature.nearest(centre).d == 0.0:
             assert made is None
             continue
         assert made is not None
-        assert_same_contact(made, stepper._kin.evaluate(pair, q, v))
+        assert_same_contact(made, stepper.setup.kin.evaluate(pair, q, v))
         # the same positions at other velocities: only the speeds formed again
         w = v[::-1].copy()
         assert_same_contact(
-            stepper._segment_contact(pair, q, w, made), stepper._kin.evaluate(pair, q, w)
+            stepper.zeno._segment_contact(pair, q, w, made), stepper.setup.kin.evaluate(pair, q, w)
         )
 
 
@@ -100,10 +100,10 @@ def test_other_pairs_are_left_to_the_evaluation():
     q = np.array([0.0, 1.0, 0.0, 5.0, 1.0, 0.0])
     v = np.zeros(6)
     kinds = {type(p.feature).__name__ if p.j < 0 else "disk": p for p in gaps.pairs if p.i == 0}
-    assert stepper._segment_contact(kinds["Vertex"], q, v) is None
-    assert stepper._segment_contact(kinds["disk"], q, v) is None
-    assert stepper._segment_contact(kinds["Segment"], q, np.array([math.inf, *v[1:]])) is None
-    assert stepper._segment_contact(kinds["Segment"], q, v) is not None
+    assert stepper.zeno._segment_contact(kinds["Vertex"], q, v) is None
+    assert stepper.zeno._segment_contact(kinds["disk"], q, v) is None
+    assert stepper.zeno._segment_contact(kinds["Segment"], q, np.array([math.inf, *v[1:]])) is None
+    assert stepper.zeno._segment_contact(kinds["Segment"], q, v) is not None
 
 
 @example(np.zeros(3).tolist(), [-0.0, 0.0, -0.0], [0.0, -9.81, 0.0], 1.0, -0.0, 0.0)
@@ -170,7 +170,7 @@ def test_runs_with_the_short_routes_are_the_general_runs(
     slopes, in a corner: the short routes on and off, frames and events by their bytes."""
     scene = ball_scene(drop, restitution, slope, friction, 1.6, dt, corner=corner)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ZenoMixin, "lean_zeno_end", False)
+        patch.setattr(ZenoSummer, "lean_zeno_end", False)
         evaluated = run_of(scene, True)
     assert run_of(scene, True) == evaluated
 
@@ -217,17 +217,17 @@ def test_a_sample_at_the_evaluated_state_reads_the_evaluation(slope, x, velociti
     contact state from that evaluation is the one of disk_segment_contact, by its bytes."""
     stepper = make_stepper(ball_scene(0.5, 0.5, slope, 0.0, 1.0, 0.1))
     tilt = math.radians(slope)
-    stepper._q = np.array([x * math.cos(tilt) - 0.1 * math.sin(tilt),
+    stepper.motion.q = np.array([x * math.cos(tilt) - 0.1 * math.sin(tilt),
                            x * math.sin(tilt) + 0.1 * math.cos(tilt), 0.3])  # fmt: skip
-    stepper._v = np.array(velocities)
-    (pair,) = [p for p in stepper._all_candidates().pairs if isinstance(p.feature, Segment)]
-    stepper._active = {pair.key: (pair, "stick")}
-    stepper._constant_motion()  # evaluates the active contact at (q, v) and keeps it
-    assert stepper._kept_contacts[0][1:] == (stepper._q.tobytes(), stepper._v.tobytes())
-    q, v = stepper._q.copy(), stepper._v.copy()
-    read = stepper._sample_contact_row(0.5, q, v)
-    stepper._kept_contacts = None
-    (made,) = stepper._sample_contact_row(0.5, q, v)
+    stepper.motion.v = np.array(velocities)
+    (pair,) = [p for p in stepper.pairs.all_candidates().pairs if isinstance(p.feature, Segment)]
+    stepper.motion.active = {pair.key: (pair, "stick")}
+    stepper.smooth.constant_motion()  # evaluates the active contact at (q, v) and keeps it
+    assert stepper.contacts.kept[0][1:] == (stepper.motion.q.tobytes(), stepper.motion.v.tobytes())
+    q, v = stepper.motion.q.copy(), stepper.motion.v.copy()
+    read = stepper.recorder._sample_contact_row(0.5, q, v)
+    stepper.contacts.kept = None
+    (made,) = stepper.recorder._sample_contact_row(0.5, q, v)
     (state,) = read
     assert bits([state.lam, state.tau, state.u_n, state.u_t, *state.point, *state.normal]) == bits(
         [made.lam, made.tau, made.u_n, made.u_t, *made.point, *made.normal]
