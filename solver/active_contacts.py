@@ -48,7 +48,7 @@ class ActiveContacts:
         ends where it began) the contacts made then are the answer.
         """
         state = (tuple(self.m.active), q.tobytes(), v.tobytes())
-        kept = getattr(self, "_kept_contacts", None)
+        kept = self.kept
         if kept is not None and kept[0] == state:
             return kept[1]
         evals = self.active_evals(q, v)

@@ -225,6 +225,7 @@ class EventDrivenStepper:
         m = self.motion
         if m.status != "running":
             return out
+        debug = log.isEnabledFor(logging.DEBUG)
         try:
             if not self._started:
                 self._started = True
@@ -236,7 +237,11 @@ class EventDrivenStepper:
             for _ in range(MAX_PHASES_PER_STEP):
                 if self._cut is not None or m.status != "running" or out.frames or out.events:
                     break
-                self._go_on(self._phase(out), None)
+                gaps = self._fast_phase(out, debug)
+                if gaps is not None:  # no faster kind took it: the general phase
+                    self._go_on(self.general.run(out, gaps), None)
+                    if debug:
+                        log.debug("general phase to t = %.12g s", m.t)
                 if time.monotonic() > self.general.deadline:
                     break
         except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
@@ -244,13 +249,13 @@ class EventDrivenStepper:
             m.status = "failed"
             m.message = f"t = {m.t:.12g} s: {exc}"
             out.events.append(Event(t=m.t, type="error", message=m.message))
-        if log.isEnabledFor(logging.DEBUG):
+        if debug:
             for event in out.events:
                 log.debug("t = %.12g s: %s %s %s", event.t, event.type, event.body, event.other)
         return out
 
     def _go_on(self, phase: Generator[None, StepOutput, None], out: StepOutput | None) -> None:
-        """Run ``phase`` (from :meth:`_phase`) until it ends or its step's slice is spent.
+        """Run ``phase`` (:meth:`GeneralPhase.run`) until it ends or its step's slice is spent.
 
         A phase that is cut (it yields) is kept in ``_cut`` and resumed by the
         next ``step()`` with that step's output, every local as it was: the
@@ -266,27 +271,24 @@ class EventDrivenStepper:
             return
         self._cut = phase
 
-    def _phase(self, out: StepOutput) -> Generator[None, StepOutput, None]:
-        """One phase of the first kind that takes the current state (a generator).
+    def _fast_phase(self, out: StepOutput, debug: bool) -> Any:
+        """Run the phase if a faster kind takes it: None when done, else the watched pairs.
 
-        A bounce train's next flight, a free flight under gravity, beads
-        between stops, else the general phase (which may be cut and resumed).
+        A bounce train's next flight, beads between stops, a free flight
+        under gravity; otherwise nothing is done and the candidates that are
+        not active are returned for the general phase.
         """
-        debug = log.isEnabledFor(logging.DEBUG)
-        t0 = self.motion.t
         if self.flight_phase.train_phase(out):
             if debug:
-                log.debug("t = %.12g s: bounce-train flight to %.12g s", t0, self.motion.t)
-            return
+                log.debug("bounce-train flight to t = %.12g s", self.motion.t)
+            return None
         gaps = self.pairs.candidates()
         if self.stop_phase.stop_phase(out, gaps):
             if debug:
-                log.debug("t = %.12g s: stop phase to %.12g s", t0, self.motion.t)
-            return
+                log.debug("stop phase to t = %.12g s", self.motion.t)
+            return None
         if self.flight_phase.flight_phase(out, gaps):
             if debug:
-                log.debug("t = %.12g s: free flight to %.12g s", t0, self.motion.t)
-            return
-        yield from self.general.run(out, gaps)
-        if debug:
-            log.debug("t = %.12g s: general phase to %.12g s", t0, self.motion.t)
+                log.debug("free flight to t = %.12g s", self.motion.t)
+            return None
+        return gaps

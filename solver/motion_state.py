@@ -62,6 +62,11 @@ class Setup:
         The empty set of pairs (immutable: one serves every use).
     """
 
+    __slots__ = (
+        "system", "t_end", "dt_out", "rtol", "atol", "N", "M_inv", "kin", "law", "flight",
+        "gravity", "r_min", "no_gaps", "closed_form",
+    )  # fmt: skip
+
     def __init__(
         self,
         system: Any,
@@ -90,7 +95,7 @@ class Setup:
         self.closed_form = bool(closed_form) and not self.flight
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class MotionState:
     """Where the motion is: the one mutable record the stepper's parts share.
 

@@ -196,7 +196,7 @@ class Recorder:
         forces = self.m.phase_forces
         if forces is None:
             return self._contact_states(t, q, v)
-        kept = getattr(self, "_kept_contacts", None)
+        kept = self.contacts.kept
         if kept is None or kept[0] != (tuple(self.m.active), q.tobytes(), v.tobytes()):
             kept = None
         states = []
