@@ -12,6 +12,7 @@ one line, its traceback printed only with ``--debug`` (docs/LIMITS.md).
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import sys
 import time
@@ -103,7 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--debug",
         action="store_true",
-        help="print the traceback of an unexpected error (exit 3) to stderr",
+        help=(
+            "print the traceback of an unexpected error (exit 3) to stderr, and name each "
+            "phase kind and event of an event-driven run as it runs (logger solver.events)"
+        ),
     )
     run.add_argument(
         "--reference",
@@ -222,6 +226,33 @@ def run_scene(
     prints its traceback. ``watchdog`` (default ``Watchdog()``) fails a run
     whose simulated time stops advancing.
     """
+    if not debug:
+        return _run_scene(scene, out_dir, t_end, method, dt_out, stderr, debug, watchdog)
+    # the stepper's parts log each phase kind and event (logger solver.events), for this run
+    handler = logging.StreamHandler(stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logger = logging.getLogger("solver")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        return _run_scene(scene, out_dir, t_end, method, dt_out, stderr, debug, watchdog)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _run_scene(
+    scene: Scene,
+    out_dir: Path,
+    t_end: float | None,
+    method: str | None,
+    dt_out: float | None,
+    stderr: TextIO,
+    debug: bool,
+    watchdog: Watchdog | None,
+) -> int:
+    """:func:`run_scene`'s work."""
     try:
         stepper = make_stepper(scene, t_end=t_end, method=method, dt_out=dt_out)
     except InputError as error:
