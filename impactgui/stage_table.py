@@ -8,7 +8,9 @@ with more than one stage — its time, contact, number of stages and total
 normal impulse — expands into one row per stage (:func:`solver.stages.stage_rows`):
 the contact's share of the normal impulse in that stage, its friction
 impulse, and the velocities after the stage (every rate for a small system,
-the two bodies' rates otherwise). Clicking a row asks to move the playback
+the two bodies' rates otherwise), and, as paper 000's tables print a stage,
+the contact's plastic multiplier ``λ^(k)``, the velocities ``y_k`` at the
+stage's start and ``w_k`` after its plastic phase. Clicking a row asks to move the playback
 time there (``time_selected``), like the event log.
 
 With playback honesty on (:mod:`impactgui.playback_honesty`) the table, like
@@ -47,7 +49,13 @@ COLUMNS = (
     "impulse n (N·s)",
     "impulse t (N·s)",
     "velocities after",
+    "λ^(k) (N·s)",
+    "y_k (stage start)",
+    "w_k (after plastic phase)",
 )
+"""The last three as paper 000 (10)–(14) name them: the contact's plastic-phase
+multiplier of the stage and the system's velocities at its start and after
+its plastic phase (its tables of ``y_k``, ``w_k``, ``λ^(k)``)."""
 IMPACT_LIMIT = 2000
 """At most this many multi-stage impacts are listed (the first ones of the run)."""
 ALL_RATES_UP_TO = 8
@@ -90,7 +98,7 @@ class StageTable(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)
-        for column, width in enumerate((95, 110, 95, 95)):
+        for column, width in enumerate((95, 110, 95, 95, 260, 95, 260)):
             self.tree.setColumnWidth(column, width)
         self.tree.itemExpanded.connect(self._on_item_expanded)
         self.tree.itemClicked.connect(self._on_item_clicked)
@@ -189,6 +197,9 @@ class StageTable(QWidget):
                         _number(row.normal_impulse),
                         _number(row.tangent_impulse),
                         self._velocities(event, row.v_after),
+                        "" if row.lam is None else _number(row.lam),
+                        "" if row.y is None else self._velocities(event, row.y),
+                        "" if row.w is None else self._velocities(event, row.w),
                     ]
                 )
             )
