@@ -163,6 +163,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "getting_started_action", "&Help", "&Getting started", "help.show_getting_started",
         None, "A scene, a run, the plots and exports in six steps",
     ),
+    ActionSpec(
+        "papers_action", "&Help", "&Papers…", "help.show_papers", None,
+        "Every item of the five papers, printed against computed, with its figure and scene",
+    ),
     ActionSpec("about_action", "&Help", "&About impactgui", "help.show_about", section="about"),
 )  # fmt: skip
 

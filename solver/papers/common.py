@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +55,8 @@ class Row:
     printed: float | None
     computed: float | None
     note: str = ""
+    scene: str = ""
+    """The bundled scene whose run makes the row (its name without ``.json``), if any."""
 
     @property
     def difference(self) -> float | None:
@@ -83,6 +85,8 @@ class PaperOutput:
     title: str
     rows: list[Row] = field(default_factory=list)
     figures: list[tuple[str, str]] = field(default_factory=list)
+    figure_scenes: dict[str, str] = field(default_factory=dict)
+    """The bundled scene each figure (by stem) is redrawn from, where there is one."""
 
 
 def vector_rows(
@@ -105,6 +109,11 @@ def vector_rows(
         )
         for k in range(size)
     ]
+
+
+def with_scene(rows: list[Row], scene: str) -> list[Row]:
+    """``rows`` marked as made by a run of the bundled scene ``scene``."""
+    return [replace(row, scene=scene) for row in rows]
 
 
 def _number(value: float | None) -> str:

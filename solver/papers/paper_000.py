@@ -11,6 +11,7 @@ scene's run, or :mod:`solver.impact_family`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from solver.papers.common import (
     run,
     save_figure,
     vector_rows,
+    with_scene,
 )
 
 TITLE = "Paper 000 — impact in a system of many degrees of freedom (staged Poisson restitution)"
@@ -92,7 +94,9 @@ def _example_3() -> list[Row]:
     # the same impact in a run of the bundled scene of four touching balls
     balls = run(bundled("four_balls"), t_end=0.1)
     first = balls.impacts()[0]
-    rows += vector_rows("ex. 3 (run four_balls)", "v_plus", Y[2], first.v_plus)
+    rows += with_scene(
+        vector_rows("ex. 3 (run four_balls)", "v_plus", Y[2], first.v_plus), "four_balls"
+    )
     return rows
 
 
@@ -142,6 +146,12 @@ def _example_4() -> tuple[list[Row], object]:
             0.0,
             float(np.abs(family.v_plus - example_4(np.clip(z, 1.0, 4.0 / 3.0))[1]).max()),
         ),
+    ]
+    rows = [
+        replace(row, scene="newton_cradle_3_sequential")
+        if "sequential" in row.item
+        else replace(row, scene="newton_cradle_3_staged")
+        for row in rows
     ]
     return rows, (family, staged, sequential)
 
@@ -193,4 +203,5 @@ def build(folder: Path) -> PaperOutput:
     rows, data = _example_4()
     output.rows += rows
     output.figures.append(_family_figure(folder, data))
+    output.figure_scenes["example-4-family"] = "newton_cradle_3_staged"
     return output

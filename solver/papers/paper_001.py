@@ -62,14 +62,15 @@ def _rows() -> list[Row]:
     event = cart_run.events("impulse")[0]
     before, after = np.asarray(event.v_minus), np.asarray(event.v_plus)
     rows: list[Row] = []
+    scene = "axle_cart"
     item = "example, before the impulse (run axle_cart)"
     for k, name in enumerate(NAMES):
         note = SLIP_Y0 if name == "yC_dot" else ""
-        rows.append(Row(item, name, _printed_before()[k], float(before[k]), note))
+        rows.append(Row(item, name, _printed_before()[k], float(before[k]), note, scene))
     item = "example, after the impulse (run axle_cart)"
     for k, name in enumerate(NAMES):
         note = SLIP_Y if name == "yC_dot" else ""
-        rows.append(Row(item, name, _printed_after()[k], float(after[k]), note))
+        rows.append(Row(item, name, _printed_after()[k], float(after[k]), note, scene))
     # the classical equations with multipliers, at φ = π/4 exactly
     cart = AxleCart(axle_mass=M, half_length=L, wheel_mass=m, wheel_radius=R)
     q = np.array([0.0, 0.0, math.pi / 4, 0.0, 0.0])

@@ -20,7 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.papers.common import PaperOutput, Row, Run, bundled, new_figure, run, save_figure
+from solver.papers.common import (
+    PaperOutput,
+    Row,
+    Run,
+    bundled,
+    new_figure,
+    run,
+    save_figure,
+    with_scene,
+)
 from solver.reference import recognise
 
 TITLE = "Paper 002 — event-driven simulation with impacts (Gauss' principle; slides)"
@@ -132,10 +141,11 @@ def build(folder: Path) -> PaperOutput:
     output = PaperOutput("002", TITLE)
     for name, label in CASES:
         case_run = run(bundled(name))
-        output.rows += _rows(case_run, label)
+        output.rows += with_scene(_rows(case_run, label), name)
         slides = SLIDES_PLASTIC if "plastic" in name else SLIDES_ELASTIC
         short = "plastic" if "plastic" in name else "elastic"
         for slide in slides:
             stem = f"slide-{short}-{slide.replace(' ', '-')}"
             output.figures.append(_figure(case_run, label, slide, folder, stem))
+            output.figure_scenes[stem] = name
     return output

@@ -14,6 +14,7 @@ not have yet: those rows say so.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -220,6 +221,24 @@ def _finish(top: object, bottom: object) -> None:
 def build(folder: Path) -> PaperOutput:
     """Rows of (40), (29), (44), (46), (47), (10), (17) and figures 4–5, 10–11, eq. (41)."""
     rows, runs = _rows_and_runs()
+    scenes = (
+        ("(40)", "mass_between_stops"),
+        ("(29)", "mass_between_stops"),
+        ("(46)", "mass_spring_stop_at_rest"),
+        ("(44) spring", "mass_spring_stop_offset"),
+        ("(47)", "mass_spring_stop_offset"),
+    )
+    rows = [
+        replace(row, scene=next((n for start, n in scenes if row.item.startswith(start)), ""))
+        for row in rows
+    ]
     output = PaperOutput("003", TITLE, rows)
     output.figures += _figures(runs, folder)
+    output.figure_scenes.update(
+        {
+            "fig-4-5-rigid-stop": "mass_between_stops",
+            "fig-10-11-spring-stop": "mass_spring_stop_at_rest",
+            "eq-41-sawtooth": "mass_between_stops",
+        }
+    )
     return output

@@ -18,7 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.papers.common import PaperOutput, Row, Run, bundled, new_figure, run, save_figure
+from solver.papers.common import (
+    PaperOutput,
+    Row,
+    Run,
+    bundled,
+    new_figure,
+    run,
+    save_figure,
+    with_scene,
+)
 
 TITLE = "Paper 004 — a wheel hitting a curb, with Coulomb friction"
 
@@ -265,7 +274,8 @@ def build(folder: Path) -> PaperOutput:
     output = PaperOutput("004", TITLE)
     runs = {0.0: run(bundled("wheel_curb_e0")), 0.3: run(bundled("wheel_curb_e03"))}
     for beta, wheel_run in runs.items():
-        output.rows += _first_impact_rows(wheel_run, beta)
+        scene = "wheel_curb_e0" if beta == 0.0 else "wheel_curb_e03"
+        output.rows += with_scene(_first_impact_rows(wheel_run, beta), scene)
         phi = wheel_run.columns["wheel.phi"][wheel_run.t < wheel_run.impacts()[0].t]
         output.rows.append(
             Row(
@@ -279,4 +289,6 @@ def build(folder: Path) -> PaperOutput:
     output.figures.append(_positions_figure(runs[0.0], 0.0, 10, folder))
     output.figures.append(_positions_figure(runs[0.3], 0.3, 11, folder))
     output.figures += _comparison_figures(runs, folder)
+    for stem, _caption in output.figures:
+        output.figure_scenes[stem] = "wheel_curb_e0" if "beta-0." not in stem else "wheel_curb_e03"
     return output
