@@ -125,8 +125,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
         icon=Icons.SP_MediaStop, toolbar="run",
     ),
     ActionSpec(
-        "compare_action", "&Run", "&Compare impact laws…", "open_compare", None,
-        "Run copies of the scene under several impact laws side by side", "compare",
+        "compare_action", "&Run", "&Compare impact laws or a field…", "open_compare", None,
+        "Run copies of the scene under several impact laws, or values of one of its numbers, "
+        "side by side", "compare",
     ),
     ActionSpec(
         "sweep_action", "&Run", "S&weep…", "sweeps.open", None,
