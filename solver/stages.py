@@ -12,6 +12,8 @@ beads on a rail); this module reads them back:
   impact and separation speed after it (m/s);
 * :func:`stage_rows` — per stage, the contact's share of the impulse and the
   whole system's velocity after the stage;
+* :func:`impact_jacobian` — the normal Jacobian of all the contacts of an
+  impact, one column per contact (for :mod:`solver.impact_family`);
 * :func:`write_stages_csv` — ``stages.csv`` beside ``events.csv``.
 
 ``stages.csv`` has one row per stage of every ``impact`` row of
@@ -185,6 +187,37 @@ def stage_rows(event: Event) -> list[StageRow]:
             )
         )
     return rows
+
+
+def impact_contacts(event: Event) -> int:
+    """How many contacts the impact of ``event`` resolved together (1 without stages)."""
+    record = _record(event)
+    if record is None or not len(record.stages):
+        return 1
+    return len(record.stages[0].lam)
+
+
+def impact_jacobian(event: Event, events: Iterable[Event], size: int) -> np.ndarray | None:
+    """The normal Jacobian ``G`` (``size`` × n) of the whole impact ``event`` belongs to.
+
+    ``events`` are the run's events; those sharing ``event``'s stages (the
+    contacts resolved together with it, at its instant) give one column each,
+    at their column of the impact law (``Gᵀv`` are their normal speeds).
+    None when ``event`` has no recorded stages (time-stepping).
+    """
+    record = _record(event)
+    if record is None or not len(record.stages):
+        return None
+    n = len(record.stages[0].lam)
+    G = np.zeros((size, n))
+    for other in events:
+        if other.type != "impact" or other.t != event.t:
+            continue
+        theirs = _record(other)
+        if theirs is None or theirs.stages is not record.stages:
+            continue
+        G[theirs.dofs, theirs.column] = theirs.G_local
+    return G
 
 
 def velocity_columns(system: System) -> list[str]:

@@ -86,3 +86,15 @@ def test_stage_rows_of_an_impact_without_stages_have_no_lambda_or_w():
     (row,) = stage_rows(event)
     assert row.lam is None and row.w is None
     assert np.array_equal(row.y, [1.0, 0.0])
+
+
+def test_the_impacts_jacobian_is_the_papers_G():
+    """Paper 000 ex. 2/3: G's columns (−1, 1, 0, 0), (0, −1, 1, 0), (0, 0, −1, 1)."""
+    from solver.stages import impact_contacts, impact_jacobian
+
+    run = simulate(load_scene(FOUR_BALLS), t_end=0.1)
+    first = next(event for event in run.events if event.type == "impact")
+    G = impact_jacobian(first, run.events, 4)
+    paper = np.array([[-1, 0, 0], [1, -1, 0], [0, 1, -1], [0, 0, 1]], dtype=float)
+    assert np.array_equal(G, paper)
+    assert impact_contacts(first) == 3

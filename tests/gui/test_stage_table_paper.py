@@ -9,6 +9,7 @@ stage 2 ``λ^(1) = 0``, ``y_1 = [−1/3, 2/3, 2/3, 1/3]``,
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from impactgui.stage_table import COLUMNS, StageTable
@@ -40,3 +41,26 @@ def test_stage_rows_carry_the_papers_y_w_and_lambda(qtbot):
     assert values(one.text(7)) == pytest.approx([1 / 3] * 4, abs=1e-4)
     assert values(two.text(6)) == pytest.approx([-1 / 3, 2 / 3, 2 / 3, 1 / 3], abs=1e-4)
     assert values(two.text(7)) == pytest.approx([-1 / 3, 5 / 9, 5 / 9, 5 / 9], abs=1e-4)
+
+
+def test_the_family_of_example_4_runs_from_the_sequential_to_the_staged_answer(qtbot):
+    """Paper 000 ex. 4: λ = [z, (z + √(4z − 3z²))/2], z from 1 (sequential) to 4/3 (staged)."""
+    run = simulate(load_scene(scene_path("newton_cradle_3_staged")), t_end=0.3)
+    table = StageTable()
+    qtbot.addWidget(table)
+    table.set_system(run.system)
+    table.append(list(run.events))
+    table.tree.setCurrentItem(table.tree.topLevelItem(0))
+    assert table.family_button.isEnabled()
+    dialog = table.show_family()
+    qtbot.addWidget(dialog)
+    data = dialog.data
+    z = data.family.impulse[:, 0]
+    assert z.min() == pytest.approx(1.0, abs=1e-12) and z.max() == pytest.approx(4 / 3, abs=1e-12)
+    closed = 0.5 * (z + np.sqrt(np.clip(4 * z - 3 * z * z, 0.0, None)))
+    assert np.allclose(data.family.impulse[:, 1], closed, atol=1e-9)
+    assert data.staged == pytest.approx([4 / 3, 2 / 3], abs=1e-12)
+    assert data.sequential == pytest.approx([1.0, 1.0], abs=1e-12)
+    assert data.run_impulse == pytest.approx([4 / 3, 2 / 3], abs=1e-12)  # the scene is staged
+    xs, _ys = dialog.family_curve.getData()
+    assert len(xs) == len(z)
