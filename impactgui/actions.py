@@ -125,8 +125,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
         icon=Icons.SP_MediaStop, toolbar="run",
     ),
     ActionSpec(
-        "compare_action", "&Run", "&Compare impact laws…", "open_compare", None,
-        "Run copies of the scene under several impact laws side by side", "compare",
+        "compare_action", "&Run", "&Compare impact laws or a field…", "open_compare", None,
+        "Run copies of the scene under several impact laws, or values of one of its numbers, "
+        "side by side", "compare",
     ),
     ActionSpec(
         "sweep_action", "&Run", "S&weep…", "sweeps.open", None,
@@ -162,6 +163,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "getting_started_action", "&Help", "&Getting started", "help.show_getting_started",
         None, "A scene, a run, the plots and exports in six steps",
+    ),
+    ActionSpec(
+        "papers_action", "&Help", "&Papers…", "help.show_papers", None,
+        "Every item of the five papers, printed against computed, with its figure and scene",
     ),
     ActionSpec("about_action", "&Help", "&About impactgui", "help.show_about", section="about"),
 )  # fmt: skip

@@ -59,9 +59,9 @@ HIT_PX = 8.0
 VELOCITY_HIT_PX = 5.0
 """How close (px) to a velocity arrow head (or a resting body's centre dot) grabs the velocity."""
 TRAIL_LENGTH = 600
-"""Most centre positions kept in a trail."""
+"""A trail keeps the whole run in this many to twice as many positions (evenly decimated)."""
 TRAIL_POINT_BUDGET = 30_000
-"""Most centre positions kept in all trails together: many bodies get shorter trails."""
+"""Positions per trail times bodies at most: many bodies get coarser trails."""
 FIT_PADDING = 0.12
 """Margin around the scene when the view is fitted to it, a fraction of its size."""
 LABELLED_BODIES_MAX = 20
@@ -957,7 +957,8 @@ class SceneCanvas(QWidget):
         self._layout_radii = np.array([self.layer.radius(i) for i in self._layout.ids])
         count = len(self._layout.ids)
         self.layer.set_labels_visible(count <= LABELLED_BODIES_MAX)
-        self._trails.start(count, min(TRAIL_LENGTH, max(1, TRAIL_POINT_BUDGET // max(count, 1))))
+        length = min(TRAIL_LENGTH, max(1, TRAIL_POINT_BUDGET // max(count, 1)))
+        self._trails.start(count, length, keep_all=True)  # the whole run, decimated
         weights = [
             b.get("mass", b.get("axle_mass", 0.0)) * math.hypot(*data["gravity"])
             for b in data["bodies"]

@@ -1,4 +1,4 @@
-"""Compare impact laws: run copies of one scene under several laws, side by side.
+"""Compare: run copies of one scene under several impact laws, or several values of a field.
 
 The user ticks two or more of the laws of MECHANICS §3 (staged, poisson,
 sequential, newton); each ticked law runs a copy of the current scene with
@@ -18,6 +18,13 @@ gives ``[−1/3, 2/3, 2/3, 1/3]``, inadmissible (``Gᵀv⁺ = [1, 0, −1/3]``);
 energy (``e = 1``). The run itself never goes on from an inadmissible
 velocity: the engine resolves the contacts still approaching in further
 rounds at the same instant.
+
+Instead of the law, any number of the scene can vary (*Vary*: a restitution,
+a friction, a speed, a stiffness — the numbers Run ▸ Sweep offers, by their
+path): each value listed runs a copy with that field changed, under the
+scene's own law (paper 004's wheel with ``contact.restitution`` 0 and 0.3).
+Below the panels the runs' velocities of the first body are overlaid in one
+plot, one colour per run.
 """
 
 from __future__ import annotations
@@ -30,10 +37,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -45,7 +54,8 @@ from solver.errors import InputError
 from solver.events import GAP_TOL
 from solver.frames import Frame, StepOutput
 from solver.impact import resolve_impact
-from solver.scene import IMPACT_LAWS, Scene, parse_scene, scene_to_dict
+from solver.scene import IMPACT_LAWS, Scene, SceneError, parse_scene, scene_to_dict
+from solver.scene_paths import numeric_fields, with_values
 from solver.simulation import make_stepper
 from solver.system import System
 
@@ -146,11 +156,21 @@ class LawPanel(QWidget):
         Qt parent.
     """
 
-    def __init__(self, law: str, runner: SimulationRunner, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        law: str,
+        runner: SimulationRunner,
+        parent: QWidget | None = None,
+        title: str | None = None,
+    ) -> None:
         super().__init__(parent)
         self.law = law
+        self.title = title or law
+        """What the panel's run varies: the law, or ``path = value``."""
         self.runner = runner
-        self.plot = pg.PlotWidget(background="w", title=f"<b>{law}</b>")
+        self.overlay_curves: list[tuple[pg.PlotDataItem, int]] = []
+        """Curves of this run in the dialog's overlay plot, with their state columns."""
+        self.plot = pg.PlotWidget(background="w", title=f"<b>{self.title}</b>")
         self.plot.setLabel("left", "velocity (m/s)")
         self.plot.setLabel("bottom", "t (s)")
         show_grid(self.plot, "w", alpha=0.2)
@@ -199,6 +219,8 @@ class LawPanel(QWidget):
         states = trajectory.states()[: len(t)]
         for curve, (_label, column) in zip(self._curves, self.columns, strict=True):
             curve.setData(t, states[:, column])
+        for curve, column in self.overlay_curves:
+            curve.setData(t, states[:, column])
         self.summary.setText(self._velocities_text(t, states, "running"))
 
     @Slot(str, str)
@@ -221,7 +243,7 @@ class LawPanel(QWidget):
         if abs(lost) <= ENERGY_ROUNDOFF * max(outcome.energy_before, 1.0):
             lost = 0.0
         text = (
-            f"<b>{self.law}</b> at the first impact (t = {outcome.t:.4g} s, "
+            f"<b>{self.title}</b> at the first impact (t = {outcome.t:.4g} s, "
             f"{len(outcome.contacts)} closed contacts): {velocities}; "
             f"energy lost {lost:.4g} J; "
         )
@@ -254,7 +276,7 @@ class CompareDialog(QDialog):
 
     def __init__(self, scene: Scene, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Compare impact laws — {scene.title}")
+        self.setWindowTitle(f"Compare impact laws or a field — {scene.title}")
         self.resize(1100, 520)
         self.scene = scene
         self.panels: list[LawPanel] = []
@@ -267,6 +289,18 @@ class CompareDialog(QDialog):
             self.checkboxes[law] = box
             controls.addWidget(box)
         controls.addStretch(1)
+        controls.addWidget(QLabel("Vary:"))
+        self.vary = QComboBox()
+        self.vary.addItem("the impact law", "")
+        for field in numeric_fields(scene):
+            self.vary.addItem(f"{field.path} (now {field.value:.6g})", field.path)
+        self.vary.currentIndexChanged.connect(self._on_vary_changed)
+        controls.addWidget(self.vary)
+        self.values = QLineEdit()
+        self.values.setPlaceholderText("values, e.g. 0, 0.3")
+        self.values.setToolTip("The values of the field to compare, separated by commas")
+        self.values.setVisible(False)
+        controls.addWidget(self.values)
         self.run_button = QPushButton("Run")
         self.run_button.clicked.connect(self._on_run_clicked)
         controls.addWidget(self.run_button)
@@ -276,6 +310,41 @@ class CompareDialog(QDialog):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         layout.addLayout(self.grid, 1)
+        self.overlay = pg.PlotWidget(background="w", title="the runs overlaid")
+        self.overlay.setLabel("left", "velocity (m/s)")
+        self.overlay.setLabel("bottom", "t (s)")
+        show_grid(self.overlay, "w", alpha=0.2)
+        self.overlay.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.overlay.setVisible(False)
+        layout.addWidget(self.overlay, 1)
+
+    @Slot(int)
+    def _on_vary_changed(self, _index: int) -> None:
+        field = bool(self.vary.currentData())
+        self.values.setVisible(field)
+        for box in self.checkboxes.values():
+            box.setEnabled(not field)
+        self.message.setText(
+            "List two or more values of the field and press Run."
+            if field
+            else "Tick two or more laws and press Run."
+        )
+
+    def run_field(self, path: str, values: list[float]) -> bool:
+        """Run the scene once per value of the field ``path``, under its own law."""
+        if len(values) < 2:
+            self.message.setText("values: list at least two values to compare, e.g. 0, 0.3")
+            return False
+        variants: list[tuple[str, str, Scene]] = []
+        for value in values:
+            try:
+                scene = with_values(self.scene, {path: value})
+            except (SceneError, InputError) as error:
+                problems = getattr(error, "problems", None) or [str(error)]
+                self.message.setText(f"values: {path} = {value:g}: {problems[0]}")
+                return False
+            variants.append((f"{path} = {value:g}", scene.contact.impact_law, scene))
+        return self._start(variants)
 
     def chosen_laws(self) -> list[str]:
         """The ticked laws, in the order of ``IMPACT_LAWS``."""
@@ -283,39 +352,73 @@ class CompareDialog(QDialog):
 
     def run(self, laws: list[str] | None = None) -> bool:
         """Run the scene under ``laws`` (default: the ticked ones); False on bad input."""
+        if laws is None and self.vary.currentData():
+            text = self.values.text()
+            try:
+                numbers = [
+                    float(part) for part in text.replace(";", ",").split(",") if part.strip()
+                ]
+            except ValueError:
+                self.message.setText(f"values: not a list of numbers: {text!r}")
+                return False
+            return self.run_field(str(self.vary.currentData()), numbers)
         laws = self.chosen_laws() if laws is None else laws
         if len(laws) < 2:
             self.message.setText("Tick at least two laws to compare.")
             return False
+        for law, box in self.checkboxes.items():
+            box.setChecked(law in laws)
+        return self._start([(law, law, scene_with_law(self.scene, law)) for law in laws])
+
+    def _start(self, variants: list[tuple[str, str, Scene]]) -> bool:
+        """Run each ``(title, law, scene)`` in its own panel and in the overlay."""
         self.shutdown()
         self._clear_panels()
-        runners: list[tuple[str, Any]] = []
+        runners: list[tuple[str, str, Any]] = []
         try:
-            for law in laws:
-                runners.append((law, make_stepper(scene_with_law(self.scene, law))))
+            for title, law, scene in variants:
+                runners.append((title, law, make_stepper(scene)))
         except InputError as error:
             self.message.setText(f"Cannot run: {error}")
             return False
-        for column, (law, stepper) in enumerate(runners):
-            panel = LawPanel(law, SimulationRunner(stepper, self))
+        for column, (title, law, stepper) in enumerate(runners):
+            panel = LawPanel(law, SimulationRunner(stepper, self), title=title)
             self.grid.addWidget(panel, 0, column)
             self.panels.append(panel)
         for panel in self.panels[1:]:
             panel.plot.setXLink(self.panels[0].plot)
             panel.plot.setYLink(self.panels[0].plot)
-        for law, box in self.checkboxes.items():
-            box.setChecked(law in laws)
+        self._fill_overlay()
         for panel in self.panels:
             panel.runner.ended.connect(self._on_run_ended)
             panel.runner.start()
-        self.message.setText(f"Running {', '.join(laws)} in parallel…")
+        titles = ", ".join(panel.title for panel in self.panels)
+        self.message.setText(f"Running {titles} in parallel…")
         return True
+
+    def _fill_overlay(self) -> None:
+        """One colour per run, one line style per velocity of the first body."""
+        self.overlay.clear()
+        if self.overlay.plotItem.legend is not None:
+            self.overlay.plotItem.legend.clear()
+        styles = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine)
+        for index, panel in enumerate(self.panels):
+            colour = pg.intColor(index, hues=max(len(self.panels), 3))
+            first = panel.columns[0][0].split(".")[0] if panel.columns else ""
+            own = [
+                (label, column) for label, column in panel.columns if label.startswith(f"{first}.")
+            ]
+            for j, (label, column) in enumerate(own):
+                pen = pg.mkPen(colour, width=1.5, style=styles[j % len(styles)])
+                curve = self.overlay.plot(name=f"{panel.title}: {label}", pen=pen)
+                panel.overlay_curves.append((curve, column))
+        self.overlay.setVisible(bool(self.panels))
 
     @Slot(str, str)
     def _on_run_ended(self, _status: str, _message: str) -> None:
         if self.is_running():
             return
-        outcome = ", ".join(f"{p.law} {p.runner.status}" for p in self.panels)
+        outcome = ", ".join(f"{p.title} {p.runner.status}" for p in self.panels)
         self.message.setText(
             f"Done: {outcome}. Below each plot: the velocities at the end, then the law's "
             "own answer at the first impact."

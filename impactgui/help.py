@@ -157,6 +157,17 @@ class HelpPages(QObject):
         return self._show("Getting started", GETTING_STARTED)
 
     @Slot()
+    def show_papers(self) -> QDialog:
+        """Help ▸ Papers: the items of the papers (:mod:`impactgui.papers_window`)."""
+        from impactgui.papers_window import PapersWindow
+
+        dialog = PapersWindow(self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self.page = dialog
+        return dialog
+
+    @Slot()
     def show_about(self) -> None:
         """Help ▸ About impactgui."""
         QMessageBox.about(self.window, "About impactgui", about_text())

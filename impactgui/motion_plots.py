@@ -1,9 +1,12 @@
-"""Motion plots of chosen bodies: position x(t), y(t), velocity v(t) and angular velocity ω(t).
+"""Motion plots of chosen bodies: x, y, φ, ẋ, ẏ, v and ω against time.
 
-Four pyqtgraph plots share one time axis, one curve per body:
+Pyqtgraph plots share one time axis, one curve per body; the check boxes
+above them choose which are shown (x, y, v and ω at first):
 
 * x (m): the centre's x (an axle cart's point C);
 * y (m): the centre's y (a bead's rail height, constant);
+* φ (rad): a wheel's angle of rotation, a cart's heading (beads have none);
+* ẋ, ẏ (m/s): the centre's velocity components (a bead has ẋ only);
 * v (m/s): a bead's signed velocity along its rail ``vx`` (the sign shows
   which way it goes), a wheel's or cart's speed ``|v|`` of its centre;
   the legend says which (``ball1 vx``, ``wheel |v|``);
@@ -28,7 +31,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Slot
 from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import QGraphicsLineItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QGraphicsLineItem, QHBoxLayout, QVBoxLayout, QWidget
 
 from impactgui.grid import show_grid
 from impactgui.plots import CURSOR_COLOUR, GrowingSeries
@@ -42,11 +45,18 @@ REDRAW_INTERVAL_MS = 250
 """New frames reach the curves at most this often while a run streams, ms."""
 DEFAULT_BODIES = 3
 """With no body selected, the first this many bodies are plotted."""
-QUANTITIES = ("x", "y", "v", "omega")
-"""The plotted quantities, top to bottom."""
+QUANTITIES = ("x", "y", "phi", "vx", "vy", "v", "omega")
+"""The quantities that can be plotted, top to bottom."""
+SHOWN_AT_FIRST = ("x", "y", "v", "omega")
+"""The quantities shown until the check boxes say otherwise."""
+LABELS = {"x": "x", "y": "y", "phi": "φ", "vx": "ẋ", "vy": "ẏ", "v": "v", "omega": "ω"}
+"""Each quantity's check box."""
 TITLES = {
     "x": ("position x(t)", "x (m)"),
     "y": ("position y(t)", "y (m)"),
+    "phi": ("angle φ(t)", "φ (rad)"),
+    "vx": ("velocity ẋ(t)", "ẋ (m/s)"),
+    "vy": ("velocity ẏ(t)", "ẏ (m/s)"),
     "v": ("velocity v(t)", "v (m/s)"),
     "omega": ("angular velocity ω(t)", "ω (rad/s)"),
 }
@@ -59,7 +69,7 @@ class BodyColumns:
 
     ``y`` is None for a bead (its rail height ``rail_y`` is its y);
     ``vy`` is None for a bead (its ``v`` is the signed ``vx``); ``omega``
-    is None for a bead.
+    and ``phi`` are None for a bead.
     """
 
     body_id: str
@@ -69,13 +79,21 @@ class BodyColumns:
     vx: int
     vy: int | None
     omega: int | None
+    phi: int | None = None
 
-    def values(self, q: np.ndarray, v: np.ndarray) -> tuple[float, float, float, float]:
-        """``(x, y, v, ω)`` of the body in the state ``q, v`` (ω is NaN for a bead)."""
+    def values(self, q: np.ndarray, v: np.ndarray) -> tuple[float, ...]:
+        """The body's ``QUANTITIES`` in the state ``q, v`` (NaN where a bead has none)."""
         y = self.rail_y if self.y is None else float(q[self.y])
         speed = float(v[self.vx]) if self.vy is None else math.hypot(v[self.vx], v[self.vy])
         omega = math.nan if self.omega is None else float(v[self.omega])
-        return float(q[self.x]), y, speed, omega
+        phi = math.nan if self.phi is None else float(q[self.phi])
+        vy = math.nan if self.vy is None else float(v[self.vy])
+        return float(q[self.x]), y, phi, float(v[self.vx]), vy, speed, omega
+
+    def has(self, quantity: str) -> bool:
+        """Whether the body has ``quantity`` (a bead has no φ, ẏ, ω)."""
+        missing = {"phi": self.phi, "vy": self.vy, "omega": self.omega}
+        return quantity not in missing or missing[quantity] is not None
 
     @property
     def velocity_name(self) -> str:
@@ -92,8 +110,9 @@ def body_columns(system: System) -> dict[str, BodyColumns]:
         y = q_start + 1 if len(coords) > 1 else None
         vy = v_start + 1 if len(rates) > 1 else None
         omega = v_start + 2 if len(rates) > 2 else None
+        phi = q_start + 2 if len(coords) > 2 else None
         columns[body_id] = BodyColumns(
-            body_id, q_start, y, float(rails.get(body_id) or 0.0), v_start, vy, omega
+            body_id, q_start, y, float(rails.get(body_id) or 0.0), v_start, vy, omega, phi
         )
         q_start += len(coords)
         v_start += len(rates)
@@ -101,12 +120,15 @@ def body_columns(system: System) -> dict[str, BodyColumns]:
 
 
 class MotionPlots(QWidget):
-    """x(t), y(t), v(t), ω(t) of the chosen bodies of one run.
+    """x, y, φ, ẋ, ẏ, v, ω against time of the chosen bodies of one run.
 
     Attributes
     ----------
     plots : tuple of pg.PlotItem
-        The x, y, v and ω plots, top to bottom (time axes linked).
+        One plot per quantity of ``QUANTITIES``, top to bottom (time axes
+        linked); those not checked are hidden.
+    boxes : dict of str to QCheckBox
+        The check box of each quantity.
     curves : dict of (str, str) to pg.PlotDataItem
         ``(body id, quantity)`` → its curve; quantity one of ``QUANTITIES``.
         Made the first time the plots are shown during a run (none while hidden).
@@ -118,8 +140,19 @@ class MotionPlots(QWidget):
         self.graphics.setBackground("w")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        row_of_boxes = QHBoxLayout()
+        self.boxes: dict[str, QCheckBox] = {}
+        for quantity in QUANTITIES:
+            box = QCheckBox(LABELS[quantity])
+            box.setChecked(quantity in SHOWN_AT_FIRST)
+            box.setToolTip(TITLES[quantity][0])
+            box.toggled.connect(self._on_box_toggled)
+            row_of_boxes.addWidget(box)
+            self.boxes[quantity] = box
+        row_of_boxes.addStretch(1)
+        layout.addLayout(row_of_boxes)
         layout.addWidget(self.graphics)
-        self.plots = tuple(self.graphics.addPlot(row=row, col=0) for row in range(4))
+        self.plots = tuple(self.graphics.addPlot(row=row, col=0) for row in range(len(QUANTITIES)))
         self.plot_of = dict(zip(QUANTITIES, self.plots, strict=True))
         cursor_pen = QPen(QColor(CURSOR_COLOUR), 0)
         self._cursors: dict[pg.ViewBox, QGraphicsLineItem] = {}
@@ -143,7 +176,6 @@ class MotionPlots(QWidget):
             plot.addItem(cursor, ignoreBounds=True)
             self._cursors[plot.vb] = cursor
             plot.vb.sigYRangeChanged.connect(self._on_y_range_changed)
-        self._show_time_axis_on(self.plot_of["omega"])
         self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
         self._series: dict[tuple[str, str], GrowingSeries] = {}
         self._columns: dict[str, BodyColumns] = {}
@@ -158,6 +190,7 @@ class MotionPlots(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self.redraw)
+        self._show_plots()
 
     @property
     def bodies(self) -> list[str]:
@@ -204,12 +237,41 @@ class MotionPlots(QWidget):
         self._chosen = chosen
         for body_id in chosen:
             for quantity in QUANTITIES:
-                if quantity == "omega" and self._columns[body_id].omega is None:
-                    continue
-                self._series[body_id, quantity] = GrowingSeries()
-        spins = any(key[1] == "omega" for key in self._series)
-        self.plot_of["omega"].setVisible(spins)
-        self._show_time_axis_on(self.plot_of["omega" if spins else "v"])
+                if self._columns[body_id].has(quantity):
+                    self._series[body_id, quantity] = GrowingSeries()
+        self._show_plots()
+        self.redraw()
+
+    def shown_quantities(self) -> list[str]:
+        """The quantities whose plots are shown: checked, and some chosen body has them."""
+        present = {key[1] for key in self._series} if self._series else set(SHOWN_AT_FIRST)
+        return [q for q in QUANTITIES if self.boxes[q].isChecked() and q in present]
+
+    def set_quantities(self, quantities: list[str] | tuple[str, ...]) -> None:
+        """Check exactly ``quantities`` (names of ``QUANTITIES``)."""
+        for quantity, box in self.boxes.items():
+            box.blockSignals(True)
+            box.setChecked(quantity in quantities)
+            box.blockSignals(False)
+        self._on_box_toggled()
+
+    def _show_plots(self) -> None:
+        shown = self.shown_quantities()
+        for quantity, plot in self.plot_of.items():
+            plot.setVisible(quantity in shown)
+        if shown:
+            self._show_time_axis_on(self.plot_of[shown[-1]])
+
+    @Slot()
+    def _on_box_toggled(self, _checked: bool = False) -> None:
+        self._show_plots()
+        for plot in self.plots:
+            for item in list(plot.listDataItems()):
+                plot.removeItem(item)
+            if plot.legend is not None:
+                plot.legend.clear()
+        self.curves.clear()
+        self._drawn = -1
         self.redraw()
 
     def _make_curves(self) -> None:
@@ -222,11 +284,12 @@ class MotionPlots(QWidget):
         if self.curves or not self._series:
             return
         chosen = self._chosen
+        shown = self.shown_quantities()
         for index, body_id in enumerate(chosen):
             pen = pg.mkPen(pg.intColor(index, hues=max(len(chosen), 3), minValue=140), width=2)
-            names = {"x": body_id, "y": body_id, "omega": body_id}
+            names = dict.fromkeys(QUANTITIES, body_id)
             names["v"] = f"{body_id} {self._columns[body_id].velocity_name}"
-            for quantity in QUANTITIES:
+            for quantity in shown:
                 if (body_id, quantity) in self._series:
                     self.curves[body_id, quantity] = self.plot_of[quantity].plot(
                         name=names[quantity], pen=pen, connect="finite"
@@ -274,7 +337,9 @@ class MotionPlots(QWidget):
     def _extend(self, body_id: str, frames: list[Frame]) -> None:
         columns = self._columns[body_id]
         t = np.fromiter((frame.t for frame in frames), float, len(frames))
-        values = np.array([columns.values(frame.q, frame.v) for frame in frames]).reshape(-1, 4)
+        values = np.array([columns.values(frame.q, frame.v) for frame in frames]).reshape(
+            -1, len(QUANTITIES)
+        )
         for index, quantity in enumerate(QUANTITIES):
             series = self._series.get((body_id, quantity))
             if series is not None:

@@ -731,16 +731,24 @@ class FlashField(_PixelOverlay):
 
 
 class TrailField(pg.PlotCurveItem):
-    """The recent centre positions of any number of bodies, drawn as one curve.
+    """The centre positions of any number of bodies, drawn as one curve.
 
     ``start(n, length)`` makes room for ``n`` bodies, ``append`` adds one
-    position per body (a frame), keeping the last ``length``. The curve is
-    re-built once per frame from a ring buffer (one ``setData`` with a
-    ``connect`` array that breaks it between bodies); positions equal to the
-    previous one are left out of the drawing, so bodies at rest cost nothing.
-    Whether a body moved is worked out once, when its position is appended
-    (comparing the whole window at each frame took 0.4 ms of a 200-bead
-    chain's frame).
+    position per body (a frame). By default each trail keeps the last
+    ``length`` positions. With ``keep_all=True`` it keeps the whole run
+    instead, in bounded memory: once ``2 · length`` frames are stored, every
+    second one is dropped and from then on only every second frame is stored
+    (then every fourth, …), so the trail always spans the run from its start
+    with between ``length`` and ``2 · length`` positions, evenly decimated,
+    and still ends where the body is (the newest position is drawn whether
+    stored or not).
+
+    The curve is re-built once per frame from the buffer (one ``setData``
+    with a ``connect`` array that breaks it between bodies); positions equal
+    to the previous one are left out of the drawing, so bodies at rest cost
+    nothing. Whether a body moved is worked out once, when its position is
+    appended (comparing the whole window at each frame took 0.4 ms of a
+    200-bead chain's frame).
     """
 
     def __init__(self) -> None:
@@ -750,10 +758,18 @@ class TrailField(pg.PlotCurveItem):
         """Per buffered frame and body: the position differs from the frame before's."""
         self._first = self._end = 0
         self._length = 0
+        self._keep_all = False
+        self._stride = 1
+        """With ``keep_all``: one frame in this many is stored."""
+        self._count = 0
+        """With ``keep_all``: frames appended since the trails started."""
+        self._latest: np.ndarray | None = None
+        """With ``keep_all``: the newest positions when they were not stored."""
 
-    def start(self, count: int, length: int) -> None:
-        """Empty trails for ``count`` bodies, each keeping its last ``length`` positions."""
+    def start(self, count: int, length: int, keep_all: bool = False) -> None:
+        """Empty trails for ``count`` bodies: the last ``length`` positions, or the whole run."""
         self._length = max(int(length), 1)
+        self._keep_all = keep_all
         self._buffer = np.empty((2 * self._length, count, 2))
         self._moved = np.empty((2 * self._length, count), dtype=bool)
         self.clear_trails()
@@ -761,11 +777,21 @@ class TrailField(pg.PlotCurveItem):
     def clear_trails(self) -> None:
         """Drop every position (the bodies and the length stay)."""
         self._first = self._end = 0
+        self._stride, self._count, self._latest = 1, 0, None
         self.setData([], [])
 
     def append(self, positions: np.ndarray) -> None:
         """Add one position per body, shape (n, 2), m, and redraw."""
-        if self._end == len(self._buffer):
+        if self._keep_all:
+            self._count += 1
+            if (self._count - 1) % self._stride:
+                self._latest = np.array(positions, dtype=float)
+                self._redraw()
+                return
+            self._latest = None
+            if self._end == len(self._buffer):
+                self._decimate()
+        elif self._end == len(self._buffer):
             keep = self._length - 1
             self._buffer[:keep] = self._buffer[self._end - keep : self._end]
             self._moved[:keep] = self._moved[self._end - keep : self._end]
@@ -774,18 +800,40 @@ class TrailField(pg.PlotCurveItem):
         if self._end > 0:
             self._moved[self._end] = np.any(positions != self._buffer[self._end - 1], axis=1)
         self._end += 1
-        self._first = max(self._first, self._end - self._length)
+        if not self._keep_all:
+            self._first = max(self._first, self._end - self._length)
         self._redraw()
+
+    def _decimate(self) -> None:
+        """Keep every second stored frame (the first included) and store half as often."""
+        kept = self._buffer[0 : self._end : 2].copy()
+        self._end = len(kept)
+        self._buffer[: self._end] = kept
+        if self._end > 1:
+            self._moved[1 : self._end] = np.any(kept[1:] != kept[:-1], axis=2)
+        self._stride *= 2
+
+    def _frames(self) -> tuple[np.ndarray, np.ndarray]:
+        """The positions drawn, (frames, bodies, 2), and whether each moved, (frames, bodies)."""
+        recent = self._buffer[self._first : self._end]
+        moved = self._moved[self._first : self._end]
+        if self._latest is not None and self._end > 0:
+            last = self._buffer[self._end - 1]
+            recent = np.concatenate([recent, self._latest[None]])
+            moved = np.concatenate([moved, np.any(self._latest != last, axis=1)[None]])
+        return recent, moved
 
     def trail(self, index: int) -> np.ndarray:
         """The trail of body number ``index``, oldest first, shape (m, 2), m."""
-        return self._buffer[self._first : self._end, index].copy()
+        return self._frames()[0][:, index].copy()
 
     def _redraw(self) -> None:
-        recent = self._buffer[self._first : self._end].transpose(1, 0, 2)
+        frames, moved = self._frames()
+        recent = frames.transpose(1, 0, 2)
         count, length = recent.shape[:2]
-        keep = self._moved[self._first : self._end].T.copy()
-        keep[:, 0] = True  # each trail's oldest position
+        keep = moved.T.copy()
+        if length:
+            keep[:, 0] = True  # each trail's oldest position
         points = recent[keep]
         body = np.broadcast_to(np.arange(count)[:, None], (count, length))[keep]
         connect = np.zeros(len(body), dtype=np.int32)

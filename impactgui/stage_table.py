@@ -4,12 +4,18 @@ An impact law resolves an impact of several contacts in stages (the staged
 law: a plastic phase, then a restitution phase, repeated while something
 still approaches; the sequential law: one collision per stage). The event
 log counts them; this table writes them out. One row per ``impact`` event
-with more than one stage — its time, contact, number of stages and total
-normal impulse — expands into one row per stage (:func:`solver.stages.stage_rows`):
-the contact's share of the normal impulse in that stage, its friction
-impulse, and the velocities after the stage (every rate for a small system,
-the two bodies' rates otherwise). Clicking a row asks to move the playback
-time there (``time_selected``), like the event log.
+with more than one stage or of several contacts resolved together — its
+time, contact, number of stages and total normal impulse — expands into one
+row per stage (:func:`solver.stages.stage_rows`): the contact's share of the
+normal impulse in that stage, its friction impulse, and the velocities after
+the stage (every rate for a small system, the two bodies' rates otherwise),
+and, as paper 000's tables print a stage, the contact's plastic multiplier
+``λ^(k)``, the velocities ``y_k`` at the stage's start and ``w_k`` after its
+plastic phase. *Family of answers…* plots every admissible answer to the
+selected impact that keeps its energy (paper 000 §4,
+:mod:`impactgui.stage_family`), the staged and sequential answers marked.
+Clicking a row asks to move the playback time there (``time_selected``),
+like the event log.
 
 With playback honesty on (:mod:`impactgui.playback_honesty`) the table, like
 the event log, shows only the impacts up to the playback time
@@ -26,8 +32,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
@@ -36,7 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from solver.frames import Event
-from solver.stages import stage_rows, velocity_columns
+from solver.stages import impact_contacts, stage_rows, velocity_columns
 
 if TYPE_CHECKING:
     from solver.system import System
@@ -47,7 +55,13 @@ COLUMNS = (
     "impulse n (N·s)",
     "impulse t (N·s)",
     "velocities after",
+    "λ^(k) (N·s)",
+    "y_k (stage start)",
+    "w_k (after plastic phase)",
 )
+"""The last three as paper 000 (10)–(14) name them: the contact's plastic-phase
+multiplier of the stage and the system's velocities at its start and after
+its plastic phase (its tables of ``y_k``, ``w_k``, ``λ^(k)``)."""
 IMPACT_LIMIT = 2000
 """At most this many multi-stage impacts are listed (the first ones of the run)."""
 ALL_RATES_UP_TO = 8
@@ -72,7 +86,7 @@ class StageTable(QWidget):
     Attributes
     ----------
     tree : QTreeWidget
-        One top-level item per multi-stage impact; children (made when it is
+        One top-level item per impact of several stages or contacts; children (made when it is
         first expanded) per stage.
     """
 
@@ -90,17 +104,31 @@ class StageTable(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)
-        for column, width in enumerate((95, 110, 95, 95)):
+        for column, width in enumerate((95, 110, 95, 95, 260, 95, 260)):
             self.tree.setColumnWidth(column, width)
         self.tree.itemExpanded.connect(self._on_item_expanded)
         self.tree.itemClicked.connect(self._on_item_clicked)
+        self.family_button = QPushButton("Family of answers…")
+        self.family_button.setToolTip(
+            "Every admissible answer to the selected impact that keeps its energy "
+            "(paper 000 §4), with the staged and sequential answers marked"
+        )
+        self.family_button.setEnabled(False)
+        self.family_button.clicked.connect(self.show_family)
+        self.family_dialog: QWidget | None = None
+        self.tree.currentItemChanged.connect(self._on_current_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.family_button)
+        layout.addLayout(top)
         layout.addWidget(self.tree, 1)
         self._system: System | None = None
         self._labels: list[str] = []
         self._events: list[Event] = []
+        self._all_events: list[Event] = []
+        """Every impact event of the run (the contacts of an impact, for its family)."""
         self._until = math.inf
         self._shown = 0
         self._show_title()
@@ -110,6 +138,7 @@ class StageTable(QWidget):
         self._system = system
         self._labels = velocity_columns(system) if system is not None else []
         self._events = []
+        self._all_events = []
         self._shown = 0
         self.tree.clear()
         self._show_title()
@@ -117,8 +146,11 @@ class StageTable(QWidget):
     def append(self, events: list[Event]) -> None:
         """List the multi-stage impacts among ``events`` (a batch of the run)."""
         added = False
+        self._all_events.extend(event for event in events if event.type == "impact")
         for event in events:
-            if event.type != "impact" or event.stages < 2 or len(self._events) >= IMPACT_LIMIT:
+            if event.type != "impact" or len(self._events) >= IMPACT_LIMIT:
+                continue
+            if event.stages < 2 and impact_contacts(event) < 2:
                 continue
             self._events.append(event)
             item = QTreeWidgetItem(
@@ -127,7 +159,7 @@ class StageTable(QWidget):
                     f"{event.body}–{event.other}",
                     _number(event.normal_impulse),
                     _number(event.tangent_impulse),
-                    f"{event.stages} stages (expand)",
+                    f"{event.stages} stage{'s' if event.stages != 1 else ''} (expand)",
                 ]
             )
             item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
@@ -170,10 +202,12 @@ class StageTable(QWidget):
     def _show_title(self) -> None:
         count = self._shown
         if count == 0:
-            self.title.setText("Stages: no multi-stage impact so far.")
+            self.title.setText("Stages: no multi-stage impact so far (nor multi-contact).")
             return
         more = f" (the first {IMPACT_LIMIT})" if len(self._events) >= IMPACT_LIMIT else ""
-        self.title.setText(f"Stages of {count} multi-stage impacts{more} (expand a row):")
+        self.title.setText(
+            f"Stages of {count} multi-stage or multi-contact impacts{more} (expand a row):"
+        )
 
     @Slot(QTreeWidgetItem)
     def _on_item_expanded(self, item: QTreeWidgetItem) -> None:
@@ -189,6 +223,9 @@ class StageTable(QWidget):
                         _number(row.normal_impulse),
                         _number(row.tangent_impulse),
                         self._velocities(event, row.v_after),
+                        "" if row.lam is None else _number(row.lam),
+                        "" if row.y is None else self._velocities(event, row.y),
+                        "" if row.w is None else self._velocities(event, row.w),
                     ]
                 )
             )
@@ -204,6 +241,35 @@ class StageTable(QWidget):
             bodies = (f"{event.body}.", f"{event.other}.")
             indices = [k for k, label in enumerate(self._labels) if label.startswith(bodies)]
         return ", ".join(f"{self._labels[k]} = {shown[k]:.4g}" for k in indices)
+
+    def selected_event(self) -> Event | None:
+        """The impact of the current row (or of its stage row), if any."""
+        item = self.tree.currentItem()
+        if item is None:
+            return None
+        top = item.parent() or item
+        return self._events[self.tree.indexOfTopLevelItem(top)]
+
+    @Slot(QTreeWidgetItem, QTreeWidgetItem)
+    def _on_current_changed(self, current: QTreeWidgetItem | None, _previous: object) -> None:
+        self.family_button.setEnabled(current is not None and self._system is not None)
+
+    @Slot()
+    def show_family(self) -> QWidget | None:
+        """Open the family of admissible answers of the selected impact (None if it has none)."""
+        from impactgui.stage_family import FamilyDialog, impact_family
+
+        event = self.selected_event()
+        if event is None or self._system is None:
+            return None
+        data = impact_family(event, self._all_events, self._system)
+        if data is None:
+            self.title.setText("This impact has one contact: its answer is unique.")
+            return None
+        dialog = FamilyDialog(data, f"t = {event.t:.6g} s", self)
+        dialog.show()
+        self.family_dialog = dialog
+        return dialog
 
     @Slot(QTreeWidgetItem, int)
     def _on_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:

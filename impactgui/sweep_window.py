@@ -12,7 +12,8 @@ with that message). The sweep is driven from a worker thread
 
 * one field, observable *impact speed*: a bifurcation diagram, the approach
   speed ``u_n⁻`` (m/s) of every impact after the transient against the field;
-* one field, a summary column (``t_zeno``, ``n_impacts``, ``E_dissipated``,
+* one field, a summary column (``t_zeno``, ``n_impacts``, ``E_dissipated``, the
+  period columns ``period``, ``impacts_per_period``, ``period_s``,
   a final coordinate): that column against the field;
 * two fields: a colour map of the column (of the largest impact speed after
   the transient for *impact speed*) over the grid, with a colour bar.
@@ -73,7 +74,21 @@ IMPACT_SPEED = "u_n_minus"
 """The bifurcation observable: approach speed of each impact after the transient."""
 SUMMARY_OBSERVABLES = ("t_zeno", "n_impacts", "E_dissipated")
 """Summary columns offered as observables, before the final state."""
-OBSERVABLE_UNITS = {IMPACT_SPEED: "m/s", "t_zeno": "s", "n_impacts": "", "E_dissipated": "J"}
+PERIOD_OBSERVABLES = {
+    "period": "period, forcing periods (0: none found)",
+    "impacts_per_period": "impacts per period (0: none found)",
+    "period_s": "period",
+}
+"""The period columns of summary.csv (solver.impact_period), offered after the summary ones."""
+OBSERVABLE_UNITS = {
+    IMPACT_SPEED: "m/s",
+    "t_zeno": "s",
+    "n_impacts": "",
+    "E_dissipated": "J",
+    "period": "",
+    "impacts_per_period": "",
+    "period_s": "s",
+}
 STATE_UNITS = {
     "x": "m",
     "y": "m",
@@ -455,6 +470,8 @@ class SweepWindow(QWidget):
             self.observable.addItem(
                 f"{names[column]} ({unit_text(OBSERVABLE_UNITS[column])})", column
             )
+        for column, name in PERIOD_OBSERVABLES.items():
+            self.observable.addItem(f"{name} ({unit_text(OBSERVABLE_UNITS[column])})", column)
         probe = Sweep(self.scene, [Axis(self.fields[0].path, (self.fields[0].value,))])
         for column in probe.state_columns:
             self.observable.addItem(f"final {column} ({unit_text(state_unit(column))})", column)
@@ -875,6 +892,13 @@ def point_value(point: PointResult, column: str, plan: Sweep | None) -> float | 
     """A point's value of a summary or final-state column (None when it has none)."""
     if column in SUMMARY_OBSERVABLES:
         value = getattr(point, column)
+        return None if value is None else float(value)
+    if column in PERIOD_OBSERVABLES:
+        value = {
+            "period": point.period.period,
+            "impacts_per_period": point.period.impacts_per_period,
+            "period_s": point.period.seconds,
+        }[column]
         return None if value is None else float(value)
     if plan is None or not point.final_state:
         return None

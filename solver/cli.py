@@ -116,7 +116,17 @@ def build_parser() -> argparse.ArgumentParser:
         "trajectory row (refused when no closed form matches)",
     )
     add_sweep_parser(commands)
+    _add_figure_commands(commands)
     return parser
+
+
+def _add_figure_commands(commands: argparse._SubParsersAction) -> None:
+    """The ``papers`` and ``plot`` commands (:mod:`solver.papers.command`, :mod:`solver.plot`)."""
+    from solver.papers.command import add_papers_parser
+    from solver.plot import add_plot_parser
+
+    add_papers_parser(commands)
+    add_plot_parser(commands)
 
 
 def _positive_option(name: str, text: str | None, problems: list[str]) -> float | None:
@@ -311,6 +321,14 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     try:
         if args.command == "sweep":
             return run_sweep_command(args, stderr)
+        if args.command == "papers":
+            from solver.papers.command import run_papers_command
+
+            return run_papers_command(args, stderr)
+        if args.command == "plot":
+            from solver.plot import run_plot_command
+
+            return run_plot_command(args, stderr)
         return _run_command(args, stderr)
     except Exception as error:
         _report_unexpected(error, stderr, getattr(args, "debug", False))

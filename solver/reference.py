@@ -52,9 +52,11 @@ The closed forms (SI units; ``g`` is the magnitude of gravity):
     it meets the corner; a plastic impact about the corner that does not slip
     keeps the angular momentum about the corner:
     ``J ω⁻ + m v⁻ (r − h) = (J + m r²) ω⁺``, so
-    ``ω⁺/ω⁻ = v⁺/v⁻ = 1 − m r h/(J + m r²)``. Paper 004's ``1 − 2h/(3r)`` is
-    this ratio for a uniform disk, ``J = m r²/2``; for any other inertia the
-    general form applies. It needs the corner's restitution 0 and friction at
+    ``ω⁺/ω⁻ = v⁺/v⁻ = 1 − m r h/(J + m r²)`` — derived here (the classic
+    exercise of a disk rolling onto a step), not taken from a paper: paper 004
+    gives the corner's impact equations but no such ratio. For a uniform disk,
+    ``J = m r²/2``, it is ``1 − 2h/(3r)``; for any other inertia the general
+    form applies. It needs the corner's restitution 0 and friction at
     least the ratio of the tangential to the normal impulse the impact asks
     for (given in the conditions).
 ``incline``
@@ -920,7 +922,8 @@ def _curb(scene: Scene, t_end: float) -> Reference | None:
     return Reference(
         name="curb",
         title=f"wheel onto a step: ω⁺/ω⁻ = 1 − m r h/(J + m r²) = {ratio:.6g}",
-        source="paper 004: plastic impact about the corner, angular momentum about it kept",
+        source="derived (not in the papers): plastic impact about the corner, "
+        "angular momentum about it kept",
         conditions=(
             "a wheel rolling without slip on a horizontal floor towards a step 0 < h < r",
             "restitution 0 at the corner, friction at least "

@@ -12,6 +12,8 @@ beads on a rail); this module reads them back:
   impact and separation speed after it (m/s);
 * :func:`stage_rows` — per stage, the contact's share of the impulse and the
   whole system's velocity after the stage;
+* :func:`impact_jacobian` — the normal Jacobian of all the contacts of an
+  impact, one column per contact (for :mod:`solver.impact_family`);
 * :func:`write_stages_csv` — ``stages.csv`` beside ``events.csv``.
 
 ``stages.csv`` has one row per stage of every ``impact`` row of
@@ -19,8 +21,13 @@ beads on a rail); this module reads them back:
 (s), ``stage`` (from 1), ``body``, ``other``, ``normal_impulse`` and
 ``tangent_impulse`` of the stage on that contact (N·s; over the stages they
 sum to the event's impulses), then the generalized velocities after the
-stage with the rate columns of ``trajectory.csv`` (``ID.vx``, …). An impact
-recorded without stages (time-stepping) has one row: the whole impact.
+stage with the rate columns of ``trajectory.csv`` (``ID.vx``, …), then — as
+paper 000's tables print a stage — ``lambda_k``, the contact's plastic-phase
+multiplier ``λ^(k)`` of the stage (N·s; the stage's impulse on the contact is
+``(1 + e) λ^(k)``), the velocity ``y_k`` at the start of the stage (``y.ID.vx``,
+…) and the velocity ``w_k`` after its plastic phase (``w.ID.vx``, …). An
+impact recorded without stages (time-stepping) has one row: the whole impact,
+with ``y`` the velocity before it and ``lambda_k`` and ``w`` empty.
 """
 
 from __future__ import annotations
@@ -115,13 +122,20 @@ class StageRow:
 
     ``stage`` counts from 1; ``normal_impulse`` and ``tangent_impulse`` (N·s)
     are what this contact took in the stage; ``v_after`` is the generalized
-    velocity of the whole system after the stage (system layout).
+    velocity of the whole system after the stage (system layout). As paper
+    000 (10)–(14) name them: ``lam`` is the contact's plastic-phase multiplier
+    ``λ^(k)`` (N·s), ``y`` the system's velocity at the start of the stage
+    (``y_k``) and ``w`` after its plastic phase (``w_k``); ``None`` where the
+    impact was recorded without stages (``y`` is then the velocity before it).
     """
 
     stage: int
     normal_impulse: float
     tangent_impulse: float
     v_after: np.ndarray
+    lam: float | None = None
+    y: np.ndarray | None = None
+    w: np.ndarray | None = None
 
 
 def normal_speeds(event: Event) -> tuple[float, float] | None:
@@ -152,7 +166,8 @@ def stage_rows(event: Event) -> list[StageRow]:
     record = _record(event)
     if record is None or not len(record.stages):
         v_after = event.v_plus if event.v_plus is not None else np.empty(0)
-        return [StageRow(1, event.normal_impulse, event.tangent_impulse, v_after)]
+        y = None if event.v_minus is None else np.asarray(event.v_minus, dtype=float)
+        return [StageRow(1, event.normal_impulse, event.tangent_impulse, v_after, y=y)]
     stages = record.stages
     lam = np.array([float(stage.lam[record.column]) for stage in stages])
     total = float(lam.sum())
@@ -166,9 +181,43 @@ def stage_rows(event: Event) -> list[StageRow]:
                 normal_impulse=event.normal_impulse * float(shares[k]),
                 tangent_impulse=float(stage.tangent_impulse[record.column]),
                 v_after=np.asarray(v_after, dtype=float),
+                lam=float(lam[k]),
+                y=np.asarray(stage.y, dtype=float),
+                w=np.asarray(stage.w, dtype=float),
             )
         )
     return rows
+
+
+def impact_contacts(event: Event) -> int:
+    """How many contacts the impact of ``event`` resolved together (1 without stages)."""
+    record = _record(event)
+    if record is None or not len(record.stages):
+        return 1
+    return len(record.stages[0].lam)
+
+
+def impact_jacobian(event: Event, events: Iterable[Event], size: int) -> np.ndarray | None:
+    """The normal Jacobian ``G`` (``size`` × n) of the whole impact ``event`` belongs to.
+
+    ``events`` are the run's events; those sharing ``event``'s stages (the
+    contacts resolved together with it, at its instant) give one column each,
+    at their column of the impact law (``Gᵀv`` are their normal speeds).
+    None when ``event`` has no recorded stages (time-stepping).
+    """
+    record = _record(event)
+    if record is None or not len(record.stages):
+        return None
+    n = len(record.stages[0].lam)
+    G = np.zeros((size, n))
+    for other in events:
+        if other.type != "impact" or other.t != event.t:
+            continue
+        theirs = _record(other)
+        if theirs is None or theirs.stages is not record.stages:
+            continue
+        G[theirs.dofs, theirs.column] = theirs.G_local
+    return G
 
 
 def velocity_columns(system: System) -> list[str]:
@@ -184,7 +233,25 @@ def _number(x: float) -> str:
     return repr(float(x))
 
 
-def _rows(events: Iterable[Event]) -> Iterator[list[str]]:
+def stage_columns(system: System) -> list[str]:
+    """The header of ``stages.csv`` for ``system``."""
+    rates = velocity_columns(system)
+    return [
+        *STAGE_COLUMNS,
+        *rates,
+        "lambda_k",
+        *(f"y.{name}" for name in rates),
+        *(f"w.{name}" for name in rates),
+    ]
+
+
+def _numbers(values: np.ndarray | None, count: int) -> list[str]:
+    if values is None or len(values) != count:
+        return [""] * count
+    return [_number(x) for x in values]
+
+
+def _rows(events: Iterable[Event], count: int) -> Iterator[list[str]]:
     for index, event in enumerate(events):
         if event.type != "impact":
             continue
@@ -198,6 +265,9 @@ def _rows(events: Iterable[Event]) -> Iterator[list[str]]:
                 _number(row.normal_impulse),
                 _number(row.tangent_impulse),
                 *(_number(x) for x in row.v_after),
+                "" if row.lam is None else _number(row.lam),
+                *_numbers(row.y, count),
+                *_numbers(row.w, count),
             ]
 
 
@@ -213,5 +283,5 @@ def write_stages_csv(trajectory: Trajectory, path: Path) -> None:
     """
     with atomic_write(path, newline="") as stream:
         writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow([*STAGE_COLUMNS, *velocity_columns(trajectory.system)])
-        writer.writerows(_rows(trajectory.events))
+        writer.writerow(stage_columns(trajectory.system))
+        writer.writerows(_rows(trajectory.events, len(velocity_columns(trajectory.system))))

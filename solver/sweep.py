@@ -37,8 +37,14 @@ reached, s), ``n_impacts`` (``impact`` events of the whole run, one per
 contact as in ``events.csv``), ``t_zeno`` (time of the first ``zeno`` event:
 the accumulation time of the first Zeno sequence, s; empty if none),
 ``E_dissipated`` (J, at the end), the final state with the columns of
-``trajectory.csv`` (``ID.x``, ``ID.vx``, …), and ``message`` (the solver's
-message: why the point failed, or how it finished).
+``trajectory.csv`` (``ID.x``, ``ID.vx``, …), ``message`` (the solver's
+message: why the point failed, or how it finished), then the period of the
+impacts after the transient (:mod:`solver.impact_period`): ``period`` (in
+forcing periods ``2π/ω`` of the scene's harmonic forcing, 1 to 32; 0 when
+the scene has none or no period up to 32 forcing periods and 64 impacts is
+found), ``impacts_per_period`` (0 when none is found) and ``period_s`` (the
+period in s, also for a scene without forcing — paper 003's ``T(V)``;
+empty when none is found).
 
 ``impacts.csv`` (:attr:`SweepResult.impact_columns`): one row per ``impact``
 event at ``t >= transient``: ``run``, the varied paths, ``t`` (s), ``body``,
@@ -80,6 +86,7 @@ from solver.contact_pairs import continued_nearest
 from solver.errors import InputError, SolverError
 from solver.frames import Event, Frame
 from solver.geometry import disk_contact_from_nearest, disk_disk_contact
+from solver.impact_period import NO_PERIOD, ImpactPeriod, forcing_period, impact_period
 from solver.record import ENERGY_COLUMNS, trajectory_columns, write_csv_atomic
 from solver.scene import Scene, SceneError, parse_scene, run_size_problems, scene_to_dict
 from solver.scene_paths import ScenePathError, check_settable, with_values
@@ -90,6 +97,8 @@ from solver.system import Contact, System
 SUMMARY_FILE = "summary.csv"
 IMPACTS_FILE = "impacts.csv"
 SUMMARY_COLUMNS = ("status", "t_end", "n_impacts", "t_zeno", "E_dissipated")
+PERIOD_COLUMNS = ("period", "impacts_per_period", "period_s")
+"""The last columns of ``summary.csv``, after ``message``."""
 """Summary columns between the varied paths and the final state."""
 IMPACT_COLUMNS = ("t", "body", "other", "u_n_minus", "u_n_plus", "impulse")
 """Impact columns between the varied paths and the impacting body's state."""
@@ -249,6 +258,8 @@ class PointResult:
         The solver's message (why it failed, or how it finished).
     impacts : tuple of ImpactRecord
         The impacts at ``t >= transient``.
+    period : solver.impact_period.ImpactPeriod
+        The period of those impacts (forcing periods, impacts per period, s).
     """
 
     run: int
@@ -261,6 +272,7 @@ class PointResult:
     final_state: tuple[float, ...]
     message: str
     impacts: tuple[ImpactRecord, ...] = ()
+    period: ImpactPeriod = NO_PERIOD
 
     def summary_row(self) -> list[Cell]:
         """The point's row of ``summary.csv`` (columns :attr:`SweepResult.summary_columns`)."""
@@ -274,6 +286,9 @@ class PointResult:
             self.E_dissipated,
             *self.final_state,
             self.message,
+            self.period.period,
+            self.period.impacts_per_period,
+            self.period.seconds,
         ]
 
     def impact_rows(self) -> list[list[Cell]]:
@@ -459,6 +474,12 @@ def run_point(task: PointTask) -> PointResult:
         final_state=() if last is None else _trajectory_state(stepper.system, last),
         message=message,
         impacts=tuple(impacts),
+        period=impact_period(
+            [impact.t for impact in impacts],
+            [(impact.body, impact.other) for impact in impacts],
+            [impact.u_n_minus for impact in impacts],
+            forcing_period(task.scene),
+        ),
     )
 
 
@@ -576,7 +597,14 @@ class Sweep:
         system = System(scene)
         self.state_columns = trajectory_columns(system)[2 : -len(ENERGY_COLUMNS)]
         self.impact_state_columns = impact_state_columns(system)
-        self.summary_columns = ["run", *paths, *SUMMARY_COLUMNS, *self.state_columns, "message"]
+        self.summary_columns = [
+            "run",
+            *paths,
+            *SUMMARY_COLUMNS,
+            *self.state_columns,
+            "message",
+            *PERIOD_COLUMNS,
+        ]
         self.impact_columns = ["run", *paths, *IMPACT_COLUMNS, *self.impact_state_columns]
 
     def _changed_scene(self, values: tuple[Value, ...]) -> dict[str, Any]:

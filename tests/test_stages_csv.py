@@ -69,7 +69,10 @@ def test_newton_cradle_sequential_stages_through_the_command_line(tmp_path):
     stages = read_rows(tmp_path / "stages.csv")
     header = list(stages[0])
     assert header[: len(STAGE_COLUMNS)] == list(STAGE_COLUMNS)
-    assert header[len(STAGE_COLUMNS) :] == ["ball1.vx", "ball2.vx", "ball3.vx"]
+    rates = ["ball1.vx", "ball2.vx", "ball3.vx"]
+    assert header[len(STAGE_COLUMNS) :] == [
+        *rates, "lambda_k", *(f"y.{r}" for r in rates), *(f"w.{r}" for r in rates)
+    ]  # fmt: skip
     impacts = [i for i, row in enumerate(events) if row["type"] == "impact"]
     assert sorted({int(row["event"]) for row in stages}) == impacts
     for index in impacts:
@@ -106,6 +109,7 @@ def test_time_stepping_impacts_have_one_stage_row(tmp_path):
 def test_a_run_without_impacts_has_a_header_only(tmp_path):
     run = simulate(load_scene(BALL), t_end=0.2)
     write_csv(run, tmp_path)
+    rates = ["ball.vx", "ball.vy", "ball.omega"]
     assert (tmp_path / "stages.csv").read_text() == ",".join(
-        [*STAGE_COLUMNS, "ball.vx", "ball.vy", "ball.omega"]
+        [*STAGE_COLUMNS, *rates, "lambda_k", *(f"y.{r}" for r in rates), *(f"w.{r}" for r in rates)]
     ) + "\n"

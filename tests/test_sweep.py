@@ -146,6 +146,9 @@ def test_rows_come_in_grid_order_last_axis_fastest(ball_sweep):
         "ball.vy",
         "ball.omega",
         "message",
+        "period",
+        "impacts_per_period",
+        "period_s",
     ]
 
 
@@ -241,7 +244,8 @@ def test_a_failed_point_is_a_failed_row_and_the_others_finish():
     assert "bodies[0].mass" in result.points[1].message
     assert result.points[1].final_state == ()
     row = result.summary_rows()[1]
-    assert row[2] == "failed" and row[-1] == result.points[1].message
+    assert row[2] == "failed" and row[-4] == result.points[1].message
+    assert row[-3:] == [0, 0, None]  # no period found
 
 
 def test_run_point_never_raises():

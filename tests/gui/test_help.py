@@ -51,6 +51,7 @@ def test_help_pages_open_from_the_menu(qtbot, window) -> None:
     assert [a.text() for a in window.help_menu.actions() if not a.isSeparator()] == [
         "&Keyboard shortcuts",
         "&Getting started",
+        "&Papers…",
         "&About impactgui",
     ]
     window.shortcuts_action.trigger()

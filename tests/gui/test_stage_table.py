@@ -24,7 +24,7 @@ def test_cradle_stages_are_listed_with_impulses_and_velocities(qtbot, window):
     run_to_end(qtbot, window)
     table = window.stage_table
     assert table.impact_count() == 2
-    assert "2 multi-stage impacts" in table.title.text()
+    assert "2 multi-stage or multi-contact impacts" in table.title.text()
 
     first = table.expand(0)
     assert cells(first)[1] == "ball1–ball2"
@@ -76,5 +76,5 @@ def test_with_playback_honesty_the_table_shows_only_impacts_up_to_the_playback_t
     assert table.impact_count() == 0
     window.set_honest(False)  # every impact computed shows, whatever the playback time
     assert table.impact_count() == 2
-    assert "2 multi-stage impacts" in table.title.text()
+    assert "2 multi-stage or multi-contact impacts" in table.title.text()
     assert not any(table.tree.topLevelItem(k).isHidden() for k in range(2))
