@@ -245,6 +245,7 @@ class MainWindow(QMainWindow):
         self.presets_menu.preset_chosen.connect(self._on_preset_chosen)
         self.clock.frame_shown.connect(self._on_frame_shown)
         self.clock.time_changed.connect(self._on_time_changed)
+        self.clock.playing_changed.connect(self._on_playing_changed)
         self.event_log.time_selected.connect(self._on_event_time_selected)
         self.stage_table.time_selected.connect(self._on_event_time_selected)
         self.doc.selection_changed.connect(self._on_selection_changed)
@@ -717,7 +718,7 @@ class MainWindow(QMainWindow):
             self.warn("Cannot run", "The solver could not start:", [detail])
 
     def pause_run(self) -> None:
-        """Run ▸ Pause: hold the solver and the playback."""
+        """Run ▸ Pause: hold the solver and the playback (also once the solver has finished)."""
         self.clock.pause()
         if self.runner is not None and self.runner.is_running:
             self.runner.pause()
@@ -791,11 +792,18 @@ class MainWindow(QMainWindow):
         self._update_run_actions()
         self.run_state_changed.emit(state)
 
+    @Slot(bool)
+    def _on_playing_changed(self, _playing: bool) -> None:
+        self._update_run_actions()
+
     def _update_run_actions(self) -> None:
         running = self.run_state == "running"
         has_run = self.runner is not None
-        self.run_action.setEnabled(not running)
-        self.pause_action.setEnabled(running)
+        # the animation plays on after the solver has finished: Pause (F6) holds it there,
+        # Run (F5) plays on
+        playing = has_run and self.clock.is_playing
+        self.run_action.setEnabled(not (running or playing))
+        self.pause_action.setEnabled(running or playing)
         self.reset_action.setEnabled(has_run)
         self.export_csv_action.setEnabled(has_run)
         self.export_video_action.setEnabled(has_run)
@@ -860,6 +868,8 @@ class MainWindow(QMainWindow):
         self.motion_plots.set_cursor(t)
         self.honesty.set_time(t)
         self._update_horizon()
+        if self.run_state in ("finished", "failed") and t >= self.clock.end_time():
+            self.clock.pause()  # the whole run was shown: Run plays it again from the start
         if self.runner is not None and self.runner.is_running:
             speed = self.clock.speed
             lead = self.clock.end_time() - t
