@@ -64,6 +64,7 @@ from impactgui.playback_honesty import PlaybackHonesty
 from impactgui.plots import PlotPanel
 from impactgui.pointer_readout import PointerReadout
 from impactgui.presentation import Presentation
+from impactgui.presets import is_bundled
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.reference_overlay import ReferenceOverlay
@@ -82,7 +83,7 @@ from solver.cart_motion import strike_impulse
 from solver.errors import InputError
 from solver.frames import Event, Frame, StepOutput
 from solver.record import write_csv
-from solver.scene import SceneError
+from solver.scene import SceneError, scene_to_dict
 from solver.simulation import make_stepper
 
 RECENT_FILES_KEY = "recent_files"
@@ -319,11 +320,17 @@ class MainWindow(QMainWindow):
         )
         return True
 
+    def scene_name(self) -> str:
+        """The scene in words: its file's name, else its title (a preset's copy), else Untitled."""
+        if self.doc.path is not None:
+            return self.doc.path.name
+        return str(self.doc.data.get("title") or "Untitled")
+
     def _ask_discard(self) -> QMessageBox.StandardButton:
         return QMessageBox.question(
             self,
             "Unsaved changes",
-            f"“{self.doc.data.get('title', 'Untitled')}” has unsaved changes. Save them?",
+            f"“{self.scene_name()}” has unsaved changes. Save them?",
             Answer.Save | Answer.Discard | Answer.Cancel,
             Answer.Save,
         )
@@ -360,30 +367,33 @@ class MainWindow(QMainWindow):
         return self._load(Path(path))
 
     def _load(self, path: Path) -> bool:
-        self.reset_run()
+        """Read ``path`` and show it; a bundled preset (``is_bundled``) opens as an untitled copy.
+
+        A file that cannot be read leaves the scene and the current run as they were.
+        """
         try:
-            self.doc.load(path, read=lambda file: read_scene_in_background(file, self))
+            scene = read_scene_in_background(path, self)
         except SceneError as error:
             self.warn("Cannot open scene", f"{path.name} is not a valid scene:", error.problems)
             return False
+        self.reset_run()
+        if is_bundled(path):
+            # presets are read-only: a copy with no file, Save asks where
+            self.doc.set_data(scene_to_dict(scene))
+            self.statusBar().showMessage(
+                f"preset: {self.scene_name()} (a copy: Save asks for a new file)", 5000
+            )
+            return True
+        self.doc.load(path, read=lambda _file: scene)
         self._remember_recent(path)
         self.statusBar().showMessage(f"opened {path}", 5000)
         return True
 
     def open_preset(self, path: str | Path) -> bool:
-        """Open a bundled scene as an unsaved copy (saving asks for a new name)."""
+        """Open a bundled scene as an unsaved copy, its title kept (saving asks for a new name)."""
         if not self.maybe_discard_changes():
             return False
-        path = Path(path)
-        self.reset_run()
-        try:
-            self.doc.load(path)
-        except SceneError as error:
-            self.warn("Cannot open preset", f"{path.name} is not a valid scene:", error.problems)
-            return False
-        self.doc.set_data(self.doc.data)
-        self.statusBar().showMessage(f"preset: {self.doc.data.get('title', path.stem)}", 5000)
-        return True
+        return self._load(Path(path))
 
     def save(self) -> bool:
         """File ▸ Save (Save As when the scene has no file yet); False when not saved."""
@@ -402,6 +412,13 @@ class MainWindow(QMainWindow):
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:
+        if is_bundled(path):
+            self.warn(
+                "Cannot save",
+                f"{path.name} is a bundled preset and stays as it is: save the scene under "
+                "another name.",
+            )
+            return False
         try:
             written = self.doc.save(path)
         except SceneError as error:
@@ -666,6 +683,15 @@ class MainWindow(QMainWindow):
             self.clock.play()
             self._set_run_state("running" if self.runner.is_running else self.runner.status)
             return True
+        self.properties.apply_pending()
+        refused = self.properties.refused()
+        if refused:
+            self.warn(
+                "Cannot run",
+                "Not run: a field in red holds a refused value (correct it or undo):",
+                refused,
+            )
+            return False
         self.autosave()
         problems = self.doc.problems()
         if problems:

@@ -6,11 +6,16 @@ fails on the code before the fix.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtWidgets import QToolBar, QToolButton
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QToolBar, QToolButton
 
 from impactgui.canvas import SceneCanvas
 from impactgui.document import SceneDocument
+from impactgui.presets import DEFAULT_SCENE
 from tests.gui.conftest import run_to_end, scene_path
 
 
@@ -99,3 +104,152 @@ def doc_click_gap() -> int:
     from PySide6.QtWidgets import QApplication
 
     return QApplication.styleHints().mouseDoubleClickInterval() + 50
+
+
+# ------------------------------------------------------ 2. presets read-only
+
+
+def _discard() -> QMessageBox.StandardButton:
+    return QMessageBox.StandardButton.Discard
+
+
+def _answer_next_box(qtbot, button: QMessageBox.StandardButton, seen: list[str]) -> None:
+    """When the next modal box shows, note its text and press ``button``."""
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, answer)
+            return
+        seen.append(box.text())
+        box.button(button).click()
+
+    QTimer.singleShot(0, answer)
+
+
+def test_the_scene_opened_at_start_is_a_copy_and_ctrl_s_asks_for_a_new_file(
+    qtbot, window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 25: the window opened on the bundled file itself; e = 0.6 and Ctrl+S rewrote
+    # resources/scenes/wheel_curb_e03.json, its title still saying e = 0.3
+    original = DEFAULT_SCENE.read_bytes()
+    assert window.open_file(DEFAULT_SCENE)  # what `impactgui` does at start
+    assert window.doc.path is None and not window.doc.is_dirty
+    assert window.doc.data["title"] == "Wheel against a curb (paper 004, e = 0.3)"
+    assert window.windowTitle().startswith("Wheel against a curb (paper 004, e = 0.3)")
+    assert window.properties.submit("contact.restitution", "0.6")
+    asked: list[str] = []
+    target = tmp_path / "my_wheel.json"
+
+    def ask(_parent, caption, start, _filter):
+        asked.append(caption)
+        return str(target), _filter
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", ask)
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert asked == ["Save scene as"]
+    assert DEFAULT_SCENE.read_bytes() == original
+    saved = json.loads(target.read_text())
+    assert saved["contact"]["restitution"] == 0.6
+    assert saved["title"] == "Wheel against a curb (paper 004, e = 0.3)"
+    assert window.doc.path == target and not window.doc.is_dirty
+
+
+def test_a_preset_from_the_menu_opens_as_an_untitled_copy(qtbot, window) -> None:
+    path = scene_path("four_balls")
+    action = next(a for a in window.presets_menu.actions() if a.data() == str(path))
+    action.trigger()
+    assert window.doc.path is None
+    assert window.doc.data["title"] == json.loads(path.read_text())["title"]
+    assert str(path.resolve()) not in window.recent_files()
+
+
+def test_saving_over_a_bundled_file_is_refused(qtbot, window) -> None:
+    path = scene_path("bouncing_ball")
+    original = path.read_bytes()
+    assert window.open_file(path)
+    window.confirm_discard = _discard
+    assert window.properties.submit("title", "overwritten?")
+    assert not window.save_as(path)
+    assert path.read_bytes() == original
+    boxes = [box for box in window.findChildren(QMessageBox) if box.isVisible()]
+    assert "bundled preset" in boxes[-1].text()
+    boxes[-1].close()
+
+
+@pytest.mark.parametrize("source", ["file", "preset"])
+def test_the_unsaved_changes_prompt_names_the_file_or_the_presets_title(
+    qtbot, window, tmp_path: Path, source: str
+) -> None:
+    # issue 25: the prompt named "Untitled" (the title of a scene made with File ▸ New)
+    # rather than the file
+    if source == "file":
+        mine = tmp_path / "mine.json"
+        assert window.new_scene()
+        assert window.save_as(mine)
+        expected = "“mine.json” has unsaved changes"
+    else:
+        assert window.open_preset(scene_path("four_balls"))
+        expected = f"“{window.doc.data['title']}” has unsaved changes"
+    assert window.properties.submit("gravity", ("0", "-1.62"))
+    window.confirm_discard = window._ask_discard
+    seen: list[str] = []
+    _answer_next_box(qtbot, QMessageBox.StandardButton.Cancel, seen)
+    cancelled = not window.new_scene()
+    window.confirm_discard = _discard  # no real dialog at teardown, whatever the outcome
+    assert cancelled
+    assert seen and seen[0].startswith(expected), seen
+
+
+# ------------------------------------------------------- 3. invalid field
+
+
+def test_a_field_shown_red_blocks_run_and_the_message_names_it(qtbot, window) -> None:
+    # issue 25: mass -3 was shown red ("must be > 0, got -3"), then F5 ran the old value
+    assert window.open_preset(scene_path("bouncing_ball"))
+    window.doc.select(("bodies", 0))
+    mass = window.properties.field("bodies[0].mass")
+    edit = mass.editors[0]
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "-3")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert mass.invalid and "must be > 0, got -3" in mass.error.text()
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert window.runner is None and window.run_state == "idle"
+    boxes = [box for box in window.findChildren(QMessageBox) if box.isVisible()]
+    assert boxes and boxes[-1].windowTitle() == "Cannot run"
+    assert "mass: must be > 0, got -3" in boxes[-1].informativeText()
+    assert "“ball”" in boxes[-1].informativeText()
+    boxes[-1].close()
+    assert edit.text() == "-3" and window.doc.data["bodies"][0]["mass"] == 1.0
+
+
+def test_a_value_typed_without_enter_is_checked_before_run(qtbot, window) -> None:
+    assert window.open_preset(scene_path("bouncing_ball"))
+    window.doc.select(("bodies", 0))
+    edit = window.properties.field("bodies[0].radius").editors[0]
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "0")
+    assert not window.start_run()  # F5 pressed with the cursor still in the field
+    assert window.runner is None
+    assert "radius" in window.statusBar().currentMessage()
+
+
+def test_a_failed_open_keeps_the_current_runs_plots(qtbot, window, tmp_path: Path) -> None:
+    # issue 25: opening a bad file cleared the plots of the run on screen
+    assert window.open_preset(scene_path("bouncing_ball"))
+    run_to_end(qtbot, window)
+    points = window.plots.point_count()
+    assert points > 0
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "impactgui-scene", "version": 2, "bodies": 3}')
+    assert not window.open_file(bad)
+    for box in [box for box in window.findChildren(QMessageBox) if box.isVisible()]:
+        box.close()
+    assert window.runner is not None and window.run_state == "finished"
+    assert window.plots.point_count() == points
+    assert window.event_log.model().rowCount() > 0
