@@ -31,7 +31,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QVBoxLayout, QWidget
 
 from impactgui.grid import show_grid
-from impactgui.plots import CURSOR_COLOUR, GrowingSeries
+from impactgui.plots import CURSOR_COLOUR, GrowingSeries, legend_beside, show_plot
 
 if TYPE_CHECKING:
     from solver.frames import Frame
@@ -130,7 +130,7 @@ class MotionPlots(QWidget):
             show_grid(plot, "w", alpha=0.2)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
-            plot.addLegend(offset=(-5, 5), labelTextSize="8pt", labelTextColor="k")
+            legend_beside(plot)
             for side in ("left", "bottom"):
                 axis = plot.getAxis(side)
                 axis.setPen("k")
@@ -208,7 +208,7 @@ class MotionPlots(QWidget):
                     continue
                 self._series[body_id, quantity] = GrowingSeries()
         spins = any(key[1] == "omega" for key in self._series)
-        self.plot_of["omega"].setVisible(spins)
+        show_plot(self.plot_of["omega"], spins)
         self._show_time_axis_on(self.plot_of["omega" if spins else "v"])
         self.redraw()
 

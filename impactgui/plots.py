@@ -1,7 +1,10 @@
 """Live plots of a run: contact forces λ, friction multipliers τ, energy, velocity jumps.
 
-Five pyqtgraph plots share one time axis (linked), each with a legend, axis
-units and a vertical cursor at the playback time:
+Five pyqtgraph plots share one time axis (linked), each with a legend beside
+it (``legend_beside``: never over the newest data), axis units and a vertical
+cursor at the playback time. The time axis leaves ``TIME_MARGIN`` either side
+(an impact at t = 0 is clear of the border); a value axis whose data are all
+round-off (``ROUND_OFF``) shows 0 ± 1:
 
 * λ per contact, N (one curve per body–obstacle pair, broken where the
   contact is not active);
@@ -56,6 +59,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
+    QSizePolicy,
     QStyleOptionGraphicsItem,
     QVBoxLayout,
     QWidget,
@@ -540,6 +544,8 @@ def _grown_range(
     low, high = bounds.low, bounds.high
     if low > high:
         return None
+    if max(abs(low), abs(high)) <= ROUND_OFF:
+        low = high = 0.0
     if current is not None and current[0] <= low and high <= current[1]:
         return current
     margin = RANGE_MARGIN * (high - low) or RANGE_MARGIN * abs(high) or 1.0
@@ -549,6 +555,52 @@ def _grown_range(
 _LINE_OPTIONS = {"connect": "finite", "skipFiniteCheck": True}
 """Curve options: ``connect="finite"`` finds NaN gaps itself in the downsampled data, so
 pyqtgraph's own finite check over the whole series is skipped safely."""
+
+
+LEGEND_TEXT_SIZE = "8pt"
+"""Size of the legends' text outside presentation mode."""
+
+TIME_MARGIN = 0.02
+"""Room left and right of the data on the time axis, as a share of the span shown: an impact
+at t = 0 stands clear of the plot's left border."""
+
+ROUND_OFF = 1e-9
+"""Data no farther than this from 0 are round-off: a value axis showing only such data shows
+0 ± 1, never ``-1e-15`` (τ of a pure roll)."""
+
+
+def legend_beside(plot: pg.PlotItem) -> pg.LegendItem:
+    """The plot's legend, right of it in its ``GraphicsLayout`` (never over a curve).
+
+    It is the plot's own legend (``plot.legend``): every curve added with a
+    name gets its entry. The legends of a column of plots share one column
+    of the layout, so the plots stay lined up under one time axis.
+    """
+    grid = plot.parentItem()
+    row, column = grid.items[plot][0]
+    legend = pg.LegendItem(
+        offset=None, labelTextSize=LEGEND_TEXT_SIZE, labelTextColor="k", verSpacing=-4
+    )
+    # its entries' height, at the top of the row (stretched to the row, they spread apart)
+    legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    grid.addItem(legend, row=row, col=column + 1)
+    grid.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    plot.legend = legend
+    return legend
+
+
+def time_span(plot: pg.PlotItem) -> tuple[float, float]:
+    """The time range a ``PlotPanel`` plot was set to show, s: its view without the margins."""
+    x0, x1 = plot.vb.viewRange()[0]
+    margin = TIME_MARGIN * (x1 - x0) / (1.0 + 2.0 * TIME_MARGIN)
+    return float(x0 + margin), float(x1 - margin)
+
+
+def show_plot(plot: pg.PlotItem, shown: bool) -> None:
+    """Show or hide ``plot`` with its legend beside it."""
+    plot.setVisible(shown)
+    if plot.legend is not None:
+        plot.legend.setVisible(shown)
 
 
 def _cached(item: pg.PlotDataItem) -> pg.PlotDataItem:
@@ -623,15 +675,9 @@ class PlotPanel(QWidget):
             self.jump_plot,
             self.impulse_plot,
         )
-        self._legends = [
-            plot.addLegend(
-                offset=(-5, 5), labelTextSize="8pt", labelTextColor="k", brush="#ffffffc0"
-            )
-            for plot in self.plots
-        ]
+        self._legends = [legend_beside(plot) for plot in self.plots]
         for legend in self._legends:
             legend.setCacheMode(_CACHED)
-        self._legends[2].setColumnCount(4)
         cursor_pen = QPen(QColor(CURSOR_COLOUR), 0)  # a cosmetic 1-pixel hairline
         self._cursors: dict[pg.ViewBox, QGraphicsLineItem] = {}
         for plot in self.plots:
@@ -708,8 +754,8 @@ class PlotPanel(QWidget):
         self.impulse_plot.setTitle(titles["impulse"], size="9pt", color="k")
         self._legends[3].setColumnCount(3 if view == "top" else 1)
         for plot in (self.lambda_plot, self.tau_plot):
-            plot.setVisible(view == "side")
-        self.energy_plot.setXRange(0.0, 1.0, padding=0)
+            show_plot(plot, view == "side")
+        self._set_time_range(0.0, 1.0)
         self._catch_up_time_axis(self.plots)
         for plot in self.plots:
             plot.setYRange(0.0, 1.0, padding=0)
@@ -1026,8 +1072,13 @@ class PlotPanel(QWidget):
                 for plot in self.plots:
                     if plot is not self.energy_plot:
                         plot.vb.blockLink(True)
-            self.energy_plot.setXRange(*x_range, padding=0)
+            self._set_time_range(*x_range)
             self._x_range = x_range
+
+    def _set_time_range(self, start: float, end: float) -> None:
+        """Show ``start`` to ``end`` (s) on the time axis, with ``TIME_MARGIN`` either side."""
+        margin = TIME_MARGIN * (end - start)
+        self.energy_plot.setXRange(start - margin, end + margin, padding=0)
 
     def _catch_up_time_axis(self, plots: tuple[pg.PlotItem, ...]) -> None:
         """Give ``plots`` the energy plot's time range if a streaming step left them behind.

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QHeaderView, QLabel, QVBoxL
 from superqt import QLabeledDoubleSlider
 
 from impactgui import scene_items
+from impactgui.plots import LEGEND_TEXT_SIZE
 
 if TYPE_CHECKING:
     from impactgui.mainwindow import MainWindow
@@ -55,6 +56,8 @@ TITLE_PT = 9.0
 """Size of the plot titles outside presentation mode, pt."""
 AXIS_PT = 9.0
 """Size of tick labels and axis labels outside presentation mode, pt."""
+QWIDGETSIZE_MAX = float((1 << 24) - 1)
+"""Qt's largest widget size, px (no maximum)."""
 LABEL_SHARE = 0.8
 """Axis labels and legends in presentation mode, as a share of the tick labels' size."""
 
@@ -168,6 +171,9 @@ class PlotStyler:
 
     def _style_legend(self, plot: pg.PlotItem, scale: float) -> None:
         inside = plot.legend
+        if inside is not None and inside.parentItem() is plot.parentItem():
+            self._style_beside(plot, inside, scale)
+            return
         outside = self._legends.get(plot)
         if scale == 1.0:
             if outside is not None:
@@ -193,6 +199,24 @@ class PlotStyler:
             for item in named:
                 outside.addItem(item, item.name())
             self._entries[plot] = named
+
+    def _style_beside(self, plot: pg.PlotItem, legend: pg.LegendItem, scale: float) -> None:
+        """A legend already beside its plot (``plots.legend_beside``): only its text scales."""
+        size = f"{AXIS_PT * LABEL_SHARE * scale:g}pt" if scale != 1.0 else LEGEND_TEXT_SIZE
+        if scale == 1.0:
+            if self._legends.pop(plot, None) is not None:
+                legend.setMinimumWidth(0.0)  # apply() had fixed one width for every legend
+                legend.setMaximumWidth(QWIDGETSIZE_MAX)
+            self._entries.pop(plot, None)
+        else:
+            self._legends[plot] = legend
+            self._entries[plot] = [sample.item for sample, _label in legend.items]
+        if legend.opts["labelTextSize"] != size:
+            entries = [(sample.item, label.text) for sample, label in legend.items]
+            legend.clear()
+            legend.setLabelTextSize(size)
+            for item, name in entries:
+                legend.addItem(item, name)
 
     def legend_texts(self, plot: pg.PlotItem) -> list[str]:
         """The entries of ``plot``'s outside legend (empty when there is none)."""

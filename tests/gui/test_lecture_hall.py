@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QToolBar, QToolButton
@@ -253,3 +254,73 @@ def test_a_failed_open_keeps_the_current_runs_plots(qtbot, window, tmp_path: Pat
     assert window.runner is not None and window.run_state == "finished"
     assert window.plots.point_count() == points
     assert window.event_log.model().rowCount() > 0
+
+
+# -------------------------------------------------------- 5. legible plots
+
+
+def test_the_four_balls_legend_names_all_four_and_the_impact_at_t0_is_clear(qtbot, window) -> None:
+    # issue 25: the legends sat on the newest data, inside the plot, and the four-balls
+    # one was cut after ball 3; the impact at t = 0 was drawn on the plot's left border
+    assert window.open_preset(scene_path("four_balls"))
+    window.playback_bar.set_speed(float("inf"))
+    run_to_end(qtbot, window)
+    plots = window.plots
+    plots.redraw()
+    qtbot.wait(50)
+    jump = plots.jump_plot
+    legend = jump.legend
+    assert [label.text for _sample, label in legend.items] == ["ball1", "ball2", "ball3", "ball4"]
+    for plot in plots.plots:
+        if plot.legend is None or not plot.isVisible():
+            continue
+        view = plot.vb.sceneBoundingRect()
+        box = plot.legend.sceneBoundingRect()
+        assert box.left() >= view.right(), plot.titleLabel.text  # beside, not over the curves
+        # every entry inside the legend's box, inside the panel
+        last = plot.legend.items[-1][1].sceneBoundingRect() if plot.legend.items else box
+        assert last.bottom() <= plots.graphics.sceneRect().bottom()
+    t0 = float(plots.impulse_data()["normal"][0][0])
+    assert t0 == 0.0
+    x0, x1 = jump.vb.viewRange()[0]
+    assert x0 < t0 - 0.01 * (x1 - x0)  # a margin of at least 1 % of the axis
+
+
+def test_a_value_axis_of_round_off_reads_zero(qtbot) -> None:
+    # issue 25: the τ axis of a pure roll read "-1e-15"
+    from impactgui.plots import PlotPanel
+    from solver.frames import ContactState, EnergyBudget, Frame, StepOutput
+    from solver.record import Trajectory
+
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(520, 650)
+    panel.show()
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    state = np.zeros(3)
+    frames = [
+        Frame(
+            k * 1e-3,
+            "sample",
+            state,
+            state,
+            (ContactState("wheel", "floor", 98.1, (-1e-15, 3e-16)[k % 2], 0, 0, "roll"),),
+            EnergyBudget(1.0, 0.0, 0.0, 0.0, 0.0),
+        )
+        for k in range(200)
+    ]
+    batch = StepOutput(frames, [])
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.redraw()
+    axis = panel.tau_plot.getAxis("left")
+    low, high = panel.tau_plot.vb.viewRange()[1]
+    assert low <= -1.0 < 1.0 <= high
+    texts = [
+        text
+        for spacing, values in axis.tickValues(low, high, axis.height())
+        for text in axis.tickStrings(values, 1.0, spacing)
+    ]
+    assert "0" in texts and not any("e" in text for text in texts), texts
+    panel.clear()
