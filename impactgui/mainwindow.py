@@ -252,6 +252,7 @@ class MainWindow(QMainWindow):
         self.doc.selection_changed.connect(self._on_selection_changed)
         self.canvas.pointer_moved.connect(self._on_pointer_moved)
         self.presentation.toggled.connect(self._on_presentation_toggled)
+        self.honesty.until_changed.connect(self.plots.set_until)
 
     # ------------------------------------------------------------- messages
 

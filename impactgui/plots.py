@@ -66,6 +66,7 @@ from PySide6.QtWidgets import (
 )
 
 from impactgui.grid import show_grid
+from impactgui.names import contact_name
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
 from solver.frames import Event, StepOutput
 from solver.record import Trajectory
@@ -564,6 +565,10 @@ TIME_MARGIN = 0.02
 """Room left and right of the data on the time axis, as a share of the span shown: an impact
 at t = 0 stands clear of the plot's left border."""
 
+HONEST_REFIT_MS = 100
+"""With playback honesty on, value ranges and legends follow the playback time at most this
+often, ms (each refit reads the data up to that time once)."""
+
 ROUND_OFF = 1e-9
 """Data no farther than this from 0 are round-off: a value axis showing only such data shows
 0 ± 1, never ``-1e-15`` (τ of a pure roll)."""
@@ -594,6 +599,18 @@ def time_span(plot: pg.PlotItem) -> tuple[float, float]:
     x0, x1 = plot.vb.viewRange()[0]
     margin = TIME_MARGIN * (x1 - x0) / (1.0 + 2.0 * TIME_MARGIN)
     return float(x0 + margin), float(x1 - margin)
+
+
+def _starts_by(item: Any, until: float) -> bool:
+    """True when the curve ``item`` has a finite point at a time ≤ ``until`` (s)."""
+    if isinstance(item, pg.PlotDataItem):
+        x, y = item.getOriginalDataset()
+    else:
+        x, y = item.getData()
+    if x is None or y is None or not len(x):
+        return False
+    finite = np.isfinite(y)
+    return bool(finite.any()) and float(x[int(np.argmax(finite))]) <= until
 
 
 def show_plot(plot: pg.PlotItem, shown: bool) -> None:
@@ -733,6 +750,14 @@ class PlotPanel(QWidget):
         for plot in (self.jump_plot, self.impulse_plot):
             plot.vb.sigXRangeChanged.connect(self._on_stem_view_changed)
             plot.vb.sigResized.connect(self._on_stem_view_changed)
+        self._until: float | None = None
+        """Playback honesty: ranges and legends from the data up to this time only (s)."""
+        self._until_bounds: dict[pg.PlotItem, _Bounds] = {}
+        """The bounds of each plot's data up to ``_until`` (made by ``_refit_until``)."""
+        self._until_timer = QTimer(self)
+        self._until_timer.setSingleShot(True)
+        self._until_timer.setInterval(HONEST_REFIT_MS)
+        self._until_timer.timeout.connect(self._refit_until)
         self._make_energy_curves()
         self._forget_ranges()
         self._show_view("side")
@@ -778,6 +803,7 @@ class PlotPanel(QWidget):
         self._y_ranges = dict.fromkeys(self.plots)
         self._follow_y = dict.fromkeys(self.plots, True)
         self._x_range = None
+        self._until_bounds = {}
         self._x_stepped: tuple[float, float | None] = (time.monotonic(), None)
         """Wall-clock time (monotonic, s) of the last time-axis step and the data's end then
         (None: the run's start, no data yet)."""
@@ -879,6 +905,8 @@ class PlotPanel(QWidget):
         done = draw(time.perf_counter() + REDRAW_SLICE_S)
         self._fit_ranges(plots, streaming=True)
         self._fit_axis_width()
+        if self._until is not None:
+            self._show_legend_entries()
         if not done:  # the same part goes on at the next tick
             return
         self._next_part = (self._next_part + 1) % len(self._parts)
@@ -895,6 +923,8 @@ class PlotPanel(QWidget):
         self._fit_ranges()
         self._catch_up_time_axis(self.plots)
         self._fit_axis_width()
+        if self._until is not None:
+            self._show_legend_entries()
 
     def _draw_contacts(self, deadline: float | None) -> bool:
         """The contact curves with new samples, until ``deadline`` (True: all drawn)."""
@@ -956,7 +986,7 @@ class PlotPanel(QWidget):
         if count == series.shown:
             return
         if series.curves is None:
-            name = f"{key[0]}–{key[1]}" if index < LEGEND_LIMIT else None
+            name = contact_name(*key) if index < LEGEND_LIMIT else None
             pen = pg.mkPen(pg.intColor(index, hues=9, minValue=120), width=1.5)
             series.curves = self.contact_curves[key] = (
                 _cached(self.lambda_plot.plot(name=name, pen=pen, **_LINE_OPTIONS)),
@@ -1013,7 +1043,10 @@ class PlotPanel(QWidget):
         for plot in plots:
             if not self._follow_y[plot]:
                 continue
-            y_range = _grown_range(self._y_ranges[plot], self._bounds[plot])
+            bounds = self._bounds[plot] if self._until is None else self._until_bounds.get(plot)
+            if bounds is None:
+                continue
+            y_range = _grown_range(self._y_ranges[plot], bounds)
             if y_range is not None and y_range != self._y_ranges[plot]:
                 plot.setYRange(*y_range, padding=0)
                 self._y_ranges[plot] = y_range
@@ -1104,6 +1137,81 @@ class PlotPanel(QWidget):
         if self._t_end is not None and last <= self._t_end:
             end = min(end, self._t_end)
         return end
+
+    # ----------------------------------------------------------- honesty
+
+    def set_until(self, t: float | None) -> None:
+        """Playback honesty: value ranges and legends from the data up to ``t`` (s) only.
+
+        ``None`` shows everything again. While ``t`` moves (the playback), the
+        ranges and legends follow it every ``HONEST_REFIT_MS``: nothing in
+        them hints at what the solver computed beyond the time shown.
+        """
+        if t == self._until:
+            return
+        toggled = (t is None) != (self._until is None)
+        self._until = t
+        if toggled:
+            self._refit_until()
+        elif not self._until_timer.isActive():
+            self._until_timer.start()
+
+    @Slot()
+    def _refit_until(self) -> None:
+        """Fit the value ranges (afresh: they may shrink) and the legends to ``_until``."""
+        until = self._until
+        self._until_bounds = {}
+        if until is not None:
+            self._until_bounds = {plot: self._bounds_until(plot, until) for plot in self.plots}
+        for plot in self.plots:
+            if not self._follow_y[plot]:
+                continue
+            self._y_ranges[plot] = None
+            bounds = self._bounds[plot] if until is None else self._until_bounds[plot]
+            if bounds.low > bounds.high:  # nothing to show yet: the empty plot's range
+                plot.setYRange(0.0, 1.0, padding=0)
+                self._y_ranges[plot] = (0.0, 1.0)
+        self._fit_ranges()
+        self._show_legend_entries()
+
+    def _bounds_until(self, plot: pg.PlotItem, until: float) -> _Bounds:
+        """The bounds of what ``plot`` shows at times ≤ ``until`` (s)."""
+        bounds = _Bounds()
+
+        def include(x: np.ndarray, y: np.ndarray, *extra: float) -> None:
+            shown = y[: int(np.searchsorted(x, until, side="right"))]
+            if len(shown):  # the axis shows 0 (λ, stems) once there is something to show
+                bounds.include(np.append(shown, extra))
+
+        if plot is self.energy_plot:
+            if self._trajectory is not None and self._energy_gathered:
+                count = self._energy_gathered
+                t = self._trajectory.times()[:count]
+                k = int(np.searchsorted(t, until, side="right"))
+                bounds.include(self._trajectory.energies()[:k])
+                bounds.include(self._balance.data()[1][:k])
+        elif plot in (self.lambda_plot, self.tau_plot):
+            for series in self._contacts.values():
+                points = series.lam if plot is self.lambda_plot else series.tau
+                include(*points.data(), *((0.0,) if plot is self.lambda_plot else ()))
+        else:
+            stems = self._jumps if plot is self.jump_plot else self._impulses
+            for points in stems.series.values():
+                include(*points.data(), 0.0)
+        return bounds
+
+    def _show_legend_entries(self) -> None:
+        """Legend entries for the curves with data so far only (all without honesty)."""
+        until = math.inf if self._until is None else self._until
+        for plot in self.plots:
+            legend = plot.legend
+            wanted = [
+                item for item in plot.listDataItems() if item.name() and _starts_by(item, until)
+            ]
+            if [sample.item for sample, _label in legend.items] != wanted:
+                legend.clear()
+                for item in wanted:
+                    legend.addItem(item, item.name())
 
     # ---------------------------------------------------------------- cursor
 

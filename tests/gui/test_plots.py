@@ -17,6 +17,7 @@ import pyqtgraph as pg
 import pytest
 
 from impactgui import plots as plots_module
+from impactgui.names import contact_name
 from impactgui.playback import AS_FAST_AS_POSSIBLE
 from impactgui.plots import (
     AXIS_HEADROOM,
@@ -154,7 +155,7 @@ def test_a_finished_run_shows_exactly_the_trajectory_data(qtbot, window) -> None
     energy_legend = [label.text for _, label in plots.energy_plot.legend.items]
     assert energy_legend == [name for name, _ in ENERGY_TERMS]
     assert {label.text for _, label in plots.lambda_plot.legend.items} == {
-        f"{body}–{other}" for body, other in contacts
+        contact_name(body, other) for body, other in contacts
     }
 
 

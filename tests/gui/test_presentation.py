@@ -54,10 +54,10 @@ def test_legends_sit_beside_the_plots_not_over_the_curves(presenting) -> None:
     assert not legend.sceneBoundingRect().intersects(view)
     assert legend.sceneBoundingRect().left() >= view.right()
     assert legend is energy.legend  # the plot's own legend, beside it in every mode
-    # every legend has the same width: the plots line up under one time axis
-    widths = {round(styler.outside_legend(p).sceneBoundingRect().width()) for p in plots.plots
-              if styler.outside_legend(p) is not None}  # fmt: skip
-    assert len(widths) == 1
+    # the legends share one column of the layout: the plots line up under one time axis
+    lefts = {round(p.legend.sceneBoundingRect().left()) for p in plots.plots if p.isVisible()}
+    rights = {round(p.vb.sceneBoundingRect().right()) for p in plots.plots if p.isVisible()}
+    assert len(lefts) == 1 and len(rights) == 1
 
 
 def test_event_log_cells_are_never_cut_short(presenting) -> None:
