@@ -437,3 +437,46 @@ def test_contact_names_are_written_out_and_the_stage_table_counts_impacts(qtbot,
     assert rows == 4  # five touching balls: four contacts, one simultaneous impact
     assert table.title.text().startswith("Stages of 1 impact, 4 contacts")
     assert table.isVisible()
+
+
+# ----------------------------------------------------------- 7. video export
+
+
+def _on_screen(window, widget) -> np.ndarray:
+    """What the window's backing store holds for ``widget`` (no repaint), RGB."""
+    from impactgui.image_export import image_array
+
+    shot = image_array(window.screen().grabWindow(window.winId()).toImage())
+    top_left = widget.mapTo(window, QPoint(0, 0))
+    x, y = top_left.x(), top_left.y()
+    return shot[y : y + widget.height(), x : x + widget.width()]
+
+
+def test_video_export_leaves_no_stray_pictures_on_the_live_views(
+    qtbot, window, tmp_path: Path
+) -> None:
+    # issue 25: after a video export, stray arrows and wheel fragments stayed on the canvas
+    # until the next seek, and the live plots filled with magenta cursor lines
+    from PySide6.QtWidgets import QWidget
+
+    from impactgui.video_export import VideoSettings
+
+    assert window.open_preset(scene_path("wheel_curb_e03"))
+    window.playback_bar.set_speed(float("inf"))
+    run_to_end(qtbot, window)
+    window.clock.seek(0.3)
+    settings = VideoSettings(tmp_path / "wheel.gif", 320, 240, 10.0, 0.5, True)
+    progress = window.export_video(settings)
+    assert progress is not None
+    qtbot.waitUntil(lambda: window._video is None, timeout=60000)
+    assert progress.recorder.completed and settings.path.stat().st_size > 0
+    qtbot.wait(100)
+    views = (window.canvas.plot, window.plots.graphics)
+    live = [_on_screen(window, view) for view in views]
+    for widget in window.findChildren(QWidget):
+        widget.update()
+    qtbot.wait(100)
+    for view, before in zip(views, live, strict=True):
+        after = _on_screen(window, view)
+        changed = int(np.any(before != after, axis=2).sum())
+        assert changed == 0, f"{changed} stale pixels on {type(view).__name__}"
