@@ -90,6 +90,8 @@ RECENT_FILES_KEY = "recent_files"
 RECENT_FILES_LIMIT = 8
 SCENE_FILTER = "impactgui scenes (*.json);;All files (*)"
 PNG_FILTER = "PNG images (*.png)"
+STATUS_GAP_PX = 24
+"""Room kept between a status-bar message and the pointer read-out, px."""
 AUTOSAVE_DELAY_MS = 2000
 """Quiet time after the last edit before the unsaved scene is autosaved, ms."""
 IMPULSE_LEAD_S = 0.2
@@ -169,6 +171,8 @@ class MainWindow(QMainWindow):
         self._abandoned: list[SimulationRunner] = []
         """Runs reset while their solver was being built; kept until their thread ends."""
         self._video: VideoProgress | None = None
+        self._pointer_at: tuple[float, float] | None = None
+        """Where the pointer moved, while its read-out waits for the tool (m)."""
         self._shut_down = False
 
         self.canvas = SceneCanvas(self.doc)
@@ -270,7 +274,20 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _on_status_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 5000)
+        self.show_hint(text, 5000)
+
+    def show_hint(self, text: str, timeout_ms: int) -> None:
+        """A status-bar message cut with "…" before the pointer read-out; whole in the tooltip.
+
+        Longer than the room left of the read-out, it ran into it.
+        """
+        bar = self.statusBar()
+        room = self.pointer.mapTo(bar, self.pointer.rect().topLeft()).x() - STATUS_GAP_PX
+        shown = text
+        if self.pointer.isVisible() and room > 0:
+            shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room)
+        bar.setToolTip(text if shown != text else "")
+        bar.showMessage(shown, timeout_ms)
 
     @Slot(str, object, object)
     def _on_impulse_requested(self, body_id: str, point: object, vector: object) -> None:
@@ -929,8 +946,19 @@ class MainWindow(QMainWindow):
 
     @Slot(float, float)
     def _on_pointer_moved(self, x: float, y: float) -> None:
-        canvas = self.canvas
-        position = canvas.snap((x, y)) if canvas.editing_enabled else (x, y)
+        # read once the tool has had the same move: a drag reaches it after this signal,
+        # and the size read now would be the previous move's ("wall 1.900 m" for 2 m)
+        if self._pointer_at is None:
+            QTimer.singleShot(0, self._show_pointer)
+        self._pointer_at = (x, y)
+
+    @Slot()
+    def _show_pointer(self) -> None:
+        if self._pointer_at is None:
+            return
+        canvas, position = self.canvas, self._pointer_at
+        self._pointer_at = None
+        position = canvas.snap(position) if canvas.editing_enabled else position
         self.pointer.show_pointer(position, canvas.tool.name, canvas.preview_points())
 
     @Slot(object)

@@ -7,6 +7,7 @@ fails on the code before the fix.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -480,3 +481,51 @@ def test_video_export_leaves_no_stray_pictures_on_the_live_views(
         after = _on_screen(window, view)
         changed = int(np.any(before != after, axis=2).sum())
         assert changed == 0, f"{changed} stale pixels on {type(view).__name__}"
+
+
+# ------------------------------------------------------- 8. readouts, labels
+
+
+def test_the_length_readout_is_the_walls_as_drawn(qtbot, window) -> None:
+    # issue 25: drawing a 2.0 m wall, the read-out said "wall 1.900 m" (the previous move)
+    window.confirm_discard = _discard
+    canvas = window.canvas
+    canvas.set_tool("wall")
+    canvas.view.setRange(xRange=(-0.5, 2.5), yRange=(-1.0, 1.0), padding=0)
+    qtbot.wait(50)
+    viewport = canvas.plot.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=_pixel(canvas, 0.0, 0.0))
+    for x in (0.5, 1.0, 1.5, 1.9, 2.0):
+        qtbot.mouseMove(viewport, _pixel(canvas, x, 0.0))
+        qtbot.wait(20)
+    qtbot.waitUntil(lambda: window.pointer.text().endswith("wall 2.000 m"), timeout=2000)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=_pixel(canvas, 2.0, 0.0))
+    wall = window.doc.data["boundaries"][0]
+    assert math.dist(wall["a"], wall["b"]) == pytest.approx(2.0)
+
+
+def test_the_radius_readout_of_an_arc_is_its_radius() -> None:
+    # issue 25: "radius 0.785 m" for an arc of 0.5 m (the length of a quarter circle)
+    from impactgui.pointer_readout import readout_text
+    from impactgui.scene_items import arc_points
+
+    quarter = [(float(x), float(y)) for x, y in arc_points((1.0, 2.0), 0.5, 0.0, 90.0)]
+    assert readout_text((1.0, 2.5), "arc", quarter).endswith("radius 0.500 m")
+    assert readout_text((1.0, 2.5), "arc3", quarter).endswith("radius 0.500 m")
+    assert readout_text((1.3, 2.4), "arc", [(1.0, 2.0), (1.3, 2.4)]).endswith("radius 0.500 m")
+
+
+def test_the_tool_hint_and_the_pointer_readout_do_not_overlap(qtbot, window) -> None:
+    # issue 25: the tool's hint (a temporary status message) ran into the pointer read-out
+    window.resize(900, 700)
+    qtbot.wait(50)
+    canvas = window.canvas
+    canvas.pointer_moved.emit(1.234, -0.5)
+    qtbot.waitUntil(lambda: "y = -0.500 m" in window.pointer.text(), timeout=2000)
+    canvas.set_tool("spring")  # a long hint
+    bar = window.statusBar()
+    shown = bar.currentMessage()
+    assert shown.startswith("Click a body") and shown.endswith("…")
+    assert bar.toolTip().endswith("1000 N/m.")  # the whole hint
+    room = window.pointer.mapTo(bar, QPoint(0, 0)).x()
+    assert bar.fontMetrics().horizontalAdvance(shown) + 12 <= room
