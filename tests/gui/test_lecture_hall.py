@@ -529,3 +529,19 @@ def test_the_tool_hint_and_the_pointer_readout_do_not_overlap(qtbot, window) -> 
     assert bar.toolTip().endswith("1000 N/m.")  # the whole hint
     room = window.pointer.mapTo(bar, QPoint(0, 0)).x()
     assert bar.fontMetrics().horizontalAdvance(shown) + 12 <= room
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing)")  # a popup offscreen
+def test_the_help_menu_keeps_keyboard_shortcuts_apart_from_f1(qtbot, window) -> None:
+    # issue 25: the Help menu read "Keyboard shortcutsF1"
+    menu = window.help_menu
+    action = window.shortcuts_action
+    assert action.text().replace("&", "") == "Keyboard shortcuts"
+    assert action.shortcut().toString() == "F1"
+    menu.popup(window.mapToGlobal(window.rect().center()))
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+    metrics = menu.fontMetrics()
+    room = menu.actionGeometry(action).width()
+    used = metrics.horizontalAdvance("Keyboard shortcuts") + metrics.horizontalAdvance("F1")
+    assert room - used >= 2.5 * metrics.horizontalAdvance("M") + 30
+    menu.hide()
