@@ -545,3 +545,33 @@ def test_the_help_menu_keeps_keyboard_shortcuts_apart_from_f1(qtbot, window) -> 
     used = metrics.horizontalAdvance("Keyboard shortcuts") + metrics.horizontalAdvance("F1")
     assert room - used >= 2.5 * metrics.horizontalAdvance("M") + 30
     menu.hide()
+
+
+def test_the_sweep_window_counts_its_points_and_labels_its_axes_in_words(qtbot, window) -> None:
+    # issue 25: "0 / 100 points" for a 29-point sweep, pale axis text, raw labels
+    # (forces[0].omega, u_n⁻)
+    from PySide6.QtGui import QColor
+
+    from tests.gui.test_sweep_window import open_sweep, run_sweep
+
+    sweep = open_sweep(qtbot, window, "forced_mass_between_stops")
+    sweep.first.choose("forces[0].omega", 8.0, 12.0, 29)
+    assert sweep.progress.text() == "0 / 29 points"
+    omega = sweep.first.combo.findData("forces[0].omega")
+    assert sweep.first.combo.itemText(omega).startswith("forcing on mass: angular frequency ω")
+    sweep.second_enabled.setChecked(True)
+    sweep.second.choose("contact.restitution", 0.5, 0.9, 3)
+    assert sweep.progress.text() == "0 / 87 points"
+    sweep.second_enabled.setChecked(False)
+    for side in ("left", "bottom"):
+        axis = sweep.plot_item.getAxis(side)
+        assert axis.textPen().color() == QColor("black") == axis.pen().color()
+    sweep.t_end.setValue(0.3)  # short runs: only the labels and the count matter here
+    sweep.transient.setValue(0.0)
+    run_sweep(qtbot, sweep)
+    assert sweep.progress.text() == "29 / 29 points"
+    bottom = sweep.plot_item.getAxis("bottom").labelText
+    assert bottom == "forcing on mass: angular frequency ω (rad/s)"
+    assert sweep.plot_item.getAxis("left").labelText == "impact speed before the impact (m/s)"
+    assert sweep.plot_item.titleLabel.opts["color"] == "k"
+    sweep.close()
