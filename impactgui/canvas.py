@@ -270,6 +270,9 @@ class SceneCanvas(QWidget):
         self.plot.setLabel("bottom", "x", units="m")
         self.plot.setLabel("left", "y", units="m")
         self.plot.hideButtons()
+        # room above the view for half the top tick label of the y axis (cut at the edge)
+        room = (self.fontMetrics().height() + 1) // 2
+        self.plot.getPlotItem().layout.setContentsMargins(1, room, 1, 1)
         for axis in ("bottom", "left"):
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
             self.plot.getAxis(axis).setTextPen(QColor("#455a64"))

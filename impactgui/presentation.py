@@ -381,7 +381,7 @@ class Presentation(QObject):
         canvas_plot = canvas.plot.getPlotItem()
         self.styler.style_text(canvas_plot, scale)  # the canvas's axes
         # room above the view for half the top tick label (cut at the edge otherwise)
-        room = round(QFontMetricsF(scaled).height() / 2) if scale != 1.0 else 1
+        room = round(QFontMetricsF(scaled).height() / 2)
         canvas_plot.layout.setContentsMargins(1, room, 1, 1)
         legend = QFont(base)  # a QLabel over the canvas view: its font is its own
         legend.setPointSizeF(base.pointSizeF() * (LABEL_SHARE * scale if scale != 1.0 else 1.0))

@@ -575,3 +575,10 @@ def test_the_sweep_window_counts_its_points_and_labels_its_axes_in_words(qtbot, 
     assert sweep.plot_item.getAxis("left").labelText == "impact speed before the impact (m/s)"
     assert sweep.plot_item.titleLabel.opts["color"] == "k"
     sweep.close()
+
+
+def test_the_canvas_leaves_room_for_its_top_tick_label(qtbot, window) -> None:
+    # issue 25: the canvas's top axis label was clipped at the view's edge
+    plot_item = window.canvas.plot.getPlotItem()
+    room = plot_item.layout.getContentsMargins()[1]
+    assert room >= window.canvas.fontMetrics().height() / 2
