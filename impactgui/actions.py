@@ -36,6 +36,12 @@ Shortcut = QKeySequence.StandardKey | str | None
 Keys = QKeySequence.StandardKey
 Icons = QStyle.StandardPixmap
 
+SHORTCUT_GAP_EM = 3.0
+"""Room between a menu item's text and its shortcut, in widths of "M" (Fusion leaves about
+one: "Keyboard shortcuts  F1" read as one word)."""
+MENU_MARGINS_PX = 48
+"""A menu's frame, icon column and padding around the text and the shortcut, px."""
+
 MENUS = ("&File", "&Edit", "&Run", "&View", "&Help")
 """Menu titles in menu-bar order (the Presets menu goes between Run and View)."""
 
@@ -191,6 +197,26 @@ def make_action(window: MainWindow, spec: ActionSpec) -> QAction:
     return action
 
 
+def keep_shortcuts_apart(menu: QMenu) -> None:
+    """Make ``menu`` wide enough for ``SHORTCUT_GAP_EM`` between its texts and shortcuts.
+
+    Called each time the menu is about to show (the font grows in presentation mode).
+    """
+    metrics = menu.fontMetrics()
+    actions = menu.actions()
+    texts = [metrics.horizontalAdvance(action.text().replace("&", "")) for action in actions]
+    keys = [
+        metrics.horizontalAdvance(
+            action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        )
+        for action in actions
+    ]
+    if not any(keys):
+        return
+    gap = SHORTCUT_GAP_EM * metrics.horizontalAdvance("M")
+    menu.setMinimumWidth(round(max(texts) + max(keys) + gap + MENU_MARGINS_PX))
+
+
 def install_actions(window: MainWindow) -> None:
     """Make the window's actions, menus and toolbars from ``ACTIONS``.
 
@@ -214,6 +240,8 @@ def install_actions(window: MainWindow) -> None:
             bar.addMenu(window.presets_menu)
         menus[title] = bar.addMenu(title)
     window.menus = menus
+    for menu in menus.values():
+        menu.aboutToShow.connect(lambda menu=menu: keep_shortcuts_apart(menu))
     window.view_menu = menus["&View"]
     window.help_menu = menus["&Help"]
     menus["&Edit"].addActions([window.undo_action, window.redo_action])

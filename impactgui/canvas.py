@@ -178,6 +178,18 @@ class _FrameLayout:
         )
 
 
+class _HandleScatter(pg.ScatterPlotItem):
+    """Handle dots that leave every click to the tool (picking is ``hit_test``'s).
+
+    A plain scatter takes a left click on one of its dots: a click on a resting
+    body's centre dot never reached the spring tool.
+    """
+
+    def mouseClickEvent(self, ev: Any) -> None:
+        """Let the view box below hand the click to the tool."""
+        ev.ignore()
+
+
 class _ToolViewBox(pg.ViewBox):
     """A ViewBox that offers clicks and left drags to the canvas's tool before panning."""
 
@@ -258,6 +270,9 @@ class SceneCanvas(QWidget):
         self.plot.setLabel("bottom", "x", units="m")
         self.plot.setLabel("left", "y", units="m")
         self.plot.hideButtons()
+        # room above the view for half the top tick label of the y axis (cut at the edge)
+        room = (self.fontMetrics().height() + 1) // 2
+        self.plot.getPlotItem().layout.setContentsMargins(1, room, 1, 1)
         for axis in ("bottom", "left"):
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
             self.plot.getAxis(axis).setTextPen(QColor("#455a64"))
@@ -278,10 +293,10 @@ class SceneCanvas(QWidget):
         self._impulse_arrows = self._overlay(ArrowField(width=3.0), 20)
         self._impulse_labels: list[pg.TextItem] = []
         self._velocity_handles = self._overlay(
-            pg.ScatterPlotItem(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
+            _HandleScatter(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
         )
         self._boundary_handles = self._overlay(
-            pg.ScatterPlotItem(
+            _HandleScatter(
                 size=8, symbol="s", pen=pg.mkPen(BOUNDARY_COLOUR), brush=pg.mkBrush("w")
             ),
             21,

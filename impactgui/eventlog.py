@@ -29,6 +29,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
+from impactgui.names import contact_name, rates_text
 from solver.frames import Event
 from solver.roundoff import RoundoffScales, clean, clean_array
 
@@ -52,6 +53,9 @@ VELOCITY_WIDTH = 170
 """Width of a ``v⁻`` / ``v⁺`` column, px, for bodies of up to three rates."""
 VELOCITY_WIDTH_PER_RATE = 64
 """Width of a ``v⁻`` / ``v⁺`` column per rate, px, for bodies with more (axle carts)."""
+
+FIT_ROWS = 50
+"""At most this many new rows are measured when the columns widen to fit their texts."""
 
 FLUSH_INTERVAL_MS = 200
 """New rows reach the table at most this often, ms. A 200-bead chain has impacts every
@@ -152,7 +156,7 @@ class EventTableModel(QAbstractTableModel):
             case 1:
                 return event.type
             case 2:
-                return f"{event.body} – {event.other}" if event.other else event.body
+                return contact_name(event.body, event.other)
             case 3:
                 return self._body_velocity(event, event.v_minus)
             case 4:
@@ -175,10 +179,10 @@ class EventTableModel(QAbstractTableModel):
                 return event.message
 
     def _body_velocity(self, event: Event, v: np.ndarray | None, named: bool = False) -> str:
-        """The velocities of the bodies the event names, ``id (vx, vy, ω)``.
+        """The velocities of the bodies the event names, each component labelled with its unit.
 
-        With ``named``, each value is labelled with its rate's name
-        (``vxC = 0.1``), for the tooltip.
+        ``ball: vx = 0.1, vy = -3 m/s; ω = 0 rad/s`` (``names.rates_text``). With
+        ``named`` (the tooltip), six significant digits rather than four.
         """
         if v is None:
             return ""
@@ -193,7 +197,7 @@ class EventTableModel(QAbstractTableModel):
                     text = ", ".join(f"{n} = {x:.6g}" for n, x in zip(names, values, strict=True))
                     parts.append(f"{body_id}: {text}")
                 else:
-                    parts.append(f"{body_id} {_vector(values)}")
+                    parts.append(f"{body_id}: {rates_text(names, values)}")
         return "; ".join(parts) if parts else _vector(np.asarray(v))
 
 
@@ -268,10 +272,27 @@ class EventLog(QTableView):
             return
         events, self._pending = self._pending, []
         at_bottom = self.verticalScrollBar().value() >= self.verticalScrollBar().maximum()
+        first = self.table_model.rowCount()
         self.table_model.append(events)
+        self._fit_columns(first)
         if at_bottom:
             self.scrollToBottom()
         self._last_flush = time.monotonic()
+
+    def _fit_columns(self, first: int) -> None:
+        """Widen the columns to the texts of the rows from ``first`` on: no cell is cut short.
+
+        Only the first ``FIT_ROWS`` new rows are measured (a flush of a 2000-bead chain
+        lists hundreds, all alike); columns never narrow.
+        """
+        model = self.table_model
+        metrics = self.fontMetrics()
+        last = min(model.rowCount(), first + FIT_ROWS)
+        for column in range(len(COLUMNS) - 1):  # the last column stretches
+            texts = [model.data(model.index(row, column)) or "" for row in range(first, last)]
+            needed = max((metrics.horizontalAdvance(text) for text in texts), default=0) + 14
+            if needed > self.columnWidth(column):
+                self.setColumnWidth(column, needed)
 
     def row_count(self) -> int:
         """Number of events appended (those still to be listed are listed first)."""

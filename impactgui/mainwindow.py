@@ -64,6 +64,7 @@ from impactgui.playback_honesty import PlaybackHonesty
 from impactgui.plots import PlotPanel
 from impactgui.pointer_readout import PointerReadout
 from impactgui.presentation import Presentation
+from impactgui.presets import is_bundled
 from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.reference_overlay import ReferenceOverlay
@@ -82,13 +83,15 @@ from solver.cart_motion import strike_impulse
 from solver.errors import InputError
 from solver.frames import Event, Frame, StepOutput
 from solver.record import write_csv
-from solver.scene import SceneError
+from solver.scene import SceneError, scene_to_dict
 from solver.simulation import make_stepper
 
 RECENT_FILES_KEY = "recent_files"
 RECENT_FILES_LIMIT = 8
 SCENE_FILTER = "impactgui scenes (*.json);;All files (*)"
 PNG_FILTER = "PNG images (*.png)"
+STATUS_GAP_PX = 24
+"""Room kept between a status-bar message and the pointer read-out, px."""
 AUTOSAVE_DELAY_MS = 2000
 """Quiet time after the last edit before the unsaved scene is autosaved, ms."""
 IMPULSE_LEAD_S = 0.2
@@ -168,6 +171,8 @@ class MainWindow(QMainWindow):
         self._abandoned: list[SimulationRunner] = []
         """Runs reset while their solver was being built; kept until their thread ends."""
         self._video: VideoProgress | None = None
+        self._pointer_at: tuple[float, float] | None = None
+        """Where the pointer moved, while its read-out waits for the tool (m)."""
         self._shut_down = False
 
         self.canvas = SceneCanvas(self.doc)
@@ -245,11 +250,13 @@ class MainWindow(QMainWindow):
         self.presets_menu.preset_chosen.connect(self._on_preset_chosen)
         self.clock.frame_shown.connect(self._on_frame_shown)
         self.clock.time_changed.connect(self._on_time_changed)
+        self.clock.playing_changed.connect(self._on_playing_changed)
         self.event_log.time_selected.connect(self._on_event_time_selected)
         self.stage_table.time_selected.connect(self._on_event_time_selected)
         self.doc.selection_changed.connect(self._on_selection_changed)
         self.canvas.pointer_moved.connect(self._on_pointer_moved)
         self.presentation.toggled.connect(self._on_presentation_toggled)
+        self.honesty.until_changed.connect(self.plots.set_until)
 
     # ------------------------------------------------------------- messages
 
@@ -267,7 +274,20 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _on_status_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 5000)
+        self.show_hint(text, 5000)
+
+    def show_hint(self, text: str, timeout_ms: int) -> None:
+        """A status-bar message cut with "…" before the pointer read-out; whole in the tooltip.
+
+        Longer than the room left of the read-out, it ran into it.
+        """
+        bar = self.statusBar()
+        room = self.pointer.mapTo(bar, self.pointer.rect().topLeft()).x() - STATUS_GAP_PX
+        shown = text
+        if self.pointer.isVisible() and room > 0:
+            shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room)
+        bar.setToolTip(text if shown != text else "")
+        bar.showMessage(shown, timeout_ms)
 
     @Slot(str, object, object)
     def _on_impulse_requested(self, body_id: str, point: object, vector: object) -> None:
@@ -318,11 +338,17 @@ class MainWindow(QMainWindow):
         )
         return True
 
+    def scene_name(self) -> str:
+        """The scene in words: its file's name, else its title (a preset's copy), else Untitled."""
+        if self.doc.path is not None:
+            return self.doc.path.name
+        return str(self.doc.data.get("title") or "Untitled")
+
     def _ask_discard(self) -> QMessageBox.StandardButton:
         return QMessageBox.question(
             self,
             "Unsaved changes",
-            f"“{self.doc.data.get('title', 'Untitled')}” has unsaved changes. Save them?",
+            f"“{self.scene_name()}” has unsaved changes. Save them?",
             Answer.Save | Answer.Discard | Answer.Cancel,
             Answer.Save,
         )
@@ -359,30 +385,33 @@ class MainWindow(QMainWindow):
         return self._load(Path(path))
 
     def _load(self, path: Path) -> bool:
-        self.reset_run()
+        """Read ``path`` and show it; a bundled preset (``is_bundled``) opens as an untitled copy.
+
+        A file that cannot be read leaves the scene and the current run as they were.
+        """
         try:
-            self.doc.load(path, read=lambda file: read_scene_in_background(file, self))
+            scene = read_scene_in_background(path, self)
         except SceneError as error:
             self.warn("Cannot open scene", f"{path.name} is not a valid scene:", error.problems)
             return False
+        self.reset_run()
+        if is_bundled(path):
+            # presets are read-only: a copy with no file, Save asks where
+            self.doc.set_data(scene_to_dict(scene))
+            self.statusBar().showMessage(
+                f"preset: {self.scene_name()} (a copy: Save asks for a new file)", 5000
+            )
+            return True
+        self.doc.load(path, read=lambda _file: scene)
         self._remember_recent(path)
         self.statusBar().showMessage(f"opened {path}", 5000)
         return True
 
     def open_preset(self, path: str | Path) -> bool:
-        """Open a bundled scene as an unsaved copy (saving asks for a new name)."""
+        """Open a bundled scene as an unsaved copy, its title kept (saving asks for a new name)."""
         if not self.maybe_discard_changes():
             return False
-        path = Path(path)
-        self.reset_run()
-        try:
-            self.doc.load(path)
-        except SceneError as error:
-            self.warn("Cannot open preset", f"{path.name} is not a valid scene:", error.problems)
-            return False
-        self.doc.set_data(self.doc.data)
-        self.statusBar().showMessage(f"preset: {self.doc.data.get('title', path.stem)}", 5000)
-        return True
+        return self._load(Path(path))
 
     def save(self) -> bool:
         """File ▸ Save (Save As when the scene has no file yet); False when not saved."""
@@ -401,6 +430,13 @@ class MainWindow(QMainWindow):
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:
+        if is_bundled(path):
+            self.warn(
+                "Cannot save",
+                f"{path.name} is a bundled preset and stays as it is: save the scene under "
+                "another name.",
+            )
+            return False
         try:
             written = self.doc.save(path)
         except SceneError as error:
@@ -665,6 +701,15 @@ class MainWindow(QMainWindow):
             self.clock.play()
             self._set_run_state("running" if self.runner.is_running else self.runner.status)
             return True
+        self.properties.apply_pending()
+        refused = self.properties.refused()
+        if refused:
+            self.warn(
+                "Cannot run",
+                "Not run: a field in red holds a refused value (correct it or undo):",
+                refused,
+            )
+            return False
         self.autosave()
         problems = self.doc.problems()
         if problems:
@@ -717,7 +762,7 @@ class MainWindow(QMainWindow):
             self.warn("Cannot run", "The solver could not start:", [detail])
 
     def pause_run(self) -> None:
-        """Run ▸ Pause: hold the solver and the playback."""
+        """Run ▸ Pause: hold the solver and the playback (also once the solver has finished)."""
         self.clock.pause()
         if self.runner is not None and self.runner.is_running:
             self.runner.pause()
@@ -791,11 +836,18 @@ class MainWindow(QMainWindow):
         self._update_run_actions()
         self.run_state_changed.emit(state)
 
+    @Slot(bool)
+    def _on_playing_changed(self, _playing: bool) -> None:
+        self._update_run_actions()
+
     def _update_run_actions(self) -> None:
         running = self.run_state == "running"
         has_run = self.runner is not None
-        self.run_action.setEnabled(not running)
-        self.pause_action.setEnabled(running)
+        # the animation plays on after the solver has finished: Pause (F6) holds it there,
+        # Run (F5) plays on
+        playing = has_run and self.clock.is_playing
+        self.run_action.setEnabled(not (running or playing))
+        self.pause_action.setEnabled(running or playing)
         self.reset_action.setEnabled(has_run)
         self.export_csv_action.setEnabled(has_run)
         self.export_video_action.setEnabled(has_run)
@@ -860,6 +912,8 @@ class MainWindow(QMainWindow):
         self.motion_plots.set_cursor(t)
         self.honesty.set_time(t)
         self._update_horizon()
+        if self.run_state in ("finished", "failed") and t >= self.clock.end_time():
+            self.clock.pause()  # the whole run was shown: Run plays it again from the start
         if self.runner is not None and self.runner.is_running:
             speed = self.clock.speed
             lead = self.clock.end_time() - t
@@ -892,8 +946,19 @@ class MainWindow(QMainWindow):
 
     @Slot(float, float)
     def _on_pointer_moved(self, x: float, y: float) -> None:
-        canvas = self.canvas
-        position = canvas.snap((x, y)) if canvas.editing_enabled else (x, y)
+        # read once the tool has had the same move: a drag reaches it after this signal,
+        # and the size read now would be the previous move's ("wall 1.900 m" for 2 m)
+        if self._pointer_at is None:
+            QTimer.singleShot(0, self._show_pointer)
+        self._pointer_at = (x, y)
+
+    @Slot()
+    def _show_pointer(self) -> None:
+        if self._pointer_at is None:
+            return
+        canvas, position = self.canvas, self._pointer_at
+        self._pointer_at = None
+        position = canvas.snap(position) if canvas.editing_enabled else position
         self.pointer.show_pointer(position, canvas.tool.name, canvas.preview_points())
 
     @Slot(object)

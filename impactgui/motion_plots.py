@@ -34,7 +34,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QCheckBox, QGraphicsLineItem, QHBoxLayout, QVBoxLayout, QWidget
 
 from impactgui.grid import show_grid
-from impactgui.plots import CURSOR_COLOUR, GrowingSeries
+from impactgui.plots import CURSOR_COLOUR, GrowingSeries, legend_beside
 
 if TYPE_CHECKING:
     from solver.frames import Frame
@@ -163,7 +163,7 @@ class MotionPlots(QWidget):
             show_grid(plot, "w", alpha=0.2)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
-            plot.addLegend(offset=(-5, 5), labelTextSize="8pt", labelTextColor="k")
+            legend_beside(plot)
             for side in ("left", "bottom"):
                 axis = plot.getAxis(side)
                 axis.setPen("k")

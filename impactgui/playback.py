@@ -69,6 +69,8 @@ class PlaybackClock(QObject):
     """The playback time, s."""
     ticked = Signal()
     """Every display tick (the benchmark measures the gaps between these)."""
+    playing_changed = Signal(bool)
+    """The clock started (True) or stopped (False) advancing on its own."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -137,15 +139,20 @@ class PlaybackClock(QObject):
 
     def play(self) -> None:
         """Advance on every display tick."""
-        self._playing = True
+        self._set_playing(True)
         self._last_tick = time.monotonic()
         self._timer.start()
 
     def pause(self) -> None:
         """Hold the current time (and stop the display timer until ``play``)."""
-        self._playing = False
+        self._set_playing(False)
         self._resume_time = None
         self._timer.stop()
+
+    def _set_playing(self, playing: bool) -> None:
+        if playing != self._playing:
+            self._playing = playing
+            self.playing_changed.emit(playing)
 
     def resume_at(self, t: float, playing: bool) -> None:
         """Follow the run's newest frame up to time ``t`` (s), then play on or hold there.
@@ -156,7 +163,7 @@ class PlaybackClock(QObject):
         """
         self._resume_time = float(t)
         self._resume_playing = playing
-        self._playing = True
+        self._set_playing(True)
         self._last_tick = time.monotonic()
         self._timer.start()
 

@@ -15,8 +15,9 @@ presentation mode):
 * the stage table beside it (``StageTable.show_until``) hides its impacts
   after the playback time.
 
-Value ranges may still have grown to what the solver has computed; the
-curves and events themselves do not show.
+* ``until_changed`` tells the plot panels the time (None when honesty goes
+  off): their value ranges and legends follow the data up to it only
+  (``PlotPanel.set_until``), so neither hints at what comes next.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QRectF,
     Qt,
+    Signal,
     Slot,
 )
 from PySide6.QtGui import QBrush, QColor, QPen
@@ -180,6 +182,9 @@ class PlaybackHonesty(QObject):
         Shown up to the playback time with its ``show_until``.
     """
 
+    until_changed = Signal(object)
+    """The time (s) up to which the plots may show their data; None: everything."""
+
     def __init__(
         self,
         plots: Any,
@@ -216,6 +221,8 @@ class PlaybackHonesty(QObject):
             log.setColumnWidth(column, width)
         if self.stage_table is not None and not enabled:
             self.stage_table.show_until(math.inf)
+        if not enabled:
+            self.until_changed.emit(None)
         self.set_time(self.time)
 
     @Slot(float)
@@ -226,6 +233,7 @@ class PlaybackHonesty(QObject):
             return
         for curtain in self.curtains:
             curtain.set_time(t)
+        self.until_changed.emit(t)
         self.events.set_time(t)
         if self.stage_table is not None:
             self.stage_table.show_until(t)

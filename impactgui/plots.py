@@ -1,7 +1,10 @@
 """Live plots of a run: contact forces λ, friction multipliers τ, energy, velocity jumps.
 
-Five pyqtgraph plots share one time axis (linked), each with a legend, axis
-units and a vertical cursor at the playback time:
+Five pyqtgraph plots share one time axis (linked), each with a legend beside
+it (``legend_beside``: never over the newest data), axis units and a vertical
+cursor at the playback time. The time axis leaves ``TIME_MARGIN`` either side
+(an impact at t = 0 is clear of the border); a value axis whose data are all
+round-off (``ROUND_OFF``) shows 0 ± 1:
 
 * λ per contact, N (one curve per body–obstacle pair, broken where the
   contact is not active);
@@ -56,12 +59,14 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
+    QSizePolicy,
     QStyleOptionGraphicsItem,
     QVBoxLayout,
     QWidget,
 )
 
 from impactgui.grid import show_grid
+from impactgui.names import contact_name
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
 from solver.frames import Event, StepOutput
 from solver.record import Trajectory
@@ -540,6 +545,8 @@ def _grown_range(
     low, high = bounds.low, bounds.high
     if low > high:
         return None
+    if max(abs(low), abs(high)) <= ROUND_OFF:
+        low = high = 0.0
     if current is not None and current[0] <= low and high <= current[1]:
         return current
     margin = RANGE_MARGIN * (high - low) or RANGE_MARGIN * abs(high) or 1.0
@@ -549,6 +556,68 @@ def _grown_range(
 _LINE_OPTIONS = {"connect": "finite", "skipFiniteCheck": True}
 """Curve options: ``connect="finite"`` finds NaN gaps itself in the downsampled data, so
 pyqtgraph's own finite check over the whole series is skipped safely."""
+
+
+LEGEND_TEXT_SIZE = "8pt"
+"""Size of the legends' text outside presentation mode."""
+
+TIME_MARGIN = 0.02
+"""Room left and right of the data on the time axis, as a share of the span shown: an impact
+at t = 0 stands clear of the plot's left border."""
+
+HONEST_REFIT_MS = 100
+"""With playback honesty on, value ranges and legends follow the playback time at most this
+often, ms (each refit reads the data up to that time once)."""
+
+ROUND_OFF = 1e-9
+"""Data no farther than this from 0 are round-off: a value axis showing only such data shows
+0 ± 1, never ``-1e-15`` (τ of a pure roll)."""
+
+
+def legend_beside(plot: pg.PlotItem) -> pg.LegendItem:
+    """The plot's legend, right of it in its ``GraphicsLayout`` (never over a curve).
+
+    It is the plot's own legend (``plot.legend``): every curve added with a
+    name gets its entry. The legends of a column of plots share one column
+    of the layout, so the plots stay lined up under one time axis.
+    """
+    grid = plot.parentItem()
+    row, column = grid.items[plot][0]
+    legend = pg.LegendItem(
+        offset=None, labelTextSize=LEGEND_TEXT_SIZE, labelTextColor="k", verSpacing=-4
+    )
+    # its entries' height, at the top of the row (stretched to the row, they spread apart)
+    legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    grid.addItem(legend, row=row, col=column + 1)
+    grid.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    plot.legend = legend
+    return legend
+
+
+def time_span(plot: pg.PlotItem) -> tuple[float, float]:
+    """The time range a ``PlotPanel`` plot was set to show, s: its view without the margins."""
+    x0, x1 = plot.vb.viewRange()[0]
+    margin = TIME_MARGIN * (x1 - x0) / (1.0 + 2.0 * TIME_MARGIN)
+    return float(x0 + margin), float(x1 - margin)
+
+
+def _starts_by(item: Any, until: float) -> bool:
+    """True when the curve ``item`` has a finite point at a time ≤ ``until`` (s)."""
+    if isinstance(item, pg.PlotDataItem):
+        x, y = item.getOriginalDataset()
+    else:
+        x, y = item.getData()
+    if x is None or y is None or not len(x):
+        return False
+    finite = np.isfinite(y)
+    return bool(finite.any()) and float(x[int(np.argmax(finite))]) <= until
+
+
+def show_plot(plot: pg.PlotItem, shown: bool) -> None:
+    """Show or hide ``plot`` with its legend beside it."""
+    plot.setVisible(shown)
+    if plot.legend is not None:
+        plot.legend.setVisible(shown)
 
 
 def _cached(item: pg.PlotDataItem) -> pg.PlotDataItem:
@@ -623,15 +692,9 @@ class PlotPanel(QWidget):
             self.jump_plot,
             self.impulse_plot,
         )
-        self._legends = [
-            plot.addLegend(
-                offset=(-5, 5), labelTextSize="8pt", labelTextColor="k", brush="#ffffffc0"
-            )
-            for plot in self.plots
-        ]
+        self._legends = [legend_beside(plot) for plot in self.plots]
         for legend in self._legends:
             legend.setCacheMode(_CACHED)
-        self._legends[2].setColumnCount(4)
         cursor_pen = QPen(QColor(CURSOR_COLOUR), 0)  # a cosmetic 1-pixel hairline
         self._cursors: dict[pg.ViewBox, QGraphicsLineItem] = {}
         for plot in self.plots:
@@ -687,6 +750,14 @@ class PlotPanel(QWidget):
         for plot in (self.jump_plot, self.impulse_plot):
             plot.vb.sigXRangeChanged.connect(self._on_stem_view_changed)
             plot.vb.sigResized.connect(self._on_stem_view_changed)
+        self._until: float | None = None
+        """Playback honesty: ranges and legends from the data up to this time only (s)."""
+        self._until_bounds: dict[pg.PlotItem, _Bounds] = {}
+        """The bounds of each plot's data up to ``_until`` (made by ``_refit_until``)."""
+        self._until_timer = QTimer(self)
+        self._until_timer.setSingleShot(True)
+        self._until_timer.setInterval(HONEST_REFIT_MS)
+        self._until_timer.timeout.connect(self._refit_until)
         self._make_energy_curves()
         self._forget_ranges()
         self._show_view("side")
@@ -708,8 +779,8 @@ class PlotPanel(QWidget):
         self.impulse_plot.setTitle(titles["impulse"], size="9pt", color="k")
         self._legends[3].setColumnCount(3 if view == "top" else 1)
         for plot in (self.lambda_plot, self.tau_plot):
-            plot.setVisible(view == "side")
-        self.energy_plot.setXRange(0.0, 1.0, padding=0)
+            show_plot(plot, view == "side")
+        self._set_time_range(0.0, 1.0)
         self._catch_up_time_axis(self.plots)
         for plot in self.plots:
             plot.setYRange(0.0, 1.0, padding=0)
@@ -732,6 +803,7 @@ class PlotPanel(QWidget):
         self._y_ranges = dict.fromkeys(self.plots)
         self._follow_y = dict.fromkeys(self.plots, True)
         self._x_range = None
+        self._until_bounds = {}
         self._x_stepped: tuple[float, float | None] = (time.monotonic(), None)
         """Wall-clock time (monotonic, s) of the last time-axis step and the data's end then
         (None: the run's start, no data yet)."""
@@ -833,6 +905,8 @@ class PlotPanel(QWidget):
         done = draw(time.perf_counter() + REDRAW_SLICE_S)
         self._fit_ranges(plots, streaming=True)
         self._fit_axis_width()
+        if self._until is not None:
+            self._show_legend_entries()
         if not done:  # the same part goes on at the next tick
             return
         self._next_part = (self._next_part + 1) % len(self._parts)
@@ -849,6 +923,8 @@ class PlotPanel(QWidget):
         self._fit_ranges()
         self._catch_up_time_axis(self.plots)
         self._fit_axis_width()
+        if self._until is not None:
+            self._show_legend_entries()
 
     def _draw_contacts(self, deadline: float | None) -> bool:
         """The contact curves with new samples, until ``deadline`` (True: all drawn)."""
@@ -910,7 +986,7 @@ class PlotPanel(QWidget):
         if count == series.shown:
             return
         if series.curves is None:
-            name = f"{key[0]}–{key[1]}" if index < LEGEND_LIMIT else None
+            name = contact_name(*key) if index < LEGEND_LIMIT else None
             pen = pg.mkPen(pg.intColor(index, hues=9, minValue=120), width=1.5)
             series.curves = self.contact_curves[key] = (
                 _cached(self.lambda_plot.plot(name=name, pen=pen, **_LINE_OPTIONS)),
@@ -967,7 +1043,10 @@ class PlotPanel(QWidget):
         for plot in plots:
             if not self._follow_y[plot]:
                 continue
-            y_range = _grown_range(self._y_ranges[plot], self._bounds[plot])
+            bounds = self._bounds[plot] if self._until is None else self._until_bounds.get(plot)
+            if bounds is None:
+                continue
+            y_range = _grown_range(self._y_ranges[plot], bounds)
             if y_range is not None and y_range != self._y_ranges[plot]:
                 plot.setYRange(*y_range, padding=0)
                 self._y_ranges[plot] = y_range
@@ -1026,8 +1105,13 @@ class PlotPanel(QWidget):
                 for plot in self.plots:
                     if plot is not self.energy_plot:
                         plot.vb.blockLink(True)
-            self.energy_plot.setXRange(*x_range, padding=0)
+            self._set_time_range(*x_range)
             self._x_range = x_range
+
+    def _set_time_range(self, start: float, end: float) -> None:
+        """Show ``start`` to ``end`` (s) on the time axis, with ``TIME_MARGIN`` either side."""
+        margin = TIME_MARGIN * (end - start)
+        self.energy_plot.setXRange(start - margin, end + margin, padding=0)
 
     def _catch_up_time_axis(self, plots: tuple[pg.PlotItem, ...]) -> None:
         """Give ``plots`` the energy plot's time range if a streaming step left them behind.
@@ -1053,6 +1137,81 @@ class PlotPanel(QWidget):
         if self._t_end is not None and last <= self._t_end:
             end = min(end, self._t_end)
         return end
+
+    # ----------------------------------------------------------- honesty
+
+    def set_until(self, t: float | None) -> None:
+        """Playback honesty: value ranges and legends from the data up to ``t`` (s) only.
+
+        ``None`` shows everything again. While ``t`` moves (the playback), the
+        ranges and legends follow it every ``HONEST_REFIT_MS``: nothing in
+        them hints at what the solver computed beyond the time shown.
+        """
+        if t == self._until:
+            return
+        toggled = (t is None) != (self._until is None)
+        self._until = t
+        if toggled:
+            self._refit_until()
+        elif not self._until_timer.isActive():
+            self._until_timer.start()
+
+    @Slot()
+    def _refit_until(self) -> None:
+        """Fit the value ranges (afresh: they may shrink) and the legends to ``_until``."""
+        until = self._until
+        self._until_bounds = {}
+        if until is not None:
+            self._until_bounds = {plot: self._bounds_until(plot, until) for plot in self.plots}
+        for plot in self.plots:
+            if not self._follow_y[plot]:
+                continue
+            self._y_ranges[plot] = None
+            bounds = self._bounds[plot] if until is None else self._until_bounds[plot]
+            if bounds.low > bounds.high:  # nothing to show yet: the empty plot's range
+                plot.setYRange(0.0, 1.0, padding=0)
+                self._y_ranges[plot] = (0.0, 1.0)
+        self._fit_ranges()
+        self._show_legend_entries()
+
+    def _bounds_until(self, plot: pg.PlotItem, until: float) -> _Bounds:
+        """The bounds of what ``plot`` shows at times ≤ ``until`` (s)."""
+        bounds = _Bounds()
+
+        def include(x: np.ndarray, y: np.ndarray, *extra: float) -> None:
+            shown = y[: int(np.searchsorted(x, until, side="right"))]
+            if len(shown):  # the axis shows 0 (λ, stems) once there is something to show
+                bounds.include(np.append(shown, extra))
+
+        if plot is self.energy_plot:
+            if self._trajectory is not None and self._energy_gathered:
+                count = self._energy_gathered
+                t = self._trajectory.times()[:count]
+                k = int(np.searchsorted(t, until, side="right"))
+                bounds.include(self._trajectory.energies()[:k])
+                bounds.include(self._balance.data()[1][:k])
+        elif plot in (self.lambda_plot, self.tau_plot):
+            for series in self._contacts.values():
+                points = series.lam if plot is self.lambda_plot else series.tau
+                include(*points.data(), *((0.0,) if plot is self.lambda_plot else ()))
+        else:
+            stems = self._jumps if plot is self.jump_plot else self._impulses
+            for points in stems.series.values():
+                include(*points.data(), 0.0)
+        return bounds
+
+    def _show_legend_entries(self) -> None:
+        """Legend entries for the curves with data so far only (all without honesty)."""
+        until = math.inf if self._until is None else self._until
+        for plot in self.plots:
+            legend = plot.legend
+            wanted = [
+                item for item in plot.listDataItems() if item.name() and _starts_by(item, until)
+            ]
+            if [sample.item for sample, _label in legend.items] != wanted:
+                legend.clear()
+                for item in wanted:
+                    legend.addItem(item, item.name())
 
     # ---------------------------------------------------------------- cursor
 

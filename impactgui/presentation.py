@@ -14,7 +14,9 @@ View ▸ Presentation (F11) turns it on and off. While on:
   washed-out projector: hue and saturation kept, so the legend still
   matches;
 * event-log cells are never cut short with "…": columns fit their
-  (visible) contents, and rows the larger font;
+  (visible) contents, and rows the larger font; the log spans the whole
+  width under the canvas and the plots (``EVENT_LOG_SHARE`` of the height),
+  and the stage table beside it shows only when it lists an impact;
 * the window is full screen, and playback honesty is on (plots and event
   log only up to the time shown; ``impactgui.playback_honesty``).
 
@@ -37,6 +39,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QHeaderView, QLabel, QVBoxL
 from superqt import QLabeledDoubleSlider
 
 from impactgui import scene_items
+from impactgui.plots import LEGEND_TEXT_SIZE
 
 if TYPE_CHECKING:
     from impactgui.mainwindow import MainWindow
@@ -47,6 +50,10 @@ SCALE_RANGE = (1.5, 2.5)
 """Smallest and largest presentation scale."""
 CONTRAST_LIGHTNESS = 0.4
 """Curve colours are darkened to at most this HSL lightness in presentation mode."""
+EVENT_LOG_SHARE = 0.22
+"""Share of the screen's height the event log takes in presentation mode (the whole width)."""
+EVENT_LOG_ROWS = 4
+"""The event log shows at least this many rows in presentation mode."""
 PLOTS_SHARE = 0.46
 """Share of the screen's width the plots take in presentation mode (the properties hide)."""
 RESTYLE_INTERVAL_MS = 500
@@ -86,6 +93,8 @@ class PlotStyler:
             weakref.WeakKeyDictionary()
         )
         """Each styled curve's pen and marker size as made, and the scale it is drawn at."""
+        self._columns: weakref.WeakKeyDictionary[pg.LegendItem, int] = weakref.WeakKeyDictionary()
+        """The number of columns each legend beside its plot was made with."""
         self._axis_widths: dict[pg.AxisItem, float | None] = {}
         """Each value axis's fixed width (None: automatic) before presentation mode, px."""
 
@@ -107,6 +116,8 @@ class PlotStyler:
             width = round(1.15 * text + 3 * metrics.height() + 40)
             for plot in plots:
                 legend = self._legends.get(plot)
+                if legend is plot.legend:
+                    continue  # beside its plot in the layout's column: one width already
                 if legend is not None and abs(legend.maximumWidth() - width) > 0.5:
                     legend.setFixedWidth(width)
 
@@ -168,6 +179,9 @@ class PlotStyler:
 
     def _style_legend(self, plot: pg.PlotItem, scale: float) -> None:
         inside = plot.legend
+        if inside is not None and inside.parentItem() is plot.parentItem():
+            self._style_beside(plot, inside, scale)
+            return
         outside = self._legends.get(plot)
         if scale == 1.0:
             if outside is not None:
@@ -193,6 +207,27 @@ class PlotStyler:
             for item in named:
                 outside.addItem(item, item.name())
             self._entries[plot] = named
+
+    def _style_beside(self, plot: pg.PlotItem, legend: pg.LegendItem, scale: float) -> None:
+        """A legend already beside its plot (``plots.legend_beside``): only its text scales."""
+        size = f"{AXIS_PT * LABEL_SHARE * scale:g}pt" if scale != 1.0 else LEGEND_TEXT_SIZE
+        if scale == 1.0:
+            self._legends.pop(plot, None)
+            self._entries.pop(plot, None)
+        else:
+            self._legends[plot] = legend
+            self._entries[plot] = [sample.item for sample, _label in legend.items]
+        # a long legend (the energy's seven terms) in two columns: its large text would
+        # make its plot's row tall and squeeze the others
+        made = self._columns.setdefault(legend, legend.columnCount)
+        columns = made if scale == 1.0 or len(legend.items) <= 4 else max(made, 2)
+        if legend.opts["labelTextSize"] != size or legend.columnCount != columns:
+            entries = [(sample.item, label.text) for sample, label in legend.items]
+            legend.clear()
+            legend.setColumnCount(columns)
+            legend.setLabelTextSize(size)
+            for item, name in entries:
+                legend.addItem(item, name)
 
     def legend_texts(self, plot: pg.PlotItem) -> list[str]:
         """The entries of ``plot``'s outside legend (empty when there is none)."""
@@ -285,6 +320,7 @@ class Presentation(QObject):
             "geometry": window.saveGeometry(),
             "docks": window.saveState(),
             "corner": window.corner(Qt.Corner.BottomRightCorner),
+            "left corner": window.corner(Qt.Corner.BottomLeftCorner),
         }
         log.setTextElideMode(Qt.TextElideMode.ElideNone)
         log.setWordWrap(False)
@@ -293,13 +329,19 @@ class Presentation(QObject):
         log.verticalScrollBar().valueChanged.connect(self._fit_event_columns)
         window.honesty.set_enabled(True)
         window.properties_dock.hide()
-        # the plots take the whole height, the event log the width under the canvas
-        window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        # the event log takes the whole width under the canvas and the plots, and a share of
+        # the height: its labelled velocities are long, and a lecture needs more than two rows
+        window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         window.showFullScreen()
         screen = window.screen().geometry()
         window.setGeometry(screen)  # without a window manager, full screen is only a state
         window.resizeDocks([window.plots_dock], [round(screen.width() * PLOTS_SHARE)], _WIDE)
         self._apply(self.scale)
+        # a share of the screen, and at least the header and EVENT_LOG_ROWS rows of large text
+        rows = (EVENT_LOG_ROWS + 3) * log.verticalHeader().defaultSectionSize()  # + header, bars
+        height = round(max(screen.height() * EVENT_LOG_SHARE, rows))
+        window.resizeDocks([window.event_dock], [height], Qt.Orientation.Vertical)
         self._timer.start()
 
     def _turn_off(self) -> None:
@@ -319,6 +361,7 @@ class Presentation(QObject):
         window.setWindowState(saved["state"])
         window.restoreGeometry(saved["geometry"])
         window.setCorner(Qt.Corner.BottomRightCorner, saved["corner"])
+        window.setCorner(Qt.Corner.BottomLeftCorner, saved["left corner"])
         window.restoreState(saved["docks"])
         window.properties_dock.setVisible(bool(saved["properties"]))
         # The font and layout changes are posted events: deliver them now. Left for the
@@ -335,7 +378,11 @@ class Presentation(QObject):
         scene_items.set_line_scale(scale)
         canvas = self.window.canvas
         canvas.restyle()
-        self.styler.style_text(canvas.plot.getPlotItem(), scale)  # the canvas's axes
+        canvas_plot = canvas.plot.getPlotItem()
+        self.styler.style_text(canvas_plot, scale)  # the canvas's axes
+        # room above the view for half the top tick label (cut at the edge otherwise)
+        room = round(QFontMetricsF(scaled).height() / 2)
+        canvas_plot.layout.setContentsMargins(1, room, 1, 1)
         legend = QFont(base)  # a QLabel over the canvas view: its font is its own
         legend.setPointSizeF(base.pointSizeF() * (LABEL_SHARE * scale if scale != 1.0 else 1.0))
         canvas.legend.setFont(legend)

@@ -2,7 +2,9 @@
 
 Each entry shows the scene's ``title``; its ``description`` is the tooltip
 and the status-bar tip. Choosing one emits ``preset_chosen(path)``; the main
-window opens it (after the unsaved-changes prompt).
+window opens it (after the unsaved-changes prompt). Presets are read-only: a
+bundled file (``is_bundled``), however it is opened, becomes an untitled copy
+with its title kept, and Save asks for a new file.
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ SCENES_DIR = Path(__file__).resolve().parent.parent / "resources" / "scenes"
 
 DEFAULT_SCENE = SCENES_DIR / "wheel_curb_e03.json"
 """The scene the application opens when none is given (paper 004, e = 0.3)."""
+
+RESOURCES_DIR = SCENES_DIR.parent
+"""The application's bundled files: read-only, the application never writes here."""
+
+
+def is_bundled(path: str | Path) -> bool:
+    """True for a file under ``RESOURCES_DIR`` (a preset): opened as a copy, never written."""
+    return Path(path).resolve().is_relative_to(RESOURCES_DIR.resolve())
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ candidate scene (the document with the new value) goes through
 path, or a new problem anywhere (a larger radius that makes a wheel overlap a
 wall), the field turns red with the validator's reason and the document is
 left unchanged. A valid value is applied as one undoable ``SetProperty``.
+A field shown red keeps the scene from running: Run asks ``refused`` first
+and names the field, rather than running the value the document still holds.
 """
 
 from __future__ import annotations
@@ -373,6 +375,20 @@ class PropertyPanel(QWidget):
         before = self.document.undo_stack.index()
         self._apply(editor)
         return self.document.undo_stack.index() != before
+
+    def apply_pending(self) -> None:
+        """Apply the value being typed in the focused field (Run pressed before Enter)."""
+        for editor in self.fields.values():
+            if any(e.hasFocus() for e in editor.editors) and editor.spec.kind != "info":
+                self._apply(editor)
+
+    def refused(self) -> list[str]:
+        """The fields shown red, ``"Wheel “ball”, mass: must be > 0, got -3"``, one a line."""
+        return [
+            f"{self.title.text()}, {editor.spec.label}: {editor.error.text()}"
+            for editor in self.fields.values()
+            if editor.invalid
+        ]
 
     # -------------------------------------------------------------- building
 

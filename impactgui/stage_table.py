@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from impactgui.names import contact_name
 from solver.frames import Event
 from solver.stages import impact_contacts, stage_rows, velocity_columns
 
@@ -91,6 +92,8 @@ class StageTable(QWidget):
     """
 
     time_selected = Signal(float)
+    count_changed = Signal(int)
+    """The number of rows (contacts of impacts in stages) shown changed."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -156,7 +159,7 @@ class StageTable(QWidget):
             item = QTreeWidgetItem(
                 [
                     _number(event.t),
-                    f"{event.body}–{event.other}",
+                    contact_name(event.body, event.other),
                     _number(event.normal_impulse),
                     _number(event.tangent_impulse),
                     f"{event.stages} stage{'s' if event.stages != 1 else ''} (expand)",
@@ -199,15 +202,21 @@ class StageTable(QWidget):
         item.setExpanded(True)
         return item
 
+    def impacts_shown(self) -> int:
+        """Impacts in stages shown: a simultaneous impact, one row per contact, is one."""
+        return len({event.t for event in self._events[: self._shown]})
+
     def _show_title(self) -> None:
         count = self._shown
+        self.count_changed.emit(count)
         if count == 0:
-            self.title.setText("Stages: no multi-stage impact so far (nor multi-contact).")
+            self.title.setText("Stages: no impact in stages so far.")
             return
-        more = f" (the first {IMPACT_LIMIT})" if len(self._events) >= IMPACT_LIMIT else ""
-        self.title.setText(
-            f"Stages of {count} multi-stage or multi-contact impacts{more} (expand a row):"
-        )
+        impacts = self.impacts_shown()
+        more = f" (the first {IMPACT_LIMIT} contacts)" if len(self._events) >= IMPACT_LIMIT else ""
+        noun = "impact" if impacts == 1 else "impacts"
+        contacts = f"{count} contact" if count == 1 else f"{count} contacts"
+        self.title.setText(f"Stages of {impacts} {noun}, {contacts}{more} (expand a row):")
 
     @Slot(QTreeWidgetItem)
     def _on_item_expanded(self, item: QTreeWidgetItem) -> None:
@@ -219,7 +228,7 @@ class StageTable(QWidget):
                 QTreeWidgetItem(
                     [
                         f"stage {row.stage}",
-                        f"{event.body}–{event.other}",
+                        contact_name(event.body, event.other),
                         _number(row.normal_impulse),
                         _number(row.tangent_impulse),
                         self._velocities(event, row.v_after),
@@ -278,10 +287,16 @@ class StageTable(QWidget):
 
 
 def with_stage_table(event_log: QWidget, stage_table: StageTable) -> QSplitter:
-    """The event log with the stage table beside it, in one splitter (the event dock's widget)."""
+    """The event log with the stage table beside it, in one splitter (the event dock's widget).
+
+    The stage table shows only while it lists an impact in stages: empty, it
+    would take half the width the event log's columns need.
+    """
     splitter = QSplitter(Qt.Orientation.Horizontal)
     splitter.addWidget(event_log)
     splitter.addWidget(stage_table)
     splitter.setStretchFactor(0, 1)
     splitter.setStretchFactor(1, 1)
+    stage_table.setVisible(stage_table.impact_count() > 0)
+    stage_table.count_changed.connect(lambda count: stage_table.setVisible(count > 0))
     return splitter

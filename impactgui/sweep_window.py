@@ -56,6 +56,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.grid import show_grid
 from impactgui.image_export import render_widget
+from impactgui.names import IMPACT_SPEED_LABEL, field_label
 from solver.scene import Scene, SceneError, scene_to_dict
 from solver.scene_paths import NumericField, numeric_fields
 from solver.sweep import (
@@ -219,14 +220,18 @@ def scheduler_problem(address: str) -> str | None:
 class FieldChooser(QWidget):
     """One varied field: which one, from where to where, how many values."""
 
-    def __init__(self, fields: list[NumericField], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, fields: list[NumericField], parent: QWidget | None = None, scene: dict | None = None
+    ) -> None:
         super().__init__(parent)
         self.fields = fields
         self.combo = QComboBox()
         for field in fields:
+            label = field_label(field.path, scene or {})
             self.combo.addItem(
-                f"{field.path}  ({unit_text(field.unit)}, now {field.value:.6g})", field.path
+                f"{label}  ({unit_text(field.unit)}, now {field.value:.6g})", field.path
             )
+            self.combo.setItemData(self.combo.count() - 1, field.path, Qt.ItemDataRole.ToolTipRole)
         self.start = self._spin()
         self.stop = self._spin()
         self.count = QSpinBox()
@@ -342,8 +347,9 @@ class SweepWindow(QWidget):
         self._redraw_timer.setInterval(REDRAW_MS)
         self._redraw_timer.timeout.connect(self.redraw)
 
-        self.first = FieldChooser(self.fields)
-        self.second = FieldChooser(self.fields)
+        self._scene_data = scene_to_dict(scene)
+        self.first = FieldChooser(self.fields, scene=self._scene_data)
+        self.second = FieldChooser(self.fields, scene=self._scene_data)
         self.second.count.setValue(11)
         self.second_enabled = QCheckBox("vary a second field (colour map)")
         self.second_enabled.toggled.connect(self._on_second_toggled)
@@ -400,12 +406,20 @@ class SweepWindow(QWidget):
         self.progress = QProgressBar()
         self.progress.setFormat("%v / %m points")
         self.progress.setValue(0)
+        for spin in (self.first.count, self.second.count):
+            spin.valueChanged.connect(self._show_planned)
+        self.second_enabled.toggled.connect(self._show_planned)
+        self._show_planned()
         self.status = QLabel("Choose a field and a range, then Run sweep.")
         self.status.setWordWrap(True)
 
         self.plot = pg.PlotWidget(background="w")
         show_grid(self.plot, "w", alpha=0.2)
         self.plot_item = self.plot.getPlotItem()
+        for side in ("left", "bottom"):  # black, as the live plots (grey was pale)
+            axis = self.plot_item.getAxis(side)
+            axis.setPen("k")
+            axis.setTextPen("k")
         self.scatter = pg.ScatterPlotItem(
             size=4, pen=None, brush=pg.mkBrush(20, 60, 160, 150), pxMode=True
         )
@@ -458,9 +472,20 @@ class SweepWindow(QWidget):
         layout.addWidget(side)
         layout.addWidget(self.plot, 1)
 
+    @Slot()
+    def _show_planned(self) -> None:
+        """Before a run the bar counts the points the fields ask for ("0 / 29 points")."""
+        if self.is_running():
+            return
+        planned = self.first.count.value()
+        if self.second_enabled.isChecked():
+            planned *= self.second.count.value()
+        self.progress.setRange(0, planned)
+        self.progress.setValue(0)
+
     def _fill_observables(self) -> None:
         self.observable.clear()
-        self.observable.addItem("impact speeds u_n⁻ (bifurcation, m/s)", IMPACT_SPEED)
+        self.observable.addItem("impact speeds before each impact (bifurcation, m/s)", IMPACT_SPEED)
         names = {
             "t_zeno": "t_zeno, first Zeno accumulation",
             "n_impacts": "n_impacts, all impacts",
@@ -695,7 +720,8 @@ class SweepWindow(QWidget):
 
     def _axis_label(self, path: str) -> str:
         unit = next((f.unit for f in self.fields if f.path == path), "")
-        return f"{path} ({unit})" if unit else path
+        label = field_label(path, self._scene_data)
+        return f"{label} ({unit})" if unit else label
 
     def _column_label(self, column: str) -> str:
         unit = OBSERVABLE_UNITS.get(column, state_unit(column))
@@ -717,20 +743,24 @@ class SweepWindow(QWidget):
                     if impact.u_n_minus is not None
                 ]
             self.line.clear()
-            self.plot.setTitle("Bifurcation diagram: impact speed after the transient")
+            self.plot.setTitle("Bifurcation diagram: impact speed after the transient", color="k")
         else:
             for point in points:
                 value = point_value(point, column, self.plan)
                 if value is not None:
                     shown.append((float(point.values[0]), value, point.run))
             self.line.setData([p[0] for p in shown], [p[1] for p in shown])
-            self.plot.setTitle(f"{column} against {axis.path}")
+            self.plot.setTitle(
+                f"{column} against {field_label(axis.path, self._scene_data)}", color="k"
+            )
         self._shown = shown
         data = np.array([(x, y) for x, y, _ in shown], dtype=float).reshape(-1, 2)
         self.scatter.setData(x=data[:, 0], y=data[:, 1], data=[run for *_, run in shown])
         self.scatter.setSize(4 if column == IMPACT_SPEED else 7)
         self.plot.setLabel("bottom", self._axis_label(axis.path))
-        ylabel = "u_n⁻ (m/s)" if column == IMPACT_SPEED else self._column_label(column)
+        ylabel = (
+            f"{IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else self._column_label(column)
+        )
         self.plot.setLabel("left", ylabel)
 
     def _draw_map(self, first: Axis, second: Axis, column: str) -> None:
@@ -761,12 +791,12 @@ class SweepWindow(QWidget):
             )
             self.colour_bar.setImageItem(self.image, insert_in=self.plot_item)
         self.colour_bar.setLevels((low, high))
-        name = "largest u_n⁻ after the transient (m/s)" if column == IMPACT_SPEED else None
+        name = f"largest {IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else None
         self.colour_bar.axis.setLabel(name or self._column_label(column))
         self._shown = [(x0 + i * dx, y0 + j * dy, i * n2 + j) for i in range(n1) for j in range(n2)]
         self.plot.setLabel("bottom", self._axis_label(first.path))
         self.plot.setLabel("left", self._axis_label(second.path))
-        self.plot.setTitle(f"{name or column} over the grid")
+        self.plot.setTitle(f"{name or column} over the grid", color="k")
 
     def shown_points(self) -> list[tuple[float, float, int]]:
         """What the plot shows: ``(x, y, run)`` per marker (per cell for a colour map)."""

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QGraphicsView,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -200,6 +201,7 @@ class VideoRecorder:
                 window.plots.set_cursor(float(t))
                 window.honesty.set_time(float(t))
                 writer.append_data(image_array(render_widgets(self._widgets(), size)))
+                self._repaint_live()
                 self.done += 1
                 yield self.done
             self.completed = True
@@ -212,6 +214,18 @@ class VideoRecorder:
             window.plots.set_cursor(window.clock.time)
             window.honesty.set_enabled(honest)
             window.honesty.set_time(window.clock.time)
+            self._repaint_live()
+
+    def _repaint_live(self) -> None:
+        """Repaint the window's views whole at their next paint.
+
+        Rendering a graphics view into a picture paints, and so forgets, the
+        regions its items marked for repainting: on screen the old places of
+        the moved items (the time cursors, the canvas's arrows, a wheel)
+        stayed painted until something repainted them.
+        """
+        for view in self.window.findChildren(QGraphicsView):
+            view.viewport().update()
 
     def run(self) -> None:
         """Render every frame now (no event loop needed: the command line)."""

@@ -63,8 +63,20 @@ class Setup:
     """
 
     __slots__ = (
-        "system", "t_end", "dt_out", "rtol", "atol", "N", "M_inv", "kin", "law", "flight",
-        "gravity", "r_min", "no_gaps", "closed_form",
+        "M_inv",
+        "N",
+        "atol",
+        "closed_form",
+        "dt_out",
+        "flight",
+        "gravity",
+        "kin",
+        "law",
+        "no_gaps",
+        "r_min",
+        "rtol",
+        "system",
+        "t_end",
     )  # fmt: skip
 
     def __init__(

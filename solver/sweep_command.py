@@ -161,6 +161,51 @@ class SweepProgress:
         self.stream.flush()
 
 
+PIPE_MIN_POINTS = 10
+"""In a pipe (not a terminal), sweeps of at least this many points print a progress line at
+every tenth of the way; smaller ones, which end quickly, stay silent."""
+
+
+class PipeProgress:
+    """Plain lines for a pipe or a log file: ``"12 / 29 points"`` at every tenth of the way."""
+
+    def __init__(self, stream: TextIO, total: int) -> None:
+        self.stream = stream
+        self.total = total
+        self.step = max(1, math.ceil(total / 10))
+        self._printed = -1
+        self._lock = threading.Lock()
+
+    def update(self, done: int, force: bool = False) -> None:
+        """Print ``done`` when it reaches the next tenth (or ``force``)."""
+        with self._lock:
+            if force or done // self.step > max(self._printed, 0) // self.step:
+                self._print(done)
+
+    def close(self, done: int) -> None:
+        """Print the final count (once)."""
+        with self._lock:
+            if done != self._printed:
+                self._print(done)
+
+    def _print(self, done: int) -> None:
+        self._printed = done
+        self.stream.write(f"{done} / {self.total} points\n")
+        self.stream.flush()
+
+
+def _progress(stream: TextIO, total: int) -> SweepProgress | PipeProgress | None:
+    """The progress shown for a sweep of ``total`` points on ``stream`` (stderr), if any."""
+    if stream.isatty():
+        progress: SweepProgress | PipeProgress = SweepProgress(stream, total)
+    elif total >= PIPE_MIN_POINTS:
+        progress = PipeProgress(stream, total)
+    else:
+        return None
+    progress.update(0, force=True)  # at once: the first points may take long
+    return progress
+
+
 def _duration(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "--"
@@ -248,7 +293,7 @@ def run_sweep_command(args: argparse.Namespace, stderr: TextIO) -> int:
     except InputError as error:
         print(str(error).splitlines()[0], file=stderr)
         return EXIT_INVALID_INPUT
-    progress = SweepProgress(stderr, len(plan)) if stderr.isatty() else None
+    progress = _progress(stderr, len(plan))
 
     def on_point(_point: PointResult, done: int, _total: int) -> None:
         if progress is not None:

@@ -7,6 +7,7 @@ thread before the widget goes away.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,10 +19,30 @@ from PySide6.QtWidgets import QMessageBox
 
 from impactgui.canvas import SceneCanvas
 from impactgui.document import SceneDocument
-from impactgui.presets import SCENES_DIR
+from impactgui.presets import RESOURCES_DIR, SCENES_DIR
 
 if TYPE_CHECKING:
     from impactgui.mainwindow import MainWindow
+
+
+def resource_hashes() -> dict[str, str]:
+    """SHA-256 of every file under ``resources/``, by path relative to it."""
+    return {
+        str(path.relative_to(RESOURCES_DIR)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(RESOURCES_DIR.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def resources_stay_untouched() -> Iterator[None]:
+    """The application never writes under ``resources/``: the tree is the same after the suite."""
+    before = resource_hashes()
+    yield
+    after = resource_hashes()
+    names = before.keys() | after.keys()
+    changed = sorted(name for name in names if before.get(name) != after.get(name))
+    assert not changed, f"the GUI tests changed files under resources/: {changed}"
 
 
 @pytest.fixture

@@ -89,7 +89,7 @@ def test_round_off_is_shown_as_0_at_the_scene_s_scale(qtbot) -> None:
         ]
     )
     cells = [model.data(model.index(0, column)) for column in range(model.columnCount())]
-    assert cells[4] == "b1 (0); b2 (1)"
+    assert cells[4] == "b1: vx = 0 m/s; b2: vx = 1 m/s"
     assert cells[5] == "1 / 0"
     assert cells[7] == "0"
     assert model.data(model.index(1, 7)) == "-1e-06"  # a real loss, however small, stays

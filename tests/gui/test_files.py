@@ -101,13 +101,15 @@ def test_a_clean_scene_is_dropped_without_asking(window) -> None:
 
 
 def test_opening_a_bad_file_names_the_problem_and_keeps_the_scene(qtbot, window, tmp_path):
-    assert window.open_file(scene_path("bouncing_ball"))
+    good = tmp_path / "good.json"
+    good.write_bytes(scene_path("bouncing_ball").read_bytes())
+    assert window.open_file(good)
     bad = tmp_path / "bad.json"
     bad_data = json.loads(scene_path("bouncing_ball").read_text())
     bad_data["bodies"][0]["mass"] = -1
     bad.write_text(json.dumps(bad_data))
     assert not window.open_file(bad)
-    assert window.doc.path == scene_path("bouncing_ball")
+    assert window.doc.path == good
     boxes = [box for box in window.findChildren(QMessageBox) if box.isVisible()]
     assert boxes and "bodies[0].mass" in boxes[-1].informativeText()
     assert "bodies[0].mass" in window.statusBar().currentMessage()

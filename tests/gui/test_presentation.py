@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from impactgui import scene_items
 from impactgui.image_export import image_array, render_widget
-from impactgui.plots import ENERGY_TERMS
+from impactgui.plots import ENERGY_TERMS, LEGEND_TEXT_SIZE
 from impactgui.presentation import CONTRAST_LIGHTNESS, SCALE_RANGE, ScaleDialog, contrast_colour
 from tests.gui.conftest import run_to_end, scene_path
 
@@ -53,11 +53,11 @@ def test_legends_sit_beside_the_plots_not_over_the_curves(presenting) -> None:
     view = energy.vb.sceneBoundingRect()
     assert not legend.sceneBoundingRect().intersects(view)
     assert legend.sceneBoundingRect().left() >= view.right()
-    assert not energy.legend.isVisible()
-    # every legend has the same width: the plots line up under one time axis
-    widths = {round(styler.outside_legend(p).sceneBoundingRect().width()) for p in plots.plots
-              if styler.outside_legend(p) is not None}  # fmt: skip
-    assert len(widths) == 1
+    assert legend is energy.legend  # the plot's own legend, beside it in every mode
+    # the legends share one column of the layout: the plots line up under one time axis
+    lefts = {round(p.legend.sceneBoundingRect().left()) for p in plots.plots if p.isVisible()}
+    rights = {round(p.vb.sceneBoundingRect().right()) for p in plots.plots if p.isVisible()}
+    assert len(lefts) == 1 and len(rights) == 1
 
 
 def test_event_log_cells_are_never_cut_short(presenting) -> None:
@@ -100,6 +100,7 @@ def test_turning_it_off_restores_everything(qtbot, presenting) -> None:
     assert window.plots.energy_curves["total"].opts["pen"].color() == QColor("#000000")
     assert window.plots.energy_plot.legend.isVisible()
     assert window.presentation.styler.outside_legend(window.plots.energy_plot) is None
+    assert window.plots.energy_plot.legend.opts["labelTextSize"] == LEGEND_TEXT_SIZE
     assert not window.honesty.enabled and not window.honesty_action.isChecked()
 
 

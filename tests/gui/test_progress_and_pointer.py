@@ -51,11 +51,12 @@ def test_pointer_read_out_shows_the_snapped_position_and_the_wall_length(qtbot, 
     canvas.deliver_press((0.0, 0.0))
     canvas.deliver_drag((0.3, 0.4))
     canvas.pointer_moved.emit(0.3012, 0.3987)  # snapped to the 1 cm grid
-    assert window.pointer.text() == "x = 0.300 m  y = 0.400 m  ·  wall 0.500 m"
+    expected = "x = 0.300 m  y = 0.400 m  ·  wall 0.500 m"
+    qtbot.waitUntil(lambda: window.pointer.text() == expected, timeout=2000)
     canvas.deliver_release((0.3, 0.4))
     canvas.set_tool("select")
     canvas.pointer_moved.emit(1.0, -0.25)
-    assert window.pointer.text() == "x = 1.000 m  y = -0.250 m"
+    qtbot.waitUntil(lambda: window.pointer.text() == "x = 1.000 m  y = -0.250 m", timeout=2000)
     assert len(window.doc.data["boundaries"]) == 1
     window.doc.undo_stack.setClean()  # no unsaved-changes prompt at the end
 

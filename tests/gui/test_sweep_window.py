@@ -68,7 +68,7 @@ def test_restitution_sweep_streams_t_zeno_of_the_closed_form(qtbot, window, tmp_
     assert [x for x, _, _ in shown] == pytest.approx([0.3, 0.4, 0.5])
     expected = [t_zeno(1.0, e) for e in (0.3, 0.4, 0.5)]
     assert [y for _, y, _ in shown] == pytest.approx(expected, rel=1e-9)
-    assert sweep.plot_item.getAxis("bottom").labelText == "contact.restitution"
+    assert sweep.plot_item.getAxis("bottom").labelText == "restitution e"
 
     png = tmp_path / "t_zeno.png"
     assert sweep.export_png(png)
