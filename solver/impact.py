@@ -144,6 +144,10 @@ class ImpactResult:
     tangent_impulse: np.ndarray
     law: str
     note: str = ""
+    gains_energy: bool = False
+    """``energy_change > ENERGY_GAIN_TOLERANCE · T⁻``: the impact gained kinetic energy
+    beyond round-off (possible for ``staged`` and ``poisson`` with restitutions that
+    differ per contact, docs/LIMITS.md)."""
 
 
 # ---------------------------------------------------------------------------
@@ -1401,6 +1405,7 @@ def resolve_impact(
         impulse, tangent = stages.totals(n)
     dv = v_plus - v_minus
     energy_change = 0.5 * float(dv @ inertia.times(v_plus + v_minus))
+    gains = energy_change > ENERGY_GAIN_TOLERANCE * _kinetic(inertia, v_minus)
     return ImpactResult(
         v_plus=v_plus,
         impulse=impulse,
@@ -1410,6 +1415,7 @@ def resolve_impact(
         tangent_impulse=tangent,
         law=law,
         note=note,
+        gains_energy=gains,
     )
 
 
