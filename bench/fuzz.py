@@ -400,6 +400,9 @@ def fuzz_impacts(count: int, seed: int) -> dict:
                 )
             else:
                 outcomes["energy gain (per-constraint e)"] += 1
+                if not result.gains_energy:
+                    outcomes["silent energy gain"] += 1
+                    problems.append(f"impact {k} ({law}): energy gain not flagged")
         if result.note:
             outcomes["note: " + result.note.split(":")[0][:40]] += 1
     return {"outcomes": outcomes, "problems": problems, "durations": durations}

@@ -48,7 +48,7 @@ COLUMNS = (
     "message",
 )
 
-_ALERT_TYPES = ("error", "inadmissible", "zeno")
+_ALERT_TYPES = ("error", "inadmissible", "zeno", "energy_gain")
 VELOCITY_WIDTH = 170
 """Width of a ``v⁻`` / ``v⁺`` column, px, for bodies of up to three rates."""
 VELOCITY_WIDTH_PER_RATE = 64

@@ -573,12 +573,10 @@ class MainWindow(QMainWindow):
         if self.recovery is None:
             return False
         pending = self.recovery.pending()
-        if self.recovery.set_aside:
-            self.warn(
-                "Damaged autosave set aside",
-                "An autosave could not be read:",
-                self.recovery.set_aside,
-            )
+        if self.recovery.set_aside:  # one status-bar line; the start goes on
+            first, more = self.recovery.set_aside[0], len(self.recovery.set_aside) - 1
+            also = f" (and {more} more)" if more else ""
+            self.statusBar().showMessage(f"damaged autosave set aside: {first}{also}", 30000)
         for recovered in pending:
             answer = self.confirm_restore(recovered)
             if answer == RecoveryAnswer.RESTORE:
@@ -622,17 +620,25 @@ class MainWindow(QMainWindow):
         )
         return True
 
-    def _ask_restore(self, recovered: RecoveredScene) -> RecoveryAnswer:
+    @staticmethod
+    def restore_question(recovered: RecoveredScene) -> tuple[str, str]:
+        """The restore question's text and informative text for ``recovered``.
+
+        Its fields were checked when it was read (``RecoveryStore.pending``):
+        the time converts to local time, the title and path are short text.
+        """
         where = recovered.original_path or "a scene that was never saved"
         saved = recovered.saved_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Recover unsaved changes",
+        text = (
             f"impactgui did not shut down cleanly. Unsaved changes to "
-            f"“{recovered.title or 'Untitled'}” were kept.",
-            parent=self,
+            f"“{recovered.title or 'Untitled'}” were kept."
         )
-        box.setInformativeText(f"From: {where}\nAutosaved: {saved}")
+        return text, f"From: {where}\nAutosaved: {saved}"
+
+    def _ask_restore(self, recovered: RecoveredScene) -> RecoveryAnswer:
+        text, informative = self.restore_question(recovered)
+        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved changes", text, parent=self)
+        box.setInformativeText(informative)
         restore = box.addButton("Restore", QMessageBox.ButtonRole.AcceptRole)
         discard = box.addButton(Answer.Discard)
         later = box.addButton("Not now", QMessageBox.ButtonRole.RejectRole)

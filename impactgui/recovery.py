@@ -23,9 +23,14 @@ leftovers (a lock held by a running process, another open impactgui window,
 keeps its files out of the list).
 
 An autosave that cannot be read back — damaged, too large, nested too deep,
-not a JSON object — is set aside: renamed to ``<session>.damaged-<time>.json``
+not a JSON object, or with metadata any field of which is missing, of the
+wrong type or out of range (a ``saved_at`` without a time zone or outside
+1970–9000, an ``original_path`` that is not an absolute path, a title longer
+than a scene's) — is set aside: renamed to ``<session>.damaged-<time>.json``
 (kept for the user, never offered again) and reported in
-``RecoveryStore.set_aside``; the application starts as usual. A restored
+``RecoveryStore.set_aside`` (one line each, the field named); the window shows
+it on one status-bar line and starts as usual. A missing metadata file is no
+damage (a crash between the two writes). A restored
 scene is opened without a file name: Save asks where to save it, rather
 than trusting the path stored beside the autosave.
 """
@@ -45,7 +50,7 @@ from typing import Any
 from PySide6.QtCore import QLockFile, QStandardPaths
 
 from solver.atomic_file import atomic_write
-from solver.scene import SceneError, read_scene_text, scene_data_from_text
+from solver.scene import MAX_TEXT, SceneError, read_scene_text, scene_data_from_text
 
 RECOVERY_DIR_ENV = "IMPACTGUI_RECOVERY_DIR"
 """Environment variable naming the recovery directory (tests point it at a temporary one)."""
@@ -58,6 +63,16 @@ DAMAGED_INFIX = ".damaged-"
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 """Permissions of the recovery directory and its files: the user's own, nobody else's."""
+META_MAX_BYTES = 256 * 2**10
+"""Largest metadata file read (a path and a title fit many times over)."""
+META_MAX_PATH = 4096
+"""Longest ``original_path``, characters (Linux's ``PATH_MAX``)."""
+META_MAX_TEXT = MAX_TEXT
+"""Longest ``title``, characters (a scene's own limit)."""
+REASON_MAX = 300
+"""Longest reason kept for a set-aside file (it is shown on one status-bar line)."""
+SAVED_AT_RANGE = (datetime(1970, 1, 1, tzinfo=UTC), datetime(9000, 1, 1, tzinfo=UTC))
+"""The ``saved_at`` times accepted (UTC): any other is damage, not when an autosave was made."""
 
 
 class RecoveryAnswer(StrEnum):
@@ -222,6 +237,7 @@ class RecoveryStore:
 
     def _set_aside(self, scene_file: Path, error: BaseException) -> None:
         reason = "; ".join(error.problems) if isinstance(error, SceneError) else str(error)
+        reason = " ".join(reason.split())[:REASON_MAX] or type(error).__name__
         try:
             moved = _set_aside(scene_file)
         except OSError as failure:
@@ -254,32 +270,124 @@ def _is_live(scene_file: Path) -> bool:
 def _read(scene_file: Path) -> RecoveredScene:
     """The recovered scene in ``scene_file``; its metadata is optional (a crash between writes).
 
+    Every field of the metadata, when its file exists, is checked before use
+    (``_checked_meta``): a damaged one damages the pair.
+
     Raises
     ------
-    OSError, UnicodeDecodeError, ValueError
-        When the scene file cannot be read or holds no JSON object.
+    OSError, ValueError, SceneError
+        When the scene file cannot be read or holds no JSON object, or the
+        metadata file exists but is damaged (the message names the field).
     """
     data = scene_data_from_text(read_scene_text(scene_file), str(scene_file))
     if not isinstance(data, dict):
-        raise ValueError(f"{scene_file}: not a JSON object")
-    try:
-        meta = scene_data_from_text(read_scene_text(_meta_file(scene_file)))
-    except SceneError:
-        meta = {}
-    if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
-        meta = {}
-    original = meta.get("original_path")
-    try:
-        saved_at = datetime.fromisoformat(str(meta["saved_at"]))
-    except (KeyError, ValueError):
-        saved_at = datetime.fromtimestamp(scene_file.stat().st_mtime, UTC)
+        raise ValueError(f"{scene_file.name}: not a JSON object")
+    meta_file = _meta_file(scene_file)
+    if os.path.lexists(meta_file):
+        meta = _checked_meta(meta_file)
+        saved_at = meta["saved_at"]
+        title = meta["title"]
+        original = meta["original_path"]
+    else:
+        try:  # a crash between the two writes: the scene file's own time
+            mtime = datetime.fromtimestamp(scene_file.stat().st_mtime, UTC)
+            saved_at = _checked_time(mtime, "modification time")
+        except (OverflowError, ValueError, OSError):
+            saved_at = datetime.now(UTC)
+        title, original = "", None
     return RecoveredScene(
         data=data,
-        original_path=Path(original) if isinstance(original, str) and original else None,
-        title=str(meta.get("title") or data.get("title") or ""),
+        original_path=Path(original) if original else None,
+        title=title or _scene_title(data),
         saved_at=saved_at,
         scene_file=scene_file,
     )
+
+
+def _scene_title(data: dict[str, Any]) -> str:
+    """The scene's own title when it is short, encodable text; else ``""``."""
+    title = data.get("title")
+    return title if isinstance(title, str) and _is_text(title, META_MAX_TEXT) else ""
+
+
+def _is_text(text: str, limit: int) -> bool:
+    """True for text of at most ``limit`` characters that UTF-8 can encode (no lone surrogate)."""
+    if len(text) > limit:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _checked_meta(meta_file: Path) -> dict[str, Any]:
+    """The fields of a recovery metadata file, each checked; ``saved_at`` as a datetime.
+
+    Raises
+    ------
+    ValueError, SceneError
+        Naming the first field that is missing, of the wrong type or out of range.
+    """
+    meta = scene_data_from_text(read_scene_text(meta_file, META_MAX_BYTES), meta_file.name)
+    if not isinstance(meta, dict):
+        raise ValueError(f"{meta_file.name}: not a JSON object")
+    if meta.get("format") != META_FORMAT:
+        raise ValueError(f"{meta_file.name}: format: not {META_FORMAT!r}")
+    version = meta.get("version")
+    if type(version) is not int or version != META_VERSION:
+        raise ValueError(f"{meta_file.name}: version: not {META_VERSION}")
+    original = meta.get("original_path")
+    if original is not None and not (
+        isinstance(original, str)
+        and _is_text(original, META_MAX_PATH)
+        and "\0" not in original
+        and Path(original).is_absolute()
+    ):
+        raise ValueError(
+            f"{meta_file.name}: original_path: not null nor an absolute path of at most "
+            f"{META_MAX_PATH} characters"
+        )
+    title = meta.get("title")
+    if not (isinstance(title, str) and _is_text(title, META_MAX_TEXT)):
+        raise ValueError(f"{meta_file.name}: title: not text of at most {META_MAX_TEXT} characters")
+    text = meta.get("saved_at")
+    if not (isinstance(text, str) and len(text) <= 64):
+        raise ValueError(f"{meta_file.name}: saved_at: not an ISO 8601 time")
+    try:
+        saved_at = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{meta_file.name}: saved_at: not an ISO 8601 time") from None
+    return {
+        "original_path": original or None,
+        "title": title,
+        "saved_at": _checked_time(saved_at, f"{meta_file.name}: saved_at"),
+    }
+
+
+def _checked_time(saved_at: datetime, field: str) -> datetime:
+    """``saved_at`` in UTC when it has a time zone and lies in ``SAVED_AT_RANGE``.
+
+    The local-time conversion the restore question shows is tried here, so
+    that no date reaches the question that cannot be shown (``9999-12-31T23:59:59-14:00``
+    overflows at ``astimezone``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``field``, for a naive time or one out of range.
+    """
+    if saved_at.tzinfo is None or saved_at.utcoffset() is None:
+        raise ValueError(f"{field}: no time zone")
+    first, last = SAVED_AT_RANGE
+    try:
+        utc = saved_at.astimezone(UTC)
+        utc.astimezone()
+    except (OverflowError, ValueError, OSError):
+        raise ValueError(f"{field}: out of range") from None
+    if not first <= utc <= last:
+        raise ValueError(f"{field}: {utc.isoformat()} not between {first.year} and {last.year}")
+    return utc
 
 
 def _json_text(data: Any) -> str:

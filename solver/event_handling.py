@@ -582,6 +582,23 @@ class EventHandler:
                     message=f"the {self.s.law} law left u_n = {u_plus[worst]:.6g} m/s < 0",
                 )
             )
+        if result.gains_energy:  # restitutions that differ per contact (docs/LIMITS.md)
+            out.events.append(
+                Event(
+                    t=self.t,
+                    type="energy_gain",
+                    body=closed[loudest].body,
+                    other=closed[loudest].other,
+                    stages=stages,
+                    energy_change=energy_change,
+                    v_minus=v_minus,
+                    v_plus=v_plus,
+                    message=(
+                        f"the {self._law} law gained {energy_change:.6g} J of kinetic energy "
+                        "(restitutions that differ per contact: no loss is guaranteed)"
+                    ),
+                )
+            )
         if isinstance(closed, RailContacts):
             hit = frozenset(closed.keys(np.nonzero(impulse > 0.0)[0]))
         else:

@@ -15,7 +15,18 @@ if TYPE_CHECKING:
     from solver.stages import ImpactStages, SharedImpactStages
 
 FRAME_KINDS = ("sample", "pre", "post")
-EVENT_TYPES = ("impact", "liftoff", "stick", "slip", "zeno", "inadmissible", "impulse", "error")
+EVENT_TYPES = (
+    "impact",
+    "liftoff",
+    "stick",
+    "slip",
+    "zeno",
+    "inadmissible",
+    "impulse",
+    "error",
+    "energy_gain",
+    "accuracy",
+)
 CONTACT_MODES = ("stick", "slip+", "slip-")
 
 
@@ -127,7 +138,12 @@ class Event:
     ``tangent_impulse`` (N·s, summed over the contacts this row names),
     ``stages`` (number of stages of the impact law), ``energy_change``
     (T⁺ − T⁻, J), ``v_minus`` / ``v_plus`` (full generalized velocity).
-    ``message`` explains errors and inadmissible results in words.
+    ``message`` explains errors, inadmissible results and energy gains in words.
+    An ``energy_gain`` row follows an impact whose kinetic energy grew beyond
+    round-off (restitutions that differ per contact, docs/LIMITS.md): its
+    ``energy_change`` is that impact's gain again (not to be added to it).
+    An ``accuracy`` row (time-stepping) reports the run's largest
+    penetration and energy-balance drift in its ``message``.
     ``impact_stages`` (event-driven impacts) holds the contact's normal
     Jacobian and the impact law's stages (read with :mod:`solver.stages`).
     """

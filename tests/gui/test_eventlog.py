@@ -93,3 +93,18 @@ def test_round_off_is_shown_as_0_at_the_scene_s_scale(qtbot) -> None:
     assert cells[5] == "1 / 0"
     assert cells[7] == "0"
     assert model.data(model.index(1, 7)) == "-1e-06"  # a real loss, however small, stays
+
+
+def test_an_energy_gain_row_is_marked_red(qtbot, log) -> None:
+    from PySide6.QtCore import Qt
+
+    gain = Event(t=0.5, type="energy_gain", body="ball", other="wall", energy_change=0.2)
+    impact = Event(t=0.5, type="impact", body="ball", other="wall", energy_change=0.2)
+    log.append([impact, gain])
+    qtbot.waitUntil(lambda: log.table_model.rowCount() == 2, timeout=3000)
+    brushes = [
+        log.table_model.data(log.table_model.index(row, 1), Qt.ItemDataRole.ForegroundRole)
+        for row in range(2)
+    ]
+    assert brushes[0] is None
+    assert brushes[1].color().name() == "#b00020"

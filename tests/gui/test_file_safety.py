@@ -194,5 +194,7 @@ def test_a_deeply_nested_autosave_is_set_aside_and_the_app_starts(recovery_windo
     assert not damaged.exists()
     (kept,) = directory.glob("0123.damaged-*.json")
     assert kept.read_text().startswith("[[[")
-    assert any("could not be read" in text and "nested" in text for text in _close_boxes(win))
+    line = win.statusBar().currentMessage()  # one status-bar line, no box
+    assert line.startswith("damaged autosave set aside: 0123.scene.json") and "nested" in line
+    assert "\n" not in line and _close_boxes(win) == []
     assert RecoveryStore(directory).pending() == []  # never offered again
