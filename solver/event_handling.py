@@ -585,7 +585,7 @@ class EventHandler:
         if result.gains_energy:  # restitutions that differ per contact (docs/LIMITS.md)
             out.events.append(
                 Event(
-                    t=self.t,
+                    t=self.m.t,
                     type="energy_gain",
                     body=closed[loudest].body,
                     other=closed[loudest].other,
@@ -594,7 +594,7 @@ class EventHandler:
                     v_minus=v_minus,
                     v_plus=v_plus,
                     message=(
-                        f"the {self._law} law gained {energy_change:.6g} J of kinetic energy "
+                        f"the {self.s.law} law gained {energy_change:.6g} J of kinetic energy "
                         "(restitutions that differ per contact: no loss is guaranteed)"
                     ),
                 )
