@@ -68,6 +68,7 @@ from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.reference_overlay import ReferenceOverlay
 from impactgui.run_progress import RunProgress
+from impactgui.solver_process import ProcessStepper, needs_process
 from impactgui.stage_table import StageTable, with_stage_table
 from impactgui.sweep_window import SweepLauncher
 from impactgui.video_export import (
@@ -671,7 +672,12 @@ class MainWindow(QMainWindow):
             self.warn("Cannot run", "The scene has problems:", problems)
             return False
         scene = self.doc.scene()  # validated with problems(): nothing is copied or parsed here
-        runner = SimulationRunner(parent=self, prepare=lambda: make_stepper(scene))
+        child = ProcessStepper(scene) if needs_process(scene) else None  # see solver_process
+        runner = SimulationRunner(
+            parent=self,
+            prepare=child.start if child is not None else lambda: make_stepper(scene),
+            cancel=child.kill if child is not None else None,
+        )
         runner.prepared.connect(self._on_run_prepared)
         runner.preparation_failed.connect(self._on_run_preparation_failed)
         runner.frames_added.connect(self._on_frames_added)
@@ -756,8 +762,9 @@ class MainWindow(QMainWindow):
         runner = self.runner
         if runner is None:
             return
-        if runner.is_preparing and not self._shut_down:
-            # its solver is still being built: drop it without waiting for the build
+        if not self._shut_down and runner.is_running:
+            # never wait for the solver: a step, or the build, may take long (a child
+            # process is killed at once); the thread is joined once it has ended
             runner.abandon()
             runner.thread_finished.connect(self._forget_abandoned)
             self._abandoned.append(runner)
