@@ -172,3 +172,32 @@ def test_two_thousand_springs_are_drawn_by_two_curves(qtbot, window) -> None:
     # between beads 0.2 m apart: rim to rim, 0.1 m
     xs, _ = layer.springs[7].getData()
     assert (xs.min(), xs.max()) == pytest.approx((6 * 0.2 + 0.05, 7 * 0.2 - 0.05))
+
+
+def test_a_run_in_a_child_process_exports_what_the_command_line_writes(
+    qtbot, window, monkeypatch, tmp_path
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    children = Children(monkeypatch)
+    data = scene_to_dict(spring_chain(40, t_end=0.3, dt_out=0.01))
+    scene_file = tmp_path / "chain40.json"
+    scene_file.write_text(json.dumps(data))
+    assert window.open_file(scene_file)
+    assert window.start_run()
+    qtbot.waitUntil(lambda: window.run_state in ("finished", "failed"), timeout=120000)
+    assert window.run_state == "finished" and len(children.made) == 1
+    assert window.export_csv(tmp_path / "app") is not None
+    cli = subprocess.run(
+        [sys.executable, "-m", "solver", "run", str(scene_file), "--out", str(tmp_path / "cli")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert cli.returncode == 0, cli.stderr
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert "trajectory.csv" in names
+    for name in names:
+        assert (tmp_path / "app" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
