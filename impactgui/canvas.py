@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QLabel, QVBoxLayout
 
 from impactgui.commands import DeleteItem, SceneCommand
 from impactgui.document import SceneDocument, problem_path, scene_problems
+from impactgui.forcing import ForcingDrawing, force_under
 from impactgui.grid import show_grid
 from impactgui.scene_items import (
     BACKGROUND,
@@ -277,6 +278,7 @@ class SceneCanvas(QWidget):
         self._velocity_arrows = self._overlay(ArrowField(), 20)
         self._impulse_arrows = self._overlay(ArrowField(width=3.0), 20)
         self._impulse_labels: list[pg.TextItem] = []
+        self.forcing = ForcingDrawing(self.view)
         self._velocity_handles = self._overlay(
             pg.ScatterPlotItem(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
         )
@@ -597,6 +599,9 @@ class SceneCanvas(QWidget):
             if a is not None and b is not None:
                 if distance_to_polyline(pos, np.array([a, b], dtype=float)) <= tolerance:
                     return Hit(("springs", index), "spring")
+        force = force_under(data, centres, pos, tolerance)
+        if force is not None:
+            return Hit(("forces", force), "force")
         for index, impulse in enumerate(data.get("impulses", [])):
             try:
                 point, _ = impulse_in_world(impulse, data)
@@ -660,6 +665,8 @@ class SceneCanvas(QWidget):
             data = self.document.data
             crowded = len(data.get("bodies", [])) > LABELLED_BODIES_MAX
             self.layer.build(data, self.document.selection, labels=not crowded)
+            if data.get("forces"):
+                self._draw_forcing(data)
         body = self._followed_body()
         if body is not None:
             self._centre_on(*self._shown_centre(body))
@@ -703,7 +710,16 @@ class SceneCanvas(QWidget):
             self._overlay(label, 20)
             self._impulse_labels.append(label)
         self._impulse_arrows.set_arrows(impulses)
+        self._draw_forcing(data)
         self._update_handles()
+
+    def _draw_forcing(self, data: Mapping[str, Any]) -> None:
+        """The harmonic forces' amplitudes while editing (``impactgui.forcing``)."""
+        bodies = data.get("bodies", [])
+        centres = {b.get("id"): self.body_centre(b) for b in bodies if self._drawable(b)}
+        selection = self.document.selection
+        chosen = selection[1] if selection is not None and selection[0] == "forces" else None
+        self.forcing.show_editing(data, centres, chosen)
 
     def impulse_labels(self) -> list[str]:
         """Texts shown next to the scheduled impulse arrows (size and time)."""
@@ -884,6 +900,7 @@ class SceneCanvas(QWidget):
         self._trails.append(np.column_stack((x, y)))
         self._keep_in_view(x, y)
         self.layer.update_springs(centres)
+        self.forcing.show_time(centres, float(frame.t))
         self._show_forces(frame)
         impacts = [event for event in events if event.type == "impact"]
         for event in impacts[-FLASHES_PER_FRAME_MAX:]:
@@ -964,6 +981,7 @@ class SceneCanvas(QWidget):
         ]
         self._force_unit = _nice_ceiling(max([*weights, 0.0]) or 1.0)
         self._update_legend()
+        self.forcing.start_run(data)
 
     def trail(self, body_id: str) -> np.ndarray:
         """The trail of a body's centre drawn now, shape (n, 2), m."""

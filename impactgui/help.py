@@ -26,7 +26,8 @@ GETTING_STARTED = """
 Newton's cradles, an axle cart); <i>File ▸ Open</i> reads a scene file.</li>
 <li><b>Draw</b> with the tools of the toolbar: <i>Wall</i>, <i>Curb</i>, <i>Arc</i> for
 obstacles; <i>Wheel</i>, <i>Bead</i>, <i>Axle cart</i> for bodies; <i>Spring</i> between
-them. <i>Select / move</i> drags things and their handles; the properties panel edits
+them; <i>Force</i> (drag from a body) for a harmonic force A sin(ωt + φ), drawn as an arrow
+that pulses with it during a run. <i>Select / move</i> drags things and their handles; the properties panel edits
 numbers. Positions snap to a grid (<i>Edit ▸ Snap to grid</i>).</li>
 <li><b>Run</b> (F5): the bodies move at real time while the solver computes; the plots
 show contact forces λ, friction τ, the energy budget and the velocity jumps; the event

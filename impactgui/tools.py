@@ -31,6 +31,7 @@ from impactgui.commands import (
     MoveItem,
     SetInitialVelocity,
 )
+from impactgui.forcing import FORCING_OMEGA, FORCING_SCALE
 from impactgui.scene_items import arc_points
 from impactgui.tool_host import Hit, Point, ToolHost
 from solver.cart_motion import strike_in_body_frame
@@ -174,7 +175,7 @@ class SelectTool(Tool):
         if not self.canvas.editing_enabled:
             return False
         hit = self.canvas.hit_test(pos)
-        if hit is None or hit.part in ("spring", "impulse"):
+        if hit is None or hit.part in ("spring", "impulse", "force"):
             return False
         self._hit = hit
         self._start = pos
@@ -750,6 +751,84 @@ class ImpulseTool(Tool):
         super().cancel()
 
 
+class ForceTool(Tool):
+    """Drag from a body: a harmonic force ``F(t) = A sin(ωt + φ)`` on its centre.
+
+    The drag is the amplitude ``A`` (``FORCING_SCALE``: 10 cm = 10 N; a bead,
+    which feels only the x component on its rail, takes the drag's x); ω is
+    ``FORCING_OMEGA`` and φ 0 until edited in the property panel, where the
+    new force is selected.
+    """
+
+    name = "force"
+    label = "Force"
+    tip = (
+        "Drag from a body: the arrow is the amplitude A of a harmonic force A sin(ωt + φ) "
+        "(10 cm = 10 N); set ω and φ in the properties."
+    )
+    shortcut = "O"
+    views = ("side",)
+
+    def __init__(self, canvas: ToolHost) -> None:
+        super().__init__(canvas)
+        self.body: dict[str, Any] | None = None
+        self.centre: Point = (0.0, 0.0)
+
+    def press(self, pos: Point) -> bool:
+        """Start on a body."""
+        hit = self.canvas.hit_test(pos, bodies_only=True)
+        if hit is None:
+            self.canvas.status_message.emit("Start the force on a body.")
+            return False
+        self.body = dict(self.doc.item(hit.ref))
+        self.centre = self.canvas.body_centre(self.body)
+        return True
+
+    def _amplitude(self, body: dict[str, Any], pos: Point) -> list[float]:
+        """The amplitude (N) a drag to ``pos`` from ``body``'s centre gives, to 0.1 N snapping."""
+        fx = FORCING_SCALE * (pos[0] - self.centre[0])
+        fy = 0.0 if body.get("type") == "bead" else FORCING_SCALE * (pos[1] - self.centre[1])
+        if self.canvas.snapping:
+            fx, fy = round(fx, 1), round(fy, 1)
+        return [fx + 0.0, fy + 0.0]
+
+    def drag(self, pos: Point) -> None:
+        """Preview the amplitude's arrow."""
+        if self.body is None:
+            return
+        fx, fy = self._amplitude(self.body, pos)
+        head = (self.centre[0] + fx / FORCING_SCALE, self.centre[1] + fy / FORCING_SCALE)
+        self.canvas.set_preview_arrow(self.centre, head)
+        self.canvas.status_message.emit(f"force amplitude |A| = {math.hypot(fx, fy):.3g} N")
+
+    def release(self, pos: Point) -> None:
+        """Add the force (and select it for its ω and φ)."""
+        body, self.body = self.body, None
+        self.canvas.set_preview_arrow(None, None)
+        if body is None:
+            return
+        amplitude = self._amplitude(body, pos)
+        if amplitude == [0.0, 0.0]:
+            self.canvas.status_message.emit("Drag away from the body: the arrow is the force.")
+            return
+        force = {
+            "body": body["id"],
+            "type": "harmonic",
+            "amplitude": amplitude,
+            "omega": FORCING_OMEGA,
+            "phase": 0.0,
+        }
+        command = AddItem(self.doc, "forces", force)
+        if self.canvas.try_push(command):
+            self.doc.select(command.ref)
+
+    def cancel(self) -> None:
+        """Drop the force being drawn."""
+        self.body = None
+        self.canvas.set_preview_arrow(None, None)
+        super().cancel()
+
+
 TOOL_TYPES: tuple[type[Tool], ...] = (
     SelectTool,
     WallTool,
@@ -760,6 +839,7 @@ TOOL_TYPES: tuple[type[Tool], ...] = (
     BeadTool,
     CartTool,
     SpringTool,
+    ForceTool,
     DeleteTool,
     ImpulseTool,
 )
