@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from solver.stages import ImpactStages, SharedImpactStages
 
 FRAME_KINDS = ("sample", "pre", "post")
-EVENT_TYPES = ("impact", "liftoff", "stick", "slip", "zeno", "inadmissible", "impulse", "error")
+EVENT_TYPES = (
+    "impact", "liftoff", "stick", "slip", "zeno", "inadmissible", "impulse", "error", "action",
+)  # fmt: skip
 CONTACT_MODES = ("stick", "slip+", "slip-")
 
 
