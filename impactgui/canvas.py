@@ -126,6 +126,13 @@ class _FrameLayout:
     bead_slots: np.ndarray
     """Per body: its slot in the layer's ``BeadField``, or -1 when it is not a bead."""
 
+    def index_of(self, body_id: str) -> int | None:
+        """The body's place in ``ids`` (None: not drawn); the map is made on first use."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = self.__dict__["_index"] = {name: k for k, name in enumerate(self.ids)}
+        return index.get(body_id)
+
     @classmethod
     def empty(cls) -> _FrameLayout:
         """No bodies."""
@@ -234,6 +241,11 @@ class SceneCanvas(QWidget):
     impulse_requested(str, object, object)
         During a run, the impulse tool asks for an impulse: body id, point
         ``[x, y]`` (m) and vector ``[Sx, Sy]`` (N·s), world frame.
+    grab_started()
+        The grab tool took a body of the run shown (``impactgui.live``).
+    state_requested(str, object, object)
+        The grab tool asks to put a body of the run shown at a centre ``[x, y]`` (m)
+        with a velocity ``[vx, vy]`` (m/s) from the time shown.
     tool_changed(str)
         The active tool changed (its name).
     pointer_moved(float, float)
@@ -242,6 +254,8 @@ class SceneCanvas(QWidget):
 
     status_message = Signal(str)
     impulse_requested = Signal(str, object, object)
+    grab_started = Signal()
+    state_requested = Signal(str, object, object)
     tool_changed = Signal(str)
     pointer_moved = Signal(float, float)
 
@@ -300,6 +314,8 @@ class SceneCanvas(QWidget):
         self._layout_radii = np.zeros(0)
         self._shown_pose = np.zeros((0, 3))
         """``(x, y, angle)`` per body of the frame shown last: only bodies that moved are placed."""
+        self._shown_velocity = np.zeros((0, 2))
+        """``(vx, vy)`` per body of the frame shown last (``shown_motion``), m/s."""
         self._trails = self._overlay(TrailField(), 4)
         self._last_time = -math.inf
         self._force_unit = 1.0
@@ -506,6 +522,17 @@ class SceneCanvas(QWidget):
             self._preview_arrow.set_arrows([(*start, *end, IMPULSE_COLOUR)])
 
     # ----------------------------------------------------------- hit testing
+
+    def shown_motion(self, body_id: str) -> tuple[Point, Point] | None:
+        """Centre (m) and velocity (m/s) of a body in the run's frame shown; None if none."""
+        if not self._animating or len(self._shown_velocity) != len(self._layout.ids):
+            return None
+        index = self._layout.index_of(body_id)
+        if index is None:
+            return None
+        x, y, _ = self._shown_pose[index].tolist()
+        vx, vy = self._shown_velocity[index].tolist()
+        return (x, y), (vx, vy)
 
     def pixel_size(self) -> float:
         """Length of one screen pixel in scene units (m)."""
@@ -872,6 +899,7 @@ class SceneCanvas(QWidget):
             else None
         )
         self._shown_pose = pose
+        self._shown_velocity = np.column_stack((vx, vy))
         if moved is None:
             moved = np.ones(len(pose), dtype=bool)
         beads = moved & (layout.bead_slots >= 0)

@@ -58,6 +58,7 @@ from impactgui.eventlog import EventLog
 from impactgui.file_io import read_scene_in_background
 from impactgui.help import HelpPages
 from impactgui.image_export import ask_scale, save_png
+from impactgui.live import LiveInteraction
 from impactgui.motion_plots import MotionPlots
 from impactgui.playback import PlaybackBar, PlaybackClock
 from impactgui.playback_honesty import PlaybackHonesty
@@ -224,6 +225,7 @@ class MainWindow(QMainWindow):
         install_actions(self)
         self._fill_recent_menu()
         self._connect()
+        self.live = LiveInteraction(self)  # the Live dock and the grab tool's requests
         self._update_title()
         self._update_run_actions()
         self.resize(1400, 900)
@@ -317,6 +319,24 @@ class MainWindow(QMainWindow):
             "Ctrl+Z), run computed again",
             8000,
         )
+        return True
+
+    def rerun_with(self, collection: str, item: dict[str, Any], t: float, message: str) -> bool:
+        """Record a user's action at ``t`` (s) in the scene and compute the run again.
+
+        As a strike (``give_impulse``): ``item`` is added to ``collection`` as an
+        undoable edit, the run is computed again from the start exactly as the
+        command line computes the saved scene, and the screen goes on from
+        ``t`` (or stays there when paused). ``message`` goes to the status bar.
+        """
+        playing = self.clock.is_playing
+        self.doc.push(AddItem(self.doc, collection, item))
+        if not self.start_run():
+            return False
+        self._resume_at = (float(t), playing)
+        if not playing:
+            self._set_run_state("paused")
+        self.statusBar().showMessage(f"{message}: recorded in the scene (undo with Ctrl+Z)", 8000)
         return True
 
     def _ask_discard(self) -> QMessageBox.StandardButton:
