@@ -152,22 +152,35 @@ class ProcessStepper:
         self.status, self.message = "running", ""
         self.pid: int | None = None
 
-    def start(self) -> ProcessStepper:
+    def start(self) -> Any:
         """Start the child and wait (without the interpreter lock) until its stepper is built.
 
         Raises the child's ``SceneError``, ``InputError`` or ``SolverError``
-        as make_stepper would, ``StoppedError`` when killed meanwhile.
+        as make_stepper would, ``StoppedError`` when killed meanwhile. Where
+        no child process can be started (``OSError``: no process or socket
+        allowed), returns the plain stepper, which steps in the worker thread.
         """
-        context = _context()
-        here, there = context.Pipe()
-        process = context.Process(
-            target=serve, args=(there, self._scene), name="impactgui-solver", daemon=True
-        )
-        with self._lock:
-            if self._killed:
-                raise StoppedError("stopped by the user")
+        if self._killed:
+            raise StoppedError("stopped by the user")
+        try:  # not under the lock: kill() must never wait for a start (forkserver: seconds)
+            context = _context()
+            here, there = context.Pipe()
+            process = context.Process(
+                target=serve, args=(there, self._scene), name="impactgui-solver", daemon=True
+            )
             process.start()
+        except OSError:
+            from solver.simulation import make_stepper
+
+            return make_stepper(self._scene)
+        with self._lock:
             self._process, self._connection, self.pid = process, here, process.pid
+            killed = self._killed
+        if killed:  # Reset or Close while it started
+            there.close()
+            process.kill()
+            process.join(JOIN_S)
+            raise StoppedError("stopped by the user")
         there.close()
         reply = self._receive()
         if reply[0] == "error":

@@ -201,3 +201,18 @@ def test_a_run_in_a_child_process_exports_what_the_command_line_writes(
     assert "trajectory.csv" in names
     for name in names:
         assert (tmp_path / "app" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+
+
+def test_where_no_child_process_can_start_the_run_steps_in_the_worker_thread(
+    qtbot, window, monkeypatch
+) -> None:
+    import impactgui.solver_process as solver_process
+
+    def refuse() -> Any:
+        raise PermissionError("no sockets here")
+
+    monkeypatch.setattr(solver_process, "_context", refuse)
+    window.doc.set_data(scene_to_dict(spring_chain(40, t_end=0.1, dt_out=0.01)))
+    assert window.start_run()
+    qtbot.waitUntil(lambda: window.run_state == "finished", timeout=120000)
+    assert window.runner.trajectory.times()[-1] == pytest.approx(0.1)
