@@ -581,11 +581,11 @@ class SimulationRunner(QObject):
         joined = self._thread.wait(timeout_ms)
         if joined:
             QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
-        else:
+            self._release_collector()
+        else:  # the collector stays held until the thread ends (_on_thread_finished)
             _keep_until_finished(self._thread, self._worker)
         self._thread = None
         self._worker = None
-        self._release_collector()
         if self.status == "running":
             self.status, self.message = "stopped", "stopped by the user"
             self.trajectory.status, self.trajectory.message = self.status, self.message
