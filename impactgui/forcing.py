@@ -64,14 +64,16 @@ def forcing_arrows(
     centres: Mapping[str, Point],
     t: float | None,
     selected: int | None = None,
+    bodies: Mapping[str, Any] | None = None,
 ) -> list[tuple[int, Arrow]]:
     """``(index in forces, arrow)`` of each drawable force: its amplitude (``t`` None) or F(t).
 
     ``centres`` gives each body's centre (m) as shown; a force on a body
     missing there, or with unreadable numbers, is not drawn. The selected
-    force is drawn in the selection colour.
+    force is drawn in the selection colour. ``bodies`` (by id) saves making that map.
     """
-    bodies = {b.get("id"): b for b in data.get("bodies", []) if isinstance(b, Mapping)}
+    if bodies is None:
+        bodies = bodies_by_id(data)
     arrows: list[tuple[int, Arrow]] = []
     for index, force in enumerate(data.get("forces", [])):
         try:
@@ -84,6 +86,11 @@ def forcing_arrows(
         head = (cx + fx / FORCING_SCALE, cy + fy / FORCING_SCALE)
         arrows.append((index, (cx, cy, *head, colour)))
     return arrows
+
+
+def bodies_by_id(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The scene's bodies by id."""
+    return {b.get("id"): b for b in data.get("bodies", []) if isinstance(b, Mapping)}
 
 
 def force_under(
@@ -114,6 +121,7 @@ class ForcingDrawing:
         view.addItem(self.arrows, ignoreBounds=True)
         self.labels: list[Any] = []
         self._run_data: Mapping[str, Any] = {}
+        self._run_bodies: dict[str, Any] = {}
 
     def _clear_labels(self) -> None:
         for label in self.labels:
@@ -128,7 +136,7 @@ class ForcingDrawing:
 
         self._clear_labels()
         drawn = forcing_arrows(data, centres, None, selected)
-        bodies = {b.get("id"): b for b in data.get("bodies", []) if isinstance(b, Mapping)}
+        bodies = bodies_by_id(data)
         for index, (_, _, hx, hy, colour) in drawn:
             force = data["forces"][index]
             text = forcing_label(force, bodies[force["body"]])
@@ -144,10 +152,11 @@ class ForcingDrawing:
         """A run of ``data`` is shown from now on: no labels, arrows at the frames' times."""
         self._clear_labels()
         self._run_data = data
+        self._run_bodies = bodies_by_id(data) if data.get("forces") else {}
         self.arrows.set_arrows([])
 
     def show_time(self, centres: Mapping[str, Point], t: float) -> None:
         """``F(t)`` of every force at the centres shown (m)."""
         if self._run_data.get("forces"):
-            drawn = forcing_arrows(self._run_data, centres, t)
+            drawn = forcing_arrows(self._run_data, centres, t, bodies=self._run_bodies)
             self.arrows.set_arrows(arrow for _, arrow in drawn)

@@ -10,6 +10,7 @@ and drawn by one item; the selected spring keeps its own curve and colour.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,11 +66,21 @@ class SpringField:
         self.chosen = chosen
         self.shapes = [SpringShape() for _ in self.ends]
         self.curve = pg.PlotCurveItem(pen=pen, connect="finite")
+        self._radii_known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.chosen_curve = pg.PlotCurveItem(pen=chosen_pen)
 
     def items(self) -> list[pg.PlotCurveItem]:
         """The two curves (add them to a view)."""
         return [self.curve, self.chosen_curve]
+
+    def _radii(self, radius: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per spring: the radius of end a, of end b (0 for an anchor), whether b is a body."""
+        if self._radii_known is None:
+            r_a = np.array([radius(a) for a, _, _ in self.ends], dtype=float)
+            r_b = np.array([radius(b) if b is not None else 0.0 for _, b, _ in self.ends])
+            paired = np.array([b is not None for _, b, _ in self.ends], dtype=bool)
+            self._radii_known = (r_a, r_b.astype(float), paired)
+        return self._radii_known
 
     def update(self, centres: Mapping[str, Any], radius: Any) -> None:
         """Re-shape every spring between its ends' centres (m); ``radius(id)`` of a body (m).
@@ -77,28 +88,32 @@ class SpringField:
         The zig-zag runs from rim to rim (or rim to anchor), so it does not
         cover the disks, with 3 to 8 coils about as long as they are wide;
         when the rims touch it shrinks to a straight line between the centres.
-        A spring with an end missing from ``centres`` is not drawn.
+        A spring with an end missing from ``centres`` is not drawn. The radii
+        are read once (a body's size does not change while it is drawn).
         """
         n = len(self.ends)
-        start = np.full((n, 2), np.nan)
-        end = np.full((n, 2), np.nan)
-        r_a, r_b = np.zeros(n), np.zeros(n)
-        paired = np.zeros(n, dtype=bool)
-        for k, (a, b, anchor) in enumerate(self.ends):
-            point = centres.get(b) if b is not None else anchor
-            if a in centres and point is not None:
-                start[k] = centres[a]
-                end[k] = point
-                r_a[k] = radius(a)
-                if b is not None:
-                    r_b[k], paired[k] = radius(b), True
+        nowhere = (math.nan, math.nan)
+        start = np.array([centres.get(a, nowhere) for a, _, _ in self.ends], dtype=float)
+        end = np.array(
+            [
+                (centres.get(b, nowhere) if b is not None else (anchor or nowhere))
+                for _, b, anchor in self.ends
+            ],
+            dtype=float,
+        ).reshape(n, 2)
+        start = start.reshape(n, 2)
+        r_a, r_b, paired = self._radii(radius)
         shown = np.isfinite(start[:, 0]) & np.isfinite(end[:, 0])
         axis = end - start
         length = np.hypot(axis[:, 0], axis[:, 1])
         width = 0.6 * np.where(paired, np.minimum(r_a, r_b), r_a)
         coiled = shown & (length > r_a + r_b)
-        for k in np.flatnonzero(shown & ~coiled).tolist():
+        groups: list[np.ndarray] = []
+        straight = np.flatnonzero(shown & ~coiled)
+        for k in straight.tolist():
             self.shapes[k].points = np.array([start[k], end[k]])
+        if len(straight):
+            groups.append((straight, np.stack((start[straight], end[straight]), axis=1)))
         for k in np.flatnonzero(~shown).tolist():
             self.shapes[k].points = np.zeros((0, 2))
         if coiled.any():
@@ -120,13 +135,17 @@ class SpringField:
                 )
                 for k, shape in zip(index[group].tolist(), points, strict=True):
                     self.shapes[k].points = shape
-        self._draw()
+                groups.append((index[group], points))
+        self._draw(groups)
 
-    def _draw(self) -> None:
+    def _draw(self, groups: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """One NaN-separated curve of every spring but the chosen one; the chosen one apart."""
         pieces = []
-        for k, shape in enumerate(self.shapes):
-            if k != self.chosen and len(shape.points):
-                pieces += [shape.points, np.full((1, 2), np.nan)]
+        for springs, points in groups:
+            keep = springs != self.chosen if self.chosen is not None else slice(None)
+            kept = points[keep]
+            gaps = np.full((len(kept), 1, 2), np.nan)
+            pieces.append(np.concatenate((kept, gaps), axis=1).reshape(-1, 2))
         joined = np.concatenate(pieces) if pieces else np.zeros((0, 2))
         self.curve.setData(joined[:, 0], joined[:, 1], connect="finite")
         chosen = self.shapes[self.chosen].points if self.chosen is not None else np.zeros((0, 2))
