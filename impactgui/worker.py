@@ -338,6 +338,7 @@ class SimulationWorker(QObject):
         batch = StepOutput()
         last_handover = rest_due = time.monotonic()
         status, message = "stopped", "stopped by the user"
+        steps = 0
         try:
             while True:
                 if (batch.frames or batch.events) and self._must_hand_over(stepper.t):
@@ -351,6 +352,7 @@ class SimulationWorker(QObject):
                 if not gui_idle.is_set():
                     gui_idle.wait(max(0.0, _gui_busy_since[0] + GUI_FIRST_S - time.monotonic()))
                 output = stepper.step()
+                first, steps = steps == 0, steps + 1
                 watchdog.check(progress(stepper))
                 batch.frames.extend(output.frames)
                 batch.events.extend(output.events)
@@ -358,7 +360,8 @@ class SimulationWorker(QObject):
                     status, message = stepper.status, stepper.message
                     break
                 now = time.monotonic()
-                if single or now - last_handover >= self._batch_interval:
+                # the first step's frames at once: the next step may take long (a big flow)
+                if single or first or now - last_handover >= self._batch_interval:
                     self.batch_ready.emit(batch)
                     batch = StepOutput()
                     last_handover = now
