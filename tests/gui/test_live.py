@@ -135,3 +135,18 @@ def test_the_sliders_change_e_mu_and_g_from_the_time_shown(qtbot, window, tmp_pa
     y_g, v_g = 1.1 - G * t_g**2 / 2, -G * t_g
     assert frame.q[1] == pytest.approx(y_g + v_g * tau - 1.62 * tau**2 / 2, rel=1e-9)
     _same_files_as_the_command_line(window, tmp_path)
+
+
+def test_renaming_or_deleting_a_body_carries_its_actions(doc) -> None:
+    from impactgui.commands import DeleteItem, RenameBody
+
+    data = json.loads(scene_path("bouncing_ball").read_text())
+    put = {"time": 0.5, "type": "state", "body": "ball", "position": [0, 1], "velocity": [0, 0]}
+    setting = {"time": 0.7, "type": "set", "friction": 0.2}
+    data["actions"] = [put, setting]
+    doc.set_data(data)
+    doc.push(RenameBody(doc, ("bodies", 0), "boule"))
+    assert [a.get("body") for a in doc.data["actions"]] == ["boule", None]
+    assert doc.problems() == []
+    doc.push(DeleteItem(doc, ("bodies", 0)))
+    assert doc.data["actions"] == [setting] and doc.problems() == []
