@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QLabel, QVBoxLayout
 
 from impactgui.commands import DeleteItem, SceneCommand
 from impactgui.document import SceneDocument, problem_path, scene_problems
+from impactgui.forcing import ForcingDrawing, force_under
 from impactgui.grid import show_grid
 from impactgui.scene_items import (
     BACKGROUND,
@@ -124,6 +125,13 @@ class _FrameLayout:
     carts: list[tuple[CartItem, int, int]]
     bead_slots: np.ndarray
     """Per body: its slot in the layer's ``BeadField``, or -1 when it is not a bead."""
+
+    def index_of(self, body_id: str) -> int | None:
+        """The body's place in ``ids`` (None: not drawn); the map is made on first use."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = self.__dict__["_index"] = {name: k for k, name in enumerate(self.ids)}
+        return index.get(body_id)
 
     @classmethod
     def empty(cls) -> _FrameLayout:
@@ -245,6 +253,11 @@ class SceneCanvas(QWidget):
     impulse_requested(str, object, object)
         During a run, the impulse tool asks for an impulse: body id, point
         ``[x, y]`` (m) and vector ``[Sx, Sy]`` (N·s), world frame.
+    grab_started()
+        The grab tool took a body of the run shown (``impactgui.live``).
+    state_requested(str, object, object)
+        The grab tool asks to put a body of the run shown at a centre ``[x, y]`` (m)
+        with a velocity ``[vx, vy]`` (m/s) from the time shown.
     tool_changed(str)
         The active tool changed (its name).
     pointer_moved(float, float)
@@ -253,6 +266,8 @@ class SceneCanvas(QWidget):
 
     status_message = Signal(str)
     impulse_requested = Signal(str, object, object)
+    grab_started = Signal()
+    state_requested = Signal(str, object, object)
     tool_changed = Signal(str)
     pointer_moved = Signal(float, float)
 
@@ -292,6 +307,7 @@ class SceneCanvas(QWidget):
         self._velocity_arrows = self._overlay(ArrowField(), 20)
         self._impulse_arrows = self._overlay(ArrowField(width=3.0), 20)
         self._impulse_labels: list[pg.TextItem] = []
+        self.forcing = ForcingDrawing(self.view)
         self._velocity_handles = self._overlay(
             _HandleScatter(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
         )
@@ -313,6 +329,8 @@ class SceneCanvas(QWidget):
         self._layout_radii = np.zeros(0)
         self._shown_pose = np.zeros((0, 3))
         """``(x, y, angle)`` per body of the frame shown last: only bodies that moved are placed."""
+        self._shown_velocity = np.zeros((0, 2))
+        """``(vx, vy)`` per body of the frame shown last (``shown_motion``), m/s."""
         self._trails = self._overlay(TrailField(), 4)
         self._last_time = -math.inf
         self._force_unit = 1.0
@@ -520,6 +538,17 @@ class SceneCanvas(QWidget):
 
     # ----------------------------------------------------------- hit testing
 
+    def shown_motion(self, body_id: str) -> tuple[Point, Point] | None:
+        """Centre (m) and velocity (m/s) of a body in the run's frame shown; None if none."""
+        if not self._animating or len(self._shown_velocity) != len(self._layout.ids):
+            return None
+        index = self._layout.index_of(body_id)
+        if index is None:
+            return None
+        x, y, _ = self._shown_pose[index].tolist()
+        vx, vy = self._shown_velocity[index].tolist()
+        return (x, y), (vx, vy)
+
     def pixel_size(self) -> float:
         """Length of one screen pixel in scene units (m)."""
         px, py = self.view.viewPixelSize()
@@ -612,6 +641,9 @@ class SceneCanvas(QWidget):
             if a is not None and b is not None:
                 if distance_to_polyline(pos, np.array([a, b], dtype=float)) <= tolerance:
                     return Hit(("springs", index), "spring")
+        force = force_under(data, centres, pos, tolerance)
+        if force is not None:
+            return Hit(("forces", force), "force")
         for index, impulse in enumerate(data.get("impulses", [])):
             try:
                 point, _ = impulse_in_world(impulse, data)
@@ -675,6 +707,8 @@ class SceneCanvas(QWidget):
             data = self.document.data
             crowded = len(data.get("bodies", [])) > LABELLED_BODIES_MAX
             self.layer.build(data, self.document.selection, labels=not crowded)
+            if data.get("forces"):
+                self._draw_forcing(data)
         body = self._followed_body()
         if body is not None:
             self._centre_on(*self._shown_centre(body))
@@ -718,7 +752,16 @@ class SceneCanvas(QWidget):
             self._overlay(label, 20)
             self._impulse_labels.append(label)
         self._impulse_arrows.set_arrows(impulses)
+        self._draw_forcing(data)
         self._update_handles()
+
+    def _draw_forcing(self, data: Mapping[str, Any]) -> None:
+        """The harmonic forces' amplitudes while editing (``impactgui.forcing``)."""
+        bodies = data.get("bodies", [])
+        centres = {b.get("id"): self.body_centre(b) for b in bodies if self._drawable(b)}
+        selection = self.document.selection
+        chosen = selection[1] if selection is not None and selection[0] == "forces" else None
+        self.forcing.show_editing(data, centres, chosen)
 
     def impulse_labels(self) -> list[str]:
         """Texts shown next to the scheduled impulse arrows (size and time)."""
@@ -871,6 +914,7 @@ class SceneCanvas(QWidget):
             else None
         )
         self._shown_pose = pose
+        self._shown_velocity = np.column_stack((vx, vy))
         if moved is None:
             moved = np.ones(len(pose), dtype=bool)
         beads = moved & (layout.bead_slots >= 0)
@@ -899,6 +943,7 @@ class SceneCanvas(QWidget):
         self._trails.append(np.column_stack((x, y)))
         self._keep_in_view(x, y)
         self.layer.update_springs(centres)
+        self.forcing.show_time(centres, float(frame.t))
         self._show_forces(frame)
         impacts = [event for event in events if event.type == "impact"]
         for event in impacts[-FLASHES_PER_FRAME_MAX:]:
@@ -980,6 +1025,7 @@ class SceneCanvas(QWidget):
         ]
         self._force_unit = _nice_ceiling(max([*weights, 0.0]) or 1.0)
         self._update_legend()
+        self.forcing.start_run(data)
 
     def trail(self, body_id: str) -> np.ndarray:
         """The trail of a body's centre drawn now, shape (n, 2), m."""

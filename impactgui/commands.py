@@ -22,7 +22,7 @@ ItemRef = tuple[str, int]
 FieldPath = tuple[str | int, ...]
 """Path of one field in the scene dict, e.g. ``("bodies", 0, "mass")`` or ``("gravity",)``."""
 
-COLLECTIONS = ("boundaries", "bodies", "springs", "forces", "impulses")
+COLLECTIONS = ("boundaries", "bodies", "springs", "forces", "impulses", "actions")
 
 
 class EditableScene(Protocol):
@@ -94,7 +94,8 @@ def remove_item(data: dict[str, Any], ref: ItemRef) -> None:
     """Delete the item ``ref`` from ``data`` in place, with everything that refers to it.
 
     Deleting a body also deletes the springs attached to it, the forces
-    acting on it and the impulses scheduled on it, so the scene stays valid.
+    acting on it, the impulses scheduled on it and the timed actions that put
+    it somewhere, so the scene stays valid.
     """
     collection, index = ref
     item = data[collection].pop(index)
@@ -103,7 +104,7 @@ def remove_item(data: dict[str, Any], ref: ItemRef) -> None:
     body_id = item.get("id")
     if "springs" in data:
         data["springs"] = [s for s in data["springs"] if body_id not in (s.get("a"), s.get("b"))]
-    for dependent in ("forces", "impulses"):
+    for dependent in ("forces", "impulses", "actions"):
         if dependent in data:
             data[dependent] = [f for f in data[dependent] if f.get("body") != body_id]
 
@@ -173,7 +174,7 @@ class RenameBody(SceneCommand):
             for end in ("a", "b"):
                 if spring.get(end) == old_id:
                     spring[end] = new_id
-        for dependent in ("forces", "impulses"):
+        for dependent in ("forces", "impulses", "actions"):
             for entry in self._after.get(dependent, []):
                 if entry.get("body") == old_id:
                     entry["body"] = new_id

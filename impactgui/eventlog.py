@@ -62,7 +62,7 @@ FLUSH_INTERVAL_MS = 200
 few milliseconds; listing each batch at once cost 3 ms of scrolling and repainting 60
 times a second (a fifth of the GUI thread), now five times a second."""
 
-_JUMP_TYPES = ("impact", "impulse")
+_JUMP_TYPES = ("impact", "impulse", "action")
 """Events that carry an impulse and an energy change."""
 
 Index = QModelIndex | QPersistentModelIndex

@@ -26,13 +26,17 @@ GETTING_STARTED = """
 Newton's cradles, an axle cart); <i>File ▸ Open</i> reads a scene file.</li>
 <li><b>Draw</b> with the tools of the toolbar: <i>Wall</i>, <i>Curb</i>, <i>Arc</i> for
 obstacles; <i>Wheel</i>, <i>Bead</i>, <i>Axle cart</i> for bodies; <i>Spring</i> between
-them. <i>Select / move</i> drags things and their handles; the properties panel edits
-numbers. Positions snap to a grid (<i>Edit ▸ Snap to grid</i>).</li>
+them; <i>Force</i> (drag from a body) for a harmonic force A sin(ωt + φ), drawn as an arrow
+that pulses with it during a run. <i>Select / move</i> drags things and their handles; the
+properties panel edits numbers. Positions snap to a grid (<i>Edit ▸ Snap to grid</i>).</li>
 <li><b>Run</b> (F5): the bodies move at real time while the solver computes; the plots
 show contact forces λ, friction τ, the energy budget and the velocity jumps; the event
 log lists every impact — click a row to see its instant. <i>Pause</i> (F6),
 <i>Step</i> (F7) one frame, <i>Reset</i> (F8) back to editing. The time slider below
-the canvas replays what was computed.</li>
+the canvas replays what was computed. During a run, the <i>Grab</i> tool puts a body
+somewhere (or throws it: drag from the head of its velocity arrow) and the <i>Live</i>
+dock's sliders change e, μ and g, from the time shown on; each is recorded in the scene
+(undo with Ctrl+Z).</li>
 <li><b>Motion</b>: the <i>Motion</i> tab beside the plots shows x(t), y(t), v(t) and ω(t)
 of the selected body.</li>
 <li><b>Lecture</b>: <i>View ▸ Presentation</i> (F11) is full screen with large fonts and

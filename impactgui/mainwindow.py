@@ -58,6 +58,7 @@ from impactgui.eventlog import EventLog
 from impactgui.file_io import read_scene_in_background
 from impactgui.help import HelpPages
 from impactgui.image_export import ask_scale, save_png
+from impactgui.live import LiveInteraction
 from impactgui.motion_plots import MotionPlots
 from impactgui.playback import PlaybackBar, PlaybackClock
 from impactgui.playback_honesty import PlaybackHonesty
@@ -69,6 +70,7 @@ from impactgui.properties import PropertyPanel
 from impactgui.recovery import RecoveredScene, RecoveryAnswer, RecoverySession, RecoveryStore
 from impactgui.reference_overlay import ReferenceOverlay
 from impactgui.run_progress import RunProgress
+from impactgui.solver_process import ProcessStepper, needs_process
 from impactgui.stage_table import StageTable, with_stage_table
 from impactgui.sweep_window import SweepLauncher
 from impactgui.video_export import (
@@ -228,6 +230,7 @@ class MainWindow(QMainWindow):
         install_actions(self)
         self._fill_recent_menu()
         self._connect()
+        self.live = LiveInteraction(self)  # the Live dock and the grab tool's requests
         self._update_title()
         self._update_run_actions()
         self.resize(1400, 900)
@@ -343,6 +346,24 @@ class MainWindow(QMainWindow):
         if self.doc.path is not None:
             return self.doc.path.name
         return str(self.doc.data.get("title") or "Untitled")
+
+    def rerun_with(self, collection: str, item: dict[str, Any], t: float, message: str) -> bool:
+        """Record a user's action at ``t`` (s) in the scene and compute the run again.
+
+        As a strike (``give_impulse``): ``item`` is added to ``collection`` as an
+        undoable edit, the run is computed again from the start exactly as the
+        command line computes the saved scene, and the screen goes on from
+        ``t`` (or stays there when paused). ``message`` goes to the status bar.
+        """
+        playing = self.clock.is_playing
+        self.doc.push(AddItem(self.doc, collection, item))
+        if not self.start_run():
+            return False
+        self._resume_at = (float(t), playing)
+        if not playing:
+            self._set_run_state("paused")
+        self.statusBar().showMessage(f"{message}: recorded in the scene (undo with Ctrl+Z)", 8000)
+        return True
 
     def _ask_discard(self) -> QMessageBox.StandardButton:
         return QMessageBox.question(
@@ -722,7 +743,12 @@ class MainWindow(QMainWindow):
             self.warn("Cannot run", "The scene has problems:", problems)
             return False
         scene = self.doc.scene()  # validated with problems(): nothing is copied or parsed here
-        runner = SimulationRunner(parent=self, prepare=lambda: make_stepper(scene))
+        child = ProcessStepper(scene) if needs_process(scene) else None  # see solver_process
+        runner = SimulationRunner(
+            parent=self,
+            prepare=child.start if child is not None else lambda: make_stepper(scene),
+            cancel=child.kill if child is not None else None,
+        )
         runner.prepared.connect(self._on_run_prepared)
         runner.preparation_failed.connect(self._on_run_preparation_failed)
         runner.frames_added.connect(self._on_frames_added)
@@ -807,8 +833,9 @@ class MainWindow(QMainWindow):
         runner = self.runner
         if runner is None:
             return
-        if runner.is_preparing and not self._shut_down:
-            # its solver is still being built: drop it without waiting for the build
+        if not self._shut_down and runner.is_running:
+            # never wait for the solver: a step, or the build, may take long (a child
+            # process is killed at once); the thread is joined once it has ended
             runner.abandon()
             runner.thread_finished.connect(self._forget_abandoned)
             self._abandoned.append(runner)

@@ -25,6 +25,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from impactgui.spring_field import SpringField, SpringShape
+
 BACKGROUND = QColor("#ffffff")
 BOUNDARY_COLOUR = QColor("#37474f")
 WHEEL_COLOUR = QColor("#1565c0")
@@ -144,23 +146,6 @@ def _finite_point(value: Any) -> tuple[float, float] | None:
     except (TypeError, ValueError):
         return None
     return (x, y) if math.isfinite(x) and math.isfinite(y) else None
-
-
-def zigzag(p0: Sequence[float], p1: Sequence[float], width: float, coils: int = 8) -> np.ndarray:
-    """Points of a zig-zag spring from ``p0`` to ``p1`` (m), ``width`` across (m)."""
-    p0, p1 = np.asarray(p0, dtype=float), np.asarray(p1, dtype=float)
-    axis = p1 - p0
-    length = float(np.hypot(*axis))
-    if length == 0.0:
-        return np.array([p0, p1])
-    along = axis / length
-    across = np.array([-along[1], along[0]])
-    lead = 0.15
-    turns = np.linspace(lead, 1 - lead, 2 * coils + 1)[1:-1]
-    s = np.concatenate(([0.0, lead], turns, [1 - lead, 1.0]))
-    offset = np.zeros_like(s)
-    offset[2:-2] = np.where(np.arange(len(s) - 4) % 2 == 0, 0.5, -0.5) * width
-    return p0 + np.outer(s * length, along) + np.outer(offset, across)
 
 
 # ------------------------------------------------------------- body items
@@ -849,9 +834,9 @@ class SceneLayer:
 
     ``boundaries`` draw as thick lines with their ids; ``bodies`` maps each
     body id to its DiskItem / CartItem, or for a bead its ``BeadDrawing``
-    (all beads are drawn by the one ``beads`` field); ``springs`` holds one curve per
-    spring, re-shaped with ``update_springs``. Beads on the same rail share
-    one rail line. The id labels can be hidden (``set_labels_visible``);
+    (all beads are drawn by the one ``beads`` field); ``springs`` holds each spring's
+    points, re-shaped with ``update_springs`` (all drawn by one ``SpringField``). Beads
+    on the same rail share one rail line. The id labels can be hidden (``set_labels_visible``);
     hidden labels are not moved.
 
     ``build`` re-makes only the parts whose data (or selection) changed
@@ -869,7 +854,9 @@ class SceneLayer:
         """Built parts: key → (the data and flags they were built from, their items)."""
         self.bodies: dict[str, DiskItem | CartItem | BeadDrawing] = {}
         self._labels: dict[str, pg.TextItem] = {}
-        self.springs: list[pg.PlotCurveItem] = []
+        self.springs: list[SpringShape] = []
+        """Each spring's drawn points (``getData``), drawn together by ``SpringField``."""
+        self._spring_field: SpringField | None = None
         self._spring_ends: list[tuple[str, str | None, tuple[float, float] | None]] = []
         self._radii: dict[str, float] = {}
         self._labels_visible = True
@@ -880,7 +867,8 @@ class SceneLayer:
         """Remove every item of the scene from the view."""
         for key in list(self._parts):
             self._drop(key)
-        self.springs.clear()
+        self.springs = []
+        self._spring_field = None
         self._spring_ends.clear()
         self._labels_visible = True
 
@@ -991,16 +979,18 @@ class SceneLayer:
     def _build_springs(
         self, items: list[QGraphicsItem], springs: list[Mapping[str, Any]], chosen: int | None
     ) -> None:
-        self.springs.clear()
         self._spring_ends.clear()
-        for index, spring in enumerate(springs):
-            colour = SELECTION_COLOUR if index == chosen else SPRING_COLOUR
-            curve = pg.PlotCurveItem(pen=_pen(colour, 2.0))
-            self._add(items, curve, 5)
-            self.springs.append(curve)
+        for spring in springs:
             ends = (spring.get("a", ""), spring.get("b"))
             a, b = (end if end is None or isinstance(end, str) else "" for end in ends)
             self._spring_ends.append((a or "", b, _finite_point(spring.get("anchor"))))
+        field = SpringField(
+            self._spring_ends, chosen, _pen(SPRING_COLOUR, 2.0), _pen(SELECTION_COLOUR, 2.0)
+        )
+        for curve in field.items():
+            self._add(items, curve, 5)
+        self._spring_field = field
+        self.springs = field.shapes
         anchors = [end[2] for end in self._spring_ends if end[2] is not None]
         if anchors:
             pins = pg.ScatterPlotItem(
@@ -1146,27 +1136,6 @@ class SceneLayer:
         return self._radii.get(body_id, 0.0)
 
     def update_springs(self, centres: Mapping[str, tuple[float, float]]) -> None:
-        """Re-shape every spring between its ends' current positions.
-
-        The zig-zag runs from rim to rim (or rim to anchor), so it does not
-        cover the disks, with 3 to 8 coils about as long as they are wide;
-        when the rims touch it shrinks to a straight line between the centres.
-        """
-        for curve, (a, b, anchor) in zip(self.springs, self._spring_ends, strict=True):
-            end_point = centres.get(b) if b is not None else anchor
-            if a not in centres or end_point is None:
-                curve.setData([], [])
-                continue
-            start = np.asarray(centres[a], dtype=float)
-            end = np.asarray(end_point, dtype=float)
-            r_a, r_b = self.radius(a), self.radius(b) if b is not None else 0.0
-            width = 0.6 * (min(r_a, r_b) if b is not None else r_a)
-            length = float(np.hypot(*(end - start)))
-            if length > r_a + r_b:
-                along = (end - start) / length
-                width = max(width, 1e-3)
-                coils = int(min(8, max(3, round((length - r_a - r_b) / width))))
-                points = zigzag(start + r_a * along, end - r_b * along, width, coils)
-            else:
-                points = np.array([start, end])
-            curve.setData(points[:, 0], points[:, 1])
+        """Re-shape every spring between its ends' current positions (``SpringField.update``)."""
+        if self._spring_field is not None:
+            self._spring_field.update(centres, self.radius)

@@ -59,6 +59,10 @@ class ToolHost(Protocol):
         ``emit(text)``: a short message for the status bar.
     impulse_requested : Signal
         ``emit(body_id, point, vector)``: strike a cart of the run shown.
+    grab_started : Signal
+        ``emit()``: the grab tool took a body of the run shown (the playback pauses).
+    state_requested : Signal
+        ``emit(body_id, centre, velocity)``: put a body of the run shown there.
     """
 
     document: Any
@@ -67,6 +71,14 @@ class ToolHost(Protocol):
     current_time: float
     status_message: Signal
     impulse_requested: Signal
+    grab_started: Signal
+    state_requested: Signal
+
+    def pixel_size(self) -> float:
+        """Size of a screen pixel in scene units (m)."""
+
+    def shown_motion(self, body_id: str) -> tuple[Point, Point] | None:
+        """Centre (m) and velocity (m/s) of a body in the run's frame shown; None if none."""
 
     def snap(self, pos: Sequence[float]) -> Point:
         """``pos`` rounded to the grid when snapping is on (m)."""

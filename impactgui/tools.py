@@ -31,6 +31,7 @@ from impactgui.commands import (
     MoveItem,
     SetInitialVelocity,
 )
+from impactgui.forcing import FORCING_OMEGA, FORCING_SCALE
 from impactgui.scene_items import arc_points
 from impactgui.tool_host import Hit, Point, ToolHost
 from solver.cart_motion import strike_in_body_frame
@@ -41,6 +42,8 @@ VELOCITY_SCALE = 0.1
 """Length of a velocity arrow per unit speed, m per (m/s): 1 m/s draws 10 cm."""
 IMPULSE_SCALE = 5.0
 """Impulse per metre of drag with the impulse tool, N·s per m: 20 cm gives 1 N·s."""
+GRAB_HEAD_PX = 8.0
+"""How near (pixels) the grab tool must press to a velocity arrow's head to take it."""
 VELOCITY_STEP = 0.1
 """Snapping step of initial velocities, m/s."""
 ANGLE_STEP_DEG = 15.0
@@ -174,7 +177,7 @@ class SelectTool(Tool):
         if not self.canvas.editing_enabled:
             return False
         hit = self.canvas.hit_test(pos)
-        if hit is None or hit.part in ("spring", "impulse"):
+        if hit is None or hit.part in ("spring", "impulse", "force"):
             return False
         self._hit = hit
         self._start = pos
@@ -750,6 +753,190 @@ class ImpulseTool(Tool):
         super().cancel()
 
 
+class ForceTool(Tool):
+    """Drag from a body: a harmonic force ``F(t) = A sin(ωt + φ)`` on its centre.
+
+    The drag is the amplitude ``A`` (``FORCING_SCALE``: 10 cm = 10 N; a bead,
+    which feels only the x component on its rail, takes the drag's x); ω is
+    ``FORCING_OMEGA`` and φ 0 until edited in the property panel, where the
+    new force is selected.
+    """
+
+    name = "force"
+    label = "Force"
+    tip = (
+        "Drag from a body: the arrow is the amplitude A of a harmonic force A sin(ωt + φ) "
+        "(10 cm = 10 N); set ω and φ in the properties."
+    )
+    shortcut = "O"
+    views = ("side",)
+
+    def __init__(self, canvas: ToolHost) -> None:
+        super().__init__(canvas)
+        self.body: dict[str, Any] | None = None
+        self.centre: Point = (0.0, 0.0)
+
+    def press(self, pos: Point) -> bool:
+        """Start on a body."""
+        hit = self.canvas.hit_test(pos, bodies_only=True)
+        if hit is None:
+            self.canvas.status_message.emit("Start the force on a body.")
+            return False
+        self.body = dict(self.doc.item(hit.ref))
+        self.centre = self.canvas.body_centre(self.body)
+        return True
+
+    def _amplitude(self, body: dict[str, Any], pos: Point) -> list[float]:
+        """The amplitude (N) a drag to ``pos`` from ``body``'s centre gives, to 0.1 N snapping."""
+        fx = FORCING_SCALE * (pos[0] - self.centre[0])
+        fy = 0.0 if body.get("type") == "bead" else FORCING_SCALE * (pos[1] - self.centre[1])
+        if self.canvas.snapping:
+            fx, fy = round(fx, 1), round(fy, 1)
+        return [fx + 0.0, fy + 0.0]
+
+    def drag(self, pos: Point) -> None:
+        """Preview the amplitude's arrow."""
+        if self.body is None:
+            return
+        fx, fy = self._amplitude(self.body, pos)
+        head = (self.centre[0] + fx / FORCING_SCALE, self.centre[1] + fy / FORCING_SCALE)
+        self.canvas.set_preview_arrow(self.centre, head)
+        self.canvas.status_message.emit(f"force amplitude |A| = {math.hypot(fx, fy):.3g} N")
+
+    def release(self, pos: Point) -> None:
+        """Add the force (and select it for its ω and φ)."""
+        body, self.body = self.body, None
+        self.canvas.set_preview_arrow(None, None)
+        if body is None:
+            return
+        amplitude = self._amplitude(body, pos)
+        if amplitude == [0.0, 0.0]:
+            self.canvas.status_message.emit("Drag away from the body: the arrow is the force.")
+            return
+        force = {
+            "body": body["id"],
+            "type": "harmonic",
+            "amplitude": amplitude,
+            "omega": FORCING_OMEGA,
+            "phase": 0.0,
+        }
+        command = AddItem(self.doc, "forces", force)
+        if self.canvas.try_push(command):
+            self.doc.select(command.ref)
+
+    def cancel(self) -> None:
+        """Drop the force being drawn."""
+        self.body = None
+        self.canvas.set_preview_arrow(None, None)
+        super().cancel()
+
+
+class GrabTool(Tool):
+    """During a run: put a body somewhere, or give it a new velocity, from the frame shown.
+
+    A drag from a body moves it (it is let go at rest); a drag from the head
+    of its velocity arrow sets its velocity (``VELOCITY_SCALE``), the body
+    staying where it is. The playback pauses at the press (``grab_started``);
+    at the release the canvas asks for the new state (``state_requested``):
+    the window records it in the scene as a timed action and computes the
+    run again, exactly as the command line computes the saved scene. A bead
+    keeps to its rail (x only).
+    """
+
+    name = "grab"
+    label = "Grab"
+    tip = (
+        "During a run: drag a body to put it somewhere (let go at rest), or drag from the head "
+        "of its velocity arrow to throw it; the run goes on from there (undo with Ctrl+Z)."
+    )
+    shortcut = "G"
+    views = ("side",)
+    while_running = True
+
+    def __init__(self, canvas: ToolHost) -> None:
+        super().__init__(canvas)
+        self.body: dict[str, Any] | None = None
+        self.mode = ""
+        self.centre: Point = (0.0, 0.0)
+        self.velocity: Point = (0.0, 0.0)
+        self.offset: Point = (0.0, 0.0)
+
+    def press(self, pos: Point) -> bool:
+        """Take the body (or its velocity arrow's head) under ``pos`` in the frame shown."""
+        if self.canvas.editing_enabled:
+            self.canvas.status_message.emit("Grab acts on a run: press Run, then drag a body.")
+            return False
+        grabbed = self._velocity_head_at(pos)
+        if grabbed is None:
+            hit = self.canvas.hit_test(pos, bodies_only=True)
+            if hit is None:
+                self.canvas.status_message.emit("Grab a body, or the head of its velocity arrow.")
+                return False
+            grabbed = (dict(self.doc.item(hit.ref)), "move")
+        self.body, self.mode = grabbed
+        self.centre, self.velocity = self.canvas.shown_motion(self.body["id"])
+        self.offset = _sub(pos, self.centre)
+        self.canvas.grab_started.emit()
+        return True
+
+    def _velocity_head_at(self, pos: Point) -> tuple[dict[str, Any], str] | None:
+        reach = GRAB_HEAD_PX * self.canvas.pixel_size()
+        for body in self.doc.data.get("bodies", []):
+            motion = self.canvas.shown_motion(str(body.get("id", "")))
+            if motion is None:
+                continue
+            (cx, cy), (vx, vy) = motion
+            if (vx, vy) != (0.0, 0.0) and math.dist(
+                pos, (cx + VELOCITY_SCALE * vx, cy + VELOCITY_SCALE * vy)
+            ) <= reach:
+                return dict(body), "velocity"
+        return None
+
+    def _state(self, body: dict[str, Any], pos: Point) -> tuple[Point, Point]:
+        """The body's new centre (m) and velocity (m/s) for the pointer at ``pos``."""
+        bead = body.get("type") == "bead"
+        if self.mode == "move":
+            x, y = _sub(pos, self.offset)
+            centre = (x, self.centre[1]) if bead else (x, y)
+            return centre, (0.0, 0.0)
+        vx = (pos[0] - self.centre[0]) / VELOCITY_SCALE
+        vy = 0.0 if bead else (pos[1] - self.centre[1]) / VELOCITY_SCALE
+        return self.centre, (vx, vy)
+
+    def drag(self, pos: Point) -> None:
+        """Preview the new place (a dashed line from where it was) or the new velocity."""
+        if self.body is None:
+            return
+        centre, velocity = self._state(self.body, pos)
+        if self.mode == "move":
+            self.canvas.set_preview([self.centre, centre])
+            self.canvas.status_message.emit(f"put at ({centre[0]:.3g}, {centre[1]:.3g}) m")
+        else:
+            head = (
+                centre[0] + VELOCITY_SCALE * velocity[0],
+                centre[1] + VELOCITY_SCALE * velocity[1],
+            )
+            self.canvas.set_preview_arrow(centre, head)
+            self.canvas.status_message.emit(f"speed {math.hypot(*velocity):.3g} m/s")
+
+    def release(self, pos: Point) -> None:
+        """Ask for the new state (the window records it and computes the run again)."""
+        body, self.body = self.body, None
+        self.canvas.set_preview(None)
+        self.canvas.set_preview_arrow(None, None)
+        if body is None:
+            return
+        centre, velocity = self._state(body, pos)
+        self.canvas.state_requested.emit(body["id"], list(centre), list(velocity))
+
+    def cancel(self) -> None:
+        """Drop the grab."""
+        self.body = None
+        self.canvas.set_preview(None)
+        self.canvas.set_preview_arrow(None, None)
+        super().cancel()
+
+
 TOOL_TYPES: tuple[type[Tool], ...] = (
     SelectTool,
     WallTool,
@@ -760,7 +947,9 @@ TOOL_TYPES: tuple[type[Tool], ...] = (
     BeadTool,
     CartTool,
     SpringTool,
+    ForceTool,
     DeleteTool,
     ImpulseTool,
+    GrabTool,
 )
 """Every tool, in toolbar order."""

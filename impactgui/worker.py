@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 )
 
 from impactgui.collector import gui_thread_collector
+from impactgui.solver_process import StoppedError
 from solver.errors import SolverError
 from solver.frames import StepOutput
 from solver.record import Trajectory
@@ -311,6 +312,9 @@ class SimulationWorker(QObject):
             return True
         try:
             self._stepper = self._prepare()
+        except StoppedError:  # the child process was ended by Reset or Close meanwhile
+            self.run_ended.emit("stopped", "stopped by the user")
+            return False
         except Exception as exc:  # bad input or a solver bug: a message, not a crash
             self.preparation_failed.emit(exc)
             self.run_ended.emit("failed", f"the solver could not start: {exc}")
@@ -334,6 +338,7 @@ class SimulationWorker(QObject):
         batch = StepOutput()
         last_handover = rest_due = time.monotonic()
         status, message = "stopped", "stopped by the user"
+        steps = 0
         try:
             while True:
                 if (batch.frames or batch.events) and self._must_hand_over(stepper.t):
@@ -347,6 +352,7 @@ class SimulationWorker(QObject):
                 if not gui_idle.is_set():
                     gui_idle.wait(max(0.0, _gui_busy_since[0] + GUI_FIRST_S - time.monotonic()))
                 output = stepper.step()
+                first, steps = steps == 0, steps + 1
                 watchdog.check(progress(stepper))
                 batch.frames.extend(output.frames)
                 batch.events.extend(output.events)
@@ -354,7 +360,8 @@ class SimulationWorker(QObject):
                     status, message = stepper.status, stepper.message
                     break
                 now = time.monotonic()
-                if single or now - last_handover >= self._batch_interval:
+                # the first step's frames at once: the next step may take long (a big flow)
+                if single or first or now - last_handover >= self._batch_interval:
                     self.batch_ready.emit(batch)
                     batch = StepOutput()
                     last_handover = now
@@ -362,10 +369,15 @@ class SimulationWorker(QObject):
                 if now - rest_due >= work_slice:
                     time.sleep(rest)
                     rest_due = time.monotonic()
+        except StoppedError:  # the child process was ended by Reset or Close
+            pass
         except SolverError as exc:
             status, message = "failed", str(exc)
         except Exception as exc:  # any solver bug must reach the user as a message, not a crash
             status, message = "failed", f"{type(exc).__name__}: {exc}"
+        close = getattr(stepper, "close", None)
+        if callable(close):  # a child process (impactgui.solver_process): let it go
+            close()
         if batch.frames or batch.events:
             self.batch_ready.emit(batch)
         self.run_ended.emit(status, message)
@@ -395,6 +407,10 @@ class SimulationRunner(QObject):
         Builds and returns the stepper; called in the worker thread.
     watchdog : solver.simulation.Watchdog, optional
         Fails a run that stops advancing (``SimulationWorker``).
+    cancel : callable, optional
+        Ends the solver's work at once from the GUI thread, wherever it is
+        (``ProcessStepper.kill``: its child process); called by ``abandon``
+        and ``stop``.
 
     Attributes
     ----------
@@ -424,8 +440,10 @@ class SimulationRunner(QObject):
         parent: QObject | None = None,
         prepare: Callable[[], Any] | None = None,
         watchdog: Watchdog | None = None,
+        cancel: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        self._cancel = cancel
         if (stepper is None) == (prepare is None):
             raise ValueError("give a stepper or a way to prepare one, not both")
         self.system: System | None = None
@@ -525,10 +543,12 @@ class SimulationRunner(QObject):
             self._worker.set_ahead(ahead)
 
     def abandon(self) -> None:
-        """Drop a run whose stepper is still being built, without waiting for the build.
+        """Drop the run at once, whatever the worker is doing: Reset and Close never wait.
 
-        The build cannot be interrupted (2000 beads: seconds); the worker
-        takes no step after it and its thread then ends on its own
+        The solver's work is ended now when it can be (``cancel``: a child
+        process is killed); else the worker takes no step after the one it
+        is in (a step is bounded: ``solver.events.STEP_WALL_SLICE_S``), or
+        after the stepper's build, and its thread then ends on its own
         (``thread_finished``). Nothing more reaches the runner's signals'
         receivers; the status is ``"stopped"``. ``stop`` still joins the thread.
         """
@@ -536,39 +556,52 @@ class SimulationRunner(QObject):
             return
         for signal in (self.prepared, self.preparation_failed, self.frames_added, self.ended):
             signal.disconnect()
-        if self._worker is not None:
-            self._worker.stop()
-        self._thread.requestInterruption()
-        self._thread.quit()
+        self._end_work()
         self.status, self.message = "stopped", "stopped by the user"
 
-    def stop(self, timeout_ms: int = 10000) -> None:
-        """End the run and join the worker thread; idempotent.
+    def _end_work(self) -> None:
+        """Ask the worker to stop after its current step, and end a child's work now."""
+        if self._worker is not None:
+            self._worker.stop()
+        if self._cancel is not None:
+            self._cancel()
+        if self._thread is not None:
+            self._thread.requestInterruption()
+            self._thread.quit()
+
+    def stop(self, timeout_ms: int = 10000) -> bool:
+        """End the run and join the worker thread; idempotent. False if it did not end in time.
 
         Batches already handed over but not yet delivered are delivered
         before this returns, so ``trajectory`` holds everything computed.
+        A worker still inside a step after ``timeout_ms`` is left to end on
+        its own (its thread is kept alive until then: destroying a running
+        ``QThread`` aborts the process); the run is stopped all the same.
         """
         if self._thread is None:
-            return
-        if self._worker is not None:
-            self._worker.stop()
-        self._thread.requestInterruption()
-        self._thread.quit()
-        if not self._thread.wait(timeout_ms):
-            raise RuntimeError("the simulation thread did not stop")
-        QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
+            return True
+        self._end_work()
+        joined = self._thread.wait(timeout_ms)
+        if joined:
+            QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
+            self._release_collector()
+        else:  # the collector stays held until the thread ends (_on_thread_finished)
+            _keep_until_finished(self._thread, self._worker)
         self._thread = None
         self._worker = None
-        self._release_collector()
         if self.status == "running":
             self.status, self.message = "stopped", "stopped by the user"
             self.trajectory.status, self.trajectory.message = self.status, self.message
             self.ended.emit(self.status, self.message)
+        return joined
 
     def _take_stepper(self, stepper: Any) -> None:
         """The run's system, impulse ability and (empty) trajectory, from its stepper."""
         self.system = getattr(stepper, "system", None)
-        self.accepts_impulses = callable(getattr(stepper, "add_impulse", None))
+        accepts = getattr(stepper, "accepts_impulses", None)  # a ProcessStepper says so
+        if accepts is None:
+            accepts = callable(getattr(stepper, "add_impulse", None))
+        self.accepts_impulses = bool(accepts)
         self.trajectory = Trajectory(self.system)
 
     @Slot(object)
@@ -596,3 +629,21 @@ class SimulationRunner(QObject):
         if self._thread is not None:
             self._thread.quit()
         self.ended.emit(status, message)
+
+
+_lingering: list[tuple[QThread, QObject | None]] = []
+"""Worker threads ``stop`` gave up waiting for, kept until they end (GUI thread)."""
+
+
+def _keep_until_finished(thread: QThread, worker: QObject | None) -> None:
+    """Hold ``thread`` (and its worker) until it has finished, then let both go."""
+    entry = (thread, worker)
+    _lingering.append(entry)
+
+    def forget() -> None:
+        if entry in _lingering:
+            _lingering.remove(entry)
+
+    thread.finished.connect(forget)
+    if thread.isFinished():
+        forget()

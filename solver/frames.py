@@ -26,6 +26,7 @@ EVENT_TYPES = (
     "error",
     "energy_gain",
     "accuracy",
+    "action",
 )
 CONTACT_MODES = ("stick", "slip+", "slip-")
 

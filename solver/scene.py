@@ -512,6 +512,41 @@ class ScheduledImpulse(_Model):
     frame: Literal["world", "body"] = "world"
 
 
+class SetAction(_Model):
+    """From ``time`` (s) on, the scene's ``restitution``, ``friction`` and/or ``gravity`` change.
+
+    What the GUI's live sliders record (an extension of version 2): the run
+    goes on from its state at ``time`` with the new values (``restitution``
+    and ``friction`` are the scene defaults of ``contact``; a boundary's own
+    values still override them). At least one of the three is given.
+    """
+
+    time: Annotated[NonNegative, _within("time")]
+    type: Literal["set"] = "set"
+    restitution: Fraction | None = None
+    friction: Friction | None = None
+    gravity: _vector("acceleration") | None = None
+
+
+class StateAction(_Model):
+    """At ``time`` (s), ``body`` is put at ``position`` (m) with ``velocity`` (m/s).
+
+    What the GUI records when a body is dragged while a run is paused (an
+    extension of version 2). A wheel keeps its angle and angular velocity; a
+    bead takes the x components (it stays on its rail).
+    """
+
+    time: Annotated[NonNegative, _within("time")]
+    type: Literal["state"] = "state"
+    body: Identifier
+    position: Point2
+    velocity: _vector("speed") = (0.0, 0.0)
+
+
+Action = Annotated[SetAction | StateAction, Field(discriminator="type")]
+"""A timed user action, told apart by its ``type`` key (``solver.actions`` applies them)."""
+
+
 # ------------------------------------------------------------------------ scene
 
 
@@ -537,6 +572,7 @@ class Scene(_Model):
     forces: tuple[HarmonicForce, ...] = Field((), max_length=MAX_ITEMS)
     impulses: tuple[ScheduledImpulse, ...] = Field((), max_length=MAX_ITEMS)
     solver: SolverSettings = SolverSettings()
+    actions: tuple[Action, ...] = Field((), max_length=MAX_ITEMS)
 
     @model_validator(mode="before")
     @classmethod
@@ -665,6 +701,14 @@ def _reference_problems(scene: Scene) -> Iterator[tuple[Loc, str]]:
             yield ("impulses", i, "body"), f"impulses act on axle carts only, got a {kind}"
         elif impulse.frame == "body":
             yield from _body_frame_point_problems(i, impulse, bodies[impulse.body])
+    for i, action in enumerate(scene.actions):
+        if scene.view != "side":
+            yield ("actions", i), "timed actions apply to side-view scenes only"
+        elif isinstance(action, SetAction):
+            if action.restitution is None and action.friction is None and action.gravity is None:
+                yield ("actions", i), "give at least one of restitution, friction, gravity"
+        elif action.body not in bodies:
+            yield ("actions", i, "body"), missing(action.body)
 
 
 BODY_POINT_RTOL = 1e-9
@@ -1107,7 +1151,10 @@ def load_scene(path: str | os.PathLike[str]) -> Scene:
 
 def scene_to_dict(scene: Scene) -> dict[str, Any]:
     """The JSON object of ``scene``: every key, defaults included, ``null`` values left out."""
-    return scene.model_dump(mode="json", exclude_none=True)
+    data = scene.model_dump(mode="json", exclude_none=True)
+    if not data["actions"]:
+        del data["actions"]  # an extension: a scene without actions is written as before
+    return data
 
 
 def _format_json(value: Any, indent: int = 0, width: int = 120) -> str:

@@ -179,6 +179,13 @@ def make_stepper(
         raise InputError(f"`method` must be one of {', '.join(METHODS)}, got {method!r}")
     for key, problem in run_size_problems(t_end, dt_out, settings.dt, method):
         raise InputError(f"`{key}` {problem}")
+    if system.scene.actions:  # timed user actions: plain runs between them (solver.actions)
+        from solver.actions import ActionStepper
+
+        def plain(scene: Any, segment_end: float) -> Any:
+            return make_stepper(scene, t_end=segment_end, method=method, dt_out=dt_out)
+
+        return ActionStepper(system, plain, t_end)
     if system.scene.view == "top":
         return CartStepper.from_system(system, t_end=t_end, dt_out=dt_out)
     if method == "time-stepping":
