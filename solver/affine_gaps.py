@@ -46,6 +46,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.geometry import Arc, Segment, Vertex
+from solver.modal_flow import quiet_rows
 
 if TYPE_CHECKING:
     from solver.gap_set import GapSet
@@ -250,6 +251,9 @@ class AffineScanMixin:
             near[self._opening(motion, A, b, ts, g, u, close, low, curves, scale)] = False
         turning = (u[:-1] < SCREEN_SPEED) & (u[1:] > -SCREEN_SPEED)
         turning[near] = False
+        quiet = quiet_rows(motion, A, ts, g, low)  # a modal phase's far beads, at rest
+        if quiet is not None:
+            turning &= ~quiet
         if turning.any():
             if curves is None:
                 curves = motion.projections(A) or False
@@ -264,20 +268,26 @@ class AffineScanMixin:
                 curves = motion.projections(A) or False
             if curves:
                 decided, best = self._closed_form_event(
-                    curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale
-                )
+                    curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale,
+                    None if quiet is None else quiet[j],
+                )  # fmt: skip
                 if decided:
                     if best is not None:
                         return FoundEvent(best[0], "gap", gaps.pairs[affine.pair_rows[best[1]]].key)
                     continue
+            scan = gaps
+            if quiet is not None and quiet[j].any():  # the gaps a bound leaves open stay out
+                rest = np.setdiff1d(np.arange(len(gaps)), affine.pair_rows[quiet[j]])
+                scan = gaps.subset(rest.tolist())
+                before = None
             if before is None or before[0] != j:
-                values_a = self._event_values(ta, exact.state(ta), gaps)
+                values_a = self._event_values(ta, exact.state(ta), scan)
             else:
                 values_a = before[1]
-            values_b = self._event_values(tb, exact.state(tb), gaps)
-            before = (j + 1, values_b)
-            best = self._gap_event(exact, gaps, ta, tb, values_a, values_b)
-            left = self._closed_on_leaving(exact, gaps, ta, tb, values_a[0], values_b[0])
+            values_b = self._event_values(tb, exact.state(tb), scan)
+            before = (j + 1, values_b) if scan is gaps else None
+            best = self._gap_event(exact, scan, ta, tb, values_a, values_b)
+            left = self._closed_on_leaving(exact, scan, ta, tb, values_a[0], values_b[0])
             if left is not None and (best is None or left.t < best.t):
                 best = left
             if best is not None:
@@ -296,6 +306,7 @@ class AffineScanMixin:
         ua: np.ndarray,
         ub: np.ndarray,
         scale: float,
+        quiet: np.ndarray | None = None,
     ) -> tuple[bool, tuple[float, int] | None]:
         """The first gap closing in ``[ta, tb]`` (s) from the gaps' closed forms, if they decide.
 
@@ -312,7 +323,8 @@ class AffineScanMixin:
         gap ending about at zero, a bead past a stop's line) gives
         ``(False, None)`` and the sub-interval to the general scan. Returns
         ``(True, (t, k))`` for a closing of affine row ``k``, ``(True, None)``
-        for none. The pairs out of reach for good never close.
+        for none. The pairs out of reach for good never close, nor do those
+        ``quiet`` marks (:func:`solver.modal_flow.quiet_rows`).
         """
         margin = 1e-13 * scale
         speed = 1e-13 * (1.0 + float(np.max(np.abs(ua))) + float(np.max(np.abs(ub))))
@@ -321,6 +333,8 @@ class AffineScanMixin:
             g0, g1, u0, u1 = float(ga[k]), float(gb[k]), float(ua[k]), float(ub[k])
             if not (g0 > GAP_TOL + margin and g1 > margin - affine.reach[k]):
                 return False, None  # closed or about to be at the start; past a stop's line
+            if quiet is not None and quiet[k]:
+                continue
             offset = float(b[k])
 
             def gap(t: float, k: int = k, offset: float = offset) -> float:

@@ -54,6 +54,12 @@ TAYLOR_DEGREE = 30
 
 EPS = float(np.finfo(float).eps)
 
+MODAL_MIN_BEADS = 8
+"""Beads from which an unconstrained bead model's flow is modal (:mod:`solver.modal_flow`).
+
+Below, the general flow's compiled stop phases (:meth:`LinearFlow.coordinate_maps`)
+serve the small scenes."""
+
 
 class Harmonic(NamedTuple):
     """A harmonic generalized force ``amplitude · sin(omega t + phase)``.
@@ -720,6 +726,15 @@ class Projections:
 
 # ------------------------------------------------------------ beads of a System
 
+_SIGNS = np.array([1.0, -1.0])
+
+
+def _unit(n: int, i: int) -> np.ndarray:
+    """Row ``i`` of the identity of size ``n`` (without making the identity)."""
+    row = np.zeros(n)
+    row[i] = 1.0
+    return row
+
 
 @dataclass(frozen=True)
 class LinearBeadModel:
@@ -749,8 +764,19 @@ class LinearBeadModel:
     separation_rows: np.ndarray
     separation_offsets: np.ndarray
 
-    def flow(self, A: ArrayLike | None = None, b: ArrayLike | None = None) -> LinearFlow:
-        """The :class:`LinearFlow` of this model with persistent constraints ``A q = b``."""
+    def flow(self, A: ArrayLike | None = None, b: ArrayLike | None = None) -> Any:
+        """The flow of this model with persistent constraints ``A q = b``.
+
+        Without constraints, from ``MODAL_MIN_BEADS`` beads on and with
+        proportional damping, the modal form of :mod:`solver.modal_flow`
+        (O(N) per gap value); a :class:`LinearFlow` otherwise.
+        """
+        if (A is None or not np.size(A)) and len(self.f0) >= MODAL_MIN_BEADS:
+            from solver.modal_flow import modal_flow
+
+            flow = modal_flow(self.M, self.C, self.K, self.f0, self.harmonics)
+            if flow is not None:
+                return flow
         return LinearFlow(self.M, self.C, self.K, self.f0, self.harmonics, A, b)
 
     def separations(self, q: ArrayLike) -> np.ndarray:
@@ -798,9 +824,14 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
         a = disks[s.i]
         b = disks[s.j] if s.j is not None else None
         ends = [a.ix] if b is None else [a.ix, b.ix]
-        signs = np.array([1.0, -1.0])[: len(ends)]
-        K[np.ix_(ends, ends)] += s.stiffness * np.outer(signs, signs)
-        C[np.ix_(ends, ends)] += s.damping * np.outer(signs, signs)
+        signs = _SIGNS[: len(ends)]
+        # K[ends, ends] += k · signs signsᵀ, entry by entry (k · ±1 is exact)
+        for matrix, value in ((K, s.stiffness), (C, s.damping)):
+            matrix[a.ix, a.ix] += value
+            if b is not None:
+                matrix[a.ix, b.ix] += -value
+                matrix[b.ix, a.ix] += -value
+                matrix[b.ix, b.ix] += value
         if b is None:
             f0[a.ix] += s.stiffness * s.anchor[0]
         if s.rest_length == 0.0:
@@ -822,7 +853,7 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
         rows.append(row)
         offsets.append(offset)
     harmonics = tuple(
-        Harmonic(np.eye(N)[disks[h.disk].ix] * h.amplitude[0], h.omega, h.phase)
+        Harmonic(_unit(N, disks[h.disk].ix) * h.amplitude[0], h.omega, h.phase)
         for h in system._forcing
     )
     return LinearBeadModel(
