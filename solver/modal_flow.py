@@ -62,6 +62,9 @@ SEPARATION = 1e-4
 The generic form's terms grow like the inverse of the nodes' distances and cancel: its
 error is ``eps / SEPARATION`` of the displacement scale ``force / rate²``, 1e-12."""
 
+SPARSE_KEPT = 4
+"""Row arrays (gaps, springs) whose sparse moduli a flow keeps (:meth:`ModalFlow.sparse_rows`)."""
+
 NO_BOUND = 1e300
 """A mode's curvature bound when it has none (finite, so that ``0 · NO_BOUND = 0``)."""
 
@@ -135,6 +138,7 @@ class ModalFlow:
         self.omega2 = np.maximum(w2, 0.0)
         self.modes = V / root[:, None]  # Φ: Φᵀ M Φ = I
         self._modes_abs = np.abs(self.modes)
+        self._sparse_rows: list[tuple[np.ndarray, scipy.sparse.csr_matrix]] = []
         alpha, beta = damping
         self.rates = alpha + beta * self.omega2  # c per mode (1/s)
         m = -0.5 * self.rates
@@ -185,7 +189,7 @@ class ModalFlow:
                 np.ones(len(S)),
                 self.rates[S],
                 self.omega2[S],
-                modes_s.T @ constant,
+                modes_s.T @ self.f0,  # the harmonics of ω = 0 it folds into f0 itself
                 [Harmonic(modes_s.T @ h.amplitude, h.omega, h.phase) for h in self.harmonics],
             )
 
@@ -196,6 +200,15 @@ class ModalFlow:
         Event scans of a phase need sub-points about ``1 / max_rate`` apart.
         """
         return self._max_rate
+
+    def sparse_rows(self, rows: np.ndarray) -> scipy.sparse.csr_matrix:
+        """``|rows|`` as a sparse matrix, kept for the last ``SPARSE_KEPT`` arrays (by identity)."""
+        for kept, sparse in self._sparse_rows:
+            if kept is rows:
+                return sparse
+        sparse = scipy.sparse.csr_matrix(np.abs(rows))
+        self._sparse_rows = [(rows, sparse), *self._sparse_rows[: SPARSE_KEPT - 1]]
+        return sparse
 
     def start(self, t0: float, q0: ArrayLike, v0: ArrayLike) -> ModalPhase:
         """The motion from ``(q0, v0)`` at time ``t0`` (s, m, m/s)."""
@@ -339,12 +352,13 @@ class ModalPhase:
         """Bounds of ``|d²/dt² rows @ q|`` (m/s²) over ``[ta, tb]`` (s), one per row.
 
         ``|rows| |Φ| b`` with ``b`` the modes' bounds (:meth:`curvature_terms`):
-        each bead's acceleration bounded apart, O(N · modes) once and O(K · N)
-        for the rows. Looser than ``|rows Φ| b`` (it forgets how the two
-        beads of a gap move together), enough to show a quiet gap open.
+        each bead's acceleration bounded apart, O(N · modes), then the rows'
+        (sparse: a gap or a spring has two entries, :meth:`ModalFlow.sparse_rows`).
+        Looser than ``|rows Φ| b`` (it forgets how the two beads of a gap
+        move together), enough to show a quiet gap open.
         """
         beads = self.flow._modes_abs @ self.curvature_terms(ta, tb)
-        return np.abs(rows) @ beads
+        return self.flow.sparse_rows(rows) @ beads
 
     def reaction(self, t: ArrayLike) -> np.ndarray:
         """No constraints: an empty row per time."""
