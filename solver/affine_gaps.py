@@ -191,6 +191,9 @@ class AffineScanMixin:
         """:func:`affine_gaps` of ``gaps``, kept while the watched set stays the same."""
         cached = getattr(self, "_affine_cache", None)
         if cached is None or cached[0] is not gaps:
+            if cached is not None and cached[1] is not None:
+                # its rows (K × N each) go now, not when a cycle collection finds them
+                cached[1].known_rows.clear()
             cached = (gaps, affine_gaps(self.system, gaps))
             self._affine_cache = cached
         return cached[1]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import cmath
 import math
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -728,6 +729,13 @@ class Projections:
 
 _SIGNS = np.array([1.0, -1.0])
 
+BEAD_MODELS_KEPT = 8
+"""Bead models kept per system, one per orientation of its rest-length springs."""
+
+_BEAD_MODELS: weakref.WeakKeyDictionary[Any, dict[bytes, LinearBeadModel]] = (
+    weakref.WeakKeyDictionary()
+)
+
 
 def _unit(n: int, i: int) -> np.ndarray:
     """Row ``i`` of the identity of size ``n`` (without making the identity)."""
@@ -813,6 +821,34 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
     if system.n_disks != system.N or any(d.iy is not None for d in disks):
         return None
     q = np.asarray(q, dtype=float)
+    # the model depends on q only through the orientation of the rest-length springs:
+    # one model per orientation, kept with the system (N × N matrices, made once)
+    signs = []
+    for s in system._springs:
+        if s.rest_length == 0.0:
+            continue
+        a = disks[s.i]
+        b = disks[s.j] if s.j is not None else None
+        other_y = s.anchor[1] if b is None else b.rail_y
+        other_x = s.anchor[0] if b is None else q[b.ix]
+        gap = q[a.ix] - other_x
+        if other_y != a.rail_y or gap == 0.0:
+            return None
+        signs.append(gap > 0.0)
+    kept = _BEAD_MODELS.setdefault(system, {})
+    key = np.packbits(np.array(signs, dtype=bool)).tobytes() + len(signs).to_bytes(8, "little")
+    model = kept.get(key)
+    if model is None:
+        model = _bead_model(system, q)
+        if len(kept) >= BEAD_MODELS_KEPT:
+            kept.pop(next(iter(kept)))
+        kept[key] = model
+    return model
+
+
+def _bead_model(system: Any, q: np.ndarray) -> LinearBeadModel:
+    """:func:`linear_bead_model` made afresh (the scene is linear near ``q``)."""
+    disks = system._disks
     N = system.N
     K = np.zeros((N, N))
     C = np.zeros((N, N))
@@ -836,12 +872,8 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
             f0[a.ix] += s.stiffness * s.anchor[0]
         if s.rest_length == 0.0:
             continue
-        other_y = s.anchor[1] if b is None else b.rail_y
         other_x = s.anchor[0] if b is None else q[b.ix]
-        gap = q[a.ix] - other_x
-        if other_y != a.rail_y or gap == 0.0:
-            return None
-        sign = math.copysign(1.0, gap)
+        sign = math.copysign(1.0, q[a.ix] - other_x)
         f0[ends] += s.stiffness * s.rest_length * sign * signs
         offset = sign * s.anchor[0] if b is None else 0.0
         key = (tuple(ends), sign, offset)
