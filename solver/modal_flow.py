@@ -26,10 +26,11 @@ exponentials per mode and time, so a projection ``a · q(t)`` (a gap between
 two beads: the difference of two rows of ``Φ``, kept per row) costs
 O(modes) per time, the whole state O(N · modes).
 
-That form divides by ``ω²``, ``λ₁ − λ₂`` and ``p(iΩ_j)``. The modes whose
-nodes ``{λ₁, λ₂, 0, iΩ_j}`` are closer than ``SEPARATION`` times the
-fastest rate — a free body (``ω = 0``, polynomial motion), a resonance
-(``Ω = ω``, secular growth), critical damping — are *special*: their
+That form divides by ``ω² = λ₁ λ₂``, ``λ₁ − λ₂`` and ``p(iΩ_j) = (iΩ_j − λ₁)
+(iΩ_j − λ₂)``. The modes with a root ``λ₁, λ₂`` closer to the other, to
+0 or to an ``iΩ_j`` than ``SEPARATION`` times the fastest rate — a free
+body (``ω = 0``, polynomial motion), a resonance (``Ω = ω``, secular
+growth), critical damping — are *special*: their
 absolute modal coordinates ``ζ = Φᵀ M q`` obey a small system of the same
 kind, integrated by the general :class:`solver.linear_flow.LinearFlow`
 (its clustered eigenvalues exact by Taylor series), made once per flow;
@@ -161,12 +162,15 @@ class ModalFlow:
         rates = np.concatenate((np.abs(l1), np.abs(l2), omegas))
         self._max_rate = float(np.max(rates, initial=0.0))
 
-        # special modes: two of their nodes {λ₁, λ₂, 0, iΩ_j} closer than SEPARATION · max_rate
-        forced = np.broadcast_to(1j * omegas, (n, len(omegas)))
-        nodes = np.column_stack((l1, l2, np.zeros(n), forced))
-        distance = np.abs(nodes[:, :, None] - nodes[:, None, :])
-        distance[:, np.arange(nodes.shape[1]), np.arange(nodes.shape[1])] = np.inf
-        special = distance.min(axis=(1, 2)) <= SEPARATION * self._max_rate
+        # special modes: a root λ₁, λ₂ closer than SEPARATION · max_rate to the other root,
+        # to 0 or to an iΩ_j (the divisors of the generic form; the forcing's own nodes
+        # 0 and iΩ_j are never divided by each other's distance)
+        forced = np.column_stack((np.zeros(n), np.broadcast_to(1j * omegas, (n, len(omegas)))))
+        closest = np.minimum(
+            np.abs(l1 - l2),
+            np.minimum(np.abs(forced - l1[:, None]), np.abs(forced - l2[:, None])).min(axis=1),
+        )
+        special = closest <= SEPARATION * self._max_rate
         self._generic = np.nonzero(~special)[0]
         self._special = np.nonzero(special)[0]
         g = self._generic
