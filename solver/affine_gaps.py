@@ -46,6 +46,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.geometry import Arc, Segment, Vertex
+from solver.modal_flow import quiet_rows
 from solver.motion_state import MotionState, Setup
 
 if TYPE_CHECKING:
@@ -198,6 +199,9 @@ class AffineScan:
         """:func:`affine_gaps` of ``gaps``, kept while the watched set stays the same."""
         cached = getattr(self, "_affine_cache", None)
         if cached is None or cached[0] is not gaps:
+            if cached is not None and cached[1] is not None:
+                # its rows (K × N each) go now, not when a cycle collection finds them
+                cached[1].known_rows.clear()
             cached = (gaps, affine_gaps(self.s.system, gaps))
             self._affine_cache = cached
         return cached[1]
@@ -258,6 +262,9 @@ class AffineScan:
             near[self._opening(motion, A, b, ts, g, u, close, low, curves, scale)] = False
         turning = (u[:-1] < SCREEN_SPEED) & (u[1:] > -SCREEN_SPEED)
         turning[near] = False
+        quiet = quiet_rows(motion, A, ts, g, low)  # a modal phase's far beads, at rest
+        if quiet is not None:
+            turning &= ~quiet
         if turning.any():
             if curves is None:
                 curves = motion.projections(A) or False
@@ -272,20 +279,26 @@ class AffineScan:
                 curves = motion.projections(A) or False
             if curves:
                 decided, best = self._closed_form_event(
-                    curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale
-                )
+                    curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale,
+                    None if quiet is None else quiet[j],
+                )  # fmt: skip
                 if decided:
                     if best is not None:
                         return FoundEvent(best[0], "gap", gaps.pairs[affine.pair_rows[best[1]]].key)
                     continue
+            scan = gaps
+            if quiet is not None and quiet[j].any():  # the gaps a bound leaves open stay out
+                rest = np.setdiff1d(np.arange(len(gaps)), affine.pair_rows[quiet[j]])
+                scan = gaps.subset(rest.tolist())
+                before = None
             if before is None or before[0] != j:
-                values_a = self.locator.event_values(ta, exact.state(ta), gaps)
+                values_a = self.locator.event_values(ta, exact.state(ta), scan)
             else:
                 values_a = before[1]
-            values_b = self.locator.event_values(tb, exact.state(tb), gaps)
-            before = (j + 1, values_b)
-            best = self.roots.gap_event(exact, gaps, ta, tb, values_a, values_b)
-            left = self.locator.closed_on_leaving(exact, gaps, ta, tb, values_a[0], values_b[0])
+            values_b = self.locator.event_values(tb, exact.state(tb), scan)
+            before = (j + 1, values_b) if scan is gaps else None
+            best = self.roots.gap_event(exact, scan, ta, tb, values_a, values_b)
+            left = self.locator.closed_on_leaving(exact, scan, ta, tb, values_a[0], values_b[0])
             if left is not None and (best is None or left.t < best.t):
                 best = left
             if best is not None:
@@ -304,6 +317,7 @@ class AffineScan:
         ua: np.ndarray,
         ub: np.ndarray,
         scale: float,
+        quiet: np.ndarray | None = None,
     ) -> tuple[bool, tuple[float, int] | None]:
         """The first gap closing in ``[ta, tb]`` (s) from the gaps' closed forms, if they decide.
 
@@ -320,7 +334,8 @@ class AffineScan:
         gap ending about at zero, a bead past a stop's line) gives
         ``(False, None)`` and the sub-interval to the general scan. Returns
         ``(True, (t, k))`` for a closing of affine row ``k``, ``(True, None)``
-        for none. The pairs out of reach for good never close.
+        for none. The pairs out of reach for good never close, nor do those
+        ``quiet`` marks (:func:`solver.modal_flow.quiet_rows`).
         """
         margin = 1e-13 * scale
         speed = 1e-13 * (1.0 + float(np.max(np.abs(ua))) + float(np.max(np.abs(ub))))
@@ -329,6 +344,8 @@ class AffineScan:
             g0, g1, u0, u1 = float(ga[k]), float(gb[k]), float(ua[k]), float(ub[k])
             if not (g0 > GAP_TOL + margin and g1 > margin - affine.reach[k]):
                 return False, None  # closed or about to be at the start; past a stop's line
+            if quiet is not None and quiet[k]:
+                continue
             offset = float(b[k])
 
             def gap(t: float, k: int = k, offset: float = offset) -> float:

@@ -36,6 +36,7 @@ from solver.gap_closing import clear_rows, closing_times
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
+from solver.modal_flow import quiet_rows
 from solver.motion_state import MotionState, Setup
 
 CLEAR_MARGIN = GAP_TOL + PENETRATION_TOL
@@ -115,10 +116,14 @@ class EventLocator:
         def closing(t: float, k: int) -> float:
             return float(model.separation_rows[k] @ motion.state(t)[1])
 
+        quiet = quiet_rows(motion, model.separation_rows, ts, sep, 0.0)
         for j in range(1, len(ts)):
             ta, tb = ts[j - 1], ts[j]
             best: float | None = None
-            for k in range(sep.shape[1]):
+            candidates = ~(sep[j] > 0.0) | ((rate[j - 1] < 0.0) & (rate[j] > 0.0))
+            if quiet is not None:
+                candidates &= ~quiet[j - 1]  # a modal phase's far springs, at rest
+            for k in np.nonzero(candidates)[0].tolist():
                 if not sep[j, k] > 0.0:
                     t_hit = brentq(separation, ta, tb, args=(k,), xtol=TIME_TOL)
                 elif rate[j - 1, k] < 0.0 < rate[j, k]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import cmath
 import math
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -53,6 +54,12 @@ TAYLOR_DEGREE = 30
 """Most Taylor terms per stage (remainder ``< k·30^(k−1) / 30! < 1e-24`` for k ≤ 6)."""
 
 EPS = float(np.finfo(float).eps)
+
+MODAL_MIN_BEADS = 8
+"""Beads from which an unconstrained bead model's flow is modal (:mod:`solver.modal_flow`).
+
+Below, the general flow's compiled stop phases (:meth:`LinearFlow.coordinate_maps`)
+serve the small scenes."""
 
 
 class Harmonic(NamedTuple):
@@ -720,6 +727,22 @@ class Projections:
 
 # ------------------------------------------------------------ beads of a System
 
+_SIGNS = np.array([1.0, -1.0])
+
+BEAD_MODELS_KEPT = 8
+"""Bead models kept per system, one per orientation of its rest-length springs."""
+
+_BEAD_MODELS: weakref.WeakKeyDictionary[Any, dict[bytes, LinearBeadModel]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _unit(n: int, i: int) -> np.ndarray:
+    """Row ``i`` of the identity of size ``n`` (without making the identity)."""
+    row = np.zeros(n)
+    row[i] = 1.0
+    return row
+
 
 @dataclass(frozen=True)
 class LinearBeadModel:
@@ -749,8 +772,19 @@ class LinearBeadModel:
     separation_rows: np.ndarray
     separation_offsets: np.ndarray
 
-    def flow(self, A: ArrayLike | None = None, b: ArrayLike | None = None) -> LinearFlow:
-        """The :class:`LinearFlow` of this model with persistent constraints ``A q = b``."""
+    def flow(self, A: ArrayLike | None = None, b: ArrayLike | None = None) -> Any:
+        """The flow of this model with persistent constraints ``A q = b``.
+
+        Without constraints, from ``MODAL_MIN_BEADS`` beads on and with
+        proportional damping, the modal form of :mod:`solver.modal_flow`
+        (O(N) per gap value); a :class:`LinearFlow` otherwise.
+        """
+        if (A is None or not np.size(A)) and len(self.f0) >= MODAL_MIN_BEADS:
+            from solver.modal_flow import modal_flow
+
+            flow = modal_flow(self.M, self.C, self.K, self.f0, self.harmonics)
+            if flow is not None:
+                return flow
         return LinearFlow(self.M, self.C, self.K, self.f0, self.harmonics, A, b)
 
     def separations(self, q: ArrayLike) -> np.ndarray:
@@ -787,6 +821,34 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
     if system.n_disks != system.N or any(d.iy is not None for d in disks):
         return None
     q = np.asarray(q, dtype=float)
+    # the model depends on q only through the orientation of the rest-length springs:
+    # one model per orientation, kept with the system (N × N matrices, made once)
+    signs = []
+    for s in system._springs:
+        if s.rest_length == 0.0:
+            continue
+        a = disks[s.i]
+        b = disks[s.j] if s.j is not None else None
+        other_y = s.anchor[1] if b is None else b.rail_y
+        other_x = s.anchor[0] if b is None else q[b.ix]
+        gap = q[a.ix] - other_x
+        if other_y != a.rail_y or gap == 0.0:
+            return None
+        signs.append(gap > 0.0)
+    kept = _BEAD_MODELS.setdefault(system, {})
+    key = np.packbits(np.array(signs, dtype=bool)).tobytes() + len(signs).to_bytes(8, "little")
+    model = kept.get(key)
+    if model is None:
+        model = _bead_model(system, q)
+        if len(kept) >= BEAD_MODELS_KEPT:
+            kept.pop(next(iter(kept)))
+        kept[key] = model
+    return model
+
+
+def _bead_model(system: Any, q: np.ndarray) -> LinearBeadModel:
+    """:func:`linear_bead_model` made afresh (the scene is linear near ``q``)."""
+    disks = system._disks
     N = system.N
     K = np.zeros((N, N))
     C = np.zeros((N, N))
@@ -798,19 +860,20 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
         a = disks[s.i]
         b = disks[s.j] if s.j is not None else None
         ends = [a.ix] if b is None else [a.ix, b.ix]
-        signs = np.array([1.0, -1.0])[: len(ends)]
-        K[np.ix_(ends, ends)] += s.stiffness * np.outer(signs, signs)
-        C[np.ix_(ends, ends)] += s.damping * np.outer(signs, signs)
+        signs = _SIGNS[: len(ends)]
+        # K[ends, ends] += k · signs signsᵀ, entry by entry (k · ±1 is exact)
+        for matrix, value in ((K, s.stiffness), (C, s.damping)):
+            matrix[a.ix, a.ix] += value
+            if b is not None:
+                matrix[a.ix, b.ix] += -value
+                matrix[b.ix, a.ix] += -value
+                matrix[b.ix, b.ix] += value
         if b is None:
             f0[a.ix] += s.stiffness * s.anchor[0]
         if s.rest_length == 0.0:
             continue
-        other_y = s.anchor[1] if b is None else b.rail_y
         other_x = s.anchor[0] if b is None else q[b.ix]
-        gap = q[a.ix] - other_x
-        if other_y != a.rail_y or gap == 0.0:
-            return None
-        sign = math.copysign(1.0, gap)
+        sign = math.copysign(1.0, q[a.ix] - other_x)
         f0[ends] += s.stiffness * s.rest_length * sign * signs
         offset = sign * s.anchor[0] if b is None else 0.0
         key = (tuple(ends), sign, offset)
@@ -822,7 +885,7 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
         rows.append(row)
         offsets.append(offset)
     harmonics = tuple(
-        Harmonic(np.eye(N)[disks[h.disk].ix] * h.amplitude[0], h.omega, h.phase)
+        Harmonic(_unit(N, disks[h.disk].ix) * h.amplitude[0], h.omega, h.phase)
         for h in system._forcing
     )
     return LinearBeadModel(

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 from solver.cart_motion import CartStepper
 from solver.errors import InputError, SolverError
 from solver.events import EventDrivenStepper
@@ -194,6 +196,7 @@ def make_stepper(
         from solver.timestepping import TimeSteppingStepper
 
         return TimeSteppingStepper(system, t_end, dt_out, h=settings.dt)
+    one_blas_thread()
     return EventDrivenStepper(
         system,
         t_end,
@@ -201,6 +204,24 @@ def make_stepper(
         rtol=settings.rtol or DEFAULT_RTOL,
         atol=settings.atol or DEFAULT_ATOL,
     )
+
+
+_BLAS_LIMITED = False
+
+
+def one_blas_thread() -> None:
+    """Limit this process's BLAS and OpenMP pools to one thread, once per process.
+
+    OpenBLAS keeps its idle threads spinning after each call. The event-driven
+    engine makes many small products (a long chain's modal state, ``N × N``
+    once per time, :mod:`solver.modal_flow`; a sweep's points, one per worker
+    and core): on two shared cores a pool per process made a 1000-bead chain
+    5× slower in CPU time and a sweep worker's impacts 2×.
+    """
+    global _BLAS_LIMITED
+    if not _BLAS_LIMITED:
+        threadpool_limits(1)
+        _BLAS_LIMITED = True
 
 
 def simulate(

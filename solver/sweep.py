@@ -80,7 +80,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from solver.contact_pairs import continued_nearest
 from solver.errors import InputError, SolverError
@@ -90,7 +89,7 @@ from solver.impact_period import NO_PERIOD, ImpactPeriod, forcing_period, impact
 from solver.record import ENERGY_COLUMNS, trajectory_columns, write_csv_atomic
 from solver.scene import Scene, SceneError, parse_scene, run_size_problems, scene_to_dict
 from solver.scene_paths import ScenePathError, check_settable, with_values
-from solver.simulation import METHODS, Watchdog, make_stepper
+from solver.simulation import METHODS, Watchdog, make_stepper, one_blas_thread
 from solver.stages import normal_speeds
 from solver.system import Contact, System
 
@@ -852,17 +851,6 @@ def _start_worker(sweep_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with, args=(sweep_pid,), daemon=True).start()
     one_blas_thread()
-
-
-def one_blas_thread() -> None:
-    """Limit this process's BLAS and OpenMP pools to one thread (a sweep worker's set-up).
-
-    Points run side by side, one per worker and core. A BLAS pool of one
-    thread per core in every worker oversubscribes the cores, and OpenBLAS's
-    idle threads spin after each call: on the forced mass between stops they
-    doubled a worker's CPU time per impact.
-    """
-    threadpool_limits(1)
 
 
 def _end_with(pid: int) -> None:

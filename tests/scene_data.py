@@ -167,3 +167,34 @@ def spring_chain(
             "solver": {"method": "event-driven", "t_end": t_end, "dt_out": dt_out, "dt": 1e-4},
         }
     )
+
+
+def forced_spring_chain(beads: int, t_end: float = 2.0, dt_out: float = 0.01) -> dict[str, Any]:
+    """The bundled ``chain_forced.json`` pattern with ``beads`` beads, as a scene dict.
+
+    1 kg beads of radius 0.05 m, 0.2 m apart on the rail y = 0, joined by
+    100 N/m springs of rest length 0.2 m, the first tied to an anchor 0.2 m
+    before it; a harmonic force of 10 N at 8 rad/s on the last; restitution
+    0.8, staged impact law, event-driven. The driven end's beads first hit
+    each other at t ≈ 1.07 s.
+    """
+    bodies = [
+        {"id": f"m{i + 1}", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.05,
+         "x": 0.2 * i, "vx": 0.0}
+        for i in range(beads)
+    ]  # fmt: skip
+    spring = {"stiffness": 100.0, "rest_length": 0.2, "damping": 0.0}
+    springs = [{"a": "m1", "anchor": [-0.2, 0.0], **spring}]
+    springs += [{"a": f"m{i}", "b": f"m{i + 1}", **spring} for i in range(1, beads)]
+    return {
+        "format": "impactgui-scene", "version": 2, "title": f"chain {beads}", "view": "side",
+        "gravity": [0.0, -G_ACC],
+        "contact": {"restitution": 0.8, "friction": 0.0, "impact_law": "staged"},
+        "boundaries": [], "bodies": bodies, "springs": springs,
+        "forces": [
+            {"body": f"m{beads}", "type": "harmonic", "amplitude": [10.0, 0.0], "omega": 8.0,
+             "phase": 0.0}
+        ],
+        "impulses": [],
+        "solver": {"method": "event-driven", "t_end": t_end, "dt_out": dt_out, "dt": 0.0001},
+    }  # fmt: skip
