@@ -27,7 +27,7 @@ when it is the simple one: one closed contact (every other gap outside the
 contact band), inside its feature, frictionless, approaching faster than
 ``IMPACT_SPEED_TOL`` and not grazing, and separating after it faster than
 the resting speed. It is the scene's law in closed form, Newton's
-(:meth:`solver.event_handling.EventHandler.newton_single`, called through
+(:meth:`solver.impact_rules.ImpactRules.newton_single`, called through
 :meth:`~solver.event_handling.EventHandler.impact`: the same frames,
 events and Zeno bookkeeping), without the contact problem and projection
 that find nothing to do there. Any other event goes to
@@ -590,7 +590,7 @@ class FlightPhase:
 
         ``G`` is the contact's normal Jacobian on its coordinates ``dofs``
         (the evaluation's ``G_local``). The arithmetic of
-        :meth:`~solver.event_handling.EventHandler.newton_single` (through
+        :meth:`~solver.impact_rules.ImpactRules.newton_single` (through
         ``_newton_jump`` and ``_jump_direction``), operation for operation,
         without the contact object and the law's result object; the frames,
         the ``impact`` event with its stage record and the Zeno bookkeeping

@@ -18,7 +18,7 @@ closed contact, a bead against a stop, frictionless, approaching faster
 than ``IMPACT_SPEED_TOL`` and not grazing, and separating after it faster
 than the resting speed — no contact problem, no projection. It is Newton's
 law in closed form with the arithmetic of
-:meth:`solver.event_handling.EventHandler.newton_single`, the same
+:meth:`solver.impact_rules.ImpactRules.newton_single`, the same
 frames, events and Zeno bookkeeping as :meth:`~solver.event_handling.EventHandler.impact`.
 Any other impact goes to :meth:`~solver.event_handling.EventHandler.handle`,
 and a phase whose closing the loop leaves undecided (a value within
@@ -227,7 +227,7 @@ class StopPhase:
             return False
         if curvature > 0.0 and u * u <= 2.0 * curvature * GAP_TOL * (1.0 + 1e-6):
             return False  # about grazing: the general handling decides
-        # Newton's law, the arithmetic of EventHandler.newton_single on one coordinate
+        # Newton's law, the arithmetic of ImpactRules.newton_single on one coordinate
         w = side * m_inv
         k = side * w
         jump = (-(1.0 + restitution) * u) * (w / k)

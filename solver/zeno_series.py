@@ -217,7 +217,7 @@ class ZenoSummer:
         gaps = [max(e.g, 0.0) for e in evals]
         # a straight feature's jump direction holds for every bounce on it
         directions = [
-            self.handler.jump_direction(e) if is_straight else None
+            self.handler.rules.jump_direction(e) if is_straight else None
             for e, is_straight in zip(evals, straight, strict=True)
         ]
         # the closing speeds and normal accelerations of the flight ahead
@@ -258,11 +258,11 @@ class ZenoSummer:
             hit = [n for n, g in enumerate(gaps) if g <= GAP_TOL]
             closed = [evals[n] if straight[n] else self.s.kin.evaluate(pairs[n], q, v) for n in hit]
             if len(closed) == 1 and closed[0].friction == 0.0:
-                v, _, energy_change = self.handler.newton_jump(
+                v, _, energy_change = self.handler.rules.newton_jump(
                     closed[0], closed[0].restitution, v, directions[hit[0]]
                 )
             else:
-                result = self.handler.law_result(closed, v)
+                result = self.handler.rules.law_result(closed, v)
                 v, energy_change = np.array(result.v_plus, dtype=float), result.energy_change
             loss -= float(energy_change)
             self.m.impact_loss = loss
@@ -316,7 +316,7 @@ class ZenoSummer:
         t_inf = t0 + tau0 + rest
         if t_inf >= self.s.t_end:
             return None
-        step, k = self.handler.jump_direction(contact)
+        step, k = self.handler.rules.jump_direction(contact)
         along = [0.0] * self.s.N  # M⁻¹G/(GᵀM⁻¹G) on every coordinate
         for dof, x in zip(contact.dofs.tolist(), step.tolist(), strict=True):
             along[dof] = x

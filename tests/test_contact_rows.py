@@ -26,7 +26,6 @@ from solver.contact import solve_contact_problem
 from solver.contact_pairs import DiskKinematics, PairRows, RailContacts
 from solver.errors import SolverError
 from solver.event_handling import (
-    EventHandler,
     contact_keys,
     grazing,
     grazing_many,
@@ -38,6 +37,7 @@ from solver.frames import Event
 from solver.gap_set import GapSet
 from solver.geometry import Arc, Segment, Vertex
 from solver.impact import resolve_impact
+from solver.impact_rules import ImpactRules
 from solver.record import Trajectory
 from solver.scene import SceneError, parse_scene
 from solver.simulation import make_stepper
@@ -221,8 +221,8 @@ def test_rail_contacts_read_as_their_contacts(scene, data):
     for N in (system.N, SPARSE_ABOVE + 1):
         handler = SimpleNamespace(s=SimpleNamespace(N=N))
         for field in ("G_local", "H_local"):
-            a = EventHandler._columns(handler, many, field)
-            b = EventHandler._columns(handler, one, field)
+            a = ImpactRules.columns(handler, many, field)
+            b = ImpactRules.columns(handler, one, field)
             if N != system.N:  # the sparse form: as a longer system would build it
                 a, b = a.toarray(), b.toarray()
             assert a.tobytes() == b.tobytes(), field
@@ -241,7 +241,7 @@ def test_a_shared_stage_record_reads_as_one_per_contact(scene, data):
         return
     system, many = found
     v = system.v0.copy()
-    G = EventHandler._columns(SimpleNamespace(s=SimpleNamespace(N=system.N)), many, "G_local")
+    G = ImpactRules.columns(SimpleNamespace(s=SimpleNamespace(N=system.N)), many, "G_local")
     law = data.draw(st.sampled_from(["sequential", "staged"]))
     result = resolve_impact(system.M_diag, G, v, many.restitution, law=law)
     shared = SharedImpactStages(many, result.stages)
