@@ -358,3 +358,12 @@ def test_thousand_bead_chain_keeps_its_energy_balance_through_impacts(tmp_path):
         np.abs(columns["E_kin"]) + np.abs(columns["E_spring"]) + np.abs(columns["E_input"])
     )
     assert np.max(np.abs(balance - balance[0])) < 1e-12 * scale  # 1.2e-13 here
+
+
+def test_a_phase_keeps_its_start_when_the_callers_state_changes_in_place():
+    M, K, f0, harmonics, q0, v0 = random_chain(9, 7)
+    phase = modal_flow(M, 0 * M, K, f0, harmonics).start(0.0, q0, v0)
+    expected, start = phase.state(0.3)[0].copy(), q0.copy()
+    q0 += 1.0  # the stepper's state moves on
+    assert np.array_equal(phase.state(0.3)[0], expected)
+    assert np.array_equal(phase.initial_state()[0], start)
