@@ -231,13 +231,13 @@ class ModalPhase:
     def __init__(self, flow: ModalFlow, t0: float, q0: np.ndarray, v0: np.ndarray) -> None:
         self.flow = flow
         self.t0 = t0
-        self._q0 = q0
-        self._v0 = v0
+        self._q0 = q0.copy()  # the caller's state may change in place after the start
         modes = flow.modes
         g = flow._generic
         self._eta_dot0 = modes.T @ (flow.masses * v0)
         u = self._eta_dot0[g]
-        g0 = modes[:, g].T @ (flow._constant - flow.K @ q0)
+        self._g0 = modes.T @ (flow._constant - flow.K @ q0)  # modal forces at q0 (all modes)
+        g0 = self._g0[g]
         # the harmonic amplitudes at t0, z_j exp(i Ω_j t0), over p(iΩ_j): the particular parts
         self._P = flow._forcing[g] * np.exp(1j * flow._omegas * t0) * flow._response
         self._P_rate = self._P * (1j * flow._omegas)
@@ -285,19 +285,11 @@ class ModalPhase:
     def _forcing_now(self, T: np.ndarray) -> np.ndarray:
         """The modal forces ``g0 + Re Σ_j z_j e^{iΩ_j τ}`` at ``τ = T`` (N/kg^½)."""
         flow = self.flow
-        force = self._g0_all
+        force = self._g0
         if len(flow._omegas):
             rot = np.exp(1j * flow._omegas * (T + self.t0))
             force = force + (rot[..., None, :] * flow._forcing).real.sum(axis=-1)
         return force
-
-    @property
-    def _g0_all(self) -> np.ndarray:
-        kept = self.__dict__.get("_g0_kept")
-        if kept is None:
-            flow = self.flow
-            kept = self._g0_kept = flow.modes.T @ (flow._constant - flow.K @ self._q0)
-        return kept
 
     def kinematics(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Coordinates (m), velocities (m/s) and accelerations (m/s²) at ``t``."""
