@@ -384,7 +384,7 @@ def test_modal_and_general_routes_give_the_same_impacts(monkeypatch, damping):
         while stepper.status == "running":
             trajectory.append(stepper.step())
         assert stepper.status == "finished"
-        assert all(isinstance(flow, kind) for flow in stepper._flows.values())
+        assert all(isinstance(flow, kind) for flow in stepper.smooth._flows.values())
         return trajectory
 
     modal = run(ModalFlow)
