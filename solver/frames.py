@@ -7,12 +7,9 @@ writers, the command line and the GUI. Units are SI throughout.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from solver.stages import ImpactStages, SharedImpactStages
 
 FRAME_KINDS = ("sample", "pre", "post")
 EVENT_TYPES = (
@@ -160,7 +157,10 @@ class Event:
     v_minus: np.ndarray | None = None
     v_plus: np.ndarray | None = None
     message: str = ""
-    impact_stages: ImpactStages | SharedImpactStages | None = None
+    impact_stages: Any = None
+    """The impact's stages (:class:`solver.stages.ImpactStages`, or one
+    :class:`solver.stages.SharedImpactStages` for the events of an impact of beads
+    on a rail), or None. Typed loosely: this module imports no other of the solver's."""
 
 
 @dataclass

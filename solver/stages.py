@@ -36,7 +36,7 @@ import csv
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -45,8 +45,15 @@ from solver.frames import Event
 
 if TYPE_CHECKING:
     from solver.impact import ImpactStage
-    from solver.record import Trajectory
     from solver.system import System
+
+
+class RecordedRun(Protocol):
+    """What :func:`write_stages_csv` reads of a run (a :class:`solver.record.Trajectory`)."""
+
+    system: System
+    events: list[Event]
+
 
 STAGES_FILE = "stages.csv"
 STAGE_COLUMNS = ("event", "t", "stage", "body", "other", "normal_impulse", "tangent_impulse")
@@ -271,13 +278,14 @@ def _rows(events: Iterable[Event], count: int) -> Iterator[list[str]]:
             ]
 
 
-def write_stages_csv(trajectory: Trajectory, path: Path) -> None:
+def write_stages_csv(trajectory: RecordedRun, path: Path) -> None:
     """Write the stages of every impact of ``trajectory`` to ``path``, atomically.
 
     Parameters
     ----------
-    trajectory : Trajectory
-        A recorded run with its ``system`` (which names the velocity columns).
+    trajectory : RecordedRun
+        A recorded run (a :class:`solver.record.Trajectory`) with its ``system``
+        (which names the velocity columns).
     path : Path
         The file to write (``DIR/stages.csv`` beside ``events.csv``).
     """
