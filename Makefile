@@ -36,6 +36,7 @@ $(PY):
 $(STAMP): $(PY) pyproject.toml Makefile
 	@$(call apt_install,$(APT_QT) $(APT_XCB))
 	$(PY) -m pip install -q -e .
+	$(PY) -m solver compile
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)

@@ -198,6 +198,7 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
 
     app = QApplication.instance() or QApplication(["impactgui"])
     app.setApplicationName("impactgui")
+    _compile_kernels_if_cold(stderr)
     app.setOrganizationName("impactgui")
     # Crash recovery only in an interactive session: a headless or --screenshot run
     # must never stop at the "restore unsaved scene?" question.
@@ -223,6 +224,37 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
         return app.exec()
     finally:
         window.shutdown()
+
+
+def _compile_kernels_if_cold(stderr: TextIO) -> None:
+    """The first start after an install compiles the solver's kernels, once, with progress.
+
+    A progress dialog (and the same lines on stderr) while :mod:`solver.kernels`
+    compiles, before the window opens: no run then compiles inside a step.
+    """
+    from solver import kernels
+
+    if not kernels.is_cold():
+        return
+    from PySide6.QtWidgets import QApplication, QProgressDialog
+
+    dialog = QProgressDialog(
+        "Compiling the solver's kernels, once…", "", 0, len(kernels.KERNEL_NAMES)
+    )
+    dialog.setWindowTitle("impactgui")
+    dialog.setCancelButton(None)
+    dialog.setMinimumDuration(0)
+    printed = kernels.print_progress(stderr)
+
+    def report(done: int, total: int, name: str) -> None:
+        printed(done, total, name)
+        label = f"{done + 1}/{total} {name}…" if done < total else "done"
+        dialog.setLabelText(f"Compiling the solver's kernels, once: {label}")
+        dialog.setValue(done)
+        QApplication.processEvents()
+
+    kernels.compile_all(report)
+    dialog.close()
 
 
 def _save_window(window: MainWindow, png: Path, stderr: TextIO) -> bool:

@@ -908,6 +908,8 @@ class MainWindow(QMainWindow):
                     f"{event.normal_impulse:.4g} N·s, ΔT = {event.energy_change:+.4g} J",
                     8000,
                 )
+            elif event.type == "accuracy":  # time-stepping: its penetration and drift
+                self.statusBar().showMessage(event.message, 15000)
         if self._step_pending and self.clock.step_frame():
             self._step_pending = False
         self._show_progress()
@@ -928,7 +930,10 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"solver failed: {message}")
         elif status == "finished":
             text = f"run finished: {message}" if message else "run finished"
-            self.statusBar().showMessage(text, 10000)
+            accuracy = [e for e in self.runner.trajectory.events[-3:] if e.type == "accuracy"]
+            if accuracy:  # a time-stepping run says how wrong it is
+                text += f"; {accuracy[-1].message}"
+            self.statusBar().showMessage(text, 30000)
         self.event_log.flush()
         self._set_run_state(status)
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from solver import kernels
 from solver.errors import InputError
 from solver.record import Trajectory, write_csv
 from solver.reference import NO_REFERENCE, recognise, write_reference_file
@@ -117,6 +118,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_sweep_parser(commands)
     _add_figure_commands(commands)
+    commands.add_parser(
+        "compile",
+        help="compile the solver's numba kernels now, once (the Makefile runs it after install)",
+        description=(
+            "Compile every numba kernel of the solver (or load it from numba's disk cache), "
+            "with a line of progress each, and remember it: a run then never compiles inside "
+            "a step. `run` does the same at its start when they are not compiled yet."
+        ),
+    )
     return parser
 
 
@@ -329,6 +339,9 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
             from solver.plot import run_plot_command
 
             return run_plot_command(args, stderr)
+        if args.command == "compile":
+            kernels.compile_all(kernels.print_progress(stderr))
+            return 0
         return _run_command(args, stderr)
     except Exception as error:
         _report_unexpected(error, stderr, getattr(args, "debug", False))
@@ -356,6 +369,8 @@ def _run_command(args: argparse.Namespace, stderr: TextIO) -> int:
             print(line, file=stderr)
         return EXIT_INVALID_INPUT
     assert scene is not None
+    # the first run after an install compiles the kernels here, saying so, not in a step
+    kernels.compile_if_cold(kernels.print_progress(stderr))
     try:
         status = run_scene(scene, out_dir, t_end, args.method, dt_out, stderr, args.debug)
         if args.reference and status != EXIT_INVALID_INPUT:

@@ -1382,6 +1382,66 @@ def resolve_impact(
     if not (np.isfinite(time_budget) and time_budget > 0.0):
         raise InputError(f"`time_budget` must be a positive number of seconds, got {time_budget}")
 
+    args = (inertia, G, e, mu, H, tol, law, max_stages, time_budget)
+    try:
+        return _resolve(v_minus, *args)
+    except SolverError:
+        # A frictional impact at speeds of round-off size (a ball settling in a rough
+        # corner, 1e-12 m/s) can fail Lemke's working-precision check only for its size;
+        # every law is positively homogeneous in v⁻, so it is solved again at speeds
+        # scaled by a power of two near 1 (exact), and the answer scaled back.
+        u_size = float(np.max(np.abs(G.T @ v_minus), initial=0.0))
+        if law == "sequential" or not np.any(mu > 0.0) or not 0.0 < u_size < TINY_SPEED:
+            raise
+    k = -math.frexp(u_size)[1]
+    scaled = _resolve(math.ldexp(1.0, k) * v_minus, *args)
+    return _scaled_back(scaled, k)
+
+
+TINY_SPEED = 2.0**-20
+"""Approach speeds (m/s) below which a frictional impact that fails is solved again scaled up."""
+
+
+def _scaled_back(result: ImpactResult, k: int) -> ImpactResult:
+    """``result`` of the speeds scaled by ``2^k``, in the original units (exact)."""
+
+    def back(x: np.ndarray) -> np.ndarray:
+        return np.ldexp(np.asarray(x, dtype=float), -k)
+
+    stages = [
+        ImpactStage(
+            y=back(s.y), w=back(s.w), lam=back(s.lam), tangent_impulse=back(s.tangent_impulse)
+        )
+        for s in result.stages
+    ]
+    note = f"solved at speeds scaled by 2^{k} (it failed at speeds of round-off size)"
+    return ImpactResult(
+        v_plus=back(result.v_plus),
+        impulse=back(result.impulse),
+        stages=stages,
+        energy_change=math.ldexp(result.energy_change, -2 * k),
+        admissible=result.admissible,
+        tangent_impulse=back(result.tangent_impulse),
+        law=result.law,
+        note=f"{result.note}; {note}" if result.note else note,
+        gains_energy=result.gains_energy,
+    )
+
+
+def _resolve(
+    v_minus: np.ndarray,
+    inertia: _Inertia,
+    G: object,
+    e: np.ndarray,
+    mu: np.ndarray,
+    H: np.ndarray | None,
+    tol: float,
+    law: str,
+    max_stages: int | None,
+    time_budget: float,
+) -> ImpactResult:
+    """:func:`resolve_impact` on checked inputs."""
+    n = e.size
     u_minus = np.asarray(G.T @ v_minus)
     scale = max(1.0, float(np.max(np.abs(u_minus), initial=0.0)))
     problem = _ImpactProblem(inertia=inertia, G=G, e=e, mu=mu, H=H, tol=tol * scale)

@@ -137,6 +137,14 @@ ROOT_TOL = 1e-12
 """A closing instant is located when Newton's last change is below this share of the step."""
 
 CONTACT_SOLVERS = ("auto", "lemke", "pgs")
+STEP_FRACTION = 1.0 / 20.0
+"""Largest step as a fraction of the scene's shortest period (docs/MECHANICS.md §6):
+``h ω <= 2π/20 ≈ 0.31`` keeps the midpoint scheme's phase error under 0.5 % a period
+(``(hω)²/24``) and far inside its stability bound ``hω < 2``."""
+PENETRATION_BOUND = 0.01
+"""Penetration (fraction of the smallest disk radius) past which an ``accuracy`` row is written."""
+DRIFT_BOUND = 0.01
+"""Energy-balance drift (fraction of the energy scale) past which an ``accuracy`` row is written."""
 
 USE_KERNEL = timestep_kernels.COMPILED
 """With numba installed, quiet steps of small scenes run in the compiled loop of
@@ -246,6 +254,12 @@ class TimeSteppingStepper:
                 f"`contact_solver` must be one of {', '.join(CONTACT_SOLVERS)}, "
                 f"got {contact_solver!r}"
             )
+        largest, why = largest_step(system)
+        if h > largest:
+            raise InputError(
+                f"`solver.dt` = {h:g} s is too large for this scene: more than "
+                f"{STEP_FRACTION:g} of {why}; the largest acceptable value is {largest:.6g} s"
+            )
         self.system = system
         self.t_end = float(t_end)
         self.dt_out = float(dt_out)
@@ -281,6 +295,8 @@ class TimeSteppingStepper:
         self._warm_keys = np.zeros(0, dtype=np.int64)  # sorted keys of the last impulses
         self._warm = np.zeros((0, 2))  # their (Λ_n, Λ_t), N·s
         self._started = False
+        self.accuracy = _Accuracy(system)
+        """The run's largest penetration and energy-balance drift so far (``accuracy`` rows)."""
         self._kernel_scene: timestep_kernels.KernelScene | None = None
         if USE_KERNEL and contact_solver != "pgs":
             self._kernel_scene = timestep_kernels.kernel_scene(system)
@@ -316,6 +332,7 @@ class TimeSteppingStepper:
         if not self._started:
             self._started = True
             out.frames.append(self._frame("sample", self.t, self.q, self.v, ()))
+            self.accuracy.measure(out.frames[-1], out)
         self._interval += 1
         if self._interval == self._n_intervals:
             t_next = self.t_end
@@ -355,13 +372,17 @@ class TimeSteppingStepper:
         except (SolverError, np.linalg.LinAlgError) as error:
             self.status = "failed"
             self.message = f"t = {self.t!r} s: {error}"
-            out.events.append(Event(t=self.t, type="error", message=self.message))
+            out.events.append(self.accuracy.report(self.t))
+            out.events.append(Event(t=self.t, type="error", message=self.message))  # last
             return out
         self.t = t_next
         contacts = self._contact_states(persistent) if persistent is not None else ()
         out.frames.append(self._frame("sample", self.t, self.q, self.v, contacts))
+        for frame in out.frames:  # the impacts' pre and post frames too, as trajectory.csv
+            self.accuracy.measure(frame, out)
         if self._interval == self._n_intervals:
             self.status = "finished"
+            out.events.append(self.accuracy.report(self.t))
             self.message = f"reached t_end = {self.t_end!r} s"
         return out
 
@@ -1184,6 +1205,148 @@ class TimeSteppingStepper:
             v=v.copy(),
             contacts=contacts,
             energy=energy,
+        )
+
+
+def largest_step(system: System) -> tuple[float, str]:
+    """The largest acceptable step for ``system`` (s) and the period that sets it, in words.
+
+    ``STEP_FRACTION`` of the shortest period of the scene: of its springs,
+    bounded below by ``2π/ω`` with ``ω² = max_i Σ_springs at i (2k or k) / m_i``
+    (Gershgorin's bound on the largest eigenvalue of ``M⁻¹K``: a spring
+    between two bodies counts twice, one to an anchor once), and of its
+    harmonic forces, ``2π/ω``. Contacts are rigid and set no time scale.
+    ``(inf, "")`` for a scene with neither.
+    """
+    scene = system.scene
+    masses = {body.id: float(body.mass) for body in scene.bodies}
+    load: dict[str, float] = {}
+    for spring in scene.springs:
+        share = 2.0 * spring.stiffness if spring.b is not None else spring.stiffness
+        for end in (spring.a, spring.b):
+            if end is not None:
+                load[end] = load.get(end, 0.0) + share
+    periods = [
+        (2.0 * math.pi * math.sqrt(masses[body] / k), f"the period of the springs on {body}")
+        for body, k in load.items()
+        if body in masses and k > 0.0
+    ]
+    periods += [
+        (2.0 * math.pi / force.omega, f"the period of the force on {force.body}")
+        for force in scene.forces
+        if force.omega > 0.0
+    ]
+    if not periods:
+        return math.inf, ""
+    period, name = min(periods)
+    return STEP_FRACTION * period, f"{name}, {period:.6g} s"
+
+
+class _Accuracy:
+    """What a time-stepping run reports of its own error (``accuracy`` event rows).
+
+    Measured at every output sample: the largest penetration of any disk
+    into a boundary or another disk (the deepest overlap of the pairs that
+    overlap there, m) and the drift of the energy balance
+    ``E_total + E_dissipated − E_input`` from its value at t = 0 (J). A row
+    is written the first time either passes its bound (``PENETRATION_BOUND``
+    of the smallest disk radius; ``DRIFT_BOUND`` of the energy scale, the
+    largest ``E_kin + E_spring`` seen plus what was put in and dissipated)
+    and at the end of the run. In the row, ``normal_impulse`` holds the
+    penetration (m) and ``energy_change`` the drift (J); ``body`` and
+    ``other`` name the deepest pair; the message says both in words.
+    """
+
+    def __init__(self, system: System) -> None:
+        self.system = system
+        radii = np.asarray(system.radii, dtype=float)
+        self.penetration_bound = PENETRATION_BOUND * float(np.min(radii, initial=math.inf))
+        self.penetration = 0.0
+        self.penetration_t = 0.0
+        self.pair = ("", "")
+        self.drift = 0.0
+        self.drift_t = 0.0
+        self.scale = 0.0
+        self._balance0: float | None = None
+        self._index = (
+            StaticIndex([f for _, f, _, _ in system.features]) if system.features else None
+        )
+        self._crossed: set[str] = set()
+
+    def measure(self, frame: Frame, out: StepOutput) -> None:
+        """Take a sample frame's penetration and drift; a row in ``out`` at a first crossing."""
+        energy = frame.energy
+        balance = energy.balance
+        if self._balance0 is None:
+            self._balance0 = balance
+        self.scale = max(
+            self.scale, energy.kinetic + energy.spring + abs(energy.input) + abs(energy.dissipated)
+        )
+        drift = balance - self._balance0
+        if abs(drift) > abs(self.drift):
+            self.drift, self.drift_t = drift, frame.t
+        depth, pair = self._deepest(frame.q)
+        if depth > self.penetration:
+            self.penetration, self.penetration_t, self.pair = depth, frame.t, pair
+        crossed = []
+        if self.penetration > self.penetration_bound and "penetration" not in self._crossed:
+            crossed.append("penetration")
+        if abs(self.drift) > DRIFT_BOUND * self.scale > 0.0 and "drift" not in self._crossed:
+            crossed.append("drift")
+        if crossed:
+            self._crossed.update(crossed)
+            out.events.append(self.report(frame.t, f"{' and '.join(crossed)} past its bound: "))
+
+    def _deepest(self, q: np.ndarray) -> tuple[float, tuple[str, str]]:
+        system = self.system
+        if not system.n_disks:
+            return 0.0, ("", "")
+        c = system.centres(q)
+        radii = np.asarray(system.radii, dtype=float)
+        zeros, spin = np.zeros_like(c), np.zeros(len(c))
+        parts = []
+        if self._index is not None:
+            pairs = self._index.query(c, radii, 0.0).pairs
+            if len(pairs):
+                parts.append(
+                    system.feature_arrays.contacts(pairs[:, 0], pairs[:, 1], c, zeros, spin, radii)
+                )
+        disk_pairs = _disk_pairs(c, radii, 0.0)
+        if len(disk_pairs):
+            parts.append(disk_disk(c, zeros, spin, radii, disk_pairs[:, 0], disk_pairs[:, 1]))
+        if not parts:
+            return 0.0, ("", "")
+        rows = parts[0] if len(parts) == 1 else ContactArrays.concatenate(parts)
+        gaps = np.where(rows.valid, rows.g, math.inf)
+        k = int(np.argmin(gaps))
+        if not math.isfinite(gaps[k]) or gaps[k] >= 0.0:
+            return 0.0, ("", "")
+        body = system.disk_body_id(int(rows.i[k]))
+        if rows.j[k] >= 0:
+            other = system.disk_body_id(int(rows.j[k]))
+        else:
+            other = system.features[int(rows.feature[k])][0]
+        return float(-gaps[k]), (body, other)
+
+    def summary(self) -> str:
+        """The run's accuracy in words (the status line and the rows' message)."""
+        return (
+            f"largest penetration {self.penetration:.3g} m at t = {self.penetration_t:.6g} s "
+            f"(bound {self.penetration_bound:.3g} m), energy-balance drift "
+            f"{self.drift:.3g} J at t = {self.drift_t:.6g} s "
+            f"(bound {DRIFT_BOUND * self.scale:.3g} J)"
+        )
+
+    def report(self, t: float, why: str = "at the end: ") -> Event:
+        """An ``accuracy`` row at ``t`` with the largest values so far."""
+        return Event(
+            t=t,
+            type="accuracy",
+            body=self.pair[0],
+            other=self.pair[1],
+            normal_impulse=self.penetration,
+            energy_change=self.drift,
+            message=f"time-stepping accuracy {why}{self.summary()}",
         )
 
 

@@ -581,7 +581,17 @@ def _series_end(
 
 
 def _closing_time(g: float, u: float, a_n: float) -> float:
-    """When (s) the gap ``g + u τ + ½ a_n τ²`` (m) closes, ``inf`` if ``a_n >= 0``."""
-    if a_n >= 0.0:
+    """When (s) the gap ``g + u τ + ½ a_n τ²`` (m) first closes, ``inf`` if it never does.
+
+    With ``a_n >= 0`` (gravity holds the disk off, or along the feature: a wall
+    beside a ball bouncing on the floor) the gap still closes when the disk
+    approaches fast enough, ``u < 0`` and ``u² >= 2 a_n g``: at the smaller root
+    ``2g/(−u + √(u² − 2 a_n g))`` (``−g/u`` for ``a_n = 0``). Taking that for
+    never let a ball bouncing into a rough corner sink 4.7e-7 m into the wall.
+    """
+    if a_n < 0.0:
+        return (u + math.sqrt(max(u * u - 2.0 * a_n * g, 0.0))) / -a_n
+    discriminant = u * u - 2.0 * a_n * g
+    if u >= 0.0 or discriminant < 0.0:
         return math.inf
-    return (u + math.sqrt(max(u * u - 2.0 * a_n * g, 0.0))) / -a_n
+    return 2.0 * g / (-u + math.sqrt(discriminant))

@@ -40,6 +40,10 @@ def _stop_phase_loop_compiled() -> None:
     waiting 10 s for the first frames, say) and time that test out. Nothing
     without numba.
     """
+    from solver import kernels
     from solver.stop_closing import load_compiled
 
     load_compiled()
+    # every kernel compiled (or loaded) once, before any test: a cold cache then
+    # never adds "compiling the solver's kernels" lines to a run's stderr
+    kernels.compile_if_cold()

@@ -271,7 +271,8 @@ def test_time_stepping_is_selected_by_the_method_option(tmp_path):
     # t∞ = 3 t_hit ≈ 1.35 s, which the event-driven engine sums in one `zeno` event and
     # the time-stepper steps through (its steps absorb the tail of the series).
     assert float(events[0]["t"]) == pytest.approx(math.sqrt(2 / 9.81), abs=1e-12)
-    assert {e["type"] for e in events} == {"impact"} and len(events) > 10
+    assert {e["type"] for e in events} == {"impact", "accuracy"} and len(events) > 10
+    assert events[-1]["type"] == "accuracy" and float(events[-1]["t"]) == 1.5  # its error
 
 
 def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path):

@@ -99,3 +99,27 @@ def test_has_display(monkeypatch, env: dict[str, str], expected: bool) -> None:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     assert has_display() is expected
+
+
+def test_a_cold_kernel_cache_is_compiled_at_start_with_progress(qtbot, monkeypatch, tmp_path):
+    """Issue 24: the first start compiles the solver's kernels before the window, saying so."""
+    import io
+
+    from impactgui import app as app_module
+    from solver import kernels
+
+    called: list[str] = []
+    monkeypatch.setattr(kernels, "AVAILABLE", True)
+    monkeypatch.setattr(
+        kernels,
+        "_WARM_UPS",
+        {name: (lambda n=name: called.append(n)) for name in kernels.KERNEL_NAMES},
+    )
+    monkeypatch.setattr(kernels, "stamp_path", lambda: tmp_path / "kernels.stamp")
+    stream = io.StringIO()
+    app_module._compile_kernels_if_cold(stream)
+    assert called == list(kernels.KERNEL_NAMES)
+    assert stream.getvalue().splitlines()[-1] == "compiling the solver's kernels, once: done (4)"
+    assert not kernels.is_cold()  # the stamp: the next start compiles nothing
+    app_module._compile_kernels_if_cold(stream)
+    assert called == list(kernels.KERNEL_NAMES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -243,3 +244,16 @@ def test_the_event_log_prints_a_lossless_impact_as_0_not_minus_0(qtbot) -> None:
     assert model.data(model.index(0, 7)) == "0"
     assert model.data(model.index(1, 7)) == "-0.25"
     assert model.data(model.index(0, 7)) == "0"  # the second read comes from the cache
+
+
+def test_a_time_stepping_run_says_how_wrong_it_is_in_the_status_line(qtbot, window, tmp_path):
+    """Issue 24: the largest penetration and the energy drift, in words, when the run ends."""
+    data = json.loads(scene_path("mass_between_stops").read_text())
+    data["solver"].update(method="time-stepping", t_end=1.0, dt=1e-3)
+    path = tmp_path / "stops.json"
+    path.write_text(json.dumps(data))
+    assert window.open_file(path)
+    run_to_end(qtbot, window)
+    line = window.statusBar().currentMessage()
+    assert line.startswith("run finished") and "largest penetration 0.0005 m" in line
+    assert "energy-balance drift" in line

@@ -1,0 +1,202 @@
+"""Every numba kernel of the solver, compiled once, visibly (``python -m solver compile``).
+
+numba compiles a kernel at its first call with the argument types of that
+call, and ``cache=True`` keeps the machine code on disk (next to the module,
+or in numba's user cache when that folder cannot be written; ``NUMBA_CACHE_DIR``
+chooses another). Without a warm-up the first time-stepping run after an
+install paid for it inside its first step: 28 s of CPU with no word. Here
+each kernel is called once on a tiny problem with the argument types the
+solver passes, in a fixed order, with a line of progress for each:
+
+* ``quiet_steps`` (:mod:`solver.timestep_kernels`): Moreau–Jean steps of a
+  small scene, reached by a real time-stepping run of a bouncing ball;
+* ``banded_contact_lcp`` (:mod:`solver.chain_lcp`): a chain's frictionless
+  contact LCP;
+* ``sweeps`` (:mod:`solver.gauss_seidel`): projected Gauss–Seidel;
+* ``phase_end`` (:mod:`solver.stop_closing`): a bead's closing with a stop
+  (event-driven).
+
+The Makefile runs ``python -m solver compile`` after installing; the command
+line and the window call :func:`compile_if_cold` at start, which compiles
+(with the same progress) only when the stamp of this exact code and numba
+version is missing. Without numba there is nothing to compile (docs/INSTALL.md:
+a platform without numba wheels is not a target; the plain-Python loops
+remain the reference).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+AVAILABLE = importlib.util.find_spec("numba") is not None
+"""True when numba is installed (it is a dependency; see docs/INSTALL.md)."""
+
+MODULES = ("timestep_kernels", "chain_lcp", "gauss_seidel", "stop_closing", "kernels")
+"""Modules whose source decides the compiled code (their hash names the stamp)."""
+
+KERNEL_NAMES = ("quiet_steps", "banded_contact_lcp", "sweeps", "phase_end")
+"""The kernels, in the order they are compiled."""
+
+Progress = Callable[[int, int, str], None]
+"""``(done, total, name)``: called before each kernel is compiled and once at the end."""
+
+
+def dispatchers() -> dict[str, Any]:
+    """The numba dispatcher of each kernel (compiled or not yet), by name."""
+    from solver import chain_lcp, gauss_seidel, stop_closing, timestep_kernels
+
+    return {
+        "quiet_steps": timestep_kernels.compiled_quiet_steps(),
+        "banded_contact_lcp": chain_lcp.compiled_banded_contact_lcp(),
+        "sweeps": gauss_seidel._kernel(),
+        "phase_end": stop_closing.compiled_phase_end(),
+    }
+
+
+def _quiet_steps() -> None:
+    """A real time-stepping run of a ball dropped on the ground: the compiled loop's types."""
+    from solver.scene import parse_scene
+    from solver.simulation import make_stepper
+
+    scene = parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 2,
+            "gravity": [0.0, -9.81],
+            "boundaries": [{"id": "ground", "type": "segment", "a": [-1, 0], "b": [1, 0]}],
+            "bodies": [
+                {
+                    "id": "ball",
+                    "type": "wheel",
+                    "mass": 1.0,
+                    "inertia": 0.004,
+                    "radius": 0.1,
+                    "position": [0.0, 0.1001],
+                    "velocity": [0.5, 0.0],
+                },
+            ],
+            "solver": {"method": "time-stepping", "t_end": 0.02, "dt_out": 0.01, "dt": 1e-3},
+        }
+    )
+    stepper = make_stepper(scene)
+    while stepper.status == "running":
+        stepper.step()
+
+
+def _rows(K: int, W: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse rows of a chain of ``K`` contacts between ``K + 1`` beads (cols, values)."""
+    cols = np.zeros((K, W), dtype=np.intp)
+    vals = np.zeros((K, W))
+    for k in range(K):
+        cols[k, :2] = (k, k + 1)
+        vals[k, :2] = (-1.0, 1.0)
+    return cols, vals
+
+
+def _banded_contact_lcp() -> None:
+    from solver import chain_lcp
+
+    cols, vals = _rows(3, 2)
+    chain_lcp.compiled_banded_contact_lcp()(
+        cols, vals, np.ones(4), np.array([-1.0, 0.0, 0.0]), np.zeros(3, dtype=bool), 8, np.zeros(3)
+    )
+
+
+def _sweeps() -> None:
+    from solver import gauss_seidel
+
+    cols, vals = _rows(2, 2)
+    gauss_seidel._kernel()(
+        cols, vals, cols, vals, np.ones(3), np.zeros(2), np.full(2, 0.3), np.full(2, 2.0),
+        np.full(2, 2.0), np.zeros(2), np.zeros(2), np.array([1.0, 0.0, 0.0]), 1e-10, 50,
+    )  # fmt: skip
+
+
+def _phase_end() -> None:
+    from solver import stop_closing
+
+    stop_closing.load_compiled()
+
+
+_WARM_UPS: dict[str, Callable[[], None]] = {
+    "quiet_steps": _quiet_steps,
+    "banded_contact_lcp": _banded_contact_lcp,
+    "sweeps": _sweeps,
+    "phase_end": _phase_end,
+}
+
+
+def stamp_path() -> Path:
+    """The file that says the kernels of this code and numba version are compiled and cached."""
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for name in MODULES:
+        digest.update((here / f"{name}.py").read_bytes())
+    if AVAILABLE:
+        import numba
+
+        digest.update(numba.__version__.encode())
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    folder = Path(cache) if cache else here / "__pycache__"
+    return folder / f"impactgui-kernels-{digest.hexdigest()[:16]}.stamp"
+
+
+def is_cold() -> bool:
+    """True when numba is installed and the kernels of this code were not compiled yet."""
+    return AVAILABLE and not stamp_path().exists()
+
+
+def compile_all(progress: Progress | None = None) -> list[str]:
+    """Compile (or load from numba's disk cache) every kernel; the names, in order.
+
+    ``progress(done, total, name)`` is called before each kernel and once
+    with ``done == total`` at the end. Writes the stamp (:func:`stamp_path`)
+    when its folder can be written.
+    """
+    if not AVAILABLE:
+        return []
+    total = len(KERNEL_NAMES)
+    for done, name in enumerate(KERNEL_NAMES):
+        if progress is not None:
+            progress(done, total, name)
+        _WARM_UPS[name]()
+    if progress is not None:
+        progress(total, total, "")
+    stamp = stamp_path()
+    try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text("compiled\n")
+    except OSError:
+        pass  # a read-only install: numba's own cache still holds the code
+    return list(KERNEL_NAMES)
+
+
+def print_progress(stream: Any) -> Progress:
+    """A progress callback writing ``compiling the solver's kernels, once: …`` lines."""
+
+    def report(done: int, total: int, name: str) -> None:
+        if done < total:
+            print(
+                f"compiling the solver's kernels, once: {done + 1}/{total} {name}…",
+                file=stream,
+                flush=True,
+            )
+        else:
+            print(f"compiling the solver's kernels, once: done ({total})", file=stream, flush=True)
+
+    return report
+
+
+def compile_if_cold(progress: Progress | None = None) -> bool:
+    """Compile every kernel when :func:`is_cold`; True when it did."""
+    if not is_cold():
+        return False
+    compile_all(progress)
+    return True

@@ -1,0 +1,108 @@
+"""Compiled once, visibly (issue 24): the warm-up compiles every numba kernel, a run after it
+compiles nothing.
+
+Each check runs in a fresh process with its own empty numba cache
+(``NUMBA_CACHE_DIR``), as on a fresh install.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from solver import kernels
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is a dependency")
+
+
+def _python(code: str, cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
+
+
+def test_the_first_run_compiles_each_kernel_visibly_and_the_next_compiles_nothing(tmp_path):
+    """A cold cache: ``run`` compiles every kernel first, one progress line each; then a run
+    in a new process loads them from disk (numba's cache hits, no miss)."""
+    cache = tmp_path / "numba-cache"
+    scene = ROOT / "resources" / "scenes" / "bouncing_ball.json"
+    first = _python(
+        f"""
+        import json
+        from solver import kernels
+        assert kernels.is_cold()
+        from solver.cli import main
+        status = main(["run", {str(scene)!r}, "--out", {str(tmp_path / "one")!r},
+                       "--t-end", "0.2", "--method", "time-stepping"])
+        signatures = {{k: len(d.signatures) for k, d in kernels.dispatchers().items()}}
+        misses = {{k: sum(d.stats.cache_misses.values()) for k, d in kernels.dispatchers().items()}}
+        print(json.dumps([status, signatures, misses, kernels.is_cold()]))
+        """,
+        cache,
+    )
+    assert first.returncode == 0, first.stderr
+    status, signatures, misses, cold = json.loads(first.stdout.splitlines()[-1])
+    assert status == 0 and not cold
+    assert set(signatures) == set(kernels.KERNEL_NAMES)
+    assert all(count >= 1 for count in signatures.values())  # each kernel compiled
+    assert all(count >= 1 for count in misses.values())  # here: nothing was cached before
+    lines = first.stderr.splitlines()
+    assert lines[:5] == [
+        "compiling the solver's kernels, once: 1/4 quiet_steps…",
+        "compiling the solver's kernels, once: 2/4 banded_contact_lcp…",
+        "compiling the solver's kernels, once: 3/4 sweeps…",
+        "compiling the solver's kernels, once: 4/4 phase_end…",
+        "compiling the solver's kernels, once: done (4)",
+    ]
+    assert (tmp_path / "one" / "events.csv").exists()
+
+    second = _python(
+        f"""
+        import json
+        from solver import kernels
+        from solver.cli import main
+        status = main(["run", {str(scene)!r}, "--out", {str(tmp_path / "two")!r},
+                       "--t-end", "0.2", "--method", "time-stepping"])
+        kernel = kernels.dispatchers()["quiet_steps"]
+        print(json.dumps([status, len(kernel.stats.cache_hits),
+                          sum(kernel.stats.cache_misses.values())]))
+        """,
+        cache,
+    )
+    assert second.returncode == 0, second.stderr
+    status, hits, misses = json.loads(second.stdout.splitlines()[-1])
+    assert status == 0
+    assert hits >= 1 and misses == 0  # loaded from the disk cache, never compiled in a step
+    assert "compiling" not in second.stderr
+
+
+def test_the_compile_command_reports_each_kernel(monkeypatch, capsys):
+    """``python -m solver compile``: the same lines, whatever the cache holds."""
+    from solver.cli import main
+
+    called: list[str] = []
+    monkeypatch.setattr(
+        kernels,
+        "_WARM_UPS",
+        {name: (lambda n=name: called.append(n)) for name in kernels.KERNEL_NAMES},
+    )
+    monkeypatch.setattr(kernels, "stamp_path", lambda: Path(os.devnull) / "no-stamp")
+    assert main(["compile"]) == 0
+    assert called == list(kernels.KERNEL_NAMES)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "compiling the solver's kernels, once: 1/4 quiet_steps…"
+    assert err[-1] == "compiling the solver's kernels, once: done (4)"
