@@ -111,7 +111,8 @@ def test_a_strike_acts_at_the_time_shown_and_is_recorded_in_the_scene(qtbot, car
     row = next(i for i, e in enumerate(model.events) if e.type == "impulse")
     cells = [model.data(model.index(row, column)) for column in range(model.columnCount())]
     assert cells[1] == "impulse"
-    assert cells[3].startswith("cart (") and cells[3].count(",") == 4
+    assert cells[3].startswith("cart: vxC = ") and cells[3].count("=") == 5
+    assert cells[3].endswith(" rad/s") and "ωA = " in cells[3]
     assert f"{math.hypot(*S):.4g}" in cells[5]
     tooltip = model.data(model.index(row, 4), Qt.ItemDataRole.ToolTipRole)
     for name in ("vxC", "vyC", "omega", "omegaA", "omegaB"):
