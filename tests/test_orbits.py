@@ -1,0 +1,202 @@
+"""Periodic orbits of the linear impact oscillator against closed forms written here.
+
+The oscillator: ``m ẍ + c ẋ + k x = F sin(ω t)``, one rigid stop at ``x = s``
+(the bead's centre; the stop's segment lies one radius further) and Newton's
+law ``v⁺ = −e v⁻``.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from solver.errors import InputError, SolverError
+from solver.orbit_monodromy import monodromy
+from solver.orbits import find_orbit, run_map
+from solver.scene import parse_scene
+
+M, C, K, F, W, E, S = 1.0, 0.1, 1.0, 1.0, 2.0, 0.8, 0.2
+T = 2 * math.pi / W
+
+
+def oscillator(stop=S, forcing=True, e=E):
+    forces = [{"body": "mass", "type": "harmonic", "amplitude": [F, 0.0], "omega": W, "phase": 0.0}]
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 2,
+            "title": "linear impact oscillator",
+            "view": "side",
+            "gravity": [0.0, 0.0],
+            "contact": {"restitution": e, "friction": 0.0, "impact_law": "newton"},
+            "boundaries": [
+                {"id": "stop", "type": "segment", "a": [stop + 0.05, -0.2], "b": [stop + 0.05, 0.2]}
+            ],
+            "bodies": [
+                {
+                    "id": "mass",
+                    "type": "bead",
+                    "rail_y": 0.0,
+                    "mass": M,
+                    "radius": 0.05,
+                    "x": 0.0,
+                    "vx": 0.0,
+                }
+            ],
+            "springs": [
+                {
+                    "a": "mass",
+                    "anchor": [0.0, 0.0],
+                    "stiffness": K,
+                    "rest_length": 0.0,
+                    "damping": C,
+                }
+            ],
+            "forces": forces if forcing else [],
+            "impulses": [],
+            "solver": {"method": "event-driven", "t_end": 10.0, "dt_out": 0.01, "dt": 0.0001},
+        }
+    )
+
+
+def free_motion(t0, x0, v0, t):
+    """Closed form of m ẍ + c ẋ + k x = F sin ω t from (x0, v0) at t0: particular + homogeneous."""
+    # particular x_p = a sin ωt + b cos ωt
+    d = K - M * W**2
+    det = d * d + (C * W) ** 2
+    a, b = F * d / det, -F * C * W / det
+
+    def xp(t):
+        return a * math.sin(W * t) + b * math.cos(W * t), W * (
+            a * math.cos(W * t) - b * math.sin(W * t)
+        )
+
+    zeta = C / (2 * M)
+    wd = math.sqrt(K / M - zeta**2)
+    p0, pv0 = xp(t0)
+    A, dA = x0 - p0, v0 - pv0  # homogeneous part's initial values
+    B = (dA + zeta * A) / wd
+    s = t - t0
+    decay = math.exp(-zeta * s)
+    xh = decay * (A * math.cos(wd * s) + B * math.sin(wd * s))
+    vh = -zeta * xh + decay * wd * (-A * math.sin(wd * s) + B * math.cos(wd * s))
+    p, pv = xp(t)
+    return xh + p, vh + pv
+
+
+@pytest.fixture(scope="module")
+def orbit():
+    return find_orbit(oscillator(), transient=100.0)
+
+
+def test_period_one_orbit_satisfies_closed_form_periodicity(orbit):
+    assert len(orbit.impacts) == 1
+    impact = orbit.impacts[0]
+    t_star, v_minus = impact.t, float(impact.v_minus[0])
+    assert v_minus > 0.0 and impact.q[0] == pytest.approx(S, abs=1e-12)
+    # from the stop at t*, leaving at −e v⁻, the free motion is back at the stop after T with v⁻
+    x_end, v_end = free_motion(t_star, S, -E * v_minus, t_star + T)
+    assert abs(x_end - S) < 1e-10
+    assert abs(v_end - v_minus) < 1e-10
+    # and the section state is that free motion at the section time (t = 0 ≡ T)
+    x_sec, v_sec = free_motion(t_star, S, -E * v_minus, T)
+    assert np.allclose(orbit.state, [x_sec, v_sec], rtol=0, atol=1e-10)
+    # free flight stays off the stop between impacts
+    xs = [
+        free_motion(t_star, S, -E * v_minus, t_star + T * f)[0] for f in np.linspace(0.01, 0.99, 99)
+    ]
+    assert max(xs) < S
+
+
+def closed_form_monodromy(t_star, v_minus):
+    A = np.array([[0.0, 1.0], [-K / M, -C / M]])
+    v_plus = -E * v_minus
+    a_minus = (F * math.sin(W * t_star) - C * v_minus - K * S) / M
+    a_plus = (F * math.sin(W * t_star) - C * v_plus - K * S) / M
+    saltation = np.array([[-E, 0.0], [(a_plus + E * a_minus) / v_minus, -E]])
+    return scipy.linalg.expm(A * (T - t_star)) @ saltation @ scipy.linalg.expm(A * t_star)
+
+
+def test_multipliers_match_closed_form_monodromy(orbit):
+    impact = orbit.impacts[0]
+    expected = closed_form_monodromy(impact.t, float(impact.v_minus[0]))
+    assert np.allclose(orbit.monodromy, expected, rtol=0, atol=1e-8)
+    mu = np.sort_complex(np.linalg.eigvals(expected))
+    assert np.allclose(np.sort_complex(orbit.multipliers), mu, rtol=0, atol=1e-8)
+    # determinant: e² times the flow's e^(−c T / m) (Liouville; the saltation's det is e²)
+    assert np.prod(orbit.multipliers).real == pytest.approx(E**2 * math.exp(-C * T / M), abs=1e-10)
+
+
+def test_monodromy_matches_finite_differences_of_the_simulation(orbit):
+    scene = oscillator()
+    h = 1e-6
+    columns = []
+    for j in range(2):
+        dz = np.zeros(2)
+        dz[j] = h
+        plus = run_map(scene, orbit.state + dz, T).z_end
+        minus = run_map(scene, orbit.state - dz, T).z_end
+        columns.append((plus - minus) / (2 * h))
+    fd = np.column_stack(columns)
+    assert np.allclose(orbit.monodromy, fd, rtol=0, atol=1e-5)
+    mu_fd = np.sort_complex(np.linalg.eigvals(fd))
+    assert np.allclose(np.sort_complex(orbit.multipliers), mu_fd, rtol=0, atol=1e-5)
+
+
+def test_monodromy_without_impact_positions_propagates_the_closed_form(orbit):
+    impacts = [type(i)(t=i.t, v_minus=i.v_minus, v_plus=i.v_plus) for i in orbit.impacts]
+    again = monodromy(oscillator(), orbit.state, impacts, T)
+    assert np.allclose(again, orbit.monodromy, rtol=0, atol=1e-10)
+
+
+def test_stable_orbit_attracts_a_nearby_simulation(orbit):
+    assert orbit.stable and np.all(np.abs(orbit.multipliers) < 1.0)
+    scene = oscillator()
+    z = orbit.state + np.array([1e-3, -2e-3])
+    start = float(np.max(np.abs(z - orbit.state)))
+    for _ in range(80):
+        z = run_map(scene, z, T).z_end
+    rho = float(np.max(np.abs(orbit.multipliers)))
+    assert np.max(np.abs(z - orbit.state)) < 1e-7 < start
+    assert rho**80 < 1e-7  # the decay the multipliers promise
+
+
+def test_newton_from_a_given_state_finds_the_same_orbit(orbit):
+    again = find_orbit(oscillator(), orbit.state + np.array([1e-4, 1e-4]))
+    assert np.allclose(again.state, orbit.state, rtol=0, atol=1e-10)
+    assert again.iterations >= 1
+
+
+def test_section_off_the_clock_origin_gives_the_same_multipliers(orbit):
+    shifted = find_orbit(oscillator(), transient=100.0, t_section=0.3)
+    assert np.allclose(
+        np.sort_complex(shifted.multipliers), np.sort_complex(orbit.multipliers), rtol=0, atol=1e-8
+    )
+    x, v = free_motion(orbit.impacts[0].t, S, -E * float(orbit.impacts[0].v_minus[0]), T + 0.3)
+    assert np.allclose(shifted.state, [x, v], rtol=0, atol=1e-10)
+
+
+def test_scene_without_harmonic_forcing_is_refused():
+    with pytest.raises(InputError, match="harmonic"):
+        find_orbit(oscillator(forcing=False))
+
+
+def test_unforced_scene_with_a_period_in_seconds_finds_the_rest_state():
+    period = 1.7
+    orbit = find_orbit(oscillator(forcing=False), np.array([0.05, 0.0]), period_s=period)
+    assert np.allclose(orbit.state, [0.0, 0.0], atol=1e-12)
+    A = np.array([[0.0, 1.0], [-K / M, -C / M]])
+    mu = np.linalg.eigvals(scipy.linalg.expm(A * period))
+    assert np.allclose(np.sort_complex(orbit.multipliers), np.sort_complex(mu), atol=1e-12)
+
+
+def test_newton_that_does_not_converge_names_the_parameter_value():
+    with pytest.raises(SolverError, match=r"forces\[0\]\.omega = 2.*did not converge in 1 steps"):
+        find_orbit(oscillator(), np.array([-1.0, 3.0]), max_steps=1, label="forces[0].omega = 2")
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5])
+def test_bad_period_count_is_refused(bad):
+    with pytest.raises(InputError, match="`period`"):
+        find_orbit(oscillator(), period=bad)
