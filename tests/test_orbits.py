@@ -200,3 +200,54 @@ def test_newton_that_does_not_converge_names_the_parameter_value():
 def test_bad_period_count_is_refused(bad):
     with pytest.raises(InputError, match="`period`"):
         find_orbit(oscillator(), period=bad)
+
+
+def _cli(tmp_path, scene, *args):
+    import io
+    import json
+
+    from solver.cli import main
+    from solver.scene import scene_to_dict
+
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene_to_dict(scene)))
+    err = io.StringIO()
+    code = main(["orbits", str(path), "--out", str(tmp_path / "out"), *args], stderr=err)
+    return code, err.getvalue()
+
+
+def test_cli_branch_rows_obey_liouville_and_periodicity(tmp_path):
+    import csv
+
+    code, err = _cli(
+        tmp_path,
+        oscillator(),
+        "--vary",
+        "forces[0].omega=2:2.1",
+        "--max-points",
+        "3",
+        "--transient",
+        "100",
+    )
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    assert [float(r["forces[0].omega"]) for r in rows] == pytest.approx([2.0, 2.05, 2.1])
+    assert [r["bifurcation"] for r in rows] == ["", "", "end"]
+    for r in rows:
+        w = float(r["forces[0].omega"])
+        mu = complex(float(r["mu_1_re"]), float(r["mu_1_im"])) * complex(
+            float(r["mu_2_re"]), float(r["mu_2_im"])
+        )
+        # one impact per period: det = e² exp(−c T / m), T = 2π/ω
+        assert r["n_impacts"] == "1"
+        assert mu.real == pytest.approx(E**2 * math.exp(-C * 2 * math.pi / w / M), abs=1e-10)
+        assert r["stable"] == (
+            "1" if abs(complex(float(r["mu_1_re"]), float(r["mu_1_im"]))) < 1 else "0"
+        )
+
+
+def test_cli_refuses_an_unforced_scene_and_a_bad_range(tmp_path):
+    code, err = _cli(tmp_path, oscillator(forcing=False), "--vary", "springs[0].stiffness=1:2")
+    assert code == 2 and "harmonic" in err
+    code, err = _cli(tmp_path, oscillator(), "--vary", "springs[0].stiffness=1")
+    assert code == 2 and "--vary" in err

@@ -1,0 +1,205 @@
+"""``python -m solver orbits``: a branch of periodic orbits over one scene field (docs/ORBITS.md).
+
+    python -m solver orbits SCENE.json --vary PATH=START:STOP --out DIR
+        [--period K] [--transient T] [--max-points N] [--step S]
+
+Natural-parameter continuation (a first step: it cannot turn round a fold):
+the parameter moves from START towards STOP by S, and each orbit is found by
+:func:`solver.orbits.find_orbit` from the previous orbit's state (the first
+from the attractor the scene reaches after T s). A point whose Newton fails
+ends the branch: the last orbit found is marked ``end`` and the reason
+(naming the parameter value) goes to stderr, exit 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+from pathlib import Path
+from typing import Any, TextIO
+
+from solver.errors import InputError, SolverError
+from solver.orbits import PeriodicOrbit, find_orbit
+from solver.scene import SceneError, load_scene
+from solver.scene_paths import check_settable, with_values
+from solver.system import System
+
+DEFAULT_MAX_POINTS = 50
+
+
+def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``orbits`` command to ``python -m solver``'s subparsers."""
+    parser = commands.add_parser(
+        "orbits",
+        help="follow a branch of periodic orbits of a forced bead scene, write branches.csv",
+        description=(
+            "Find the periodic orbit of a harmonically forced bead scene (Newton on the "
+            "stroboscopic map with the exact monodromy) at each value of one scene field and "
+            "write DIR/branches.csv: parameter, period, impacts, stability, Floquet "
+            "multipliers, the state at the section. Natural-parameter continuation: the branch "
+            "ends at a fold. Exit 0, 2 on invalid input, 3 when a Newton fails (the branch "
+            "found so far is written, its last point marked `end`)."
+        ),
+    )
+    parser.add_argument("scene", metavar="SCENE.json", help="scene file (impactgui-scene JSON)")
+    parser.add_argument("--vary", metavar="PATH=START:STOP", required=True, help="field and range")
+    parser.add_argument("--out", metavar="DIR", required=True, help="directory for branches.csv")
+    parser.add_argument("--period", metavar="K", default="1", help="forcing periods per orbit")
+    parser.add_argument(
+        "--transient", metavar="T", default="0", help="seconds simulated before the first Newton"
+    )
+    parser.add_argument(
+        "--max-points",
+        metavar="N",
+        default=str(DEFAULT_MAX_POINTS),
+        help="most orbits on the branch",
+    )
+    parser.add_argument(
+        "--step", metavar="S", help="parameter step (default (STOP − START) / (N − 1))"
+    )
+    return parser
+
+
+def _float(option: str, text: str, problems: list[str]) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        problems.append(f"{option}: not a number: {text!r}")
+        return None
+    if not math.isfinite(value):
+        problems.append(f"{option}: must be finite, got {text!r}")
+        return None
+    return value
+
+
+def _plan(
+    args: argparse.Namespace, problems: list[str]
+) -> tuple[Any, str, list[float], int, float]:
+    scene = None
+    if not Path(args.scene).exists():
+        problems.append(f"SCENE: no such file: {args.scene}")
+    else:
+        try:
+            scene = load_scene(Path(args.scene))
+        except SceneError as error:
+            problems.extend(error.problems)
+    path, _, span = args.vary.partition("=")
+    start_text, _, stop_text = span.partition(":")
+    if not path or not stop_text:
+        problems.append(f"--vary: write PATH=START:STOP, got {args.vary!r}")
+        start = stop = None
+    else:
+        start = _float("--vary", start_text, problems)
+        stop = _float("--vary", stop_text, problems)
+        if scene is not None:
+            try:
+                check_settable(scene, path)
+            except InputError as error:
+                problems.append(f"--vary: {error}")
+    period_f = _float("--period", args.period, problems)
+    period = int(period_f) if period_f is not None and period_f == int(period_f) else 0
+    if period_f is not None and period < 1:
+        problems.append(f"--period: must be a whole number ≥ 1, got {args.period!r}")
+    transient = _float("--transient", args.transient, problems)
+    if transient is not None and transient < 0:
+        problems.append(f"--transient: must be ≥ 0 s, got {args.transient!r}")
+    n_f = _float("--max-points", args.max_points, problems)
+    n = int(n_f) if n_f is not None and n_f == int(n_f) and n_f >= 1 else 0
+    if n_f is not None and n < 1:
+        problems.append(f"--max-points: must be a whole number ≥ 1, got {args.max_points!r}")
+    values: list[float] = []
+    if start is not None and stop is not None and n >= 1:
+        step = None if args.step is None else _float("--step", args.step, problems)
+        if step is None and args.step is None:
+            step = 0.0 if n == 1 else (stop - start) / (n - 1)
+        if step is not None:
+            if step == 0.0 and n > 1 and stop != start:
+                problems.append("--step: must not be 0")
+            direction = math.copysign(1.0, stop - start) if stop != start else 0.0
+            if step * direction < 0:
+                problems.append(f"--step: goes away from STOP ({step:g})")
+            values = [start]
+            while len(values) < n and step != 0.0:
+                v = start + len(values) * step
+                if (v - stop) * direction > 1e-12 * max(1.0, abs(stop)):
+                    break
+                values.append(v)
+    return scene, path, values, period, transient or 0.0
+
+
+def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
+    """branches.csv header and the state index of each state column."""
+    n = 2 * system.N
+    head = ["branch", "point", path, "period", "n_impacts", "stable", "bifurcation"]
+    for k in range(1, n + 1):
+        head += [f"mu_{k}_re", f"mu_{k}_im"]
+    head.append("t_section")
+    order: list[int] = []
+    for body_id, coord_names, rate_names in system.dof_labels:
+        head += [f"{body_id}.{name}" for name in (*coord_names, *rate_names)]
+    ix = [system._disk_ix[system._disk_of_body[b.id]] for b in system.scene.bodies]
+    for i in ix:
+        order += [i, system.N + i]
+    return head, order
+
+
+def _row(point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]) -> list[str]:
+    row = ["0", str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
+    row += ["1" if orbit.stable else "0", mark]
+    for mu in orbit.multipliers:
+        row += [repr(float(mu.real)), repr(float(mu.imag))]
+    row.append(repr(orbit.t_section))
+    row += [repr(float(orbit.state[i])) for i in order]
+    return row
+
+
+def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
+    """``orbits`` with parsed arguments; returns the exit status (0, 2 or 3)."""
+    problems: list[str] = []
+    scene, path, values, period, transient = _plan(args, problems)
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        problems.append(f"--out: not a directory: {args.out}")
+    if not problems:
+        try:
+            find_orbit(scene, period=period, max_steps=0, transient=0.0)
+        except InputError as error:
+            problems.append(str(error))
+        except SolverError:
+            pass  # the inputs are fine; Newton has not run yet
+    if problems:
+        for line in problems:
+            print(line, file=stderr)
+        return 2
+    orbits: list[tuple[float, PeriodicOrbit]] = []
+    failure = ""
+    z = None
+    for value in values:
+        label = f"{path} = {value:g}"
+        try:
+            point_scene = with_values(scene, {path: value})
+            orbit = find_orbit(
+                point_scene,
+                z,
+                period=period,
+                transient=transient if z is None else 0.0,
+                label=label,
+            )
+        except (InputError, SceneError, SolverError) as error:
+            failure = str(error) if label in str(error) else f"{label}: {error}"
+            break
+        orbits.append((value, orbit))
+        z = orbit.state
+    out_dir.mkdir(parents=True, exist_ok=True)
+    head, order = _columns(System(scene), path)
+    with open(out_dir / "branches.csv", "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(head)
+        for point, (value, orbit) in enumerate(orbits):
+            last = point == len(orbits) - 1
+            writer.writerow(_row(point, value, orbit, "end" if last else "", order))
+    if failure:
+        print(f"solver failed: {failure}", file=stderr)
+        return 3
+    return 0
