@@ -49,6 +49,18 @@ class Impact:
     v_minus: np.ndarray
     v_plus: np.ndarray
     q: np.ndarray | None = None
+    body: str = ""
+    other: str = ""
+
+    def normal_velocities(self, M: np.ndarray) -> tuple[float, float]:
+        """``(u_n⁻, u_n⁺)``: the gap's rate before and after (m/s; negative closing).
+
+        The gap's gradient is the impulse's direction ``M (v⁺ − v⁻)`` scaled to a
+        largest entry of 1 (for beads: ``±1`` at a stop, ``±(1, −1)`` between two beads).
+        """
+        n = M @ (self.v_plus - self.v_minus)
+        n = n / float(np.max(np.abs(n)))
+        return float(n @ self.v_minus), float(n @ self.v_plus)
 
 
 def flow_generator(M: np.ndarray, C: np.ndarray, K: np.ndarray) -> np.ndarray:

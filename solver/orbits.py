@@ -189,6 +189,8 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
                     v_minus=np.array(event.v_minus),
                     v_plus=np.array(event.v_plus),
                     q=pre.get(event.t),
+                    body=event.body,
+                    other=event.other,
                 )
             )
         elif event.type not in ("energy_gain",):

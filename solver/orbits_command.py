@@ -27,6 +27,8 @@ from solver.system import System
 
 DEFAULT_MAX_POINTS = 50
 
+IMPACT_COLUMNS = ["branch", "point", "t", "body", "other", "u_n_minus", "u_n_plus"]
+
 
 def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``orbits`` command to ``python -m solver``'s subparsers."""
@@ -35,11 +37,13 @@ def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
         help="follow a branch of periodic orbits of a forced bead scene, write branches.csv",
         description=(
             "Find the periodic orbit of a harmonically forced bead scene (Newton on the "
-            "stroboscopic map with the exact monodromy) at each value of one scene field and "
-            "write DIR/branches.csv: parameter, period, impacts, stability, Floquet "
-            "multipliers, the state at the section. Natural-parameter continuation: the branch "
-            "ends at a fold. Exit 0, 2 on invalid input, 3 when a Newton fails (the branch "
-            "found so far is written, its last point marked `end`)."
+            "stroboscopic map with the exact monodromy) at each value of one scene field "
+            "and write DIR/branches.csv (parameter, period, impacts, stability, Floquet "
+            "multipliers, the state at the section) and DIR/orbit_impacts.csv (each "
+            "orbit's impacts in the period after its section). Natural-parameter "
+            "continuation: the branch ends at a fold. Exit 0, 2 on invalid input, 3 when "
+            "a Newton fails (the branch found so far is written, its last point marked "
+            "`end`)."
         ),
     )
     parser.add_argument("scene", metavar="SCENE.json", help="scene file (impactgui-scene JSON)")
@@ -199,6 +203,25 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         for point, (value, orbit) in enumerate(orbits):
             last = point == len(orbits) - 1
             writer.writerow(_row(point, value, orbit, "end" if last else "", order))
+    with open(out_dir / "orbit_impacts.csv", "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(IMPACT_COLUMNS)
+        M = System(scene).M
+        for point, (_value, orbit) in enumerate(orbits):
+            for impact in orbit.impacts:
+                u_minus, u_plus = impact.normal_velocities(M)
+                t = orbit.t_section + impact.t
+                writer.writerow(
+                    [
+                        "0",
+                        str(point),
+                        repr(t),
+                        impact.body,
+                        impact.other,
+                        repr(u_minus),
+                        repr(u_plus),
+                    ]
+                )
     if failure:
         print(f"solver failed: {failure}", file=stderr)
         return 3
