@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from solver.errors import InputError, SolverError
+from solver.orbit_bifurcations import crossings, locate
 from solver.orbits import PeriodicOrbit, find_orbit
 from solver.scene import SceneError, load_scene
 from solver.scene_paths import check_settable, with_values
@@ -176,38 +177,45 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         for line in problems:
             print(line, file=stderr)
         return 2
-    orbits: list[tuple[float, PeriodicOrbit]] = []
+    orbits: list[tuple[float, PeriodicOrbit, str]] = []
     failure = ""
     z = None
+
+    def solve(value: float, guess: Any) -> PeriodicOrbit:
+        label = f"{path} = {value!r}"
+        point_scene = with_values(scene, {path: value})
+        transient_s = transient if guess is None else 0.0
+        return find_orbit(point_scene, guess, period=period, transient=transient_s, label=label)
+
     for value in values:
-        label = f"{path} = {value:g}"
         try:
-            point_scene = with_values(scene, {path: value})
-            orbit = find_orbit(
-                point_scene,
-                z,
-                period=period,
-                transient=transient if z is None else 0.0,
-                label=label,
-            )
+            orbit = solve(value, z)
+            if orbits:
+                p_a, orbit_a, _ = orbits[-1]
+                found = [
+                    (*locate(kind, p_a, orbit_a, value, orbit, solve), kind)
+                    for kind in crossings(orbit_a, orbit)
+                ]
+                orbits += sorted(found, key=lambda row: (row[0] - p_a) / (value - p_a))
         except (InputError, SceneError, SolverError) as error:
+            label = f"{path} = {value!r}"
             failure = str(error) if label in str(error) else f"{label}: {error}"
             break
-        orbits.append((value, orbit))
+        orbits.append((value, orbit, ""))
         z = orbit.state
     out_dir.mkdir(parents=True, exist_ok=True)
     head, order = _columns(System(scene), path)
     with open(out_dir / "branches.csv", "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(head)
-        for point, (value, orbit) in enumerate(orbits):
+        for point, (value, orbit, mark) in enumerate(orbits):
             last = point == len(orbits) - 1
-            writer.writerow(_row(point, value, orbit, "end" if last else "", order))
+            writer.writerow(_row(point, value, orbit, mark or ("end" if last else ""), order))
     with open(out_dir / "orbit_impacts.csv", "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(IMPACT_COLUMNS)
         M = System(scene).M
-        for point, (_value, orbit) in enumerate(orbits):
+        for point, (_value, orbit, _mark) in enumerate(orbits):
             for impact in orbit.impacts:
                 u_minus, u_plus = impact.normal_velocities(M)
                 t = orbit.t_section + impact.t

@@ -60,7 +60,7 @@ def oscillator(stop=S, forcing=True, e=E):
     )
 
 
-def free_motion(t0, x0, v0, t):
+def free_motion(t0, x0, v0, t, W=W):
     """Closed form of m ẍ + c ẋ + k x = F sin ω t from (x0, v0) at t0: particular + homogeneous."""
     # particular x_p = a sin ωt + b cos ωt
     d = K - M * W**2
@@ -109,7 +109,8 @@ def test_period_one_orbit_satisfies_closed_form_periodicity(orbit):
     assert max(xs) < S
 
 
-def closed_form_monodromy(t_star, v_minus):
+def closed_form_monodromy(t_star, v_minus, W=W):
+    T = 2 * math.pi / W
     A = np.array([[0.0, 1.0], [-K / M, -C / M]])
     v_plus = -E * v_minus
     a_minus = (F * math.sin(W * t_star) - C * v_minus - K * S) / M
@@ -251,3 +252,38 @@ def test_cli_refuses_an_unforced_scene_and_a_bad_range(tmp_path):
     assert code == 2 and "harmonic" in err
     code, err = _cli(tmp_path, oscillator(), "--vary", "springs[0].stiffness=1")
     assert code == 2 and "--vary" in err
+
+
+def closed_form_orbit(w, t_guess, v_guess):
+    """(t*, v⁻) of the period-1 orbit at ω = w from the periodicity conditions (scipy root)."""
+    from scipy.optimize import root
+
+    def conditions(u):
+        t_star, v_minus = u
+        x, v = free_motion(t_star, S, -E * v_minus, t_star + 2 * math.pi / w, W=w)
+        return [x - S, v - v_minus]
+
+    solution = root(conditions, [t_guess, v_guess], tol=1e-14).x
+    assert np.max(np.abs(conditions(solution))) < 1e-12
+    return solution
+
+
+def test_cli_locates_the_period_doubling_where_the_closed_form_multiplier_is_minus_one(tmp_path):
+    import csv
+
+    args = ("--vary", "forces[0].omega=1.15:1.1", "--max-points", "2", "--transient", "100")
+    code, err = _cli(tmp_path, oscillator(), *args)
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    assert [r["bifurcation"] for r in rows] == ["", "period_doubling", "end"]
+    p = float(rows[1]["forces[0].omega"])
+    impact = [i for i in csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv"))][1]
+    t_guess, v_guess = float(impact["t"]), -float(impact["u_n_minus"])
+    signs = []
+    for w in (p - 2e-8, p + 2e-8):
+        t_star, v_minus = closed_form_orbit(w, t_guess, v_guess)
+        phi = closed_form_monodromy(t_star, v_minus, W=w)
+        signs.append(np.sign(np.linalg.det(phi + np.eye(2))))
+    assert signs[0] == -signs[1]  # a multiplier crosses −1 within 2e-8 of the reported ω
+    mu = complex(float(rows[1]["mu_1_re"]), float(rows[1]["mu_1_im"]))
+    assert abs(mu + 1) < 1e-6
