@@ -8,13 +8,11 @@ branch bracket a bifurcation):
 * ``torus`` (Neimark–Sacker): the largest modulus of a non-real multiplier minus 1,
   when both orbits have non-real multipliers.
 
-:func:`locate` halves the bracket, finding the orbit at each midpoint by Newton from
-the nearer end's orbit, until it is narrower than ``tol`` in the parameter.
+:func:`solver.orbit_continuation.bisect_on_arclength` then halves the bracket along
+the branch until its ends differ by ``LOCATE_TOL`` in the parameter.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 
@@ -24,8 +22,6 @@ KINDS = ("fold", "period_doubling", "torus")
 
 LOCATE_TOL = 1e-9
 """Bracket width (in the parameter's units) at which :func:`locate` stops."""
-
-MAX_BISECTIONS = 80
 
 
 def indicator(kind: str, orbit: PeriodicOrbit) -> float | None:
@@ -47,36 +43,3 @@ def crossings(a: PeriodicOrbit, b: PeriodicOrbit) -> list[str]:
         if fa is not None and fb is not None and fa * fb < 0.0:
             out.append(kind)
     return out
-
-
-def locate(
-    kind: str,
-    p_a: float,
-    orbit_a: PeriodicOrbit,
-    p_b: float,
-    orbit_b: PeriodicOrbit,
-    solve: Callable[[float, np.ndarray], PeriodicOrbit],
-    tol: float = LOCATE_TOL,
-) -> tuple[float, PeriodicOrbit]:
-    """Bisect ``[p_a, p_b]`` on the sign of ``kind``'s test function.
-
-    ``solve(p, z)`` is the orbit at parameter ``p`` by Newton from ``z``. Returns the
-    end of the final bracket whose test value is smaller in modulus, and its orbit.
-    """
-    fa = indicator(kind, orbit_a)
-    for _ in range(MAX_BISECTIONS):
-        if abs(p_b - p_a) <= tol:
-            break
-        p_m = 0.5 * (p_a + p_b)
-        orbit_m = solve(p_m, orbit_a.state)
-        f_m = indicator(kind, orbit_m)
-        if f_m is None:
-            break
-        if (f_m < 0.0) == (fa < 0.0):
-            p_a, orbit_a, fa = p_m, orbit_m, f_m
-        else:
-            p_b, orbit_b = p_m, orbit_m
-    fb = indicator(kind, orbit_b)
-    if fb is not None and abs(fb) < abs(fa):
-        return p_b, orbit_b
-    return p_a, orbit_a

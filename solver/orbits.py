@@ -259,10 +259,8 @@ def find_orbit(
         g = run.z_end - z
         residual = float(np.max(np.abs(g)))
         J = monodromy(base, z, run.impacts, span)
-        if residual <= tol * (1.0 + float(np.max(np.abs(z)))):
-            mu = np.linalg.eigvals(J)
-            mu = mu[np.argsort(-np.abs(mu), kind="stable")]
-            return PeriodicOrbit(z, t_section, period, span, J, mu, run.impacts, step, residual)
+        if converged(residual, z, tol):
+            return make_orbit(z, t_section, period, span, J, run.impacts, step, residual)
         if step == max_steps:
             break
         A = J - np.eye(len(z))
@@ -277,6 +275,27 @@ def find_orbit(
         f"Newton for a period-{period} orbit{where} did not converge in {max_steps} steps "
         f"(residual {residual:.3g})"
     )
+
+
+def converged(residual: float, z: np.ndarray, tol: float = NEWTON_TOL) -> bool:
+    """The Newton test: ``residual ≤ tol (1 + max |z|)``."""
+    return residual <= tol * (1.0 + float(np.max(np.abs(z))))
+
+
+def make_orbit(
+    z: np.ndarray,
+    t_section: float,
+    period: int,
+    span: float,
+    J: np.ndarray,
+    impacts: list[Impact],
+    steps: int,
+    residual: float,
+) -> PeriodicOrbit:
+    """A :class:`PeriodicOrbit` with its multipliers (eigenvalues of ``J``, largest first)."""
+    mu = np.linalg.eigvals(J)
+    mu = mu[np.argsort(-np.abs(mu), kind="stable")]
+    return PeriodicOrbit(z, t_section, period, span, J, mu, impacts, steps, residual)
 
 
 def _map(scene: Any, z: np.ndarray, span: float, where: str) -> StroboscopicRun:

@@ -3,12 +3,13 @@
     python -m solver orbits SCENE.json --vary PATH=START:STOP --out DIR
         [--period K] [--transient T] [--max-points N] [--step S]
 
-Natural-parameter continuation (a first step: it cannot turn round a fold):
-the parameter moves from START towards STOP by S, and each orbit is found by
-:func:`solver.orbits.find_orbit` from the previous orbit's state (the first
-from the attractor the scene reaches after T s). A point whose Newton fails
-ends the branch: the last orbit found is marked ``end`` and the reason
-(naming the parameter value) goes to stderr, exit 3.
+Pseudo-arclength continuation (:mod:`solver.orbit_continuation`) from the
+orbit the scene reaches after T s at START, in steps of arclength S in
+``(state, parameter)``, until the parameter passes STOP or N orbits; folds,
+period doublings and tori between two orbits are located by bisection
+(:mod:`solver.orbit_bifurcations`) and written as extra rows. A corrector that
+fails at the smallest step ends the branch: the last orbit found is marked
+``end`` and the reason (naming the parameter value) goes to stderr, exit 3.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ import math
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
 from solver.errors import InputError, SolverError
-from solver.orbit_bifurcations import crossings, locate
+from solver.orbit_bifurcations import LOCATE_TOL, crossings, indicator
+from solver.orbit_continuation import Branch, bisect_on_arclength
 from solver.orbits import PeriodicOrbit, find_orbit
 from solver.scene import SceneError, load_scene
 from solver.scene_paths import check_settable, with_values
@@ -37,14 +41,13 @@ def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
         "orbits",
         help="follow a branch of periodic orbits of a forced bead scene, write branches.csv",
         description=(
-            "Find the periodic orbit of a harmonically forced bead scene (Newton on the "
-            "stroboscopic map with the exact monodromy) at each value of one scene field "
-            "and write DIR/branches.csv (parameter, period, impacts, stability, Floquet "
-            "multipliers, the state at the section) and DIR/orbit_impacts.csv (each "
-            "orbit's impacts in the period after its section). Natural-parameter "
-            "continuation: the branch ends at a fold. Exit 0, 2 on invalid input, 3 when "
-            "a Newton fails (the branch found so far is written, its last point marked "
-            "`end`)."
+            "Follow the periodic orbits of a harmonically forced bead scene (Newton on the "
+            "stroboscopic map with the exact monodromy) along one scene field by "
+            "pseudo-arclength continuation, and write DIR/branches.csv (parameter, period, "
+            "impacts, stability, Floquet multipliers, state at the section; folds, period "
+            "doublings and tori located as extra rows) and DIR/orbit_impacts.csv (each "
+            "orbit's impacts in the period after its section). Exit 0, 2 on invalid input, "
+            "3 when a Newton fails (the branch so far is written, its last point `end`)."
         ),
     )
     parser.add_argument("scene", metavar="SCENE.json", help="scene file (impactgui-scene JSON)")
@@ -61,7 +64,9 @@ def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
         help="most orbits on the branch",
     )
     parser.add_argument(
-        "--step", metavar="S", help="parameter step (default (STOP − START) / (N − 1))"
+        "--step",
+        metavar="S",
+        help="arclength step in (state, parameter) (default |STOP − START| / (N − 1))",
     )
     return parser
 
@@ -113,24 +118,18 @@ def _plan(
     n = int(n_f) if n_f is not None and n_f == int(n_f) and n_f >= 1 else 0
     if n_f is not None and n < 1:
         problems.append(f"--max-points: must be a whole number ≥ 1, got {args.max_points!r}")
-    values: list[float] = []
+    step = 0.0
     if start is not None and stop is not None and n >= 1:
-        step = None if args.step is None else _float("--step", args.step, problems)
-        if step is None and args.step is None:
-            step = 0.0 if n == 1 else (stop - start) / (n - 1)
-        if step is not None:
-            if step == 0.0 and n > 1 and stop != start:
-                problems.append("--step: must not be 0")
-            direction = math.copysign(1.0, stop - start) if stop != start else 0.0
-            if step * direction < 0:
-                problems.append(f"--step: goes away from STOP ({step:g})")
-            values = [start]
-            while len(values) < n and step != 0.0:
-                v = start + len(values) * step
-                if (v - stop) * direction > 1e-12 * max(1.0, abs(stop)):
-                    break
-                values.append(v)
-    return scene, path, values, period, transient or 0.0
+        if args.step is not None:
+            given = _float("--step", args.step, problems)
+            if given is not None and given <= 0.0:
+                problems.append(f"--step: must be > 0, got {args.step!r}")
+            step = given or 0.0
+        elif n > 1:
+            step = abs(stop - start) / (n - 1)
+        if stop == start:
+            step = 0.0
+    return scene, path, (start, stop, step, n), period, transient or 0.0
 
 
 def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
@@ -162,7 +161,7 @@ def _row(point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[
 def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
     """``orbits`` with parsed arguments; returns the exit status (0, 2 or 3)."""
     problems: list[str] = []
-    scene, path, values, period, transient = _plan(args, problems)
+    scene, path, (p_start, p_stop, h, n_max), period, transient = _plan(args, problems)
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         problems.append(f"--out: not a directory: {args.out}")
@@ -179,30 +178,32 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         return 2
     orbits: list[tuple[float, PeriodicOrbit, str]] = []
     failure = ""
-    z = None
+    branch = Branch(scene, path, period)
+    try:
+        first_scene = with_values(scene, {path: p_start})
+        label = branch.label(p_start)
+        orbit = find_orbit(first_scene, period=period, transient=transient, label=label)
+        start = branch.first(orbit, p_start, math.copysign(1.0, p_stop - p_start))
+        orbits.append((start.p, orbit, ""))
+        previous = start
+        for point in branch.points(start, h, p_stop, n_max if h else 1):
+            for kind in crossings(previous.orbit, point.orbit):
+                a_sign = indicator(kind, previous.orbit) < 0.0
 
-    def solve(value: float, guess: Any) -> PeriodicOrbit:
-        label = f"{path} = {value!r}"
-        point_scene = with_values(scene, {path: value})
-        transient_s = transient if guess is None else 0.0
-        return find_orbit(point_scene, guess, period=period, transient=transient_s, label=label)
+                def same(candidate, kind=kind, a_sign=a_sign):
+                    value = indicator(kind, candidate.orbit)
+                    return value is not None and (value < 0.0) == a_sign
 
-    for value in values:
-        try:
-            orbit = solve(value, z)
-            if orbits:
-                p_a, orbit_a, _ = orbits[-1]
-                found = [
-                    (*locate(kind, p_a, orbit_a, value, orbit, solve), kind)
-                    for kind in crossings(orbit_a, orbit)
-                ]
-                orbits += sorted(found, key=lambda row: (row[0] - p_a) / (value - p_a))
-        except (InputError, SceneError, SolverError) as error:
-            label = f"{path} = {value!r}"
-            failure = str(error) if label in str(error) else f"{label}: {error}"
-            break
-        orbits.append((value, orbit, ""))
-        z = orbit.state
+                h_ab = float(
+                    previous.tangent
+                    @ (np.r_[point.orbit.state, point.p] - np.r_[previous.orbit.state, previous.p])
+                )
+                found = bisect_on_arclength(branch, previous, h_ab, same, LOCATE_TOL)
+                orbits.append((found.p, found.orbit, kind))
+            orbits.append((point.p, point.orbit, ""))
+            previous = point
+    except (InputError, SceneError, SolverError) as error:
+        failure = str(error)
     out_dir.mkdir(parents=True, exist_ok=True)
     head, order = _columns(System(scene), path)
     with open(out_dir / "branches.csv", "w", newline="") as f:
