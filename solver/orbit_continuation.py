@@ -89,8 +89,14 @@ class Branch:
         t /= np.linalg.norm(t)
         return t if t @ previous >= 0 else -t
 
-    def correct(self, x0: np.ndarray, t0: np.ndarray, h: float) -> BranchPoint:
-        """The branch point at arclength ``h`` from ``x0`` along ``t0`` (Newton, bounded)."""
+    def correct(
+        self, x0: np.ndarray, t0: np.ndarray, h: float, n_impacts: int | None = None
+    ) -> BranchPoint:
+        """The branch point at arclength ``h`` from ``x0`` along ``t0`` (Newton, bounded).
+
+        ``n_impacts`` (the impacts of the orbit at ``x0``) lets a failure say when the
+        impact count changed on the way (a grazing in free flight).
+        """
         n = len(x0) - 1
         x = x0 + h * t0
         residual = math.inf
@@ -108,9 +114,15 @@ class Branch:
                 break
             A = np.vstack([self.jacobian(z, p, J), t0])
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
+        changed = ""
+        if n_impacts is not None and len(run.impacts) != n_impacts:
+            changed = (
+                f"; its last map had {len(run.impacts)} impacts, the orbit before "
+                f"{n_impacts} (a grazing in free flight?)"
+            )
         raise SolverError(
             f"the corrector at {self.label(float(x[n]))} did not converge in "
-            f"{MAX_CORRECTOR_STEPS} steps (residual {residual:.3g})"
+            f"{MAX_CORRECTOR_STEPS} steps (residual {residual:.3g}){changed}"
         )
 
     def first(self, orbit: PeriodicOrbit, p: float, direction: float) -> BranchPoint:
@@ -134,7 +146,7 @@ class Branch:
             x0 = np.r_[point.orbit.state, point.p]
             while True:
                 try:
-                    new = self.correct(x0, point.tangent, step)
+                    new = self.correct(x0, point.tangent, step, len(point.orbit.impacts))
                     break
                 except SolverError:
                     if step / 2 < h * MIN_STEP_FRACTION:

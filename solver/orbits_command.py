@@ -204,6 +204,10 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
             previous = point
     except (InputError, SceneError, SolverError) as error:
         failure = str(error)
+        if orbits and orbits[-1][1].impacts:
+            M = System(scene).M
+            speed = min(abs(i.normal_velocities(M)[0]) for i in orbits[-1][1].impacts)
+            failure += f"; the last orbit's slowest impact is at {speed:.3g} m/s"
     out_dir.mkdir(parents=True, exist_ok=True)
     head, order = _columns(System(scene), path)
     with open(out_dir / "branches.csv", "w", newline="") as f:

@@ -291,3 +291,26 @@ def test_cli_locates_the_period_doubling_where_the_closed_form_multiplier_is_min
     mu = complex(float(rows[k]["mu_1_re"]), float(rows[k]["mu_1_im"]))
     assert abs(mu + 1) < 1e-6
     assert float(rows[k - 1]["mu_1_re"]) > -1 > float(rows[k + 1]["mu_1_re"])
+
+
+def test_branch_ending_at_a_grazing_in_free_flight_says_so(tmp_path):
+    """The anchor moved towards the stop: the free flight's crest reaches the stop (closed form)."""
+    import csv
+
+    args = ("--vary", "springs[0].anchor[0]=0.5:0.6", "--step", "0.05", "--transient", "100")
+    code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "100")
+    assert code == 3
+    assert "springs[0].anchor[0] = 0.527" in err and "2 impacts, the orbit before 1" in err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    assert rows[-1]["bifurcation"] == "end" and len(impacts) == len(rows)
+
+    def crest_gap(k):  # S − max x over the free flight, the spring's anchor at a
+        a = float(rows[k]["springs[0].anchor[0]"])
+        t, u_plus = float(impacts[k]["t"]), float(impacts[k]["u_n_plus"])
+        xs = [
+            free_motion(t, S - a, -u_plus, t + T * f)[0] + a for f in np.linspace(0, 1, 4001)[1:-1]
+        ]
+        return S - max(xs)
+
+    assert 0.0 < crest_gap(-1) < 0.5 * crest_gap(0) and crest_gap(-1) < 5e-4
