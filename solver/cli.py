@@ -23,6 +23,7 @@ from typing import NoReturn, TextIO
 
 from solver import kernels
 from solver.errors import InputError
+from solver.orbits_command import add_orbits_parser, run_orbits_command
 from solver.record import Trajectory, write_csv
 from solver.reference import NO_REFERENCE, recognise, write_reference_file
 from solver.scene import (
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         "trajectory row (refused when no closed form matches)",
     )
     add_sweep_parser(commands)
+    add_orbits_parser(commands)
     _add_figure_commands(commands)
     commands.add_parser(
         "compile",
@@ -331,6 +333,8 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
     try:
         if args.command == "sweep":
             return run_sweep_command(args, stderr)
+        if args.command == "orbits":
+            return run_orbits_command(args, stderr)
         if args.command == "papers":
             from solver.papers.command import run_papers_command
 

@@ -1,0 +1,190 @@
+"""Pseudo-arclength continuation of periodic orbits in one scene field (docs/ORBITS.md).
+
+The unknowns are ``x = (z, p)``: the state at the section and the parameter. A
+branch point solves ``P(z; p) − z = 0``; from a point ``x_k`` with unit tangent
+``t_k`` (the null vector of ``[Φ − I, ∂P/∂p]``) the predictor is ``x_k + h t_k`` and
+the corrector is Newton on
+
+    P(z; p) − z = 0,    t_kᵀ (x − x_k) = h,
+
+with the Jacobian ``[[Φ − I, ∂P/∂p], [t_kᵀ]]`` (``Φ`` the exact monodromy,
+``∂P/∂p`` by central differences of the program's own map). The parameter may thus
+turn back: a fold is passed. :func:`bisect_on_arclength` locates a sign change
+of a test function (:mod:`solver.orbit_bifurcations`) between two points.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from solver.errors import SolverError
+from solver.orbit_monodromy import monodromy
+from solver.orbits import (
+    PeriodicOrbit,
+    converged,
+    forcing_period,
+    make_orbit,
+    run_map,
+    shifted_scene,
+)
+from solver.scene_paths import with_values
+
+MAX_CORRECTOR_STEPS = 12
+MIN_STEP_FRACTION = 1.0 / 64.0
+"""A failed corrector halves the step down to this fraction of the first; then the branch ends."""
+
+
+@dataclass
+class BranchPoint:
+    """One point of a branch: parameter, orbit, unit tangent in ``(z, p)``."""
+
+    p: float
+    orbit: PeriodicOrbit
+    tangent: np.ndarray
+
+
+class Branch:
+    """The stroboscopic map of ``scene`` in ``(z, p)``, ``p`` the field at ``path``."""
+
+    def __init__(
+        self, scene: Any, path: str, period: int = 1, t_section: float = 0.0, period_s=None
+    ) -> None:
+        self.scene, self.path, self.period = scene, path, period
+        self.t_section, self.period_s = t_section, period_s
+
+    def label(self, p: float) -> str:
+        return f"{self.path} = {p!r}"
+
+    def evaluate(self, z: np.ndarray, p: float) -> tuple[Any, np.ndarray, float]:
+        """``(run, Φ, span)`` of the map from ``z`` at parameter ``p``."""
+        scene = with_values(self.scene, {self.path: p})
+        span = self.period * forcing_period(scene, self.period_s)
+        base = shifted_scene(scene, self.t_section)
+        try:
+            run = run_map(base, z, span)
+        except SolverError as error:
+            raise SolverError(f"periodic orbit at {self.label(p)}: {error}") from None
+        return run, monodromy(base, z, run.impacts, span), span
+
+    def p_derivative(self, z: np.ndarray, p: float) -> np.ndarray:
+        h = 1e-6 * max(1.0, abs(p))
+        plus = self.evaluate(z, p + h)[0].z_end
+        minus = self.evaluate(z, p - h)[0].z_end
+        return (plus - minus) / (2.0 * h)
+
+    def jacobian(self, z: np.ndarray, p: float, J: np.ndarray) -> np.ndarray:
+        """``[Φ − I, ∂P/∂p]``, shape (n, n + 1)."""
+        n = len(z)
+        return np.column_stack([J - np.eye(n), self.p_derivative(z, p)])
+
+    def tangent(self, z: np.ndarray, p: float, J: np.ndarray, previous: np.ndarray) -> np.ndarray:
+        """Unit null vector of ``[Φ − I, ∂P/∂p]``, oriented along ``previous``."""
+        A = self.jacobian(z, p, J)
+        t = np.linalg.solve(np.vstack([A, previous]), np.r_[np.zeros(len(z)), 1.0])
+        t /= np.linalg.norm(t)
+        return t if t @ previous >= 0 else -t
+
+    def correct(
+        self, x0: np.ndarray, t0: np.ndarray, h: float, n_impacts: int | None = None
+    ) -> BranchPoint:
+        """The branch point at arclength ``h`` from ``x0`` along ``t0`` (Newton, bounded).
+
+        ``n_impacts`` (the impacts of the orbit at ``x0``) lets a failure say when the
+        impact count changed on the way (a grazing in free flight).
+        """
+        n = len(x0) - 1
+        x = x0 + h * t0
+        residual = math.inf
+        for step in range(MAX_CORRECTOR_STEPS + 1):
+            z, p = x[:n], float(x[n])
+            run, J, span = self.evaluate(z, p)
+            g = run.z_end - z
+            residual = float(np.max(np.abs(g)))
+            if converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
+                orbit = make_orbit(
+                    z, self.t_section, self.period, span, J, run.impacts, step, residual
+                )
+                return BranchPoint(p, orbit, self.tangent(z, p, J, t0))
+            if step == MAX_CORRECTOR_STEPS:
+                break
+            A = np.vstack([self.jacobian(z, p, J), t0])
+            x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
+        changed = ""
+        if n_impacts is not None and len(run.impacts) != n_impacts:
+            changed = (
+                f"; its last map had {len(run.impacts)} impacts, the orbit before "
+                f"{n_impacts} (a grazing in free flight?)"
+            )
+        raise SolverError(
+            f"the corrector at {self.label(float(x[n]))} did not converge in "
+            f"{MAX_CORRECTOR_STEPS} steps (residual {residual:.3g}){changed}"
+        )
+
+    def first(self, orbit: PeriodicOrbit, p: float, direction: float) -> BranchPoint:
+        """The branch point of a found orbit; its tangent's ``p`` has the sign of ``direction``."""
+        n = len(orbit.state)
+        guess = np.zeros(n + 1)
+        guess[n] = direction
+        return BranchPoint(p, orbit, self.tangent(orbit.state, p, orbit.monodromy, guess))
+
+    def points(
+        self, start: BranchPoint, h: float, stop: float, max_points: int
+    ) -> Iterator[BranchPoint]:
+        """Points after ``start``, ``h`` apart, until ``p`` passes ``stop`` or ``max_points``.
+
+        A failed corrector halves the step (down to ``MIN_STEP_FRACTION``); then the
+        SolverError propagates.
+        """
+        point, step = start, h
+        direction = math.copysign(1.0, stop - start.p) if stop != start.p else 1.0
+        for _ in range(max_points - 1):
+            x0 = np.r_[point.orbit.state, point.p]
+            while True:
+                try:
+                    new = self.correct(x0, point.tangent, step, len(point.orbit.impacts))
+                    break
+                except SolverError:
+                    if step / 2 < h * MIN_STEP_FRACTION:
+                        raise
+                    step /= 2
+            yield new
+            point = new
+            step = min(h, 2 * step)
+            if (point.p - stop) * direction >= 0:
+                return
+
+
+def bisect_on_arclength(
+    branch: Branch,
+    a: BranchPoint,
+    h: float,
+    sign_at_a: Callable[[BranchPoint], bool],
+    tol: float,
+) -> BranchPoint:
+    """Halve the arclength bracket ``[0, h]`` from ``a`` until its ends' ``p`` differ by ≤ ``tol``.
+
+    ``sign_at_a(point)`` says whether the test function at ``point`` has ``a``'s sign.
+    """
+    x0, t0 = np.r_[a.orbit.state, a.p], a.tangent
+    lo, hi = 0.0, h
+    best = a
+    p_hi = None
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        point = branch.correct(x0, t0, mid)
+        if sign_at_a(point):
+            lo = mid
+        else:
+            hi = mid
+        best = point
+        if p_hi is not None and abs(point.p - p_hi) <= tol:
+            break
+        p_hi = point.p
+        if hi - lo <= 1e-15 * (1 + h):
+            break
+    return best

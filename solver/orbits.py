@@ -1,0 +1,305 @@
+"""Periodic orbits of harmonically forced bead scenes (docs/ORBITS.md).
+
+A periodic orbit of period ``K T`` (``T = 2π/ω`` the forcing period) is a
+fixed point of the stroboscopic map ``P: z(t0) ↦ z(t0 + K T)``, ``z = (q, v)``.
+:func:`find_orbit` finds it by Newton's method on ``P(z) − z`` with the map's
+exact Jacobian, the monodromy matrix of :mod:`solver.orbit_monodromy`: the
+impacts (times, velocities before and after) come from the program's own
+event-driven run of the scene over the span, so the orbit is the engine's.
+
+The section is the scene's clock ``t = t_section`` (mod ``T``); the scene is
+run from its time 0 with each harmonic force's phase advanced by
+``ω t_section``, so ``t_section`` may be chosen off the impacts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from solver.errors import InputError, SolverError
+from solver.orbit_monodromy import Impact, monodromy
+from solver.record import Trajectory
+from solver.scene_paths import with_values
+from solver.simulation import drive, make_stepper
+from solver.system import System
+
+MAX_NEWTON_STEPS = 30
+"""Newton steps before :func:`find_orbit` gives up (never a hang)."""
+
+NEWTON_TOL = 1e-12
+"""Converged when ``|P(z) − z| ≤ NEWTON_TOL · (1 + |z|)`` (max norm)."""
+
+
+@dataclass
+class StroboscopicRun:
+    """One application of the stroboscopic map: the end state and the impacts on the way."""
+
+    z_end: np.ndarray
+    impacts: list[Impact]
+
+
+@dataclass
+class PeriodicOrbit:
+    """A fixed point of the stroboscopic map and its stability.
+
+    Attributes
+    ----------
+    state : numpy.ndarray, shape (2 N,)
+        ``(q, v)`` at the section, in the system's layout (``dof_labels``).
+    t_section : float
+        Section time (s) on the scene's clock (mod the forcing period).
+    period : int
+        ``K``: the orbit repeats after ``K`` forcing periods.
+    span : float
+        ``K T`` (s).
+    monodromy : numpy.ndarray, shape (2 N, 2 N)
+        Jacobian of the stroboscopic map at ``state``.
+    multipliers : numpy.ndarray, complex
+        Floquet multipliers (eigenvalues of ``monodromy``), by decreasing modulus.
+    impacts : list of Impact
+        The impacts over one span from the section (t from the section's run start, s).
+    iterations : int
+        Newton steps taken.
+    residual : float
+        ``max |P(state) − state|`` at the end.
+    """
+
+    state: np.ndarray
+    t_section: float
+    period: int
+    span: float
+    monodromy: np.ndarray
+    multipliers: np.ndarray
+    impacts: list[Impact] = field(default_factory=list)
+    iterations: int = 0
+    residual: float = 0.0
+
+    @property
+    def stable(self) -> bool:
+        """All multipliers strictly inside the unit circle."""
+        return bool(np.all(np.abs(self.multipliers) < 1.0))
+
+
+def forcing_period(scene: Any, period_s: float | None = None) -> float:
+    """The forcing period ``T`` (s) of ``scene``, or ``period_s`` when given.
+
+    Raises
+    ------
+    InputError
+        No harmonic force with ``omega > 0`` (and no ``period_s``), harmonic
+        forces of different ``omega`` (and no ``period_s``), or a ``period_s``
+        that is not a positive number.
+    """
+    if period_s is not None:
+        if not (isinstance(period_s, int | float) and math.isfinite(period_s) and period_s > 0):
+            raise InputError(f"`period` must be a positive number of seconds, got {period_s!r}")
+        return float(period_s)
+    omegas = {
+        (j, f.omega)
+        for j, f in enumerate(scene.forces)
+        if getattr(f, "type", "") == "harmonic" and f.omega > 0.0
+    }
+    if not omegas:
+        raise InputError(
+            "`forces`: the scene has no harmonic force with omega > 0, so no forcing period; "
+            "add one or give the period in seconds"
+        )
+    values = sorted({w for _, w in omegas})
+    if len(values) > 1:
+        raise InputError(
+            f"`forces`: harmonic forces of different omega ({', '.join(f'{w:g}' for w in values)}"
+            " rad/s); give the common period in seconds"
+        )
+    return 2.0 * math.pi / values[0]
+
+
+def _bead_paths(system: System) -> list[tuple[int, int]]:
+    """``(body index, q index)`` of each bead; InputError for a scene with other bodies."""
+    scene = system.scene
+    out = []
+    for b, body in enumerate(scene.bodies):
+        if body.type != "bead":
+            raise InputError(
+                f"`bodies[{b}].type`: periodic orbits are computed for bead scenes only, "
+                f"got {body.type!r}"
+            )
+        out.append((b, system._disk_ix[system._disk_of_body[body.id]]))
+    if scene.actions:
+        raise InputError("`actions`: periodic orbits need a scene without timed actions")
+    if scene.impulses:
+        raise InputError("`impulses`: periodic orbits need a scene without scheduled impulses")
+    return out
+
+
+def shifted_scene(scene: Any, t_section: float) -> Any:
+    """``scene`` with each harmonic force's phase advanced by ``ω t_section``."""
+    if t_section == 0.0:
+        return scene
+    values = {
+        f"forces[{j}].phase": f.phase + f.omega * t_section
+        for j, f in enumerate(scene.forces)
+        if getattr(f, "type", "") == "harmonic"
+    }
+    return with_values(scene, values) if values else scene
+
+
+def start_state(scene: Any) -> np.ndarray:
+    """The scene's initial ``(q, v)``."""
+    system = System(scene)
+    return np.concatenate([system.q0, system.v0])
+
+
+def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
+    """Run ``scene`` (its clock from 0) from the state ``z`` for ``span`` s, event-driven.
+
+    Raises
+    ------
+    SolverError
+        The run failed, or ended in a persistent contact (sticking on a stop),
+        or had an impact the orbit code cannot differentiate.
+    """
+    system = System(scene)
+    n = system.N
+    values: dict[str, float] = {}
+    for b, ix in _bead_paths(system):
+        values[f"bodies[{b}].x"] = float(z[ix])
+        values[f"bodies[{b}].vx"] = float(z[n + ix])
+    system = System(with_values(scene, values))
+    stepper = make_stepper(system, t_end=span, method="event-driven", dt_out=span)
+    trajectory = Trajectory(system)
+    drive(stepper, trajectory)
+    if trajectory.status != "finished":
+        raise SolverError(f"the run over one span failed: {trajectory.message}")
+    last = trajectory.frames[-1]
+    if not math.isclose(last.t, span, rel_tol=1e-12, abs_tol=1e-12):
+        raise SolverError(f"the run ended at t = {last.t!r} s, not at the span's end {span!r} s")
+    if any(getattr(c, "active", False) for c in last.contacts):
+        raise SolverError("the motion ends the span in persistent contact (sticking)")
+    pre = {f.t: f.q for f in trajectory.frames if f.kind == "pre"}
+    impacts = []
+    for event in trajectory.events:
+        if event.type in ("impact",):
+            impacts.append(
+                Impact(
+                    t=float(event.t),
+                    v_minus=np.array(event.v_minus),
+                    v_plus=np.array(event.v_plus),
+                    q=pre.get(event.t),
+                    body=event.body,
+                    other=event.other,
+                )
+            )
+        elif event.type not in ("energy_gain",):
+            raise SolverError(
+                f"t = {event.t!r} s: a {event.type!r} event; periodic orbits are computed for "
+                "motions of free flight and impacts only"
+            )
+    return StroboscopicRun(np.concatenate([last.q, last.v]), impacts)
+
+
+def find_orbit(
+    scene: Any,
+    z0: np.ndarray | None = None,
+    *,
+    period: int = 1,
+    transient: float = 0.0,
+    t_section: float = 0.0,
+    period_s: float | None = None,
+    label: str = "",
+    max_steps: int = MAX_NEWTON_STEPS,
+    tol: float = NEWTON_TOL,
+) -> PeriodicOrbit:
+    """The periodic orbit of ``period`` forcing periods nearest the start.
+
+    Parameters
+    ----------
+    scene : Scene
+        A bead scene (linear springs and dampers, harmonic forcing, rigid stops).
+    z0 : array_like, optional
+        Starting guess ``(q, v)`` at the section; default the scene's initial state.
+    period : int
+        ``K`` (≥ 1).
+    transient : float
+        Seconds simulated from ``z0`` first (rounded up to whole spans), so the
+        guess is the attractor the simulation reaches.
+    t_section : float
+        Section time on the scene's clock (s).
+    period_s : float, optional
+        Forcing period in seconds (needed when the scene has no harmonic force).
+    label : str
+        Names the parameter value in error messages (``"forces[0].omega = 12"``).
+
+    Raises
+    ------
+    InputError
+        Bad scene or arguments (the field is named).
+    SolverError
+        Newton did not converge in ``max_steps`` steps, or a run failed.
+    """
+    if not (isinstance(period, int) and period >= 1):
+        raise InputError(f"`period` must be a whole number ≥ 1, got {period!r}")
+    if not (math.isfinite(transient) and transient >= 0.0):
+        raise InputError(f"`transient` must be ≥ 0 s, got {transient!r}")
+    span = period * forcing_period(scene, period_s)
+    where = f" at {label}" if label else ""
+    base = shifted_scene(scene, t_section)
+    z = start_state(scene) if z0 is None else np.array(z0, dtype=float)
+    system = System(base)
+    if z.shape != (2 * system.N,):
+        raise InputError(f"`state` must hold {2 * system.N} numbers (q, v), got {z.shape}")
+    for _ in range(math.ceil(transient / span - 1e-9)):
+        z = _map(base, z, span, where).z_end
+    residual = math.inf
+    for step in range(max_steps + 1):
+        run = _map(base, z, span, where)
+        g = run.z_end - z
+        residual = float(np.max(np.abs(g)))
+        J = monodromy(base, z, run.impacts, span)
+        if converged(residual, z, tol):
+            return make_orbit(z, t_section, period, span, J, run.impacts, step, residual)
+        if step == max_steps:
+            break
+        A = J - np.eye(len(z))
+        try:
+            dz = np.linalg.solve(A, -g)
+        except np.linalg.LinAlgError:
+            raise SolverError(
+                f"Newton for a period-{period} orbit{where}: a multiplier is 1 (singular step)"
+            ) from None
+        z = z + dz
+    raise SolverError(
+        f"Newton for a period-{period} orbit{where} did not converge in {max_steps} steps "
+        f"(residual {residual:.3g})"
+    )
+
+
+def converged(residual: float, z: np.ndarray, tol: float = NEWTON_TOL) -> bool:
+    """The Newton test: ``residual ≤ tol (1 + max |z|)``."""
+    return residual <= tol * (1.0 + float(np.max(np.abs(z))))
+
+
+def make_orbit(
+    z: np.ndarray,
+    t_section: float,
+    period: int,
+    span: float,
+    J: np.ndarray,
+    impacts: list[Impact],
+    steps: int,
+    residual: float,
+) -> PeriodicOrbit:
+    """A :class:`PeriodicOrbit` with its multipliers (eigenvalues of ``J``, largest first)."""
+    mu = np.linalg.eigvals(J)
+    mu = mu[np.argsort(-np.abs(mu), kind="stable")]
+    return PeriodicOrbit(z, t_section, period, span, J, mu, impacts, steps, residual)
+
+
+def _map(scene: Any, z: np.ndarray, span: float, where: str) -> StroboscopicRun:
+    try:
+        return run_map(scene, z, span)
+    except SolverError as error:
+        raise SolverError(f"periodic orbit{where}: {error}") from None

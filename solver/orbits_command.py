@@ -1,0 +1,241 @@
+"""``python -m solver orbits``: a branch of periodic orbits over one scene field (docs/ORBITS.md).
+
+    python -m solver orbits SCENE.json --vary PATH=START:STOP --out DIR
+        [--period K] [--transient T] [--max-points N] [--step S]
+
+Pseudo-arclength continuation (:mod:`solver.orbit_continuation`) from the
+orbit the scene reaches after T s at START, in steps of arclength S in
+``(state, parameter)``, until the parameter passes STOP or N orbits; folds,
+period doublings and tori between two orbits are located by bisection
+(:mod:`solver.orbit_bifurcations`) and written as extra rows. A corrector that
+fails at the smallest step ends the branch: the last orbit found is marked
+``end`` and the reason (naming the parameter value) goes to stderr, exit 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from solver.errors import InputError, SolverError
+from solver.orbit_bifurcations import LOCATE_TOL, crossings, indicator
+from solver.orbit_continuation import Branch, bisect_on_arclength
+from solver.orbits import PeriodicOrbit, find_orbit
+from solver.scene import SceneError, load_scene
+from solver.scene_paths import check_settable, with_values
+from solver.system import System
+
+DEFAULT_MAX_POINTS = 50
+
+IMPACT_COLUMNS = ["branch", "point", "t", "body", "other", "u_n_minus", "u_n_plus"]
+
+
+def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``orbits`` command to ``python -m solver``'s subparsers."""
+    parser = commands.add_parser(
+        "orbits",
+        help="follow a branch of periodic orbits of a forced bead scene, write branches.csv",
+        description=(
+            "Follow the periodic orbits of a harmonically forced bead scene (Newton on the "
+            "stroboscopic map with the exact monodromy) along one scene field by "
+            "pseudo-arclength continuation, and write DIR/branches.csv (parameter, period, "
+            "impacts, stability, Floquet multipliers, state at the section; folds, period "
+            "doublings and tori located as extra rows) and DIR/orbit_impacts.csv (each "
+            "orbit's impacts in the period after its section). Exit 0, 2 on invalid input, "
+            "3 when a Newton fails (the branch so far is written, its last point `end`)."
+        ),
+    )
+    parser.add_argument("scene", metavar="SCENE.json", help="scene file (impactgui-scene JSON)")
+    parser.add_argument("--vary", metavar="PATH=START:STOP", required=True, help="field and range")
+    parser.add_argument("--out", metavar="DIR", required=True, help="directory for branches.csv")
+    parser.add_argument("--period", metavar="K", default="1", help="forcing periods per orbit")
+    parser.add_argument(
+        "--transient", metavar="T", default="0", help="seconds simulated before the first Newton"
+    )
+    parser.add_argument(
+        "--max-points",
+        metavar="N",
+        default=str(DEFAULT_MAX_POINTS),
+        help="most orbits on the branch",
+    )
+    parser.add_argument(
+        "--step",
+        metavar="S",
+        help="arclength step in (state, parameter) (default |STOP − START| / (N − 1))",
+    )
+    return parser
+
+
+def _float(option: str, text: str, problems: list[str]) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        problems.append(f"{option}: not a number: {text!r}")
+        return None
+    if not math.isfinite(value):
+        problems.append(f"{option}: must be finite, got {text!r}")
+        return None
+    return value
+
+
+def _plan(
+    args: argparse.Namespace, problems: list[str]
+) -> tuple[Any, str, list[float], int, float]:
+    scene = None
+    if not Path(args.scene).exists():
+        problems.append(f"SCENE: no such file: {args.scene}")
+    else:
+        try:
+            scene = load_scene(Path(args.scene))
+        except SceneError as error:
+            problems.extend(error.problems)
+    path, _, span = args.vary.partition("=")
+    start_text, _, stop_text = span.partition(":")
+    if not path or not stop_text:
+        problems.append(f"--vary: write PATH=START:STOP, got {args.vary!r}")
+        start = stop = None
+    else:
+        start = _float("--vary", start_text, problems)
+        stop = _float("--vary", stop_text, problems)
+        if scene is not None:
+            try:
+                check_settable(scene, path)
+            except InputError as error:
+                problems.append(f"--vary: {error}")
+    period_f = _float("--period", args.period, problems)
+    period = int(period_f) if period_f is not None and period_f == int(period_f) else 0
+    if period_f is not None and period < 1:
+        problems.append(f"--period: must be a whole number ≥ 1, got {args.period!r}")
+    transient = _float("--transient", args.transient, problems)
+    if transient is not None and transient < 0:
+        problems.append(f"--transient: must be ≥ 0 s, got {args.transient!r}")
+    n_f = _float("--max-points", args.max_points, problems)
+    n = int(n_f) if n_f is not None and n_f == int(n_f) and n_f >= 1 else 0
+    if n_f is not None and n < 1:
+        problems.append(f"--max-points: must be a whole number ≥ 1, got {args.max_points!r}")
+    step = 0.0
+    if start is not None and stop is not None and n >= 1:
+        if args.step is not None:
+            given = _float("--step", args.step, problems)
+            if given is not None and given <= 0.0:
+                problems.append(f"--step: must be > 0, got {args.step!r}")
+            step = given or 0.0
+        elif n > 1:
+            step = abs(stop - start) / (n - 1)
+        if stop == start:
+            step = 0.0
+    return scene, path, (start, stop, step, n), period, transient or 0.0
+
+
+def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
+    """branches.csv header and the state index of each state column."""
+    n = 2 * system.N
+    head = ["branch", "point", path, "period", "n_impacts", "stable", "bifurcation"]
+    for k in range(1, n + 1):
+        head += [f"mu_{k}_re", f"mu_{k}_im"]
+    head.append("t_section")
+    order: list[int] = []
+    for body_id, coord_names, rate_names in system.dof_labels:
+        head += [f"{body_id}.{name}" for name in (*coord_names, *rate_names)]
+    ix = [system._disk_ix[system._disk_of_body[b.id]] for b in system.scene.bodies]
+    for i in ix:
+        order += [i, system.N + i]
+    return head, order
+
+
+def _row(point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]) -> list[str]:
+    row = ["0", str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
+    row += ["1" if orbit.stable else "0", mark]
+    for mu in orbit.multipliers:
+        row += [repr(float(mu.real)), repr(float(mu.imag))]
+    row.append(repr(orbit.t_section))
+    row += [repr(float(orbit.state[i])) for i in order]
+    return row
+
+
+def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
+    """``orbits`` with parsed arguments; returns the exit status (0, 2 or 3)."""
+    problems: list[str] = []
+    scene, path, (p_start, p_stop, h, n_max), period, transient = _plan(args, problems)
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        problems.append(f"--out: not a directory: {args.out}")
+    if not problems:
+        try:
+            find_orbit(scene, period=period, max_steps=0, transient=0.0)
+        except InputError as error:
+            problems.append(str(error))
+        except SolverError:
+            pass  # the inputs are fine; Newton has not run yet
+    if problems:
+        for line in problems:
+            print(line, file=stderr)
+        return 2
+    orbits: list[tuple[float, PeriodicOrbit, str]] = []
+    failure = ""
+    branch = Branch(scene, path, period)
+    try:
+        first_scene = with_values(scene, {path: p_start})
+        label = branch.label(p_start)
+        orbit = find_orbit(first_scene, period=period, transient=transient, label=label)
+        start = branch.first(orbit, p_start, math.copysign(1.0, p_stop - p_start))
+        orbits.append((start.p, orbit, ""))
+        previous = start
+        for point in branch.points(start, h, p_stop, n_max if h else 1):
+            for kind in crossings(previous.orbit, point.orbit):
+                a_sign = indicator(kind, previous.orbit) < 0.0
+
+                def same(candidate, kind=kind, a_sign=a_sign):
+                    value = indicator(kind, candidate.orbit)
+                    return value is not None and (value < 0.0) == a_sign
+
+                h_ab = float(
+                    previous.tangent
+                    @ (np.r_[point.orbit.state, point.p] - np.r_[previous.orbit.state, previous.p])
+                )
+                found = bisect_on_arclength(branch, previous, h_ab, same, LOCATE_TOL)
+                orbits.append((found.p, found.orbit, kind))
+            orbits.append((point.p, point.orbit, ""))
+            previous = point
+    except (InputError, SceneError, SolverError) as error:
+        failure = str(error)
+        if orbits and orbits[-1][1].impacts:
+            M = System(scene).M
+            speed = min(abs(i.normal_velocities(M)[0]) for i in orbits[-1][1].impacts)
+            failure += f"; the last orbit's slowest impact is at {speed:.3g} m/s"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    head, order = _columns(System(scene), path)
+    with open(out_dir / "branches.csv", "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(head)
+        for point, (value, orbit, mark) in enumerate(orbits):
+            last = point == len(orbits) - 1
+            writer.writerow(_row(point, value, orbit, mark or ("end" if last else ""), order))
+    with open(out_dir / "orbit_impacts.csv", "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(IMPACT_COLUMNS)
+        M = System(scene).M
+        for point, (_value, orbit, _mark) in enumerate(orbits):
+            for impact in orbit.impacts:
+                u_minus, u_plus = impact.normal_velocities(M)
+                t = orbit.t_section + impact.t
+                writer.writerow(
+                    [
+                        "0",
+                        str(point),
+                        repr(t),
+                        impact.body,
+                        impact.other,
+                        repr(u_minus),
+                        repr(u_plus),
+                    ]
+                )
+    if failure:
+        print(f"solver failed: {failure}", file=stderr)
+        return 3
+    return 0

@@ -1,0 +1,316 @@
+"""Periodic orbits of the linear impact oscillator against closed forms written here.
+
+The oscillator: ``m ẍ + c ẋ + k x = F sin(ω t)``, one rigid stop at ``x = s``
+(the bead's centre; the stop's segment lies one radius further) and Newton's
+law ``v⁺ = −e v⁻``.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from solver.errors import InputError, SolverError
+from solver.orbit_monodromy import monodromy
+from solver.orbits import find_orbit, run_map
+from solver.scene import parse_scene
+
+M, C, K, F, W, E, S = 1.0, 0.1, 1.0, 1.0, 2.0, 0.8, 0.2
+T = 2 * math.pi / W
+
+
+def oscillator(stop=S, forcing=True, e=E):
+    forces = [{"body": "mass", "type": "harmonic", "amplitude": [F, 0.0], "omega": W, "phase": 0.0}]
+    return parse_scene(
+        {
+            "format": "impactgui-scene",
+            "version": 2,
+            "title": "linear impact oscillator",
+            "view": "side",
+            "gravity": [0.0, 0.0],
+            "contact": {"restitution": e, "friction": 0.0, "impact_law": "newton"},
+            "boundaries": [
+                {"id": "stop", "type": "segment", "a": [stop + 0.05, -0.2], "b": [stop + 0.05, 0.2]}
+            ],
+            "bodies": [
+                {
+                    "id": "mass",
+                    "type": "bead",
+                    "rail_y": 0.0,
+                    "mass": M,
+                    "radius": 0.05,
+                    "x": 0.0,
+                    "vx": 0.0,
+                }
+            ],
+            "springs": [
+                {
+                    "a": "mass",
+                    "anchor": [0.0, 0.0],
+                    "stiffness": K,
+                    "rest_length": 0.0,
+                    "damping": C,
+                }
+            ],
+            "forces": forces if forcing else [],
+            "impulses": [],
+            "solver": {"method": "event-driven", "t_end": 10.0, "dt_out": 0.01, "dt": 0.0001},
+        }
+    )
+
+
+def free_motion(t0, x0, v0, t, W=W):
+    """Closed form of m ẍ + c ẋ + k x = F sin ω t from (x0, v0) at t0: particular + homogeneous."""
+    # particular x_p = a sin ωt + b cos ωt
+    d = K - M * W**2
+    det = d * d + (C * W) ** 2
+    a, b = F * d / det, -F * C * W / det
+
+    def xp(t):
+        return a * math.sin(W * t) + b * math.cos(W * t), W * (
+            a * math.cos(W * t) - b * math.sin(W * t)
+        )
+
+    zeta = C / (2 * M)
+    wd = math.sqrt(K / M - zeta**2)
+    p0, pv0 = xp(t0)
+    A, dA = x0 - p0, v0 - pv0  # homogeneous part's initial values
+    B = (dA + zeta * A) / wd
+    s = t - t0
+    decay = math.exp(-zeta * s)
+    xh = decay * (A * math.cos(wd * s) + B * math.sin(wd * s))
+    vh = -zeta * xh + decay * wd * (-A * math.sin(wd * s) + B * math.cos(wd * s))
+    p, pv = xp(t)
+    return xh + p, vh + pv
+
+
+@pytest.fixture(scope="module")
+def orbit():
+    return find_orbit(oscillator(), transient=100.0)
+
+
+def test_period_one_orbit_satisfies_closed_form_periodicity(orbit):
+    assert len(orbit.impacts) == 1
+    impact = orbit.impacts[0]
+    t_star, v_minus = impact.t, float(impact.v_minus[0])
+    assert v_minus > 0.0 and impact.q[0] == pytest.approx(S, abs=1e-12)
+    # from the stop at t*, leaving at −e v⁻, the free motion is back at the stop after T with v⁻
+    x_end, v_end = free_motion(t_star, S, -E * v_minus, t_star + T)
+    assert abs(x_end - S) < 1e-10
+    assert abs(v_end - v_minus) < 1e-10
+    # and the section state is that free motion at the section time (t = 0 ≡ T)
+    x_sec, v_sec = free_motion(t_star, S, -E * v_minus, T)
+    assert np.allclose(orbit.state, [x_sec, v_sec], rtol=0, atol=1e-10)
+    # free flight stays off the stop between impacts
+    xs = [
+        free_motion(t_star, S, -E * v_minus, t_star + T * f)[0] for f in np.linspace(0.01, 0.99, 99)
+    ]
+    assert max(xs) < S
+
+
+def closed_form_monodromy(t_star, v_minus, W=W):
+    T = 2 * math.pi / W
+    A = np.array([[0.0, 1.0], [-K / M, -C / M]])
+    v_plus = -E * v_minus
+    a_minus = (F * math.sin(W * t_star) - C * v_minus - K * S) / M
+    a_plus = (F * math.sin(W * t_star) - C * v_plus - K * S) / M
+    saltation = np.array([[-E, 0.0], [(a_plus + E * a_minus) / v_minus, -E]])
+    return scipy.linalg.expm(A * (T - t_star)) @ saltation @ scipy.linalg.expm(A * t_star)
+
+
+def test_multipliers_match_closed_form_monodromy(orbit):
+    impact = orbit.impacts[0]
+    expected = closed_form_monodromy(impact.t, float(impact.v_minus[0]))
+    assert np.allclose(orbit.monodromy, expected, rtol=0, atol=1e-8)
+    mu = np.sort_complex(np.linalg.eigvals(expected))
+    assert np.allclose(np.sort_complex(orbit.multipliers), mu, rtol=0, atol=1e-8)
+    # determinant: e² times the flow's e^(−c T / m) (Liouville; the saltation's det is e²)
+    assert np.prod(orbit.multipliers).real == pytest.approx(E**2 * math.exp(-C * T / M), abs=1e-10)
+
+
+def test_monodromy_matches_finite_differences_of_the_simulation(orbit):
+    scene = oscillator()
+    h = 1e-6
+    columns = []
+    for j in range(2):
+        dz = np.zeros(2)
+        dz[j] = h
+        plus = run_map(scene, orbit.state + dz, T).z_end
+        minus = run_map(scene, orbit.state - dz, T).z_end
+        columns.append((plus - minus) / (2 * h))
+    fd = np.column_stack(columns)
+    assert np.allclose(orbit.monodromy, fd, rtol=0, atol=1e-5)
+    mu_fd = np.sort_complex(np.linalg.eigvals(fd))
+    assert np.allclose(np.sort_complex(orbit.multipliers), mu_fd, rtol=0, atol=1e-5)
+
+
+def test_monodromy_without_impact_positions_propagates_the_closed_form(orbit):
+    impacts = [type(i)(t=i.t, v_minus=i.v_minus, v_plus=i.v_plus) for i in orbit.impacts]
+    again = monodromy(oscillator(), orbit.state, impacts, T)
+    assert np.allclose(again, orbit.monodromy, rtol=0, atol=1e-10)
+
+
+def test_stable_orbit_attracts_a_nearby_simulation(orbit):
+    assert orbit.stable and np.all(np.abs(orbit.multipliers) < 1.0)
+    scene = oscillator()
+    z = orbit.state + np.array([1e-3, -2e-3])
+    start = float(np.max(np.abs(z - orbit.state)))
+    for _ in range(80):
+        z = run_map(scene, z, T).z_end
+    rho = float(np.max(np.abs(orbit.multipliers)))
+    assert np.max(np.abs(z - orbit.state)) < 1e-7 < start
+    assert rho**80 < 1e-7  # the decay the multipliers promise
+
+
+def test_newton_from_a_given_state_finds_the_same_orbit(orbit):
+    again = find_orbit(oscillator(), orbit.state + np.array([1e-4, 1e-4]))
+    assert np.allclose(again.state, orbit.state, rtol=0, atol=1e-10)
+    assert again.iterations >= 1
+
+
+def test_section_off_the_clock_origin_gives_the_same_multipliers(orbit):
+    shifted = find_orbit(oscillator(), transient=100.0, t_section=0.3)
+    assert np.allclose(
+        np.sort_complex(shifted.multipliers), np.sort_complex(orbit.multipliers), rtol=0, atol=1e-8
+    )
+    x, v = free_motion(orbit.impacts[0].t, S, -E * float(orbit.impacts[0].v_minus[0]), T + 0.3)
+    assert np.allclose(shifted.state, [x, v], rtol=0, atol=1e-10)
+
+
+def test_scene_without_harmonic_forcing_is_refused():
+    with pytest.raises(InputError, match="harmonic"):
+        find_orbit(oscillator(forcing=False))
+
+
+def test_unforced_scene_with_a_period_in_seconds_finds_the_rest_state():
+    period = 1.7
+    orbit = find_orbit(oscillator(forcing=False), np.array([0.05, 0.0]), period_s=period)
+    assert np.allclose(orbit.state, [0.0, 0.0], atol=1e-12)
+    A = np.array([[0.0, 1.0], [-K / M, -C / M]])
+    mu = np.linalg.eigvals(scipy.linalg.expm(A * period))
+    assert np.allclose(np.sort_complex(orbit.multipliers), np.sort_complex(mu), atol=1e-12)
+
+
+def test_newton_that_does_not_converge_names_the_parameter_value():
+    with pytest.raises(SolverError, match=r"forces\[0\]\.omega = 2.*did not converge in 1 steps"):
+        find_orbit(oscillator(), np.array([-1.0, 3.0]), max_steps=1, label="forces[0].omega = 2")
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5])
+def test_bad_period_count_is_refused(bad):
+    with pytest.raises(InputError, match="`period`"):
+        find_orbit(oscillator(), period=bad)
+
+
+def _cli(tmp_path, scene, *args):
+    import io
+    import json
+
+    from solver.cli import main
+    from solver.scene import scene_to_dict
+
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene_to_dict(scene)))
+    err = io.StringIO()
+    code = main(["orbits", str(path), "--out", str(tmp_path / "out"), *args], stderr=err)
+    return code, err.getvalue()
+
+
+def test_cli_branch_rows_obey_liouville_and_periodicity(tmp_path):
+    import csv
+
+    code, err = _cli(
+        tmp_path,
+        oscillator(),
+        "--vary",
+        "forces[0].omega=2:2.1",
+        "--max-points",
+        "3",
+        "--transient",
+        "100",
+    )
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    omegas = [float(r["forces[0].omega"]) for r in rows]
+    assert len(rows) == 3 and omegas[0] == 2.0 and omegas[0] < omegas[1] < omegas[2]
+    assert [r["bifurcation"] for r in rows] == ["", "", "end"]
+    for r in rows:
+        w = float(r["forces[0].omega"])
+        mu = complex(float(r["mu_1_re"]), float(r["mu_1_im"])) * complex(
+            float(r["mu_2_re"]), float(r["mu_2_im"])
+        )
+        # one impact per period: det = e² exp(−c T / m), T = 2π/ω
+        assert r["n_impacts"] == "1"
+        assert mu.real == pytest.approx(E**2 * math.exp(-C * 2 * math.pi / w / M), abs=1e-10)
+        assert r["stable"] == (
+            "1" if abs(complex(float(r["mu_1_re"]), float(r["mu_1_im"]))) < 1 else "0"
+        )
+
+
+def test_cli_refuses_an_unforced_scene_and_a_bad_range(tmp_path):
+    code, err = _cli(tmp_path, oscillator(forcing=False), "--vary", "springs[0].stiffness=1:2")
+    assert code == 2 and "harmonic" in err
+    code, err = _cli(tmp_path, oscillator(), "--vary", "springs[0].stiffness=1")
+    assert code == 2 and "--vary" in err
+
+
+def closed_form_orbit(w, t_guess, v_guess):
+    """(t*, v⁻) of the period-1 orbit at ω = w from the periodicity conditions (scipy root)."""
+    from scipy.optimize import root
+
+    def conditions(u):
+        t_star, v_minus = u
+        x, v = free_motion(t_star, S, -E * v_minus, t_star + 2 * math.pi / w, W=w)
+        return [x - S, v - v_minus]
+
+    solution = root(conditions, [t_guess, v_guess], tol=1e-14).x
+    assert np.max(np.abs(conditions(solution))) < 1e-12
+    return solution
+
+
+def test_cli_locates_the_period_doubling_where_the_closed_form_multiplier_is_minus_one(tmp_path):
+    import csv
+
+    args = ("--vary", "forces[0].omega=1.15:1.1", "--step", "0.01", "--transient", "100")
+    code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "6")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    marks = [r["bifurcation"] for r in rows]
+    assert marks.count("period_doubling") == 1 and marks[-1] == "end"
+    k = marks.index("period_doubling")
+    p = float(rows[k]["forces[0].omega"])
+    impact = [i for i in csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv"))][k]
+    t_guess, v_guess = float(impact["t"]), -float(impact["u_n_minus"])
+    signs = []
+    for w in (p - 2e-8, p + 2e-8):
+        t_star, v_minus = closed_form_orbit(w, t_guess, v_guess)
+        phi = closed_form_monodromy(t_star, v_minus, W=w)
+        signs.append(np.sign(np.linalg.det(phi + np.eye(2))))
+    assert signs[0] == -signs[1]  # a multiplier crosses −1 within 2e-8 of the reported ω
+    mu = complex(float(rows[k]["mu_1_re"]), float(rows[k]["mu_1_im"]))
+    assert abs(mu + 1) < 1e-6
+    assert float(rows[k - 1]["mu_1_re"]) > -1 > float(rows[k + 1]["mu_1_re"])
+
+
+def test_branch_ending_at_a_grazing_in_free_flight_says_so(tmp_path):
+    """The anchor moved towards the stop: the free flight's crest reaches the stop (closed form)."""
+    import csv
+
+    args = ("--vary", "springs[0].anchor[0]=0.5:0.6", "--step", "0.05", "--transient", "100")
+    code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "100")
+    assert code == 3
+    assert "springs[0].anchor[0] = 0.527" in err and "2 impacts, the orbit before 1" in err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    assert rows[-1]["bifurcation"] == "end" and len(impacts) == len(rows)
+
+    def crest_gap(k):  # S − max x over the free flight, the spring's anchor at a
+        a = float(rows[k]["springs[0].anchor[0]"])
+        t, u_plus = float(impacts[k]["t"]), float(impacts[k]["u_n_plus"])
+        xs = [
+            free_motion(t, S - a, -u_plus, t + T * f)[0] + a for f in np.linspace(0, 1, 4001)[1:-1]
+        ]
+        return S - max(xs)
+
+    assert 0.0 < crest_gap(-1) < 0.5 * crest_gap(0) and crest_gap(-1) < 5e-4
