@@ -27,9 +27,13 @@ two beads: the difference of two rows of ``Φ``, kept per row) costs
 O(modes) per time, the whole state O(N · modes).
 
 That form divides by ``ω² = λ₁ λ₂``, ``λ₁ − λ₂`` and ``p(iΩ_j) = (iΩ_j − λ₁)
-(iΩ_j − λ₂)``. The modes with a root ``λ₁, λ₂`` closer to the other, to
-0 or to an ``iΩ_j`` than ``SEPARATION`` times the fastest rate — a free
-body (``ω = 0``, polynomial motion), a resonance (``Ω = ω``, secular
+(iΩ_j − λ₂)``. An undamped free-body mode (``ω = 0``, ``c = 0``: a bead or a
+group of beads with no spring to the ground) is a parabola plus the forcing's
+particular part, ``η = a + b τ + g0 τ² / 2 + Re Σ_j P_j e^{iΩ_j τ}`` with
+``P_j = −z_j / Ω_j²`` (``a``, ``b`` from ``η(0) = 0``, ``η̇(0)``), as long as
+no ``Ω_j`` is within ``SEPARATION`` of 0. The other modes with a root
+``λ₁, λ₂`` closer to the other, to 0 or to an ``iΩ_j`` than ``SEPARATION``
+times the fastest rate — a damped free body, a resonance (``Ω = ω``, secular
 growth), critical damping — are *special*: their
 absolute modal coordinates ``ζ = Φᵀ M q`` obey a small system of the same
 kind, integrated by the general :class:`solver.linear_flow.LinearFlow`
@@ -171,7 +175,13 @@ class ModalFlow:
             np.minimum(np.abs(forced - l1[:, None]), np.abs(forced - l2[:, None])).min(axis=1),
         )
         special = closest <= SEPARATION * self._max_rate
-        self._generic = np.nonzero(~special)[0]
+        # free bodies (ω = 0 undamped, no forcing frequency near 0): polynomial plus the
+        # forcing's particular part in closed form, never a cluster of the general flow
+        slow = bool(np.any(omegas <= SEPARATION * self._max_rate))
+        free = special & (self.omega2 == 0.0) & (self.rates == 0.0) & (not slow)
+        special &= ~free
+        self._free = np.nonzero(free)[0]
+        self._generic = np.nonzero(~special & ~free)[0]
         self._special = np.nonzero(special)[0]
         g = self._generic
         self._l1, self._l2 = l1[g], l2[g]
@@ -180,6 +190,7 @@ class ModalFlow:
         # 1 / p(iΩ_j) per generic mode and frequency, and iΩ_j / p(iΩ_j)
         mu = 1j * omegas[None, :]
         self._response = 1.0 / ((mu - l1[g, None]) * (mu - l2[g, None]))
+        self._free_response = np.broadcast_to(1.0 / (mu * mu), (len(self._free), len(omegas)))
         self._forcing = (
             self.modes.T @ np.array([pairs[w] for w in omegas]).T
             if len(omegas)
@@ -248,6 +259,13 @@ class ModalPhase:
         self._B = -P0 - self._A
         self._A_rate = self._A * flow._l1
         self._B_rate = self._B * flow._l2
+        # free modes: η = a + b τ + g τ²/2 + Re Σ_j P_j e^{iΩ_j τ}, P_j = −z_j / Ω_j²
+        f = flow._free
+        self._free_P = flow._forcing[f] * np.exp(1j * flow._omegas * t0) * flow._free_response
+        self._free_P_rate = self._free_P * (1j * flow._omegas)
+        self._free_g = self._g0[f]
+        self._free_a = -self._free_P.real.sum(axis=1)
+        self._free_b = self._eta_dot0[f] - self._free_P_rate.real.sum(axis=1)
         self._special = None
         self._special_curves: Any = None
         if flow._special_flow is not None:
@@ -273,6 +291,14 @@ class ModalPhase:
         eta_dot = np.empty(shape)
         eta[..., flow._generic] = generic
         eta_dot[..., flow._generic] = generic_dot
+        if len(flow._free):
+            free = self._free_a + (self._free_b + 0.5 * self._free_g * T) * T
+            free_dot = self._free_b + self._free_g * T
+            if len(flow._omegas):
+                free = free + (self._free_P * rot).real.sum(axis=-1)
+                free_dot = free_dot + (self._free_P_rate * rot).real.sum(axis=-1)
+            eta[..., flow._free] = free
+            eta_dot[..., flow._free] = free_dot
         if self._special is not None:
             motion, zeta0 = self._special
             zeta, zeta_dot, _ = motion.kinematics(float(t) if np.ndim(t) == 0 else tau + self.t0)
@@ -332,6 +358,9 @@ class ModalPhase:
             np.abs(self._A_rate * flow._l1) * grow1
             + np.abs(self._B_rate * flow._l2) * grow2
             + (np.abs(self._P_rate) * flow._omegas).sum(axis=1)
+        )
+        terms[flow._free] = np.abs(self._free_g) + (np.abs(self._free_P_rate) * flow._omegas).sum(
+            axis=1
         )
         if self._special is not None:
             motion, _ = self._special
