@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import solver.linear_flow as linear_flow_module
+from solver.linear_flow import LinearFlow
 from solver.modal_flow import ModalFlow
 from solver.scene import parse_scene
 from solver.simulation import make_stepper
@@ -30,9 +31,9 @@ SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
 EPS = float(np.finfo(float).eps)
 
 
-def two_masses_plus_free(beads: int, t_end: float) -> dict:
-    """two_masses_elastic.json with ``beads`` free 100 kg beads in a row after it (fuzz pattern)."""
-    scene = json.loads((SCENES / "two_masses_elastic.json").read_text())
+def two_masses_plus_free(beads: int, t_end: float, name: str = "two_masses_elastic") -> dict:
+    """A bundled two-mass scene and ``beads`` free 100 kg beads in a row after it (fuzz pattern)."""
+    scene = json.loads((SCENES / f"{name}.json").read_text())
     last = scene["bodies"][-1]
     x = max(b["x"] for b in scene["bodies"]) + 4 * last["radius"]
     for k in range(beads):
@@ -131,3 +132,66 @@ def test_free_beads_never_reach_the_general_flow_as_one_cluster(monkeypatch, bea
     assert v > 0.0
     assert abs((t_hit[2] - t_hit[1]) - 0.05 / v) <= 1e-12 * (t_hit[2] - t_hit[1])
     assert abs((t_hit[3] - t_hit[2]) - 0.05 / v) <= 1e-12 * (t_hit[3] - t_hit[2])
+
+
+def test_beads_held_by_a_contact_move_apart_from_the_free_ones(monkeypatch):
+    # two_masses_plastic: m1 and m2 stick (e = 0), a persistent contact; at 4ecf194 its
+    # constrained general flow held the 40 free beads too (an 81-eigenvalue cluster; 200
+    # beads: 401, a 3.5 s step; 400 beads: one step of 61 s)
+    largest, (frames, events) = _largest_cluster(
+        monkeypatch, two_masses_plus_free(40, 1.0, "two_masses_plastic")
+    )
+    assert largest <= 4
+    kinds = [(e.type, e.body, e.other) for e in events]
+    assert kinds[:3] == [("impact", "m1", "m2"), ("impact", "m1", "m2"), ("liftoff", "m1", "m2")]
+    assert all(np.all(f.v[2:] == 0.0) for f in frames)  # never struck: at rest exactly
+
+
+def test_a_split_flow_equals_the_whole_constrained_flow():
+    # beads 0–2 on anchor springs, 1 and 2 held together by a contact row, 3–9 a free
+    # anchored chain and free beads, a forced free bead: the split flow against the one
+    # general flow of all ten beads
+    n = 10
+    masses = np.linspace(1.0, 2.0, n)
+    K = np.zeros((n, n))
+    K[0, 0] = K[1, 1] = 40.0
+    for i, j in ((0, 1), (4, 5), (5, 6)):
+        K[np.ix_([i, j], [i, j])] += 30.0 * np.array([[1.0, -1.0], [-1.0, 1.0]])
+    K[4, 4] += 20.0
+    f0 = np.linspace(-1.0, 2.0, n)
+    amp = np.zeros(n)
+    amp[8] = 3.0
+    A = np.zeros((1, n))
+    A[0, 1], A[0, 2] = -1.0, 1.0
+    rng = np.random.default_rng(2)
+    q0 = rng.normal(size=n)
+    q0[2] = q0[1] + 0.1
+    v0 = rng.normal(size=n)
+    v0[2] = v0[1]
+    b = A @ q0
+
+    class Model:  # the fields of a LinearBeadModel the split reads
+        pass
+
+    model = Model()
+    model.M, model.C, model.K, model.f0 = np.diag(masses), np.zeros((n, n)), K, f0
+    model.harmonics = (linear_flow_module.Harmonic(amp, 2.5, 0.3),)
+    from solver.modal_flow import SplitFlow, split_flow  # new at this commit
+
+    split = split_flow(model, A, b)
+    assert isinstance(split, SplitFlow)
+    assert list(split.held) == [0, 1, 2]
+    whole = LinearFlow(model.M, model.C, K, f0, model.harmonics, A, b)
+    ts = np.linspace(0.3, 2.3, 9)
+    mine, ref = split.start(0.3, q0, v0), whole.start(0.3, q0, v0)
+    for got, want in zip(mine.kinematics(ts), ref.kinematics(ts), strict=True):
+        assert np.abs(got - want).max() <= 1e-12 * (1.0 + np.abs(want).max())
+    assert np.abs(mine.reaction(ts) - ref.reaction(ts)).max() <= 1e-11
+    rows = np.zeros((2, n))
+    rows[0, [2, 3]] = -1.0, 1.0  # a gap across the two parts
+    rows[1, [7, 8]] = -1.0, 1.0
+    proj = mine.projections(rows)
+    q = ref.state(ts)[0]
+    for k in range(2):
+        got = [proj.value(k, t) for t in ts]
+        assert np.abs(np.array(got) - q @ rows[k]).max() <= 1e-12 * (1.0 + np.abs(q).max())
