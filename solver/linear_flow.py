@@ -777,12 +777,19 @@ class LinearBeadModel:
 
         Without constraints, from ``MODAL_MIN_BEADS`` beads on and with
         proportional damping, the modal form of :mod:`solver.modal_flow`
-        (O(N) per gap value); a :class:`LinearFlow` otherwise.
+        (O(N) per gap value); with constraints, from ``MODAL_MIN_BEADS`` beads
+        on, the beads not joined to them move in a flow of their own
+        (:class:`solver.modal_flow.SplitFlow`); a :class:`LinearFlow` otherwise.
         """
-        if (A is None or not np.size(A)) and len(self.f0) >= MODAL_MIN_BEADS:
-            from solver.modal_flow import modal_flow
+        if len(self.f0) >= MODAL_MIN_BEADS:
+            from solver.modal_flow import modal_flow, split_flow
 
-            flow = modal_flow(self.M, self.C, self.K, self.f0, self.harmonics)
+            if A is None or not np.size(A):
+                flow = modal_flow(self.M, self.C, self.K, self.f0, self.harmonics)
+            else:
+                A = np.asarray(A, dtype=float).reshape(-1, len(self.f0))
+                b = np.zeros(len(A)) if b is None else np.asarray(b, dtype=float)
+                flow = split_flow(self, A, b)
             if flow is not None:
                 return flow
         return LinearFlow(self.M, self.C, self.K, self.f0, self.harmonics, A, b)

@@ -27,9 +27,13 @@ two beads: the difference of two rows of ``Φ``, kept per row) costs
 O(modes) per time, the whole state O(N · modes).
 
 That form divides by ``ω² = λ₁ λ₂``, ``λ₁ − λ₂`` and ``p(iΩ_j) = (iΩ_j − λ₁)
-(iΩ_j − λ₂)``. The modes with a root ``λ₁, λ₂`` closer to the other, to
-0 or to an ``iΩ_j`` than ``SEPARATION`` times the fastest rate — a free
-body (``ω = 0``, polynomial motion), a resonance (``Ω = ω``, secular
+(iΩ_j − λ₂)``. An undamped free-body mode (``ω = 0``, ``c = 0``: a bead or a
+group of beads with no spring to the ground) is a parabola plus the forcing's
+particular part, ``η = a + b τ + g0 τ² / 2 + Re Σ_j P_j e^{iΩ_j τ}`` with
+``P_j = −z_j / Ω_j²`` (``a``, ``b`` from ``η(0) = 0``, ``η̇(0)``), as long as
+no ``Ω_j`` is within ``SEPARATION`` of 0. The other modes with a root
+``λ₁, λ₂`` closer to the other, to 0 or to an ``iΩ_j`` than ``SEPARATION``
+times the fastest rate — a damped free body, a resonance (``Ω = ω``, secular
 growth), critical damping — are *special*: their
 absolute modal coordinates ``ζ = Φᵀ M q`` obey a small system of the same
 kind, integrated by the general :class:`solver.linear_flow.LinearFlow`
@@ -47,6 +51,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 import scipy.sparse
+import scipy.sparse.csgraph
 from numpy.typing import ArrayLike
 
 from solver.linear_flow import Harmonic, LinearFlow, _square, _vector
@@ -171,7 +176,13 @@ class ModalFlow:
             np.minimum(np.abs(forced - l1[:, None]), np.abs(forced - l2[:, None])).min(axis=1),
         )
         special = closest <= SEPARATION * self._max_rate
-        self._generic = np.nonzero(~special)[0]
+        # free bodies (ω = 0 undamped, no forcing frequency near 0): polynomial plus the
+        # forcing's particular part in closed form, never a cluster of the general flow
+        slow = bool(np.any(omegas <= SEPARATION * self._max_rate))
+        free = special & (self.omega2 == 0.0) & (self.rates == 0.0) & (not slow)
+        special &= ~free
+        self._free = np.nonzero(free)[0]
+        self._generic = np.nonzero(~special & ~free)[0]
         self._special = np.nonzero(special)[0]
         g = self._generic
         self._l1, self._l2 = l1[g], l2[g]
@@ -180,6 +191,7 @@ class ModalFlow:
         # 1 / p(iΩ_j) per generic mode and frequency, and iΩ_j / p(iΩ_j)
         mu = 1j * omegas[None, :]
         self._response = 1.0 / ((mu - l1[g, None]) * (mu - l2[g, None]))
+        self._free_response = np.broadcast_to(1.0 / (mu * mu), (len(self._free), len(omegas)))
         self._forcing = (
             self.modes.T @ np.array([pairs[w] for w in omegas]).T
             if len(omegas)
@@ -248,6 +260,13 @@ class ModalPhase:
         self._B = -P0 - self._A
         self._A_rate = self._A * flow._l1
         self._B_rate = self._B * flow._l2
+        # free modes: η = a + b τ + g τ²/2 + Re Σ_j P_j e^{iΩ_j τ}, P_j = −z_j / Ω_j²
+        f = flow._free
+        self._free_P = flow._forcing[f] * np.exp(1j * flow._omegas * t0) * flow._free_response
+        self._free_P_rate = self._free_P * (1j * flow._omegas)
+        self._free_g = self._g0[f]
+        self._free_a = -self._free_P.real.sum(axis=1)
+        self._free_b = self._eta_dot0[f] - self._free_P_rate.real.sum(axis=1)
         self._special = None
         self._special_curves: Any = None
         if flow._special_flow is not None:
@@ -273,6 +292,14 @@ class ModalPhase:
         eta_dot = np.empty(shape)
         eta[..., flow._generic] = generic
         eta_dot[..., flow._generic] = generic_dot
+        if len(flow._free):
+            free = self._free_a + (self._free_b + 0.5 * self._free_g * T) * T
+            free_dot = self._free_b + self._free_g * T
+            if len(flow._omegas):
+                free = free + (self._free_P * rot).real.sum(axis=-1)
+                free_dot = free_dot + (self._free_P_rate * rot).real.sum(axis=-1)
+            eta[..., flow._free] = free
+            eta_dot[..., flow._free] = free_dot
         if self._special is not None:
             motion, zeta0 = self._special
             zeta, zeta_dot, _ = motion.kinematics(float(t) if np.ndim(t) == 0 else tau + self.t0)
@@ -332,6 +359,9 @@ class ModalPhase:
             np.abs(self._A_rate * flow._l1) * grow1
             + np.abs(self._B_rate * flow._l2) * grow2
             + (np.abs(self._P_rate) * flow._omegas).sum(axis=1)
+        )
+        terms[flow._free] = np.abs(self._free_g) + (np.abs(self._free_P_rate) * flow._omegas).sum(
+            axis=1
         )
         if self._special is not None:
             motion, _ = self._special
@@ -469,3 +499,157 @@ def quiet_rows(
         bounds = motion.curvature_bounds(rows, ts[j], ts[j + 1])
         quiet[j] = lows[j] - 0.125 * width * width * bounds > floor
     return quiet
+
+
+class SplitFlow:
+    """A constrained bead model as two independent flows: the held beads and the rest.
+
+    The beads joined to a persistent contact ``A q = b`` through springs,
+    dampers or other contacts (``held``) move apart from the others
+    (``rest``): no spring, damper, mass or constraint couples the two sets.
+    ``held`` gets the general :class:`solver.linear_flow.LinearFlow` with the
+    constraints, ``rest`` its own flow (modal where it applies: free beads
+    are parabolas), so free beads never join the constrained flow's
+    clusters. The interface of ``LinearFlow`` (full-size ``M``, ``C``,
+    ``K``, ``A``, ``harmonics``); made by :meth:`LinearBeadModel.flow`.
+    """
+
+    def __init__(self, model: Any, A: np.ndarray, b: np.ndarray, held: np.ndarray) -> None:
+        n = len(model.f0)
+        self.n = n
+        self.M, self.C, self.K, self.f0 = model.M, model.C, model.K, model.f0
+        self.harmonics = model.harmonics
+        self.A, self.b = A, b
+        self.held = held
+        self.rest = np.setdiff1d(np.arange(n), held)
+        self.parts = tuple(
+            _part_flow(model, idx, A[:, idx] if k == 0 else None, b if k == 0 else None)
+            for k, idx in enumerate((self.held, self.rest))
+        )
+        self.max_rate = max(part.max_rate for part in self.parts)
+
+    def start(self, t0: float, q0: ArrayLike, v0: ArrayLike) -> SplitPhase:
+        """The motion from ``(q0, v0)`` at time ``t0`` (s, m, m/s)."""
+        q0 = _vector("q0", q0, self.n)
+        v0 = _vector("v0", v0, self.n)
+        idx = (self.held, self.rest)
+        return SplitPhase(
+            self,
+            float(t0),
+            [p.start(t0, q0[i], v0[i]) for p, i in zip(self.parts, idx, strict=True)],
+        )
+
+
+def _part_flow(model: Any, idx: np.ndarray, A: np.ndarray | None, b: np.ndarray | None) -> Any:
+    """The flow of the beads ``idx`` of ``model`` alone (modal where it applies)."""
+    M, C, K = (m[np.ix_(idx, idx)] for m in (model.M, model.C, model.K))
+    harmonics = [Harmonic(h.amplitude[idx], h.omega, h.phase) for h in model.harmonics]
+    if A is None:
+        flow = modal_flow(M, C, K, model.f0[idx], harmonics)
+        if flow is not None:
+            return flow
+    return LinearFlow(M, C, K, model.f0[idx], harmonics, A, b)
+
+
+def split_flow(model: Any, A: np.ndarray, b: np.ndarray) -> SplitFlow | None:
+    """The :class:`SplitFlow` of ``model`` with constraints ``A q = b``, or None.
+
+    None when every bead is held (joined to a constraint through springs,
+    dampers and constraints) or the mass matrix is not diagonal.
+    """
+    M = model.M
+    if np.count_nonzero(M - np.diag(np.diag(M))):
+        return None
+    n = len(model.f0)
+    links = (model.K != 0.0) | (model.C != 0.0)
+    rows = np.abs(A) > 0.0
+    for row in rows:  # a constraint joins its beads
+        links |= np.outer(row, row)
+    _, labels = scipy.sparse.csgraph.connected_components(
+        scipy.sparse.csr_matrix(links), directed=False
+    )
+    held_labels = np.unique(labels[rows.any(axis=0)])
+    held = np.nonzero(np.isin(labels, held_labels))[0]
+    if len(held) == n:
+        return None
+    return SplitFlow(model, A, b, held)
+
+
+class SplitPhase:
+    """Exact motion of a :class:`SplitFlow`: its two parts' phases side by side."""
+
+    def __init__(self, flow: SplitFlow, t0: float, parts: list[Any]) -> None:
+        self.flow = flow
+        self.t0 = t0
+        self.parts = parts
+
+    def _join(self, values: list[np.ndarray]) -> np.ndarray:
+        held, rest = values
+        out = np.empty((*held.shape[:-1], self.flow.n))
+        out[..., self.flow.held] = held
+        out[..., self.flow.rest] = rest
+        return out
+
+    def kinematics(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Coordinates (m), velocities (m/s) and accelerations (m/s²) at ``t``."""
+        held, rest = (p.kinematics(t) for p in self.parts)
+        return tuple(self._join([h, r]) for h, r in zip(held, rest, strict=True))  # type: ignore[return-value]
+
+    def state(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """Coordinates (m) and velocities (m/s) at ``t``: ``(q, v)``."""
+        held, rest = (p.state(t) for p in self.parts)
+        return self._join([held[0], rest[0]]), self._join([held[1], rest[1]])
+
+    def __call__(self, t: ArrayLike) -> np.ndarray:
+        """``(q, v)`` stacked like :class:`scipy.integrate.OdeSolution`: (2n,) or (2n, k)."""
+        q, v = self.state(t)
+        return np.concatenate((q, v), axis=-1).T
+
+    def acceleration(self, t: ArrayLike) -> np.ndarray:
+        """Generalized accelerations ``q̈`` (m/s²) at ``t``."""
+        return self._join([p.acceleration(t) for p in self.parts])
+
+    def reaction(self, t: ArrayLike) -> np.ndarray:
+        """Constraint multipliers ``λ`` (N) at ``t``: the held part's."""
+        return self.parts[0].reaction(t)
+
+    def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """Coordinates (m) and velocities (m/s) at ``t0``."""
+        held, rest = (p.initial_state() for p in self.parts)
+        return self._join([held[0], rest[0]]), self._join([held[1], rest[1]])
+
+    def projections(self, rows: np.ndarray) -> SplitProjections | None:
+        """The projections ``rows @ q(t)`` (m): the sum of the parts', or None."""
+        rows = np.asarray(rows, dtype=float)
+        parts = [
+            p.projections(rows[:, idx])
+            for p, idx in zip(self.parts, (self.flow.held, self.flow.rest), strict=True)
+        ]
+        if any(p is None for p in parts):
+            return None
+        return SplitProjections(parts)
+
+
+class SplitProjections:
+    """Projections of a :class:`SplitPhase`: sums of its parts' (interface of ``Projections``)."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self._parts = parts
+
+    def value(self, k: int, t: float) -> float:
+        """Projection ``k`` at time ``t`` (s), in the units of ``q`` (m)."""
+        return sum(p.value(k, t) for p in self._parts)
+
+    def rate(self, k: int, t: float) -> float:
+        """Time derivative of projection ``k`` at ``t`` (s)."""
+        return sum(p.rate(k, t) for p in self._parts)
+
+    def kinematics(self, k: int, t: float) -> tuple[float, float, float]:
+        """Projection ``k`` and its first two time derivatives at ``t`` (s)."""
+        held, rest = (p.kinematics(k, t) for p in self._parts)
+        return held[0] + rest[0], held[1] + rest[1], held[2] + rest[2]
+
+    def curvature_bound(self, k: int, ta: float, tb: float) -> float | None:
+        """A bound of ``|d²/dt²|`` of projection ``k`` over ``[ta, tb]`` (s), or None."""
+        bounds = [p.curvature_bound(k, ta, tb) for p in self._parts]
+        return None if any(b is None for b in bounds) else sum(bounds)
