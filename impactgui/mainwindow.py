@@ -858,7 +858,7 @@ class MainWindow(QMainWindow):
         except SceneError as error:
             self.warn("Cannot compare", "The scene has problems:", error.problems)
             return None
-        dialog = CompareDialog(scene, self)
+        dialog = CompareDialog(scene, self, canvas=self.canvas, clock=self.clock)
         dialog.finished.connect(self._on_compare_closed)
         self._compare_dialogs.append(dialog)
         dialog.show()
