@@ -149,6 +149,8 @@ class CompareTrails(QObject):
     @Slot(float)
     def refresh(self, _time: float | None = None) -> None:
         """Redraw every trail up to ``shown_time``."""
+        if self._runs:
+            self._place_legend()
         for _title, runner, curve, columns in self._runs:
             parts = [self._positions(runner, x, y, rail) for _id, x, y, rail in columns]
             parts = [part for part in parts if len(part)]
@@ -175,6 +177,12 @@ class CompareTrails(QObject):
         ]
         self.legend.setText("compared runs:<br>" + "<br>".join(rows))
         self.legend.adjustSize()
-        self.legend.move(max(self.canvas.plot.width() - self.legend.width() - 12, 60), 8)
+        self._place_legend()
         self.legend.show()
         self.legend.raise_()
+
+    def _place_legend(self) -> None:
+        """The legend at the canvas's top right corner, below the canvas's own legend."""
+        own = getattr(self.canvas, "legend", None)
+        top = own.geometry().bottom() + 6 if own is not None and own.isVisible() else 8
+        self.legend.move(max(self.canvas.plot.width() - self.legend.width() - 12, 60), top)
