@@ -9,8 +9,9 @@ each trail ends at the clock's time; otherwise it shows the whole compared
 run as far as it is computed. They are cleared when the Compare dialog
 closes or starts a new comparison.
 
-A trail keeps at most ``POINTS_MAX`` positions per body (evenly decimated,
-the newest position always drawn), so a long run costs bounded drawing.
+A trail keeps at most ``POINTS_MAX`` positions per body and ``POINT_BUDGET``
+per run (evenly decimated, the newest position always drawn), so a long run
+or a long chain costs bounded drawing on every playback tick.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from solver.scene import scene_to_dict
 
 POINTS_MAX = 4000
 """Per body and run: at most this many positions are drawn (decimated beyond)."""
+
+POINT_BUDGET = 30_000
+"""Per run, over all its bodies: a chain of 2000 beads draws 15 positions per bead."""
 
 TRAIL_Z = 5.0
 """Above the canvas's own trail (4), below the arrows."""
@@ -125,25 +129,29 @@ class CompareTrails(QObject):
     def trail(self, run: int, body_id: str) -> np.ndarray:
         """The positions drawn for one body of the ``run``-th run, shape (n, 2), m."""
         _title, runner, _curve, columns = self._runs[run]
-        for found_id, x_col, y_col, rail in columns:
-            if found_id == body_id:
-                return self._positions(runner, x_col, y_col, rail)
-        raise KeyError(body_id)
+        ids = [found_id for found_id, *_rest in columns]
+        if body_id not in ids:
+            raise KeyError(body_id)
+        return self._positions(runner, columns)[:, ids.index(body_id)]
 
-    def _positions(self, runner: Any, x_col: int, y_col: int | None, rail: float) -> np.ndarray:
+    def _positions(self, runner: Any, columns: list) -> np.ndarray:
+        """Every body's centre up to ``shown_time``, decimated: shape (frames, bodies, 2)."""
         trajectory = runner.trajectory
         t = trajectory.times()
         n = int(np.searchsorted(t, self.shown_time(), side="right"))
-        if n == 0:
-            return np.zeros((0, 2))
-        states = trajectory.states()[:n]
-        stride = max(1, math.ceil(n / POINTS_MAX))
-        rows = np.arange(0, n, stride)
+        if n == 0 or not columns:
+            return np.zeros((0, len(columns), 2))
+        limit = max(2, min(POINTS_MAX, POINT_BUDGET // len(columns)))
+        rows = np.arange(0, n, max(1, math.ceil(n / limit)))
         if rows[-1] != n - 1:
-            rows = np.append(rows, n - 1)
-        x = states[rows, x_col]
-        y = states[rows, y_col] if y_col is not None else np.full(len(rows), rail)
-        return np.column_stack((x, y))
+            rows = np.append(rows, n - 1)  # the newest position is always drawn
+        states = trajectory.states()[rows]
+        x = states[:, [x_col for _id, x_col, _y, _rail in columns]]
+        rails = np.array([rail for *_rest, rail in columns])
+        y_cols = [y_col if y_col is not None else 0 for _id, _x, y_col, _rail in columns]
+        has_y = np.array([y_col is not None for _id, _x, y_col, _rail in columns])
+        y = np.where(has_y, states[:, y_cols], rails)
+        return np.stack((x, y), axis=2)
 
     @Slot()
     @Slot(float)
@@ -152,16 +160,15 @@ class CompareTrails(QObject):
         if self._runs:
             self._place_legend()
         for _title, runner, curve, columns in self._runs:
-            parts = [self._positions(runner, x, y, rail) for _id, x, y, rail in columns]
-            parts = [part for part in parts if len(part)]
-            if not parts:
+            positions = self._positions(runner, columns)
+            if len(positions) == 0:
                 curve.setData([], [])
                 continue
-            points = np.concatenate(parts)
-            connect = np.ones(len(points), dtype=np.int32)
-            ends = np.cumsum([len(part) for part in parts]) - 1
-            connect[ends] = 0
-            curve.setData(points[:, 0], points[:, 1], connect=connect)
+            frames, bodies = positions.shape[:2]
+            points = positions.transpose(1, 0, 2).reshape(frames * bodies, 2)  # body by body
+            connect = np.ones((bodies, frames), dtype=np.int32)
+            connect[:, -1] = 0  # broken between bodies
+            curve.setData(points[:, 0], points[:, 1], connect=connect.ravel())
 
     @Slot(object)
     def _on_frames_added(self, _batch: object) -> None:

@@ -99,3 +99,38 @@ def test_comparing_laws_names_them_and_a_new_comparison_replaces_the_trails(qtbo
     assert dialog.trails.titles == ["law: staged", "law: poisson"]
     assert all(curve.scene() is None for curve in old)
     dialog.close()
+
+
+def test_a_chain_of_beads_draws_one_trail_per_bead_decimated_within_budget(
+    qtbot, window, monkeypatch
+):
+    """Four beads on a rail at y = 0: each trail is its bead's x column at every
+    ``stride``-th frame (the newest one always), the curve broken between beads."""
+    from impactgui import compare_trails
+
+    monkeypatch.setattr(compare_trails, "POINT_BUDGET", 40)  # 10 positions per bead
+    assert window.open_preset(scene_path("chain_forced"))
+    dialog = window.open_compare()
+    qtbot.addWidget(dialog)
+    assert dialog.run(["staged", "sequential"])
+    qtbot.waitUntil(lambda: not dialog.is_running(), timeout=60000)
+    for k, panel in enumerate(dialog.panels):
+        states = panel.runner.trajectory.states()
+        n = len(panel.runner.trajectory.times())
+        assert n > 40
+        stride = math.ceil(n / 10)
+        rows = [*range(0, n, stride)]
+        rows += [n - 1] if rows[-1] != n - 1 else []
+        drawn = []
+        for bead, body_id in enumerate(("m1", "m2", "m3", "m4")):
+            trail = dialog.trails.trail(k, body_id)
+            assert len(trail) <= 11
+            assert np.array_equal(trail[:, 0], states[rows, bead])  # a bead has one coordinate
+            assert np.array_equal(trail[:, 1], np.zeros(len(rows)))  # its rail_y
+            drawn.append(trail)
+        curve = dialog.trails.curves()[k]
+        x, y = curve.getData()
+        assert np.array_equal(np.column_stack((x, y)), np.concatenate(drawn))
+        breaks = np.flatnonzero(np.asarray(curve.opts["connect"]) == 0)
+        assert breaks.tolist() == [len(rows) * j - 1 for j in range(1, 5)]
+    dialog.close()
