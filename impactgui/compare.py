@@ -282,10 +282,10 @@ class CompareDialog(QDialog):
         scene: Scene,
         parent: QWidget | None = None,
         canvas: Any = None,
-        clock: Any = None,
+        redraw_on: tuple[Any, ...] = (),
     ) -> None:
         super().__init__(parent)
-        self.trails = CompareTrails(canvas, clock, self) if canvas is not None else None
+        self.trails = CompareTrails(canvas, redraw_on, self) if canvas is not None else None
         """The runs drawn on the main window's canvas (None without a canvas)."""
         self.setWindowTitle(f"Compare impact laws or a field — {scene.title}")
         self.resize(1100, 520)

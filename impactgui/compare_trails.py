@@ -17,6 +17,7 @@ or a long chain costs bounded drawing on every playback tick.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -70,11 +71,18 @@ class CompareTrails(QObject):
     canvas : SceneCanvas
         The main window's canvas (its ``view``, ``plot``, ``animating`` and
         ``current_time`` are read; nothing of it is changed but the items added).
-    clock : PlaybackClock, optional
-        The window's playback clock; its ``time_changed`` moves the trails' ends.
+    redraw_on : iterable of signals
+        Signals after which the trails' ends move: the playback clock's
+        ``time_changed``, the window's ``run_state_changed`` (after Reset the
+        canvas no longer animates and the whole compared runs are drawn).
+
+    Another scene opened in the window (the document's ``reset``) clears the
+    trails: they belong to the scene that was compared.
     """
 
-    def __init__(self, canvas: Any, clock: Any = None, parent: QObject | None = None) -> None:
+    def __init__(
+        self, canvas: Any, redraw_on: Iterable[Any] = (), parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.canvas = canvas
         self._runs: list[tuple[str, Any, pg.PlotCurveItem, list]] = []
@@ -85,8 +93,9 @@ class CompareTrails(QObject):
         )
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.hide()
-        if clock is not None:
-            clock.time_changed.connect(self.refresh)
+        for signal in redraw_on:
+            signal.connect(self.refresh)
+        canvas.document.reset.connect(self.clear)
 
     def show_runs(self, runs: list[tuple[str, Any]]) -> None:
         """Draw ``(title, SimulationRunner)`` pairs, replacing the runs drawn before."""
@@ -102,6 +111,7 @@ class CompareTrails(QObject):
         self._update_legend()
         self.refresh()
 
+    @Slot()
     def clear(self) -> None:
         """Remove every compared run's trail and the legend from the canvas."""
         for _title, runner, curve, _columns in self._runs:
@@ -155,7 +165,8 @@ class CompareTrails(QObject):
 
     @Slot()
     @Slot(float)
-    def refresh(self, _time: float | None = None) -> None:
+    @Slot(str)
+    def refresh(self, _argument: object = None) -> None:
         """Redraw every trail up to ``shown_time``."""
         if self._runs:
             self._place_legend()

@@ -74,7 +74,7 @@ def test_the_trails_follow_the_playback_time(qtbot, window):
     run_to_end(qtbot, window)  # the window's own run, for its clock
     window.pause_run()
     end = window.clock.end_time()
-    for fraction in (0.1, 0.5, 0.0, 1.0):
+    for fraction in (0.1, 1.0, 0.0, 0.5):
         window.clock.seek(fraction * end)
         shown = window.canvas.current_time
         for k, panel in enumerate(dialog.panels):
@@ -82,6 +82,14 @@ def test_the_trails_follow_the_playback_time(qtbot, window):
             assert np.array_equal(drawn, _centres(panel, shown))
             x, y = dialog.trails.curves()[k].getData()
             assert np.array_equal(np.column_stack((x, y)), drawn)
+    assert len(dialog.trails.trail(0, "wheel")) < len(_centres(dialog.panels[0]))
+    window.reset_run()  # back to editing: the whole compared runs again
+    for k, panel in enumerate(dialog.panels):
+        x, y = dialog.trails.curves()[k].getData()
+        assert np.array_equal(np.column_stack((x, y)), _centres(panel))
+    # another scene opened: the trails of the one compared go
+    assert window.open_preset(scene_path("bouncing_ball"))
+    assert dialog.trails.curves() == [] and not dialog.trails.legend.isVisible()
     dialog.close()
 
 
