@@ -24,7 +24,9 @@ a friction, a speed, a stiffness — the numbers Run ▸ Sweep offers, by their
 path): each value listed runs a copy with that field changed, under the
 scene's own law (paper 004's wheel with ``contact.restitution`` 0 and 0.3).
 Below the panels the runs' velocities of the first body are overlaid in one
-plot, one colour per run.
+plot, one colour per run; with the main window's canvas given, every run's
+bodies' centres are drawn there too, as trails in the same colours
+(:mod:`impactgui.compare_trails`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from impactgui.compare_trails import CompareTrails, run_colour
 from impactgui.grid import show_grid
 from impactgui.worker import SimulationRunner
 from solver.errors import InputError
@@ -274,8 +277,16 @@ class CompareDialog(QDialog):
         Qt parent.
     """
 
-    def __init__(self, scene: Scene, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        scene: Scene,
+        parent: QWidget | None = None,
+        canvas: Any = None,
+        redraw_on: tuple[Any, ...] = (),
+    ) -> None:
         super().__init__(parent)
+        self.trails = CompareTrails(canvas, redraw_on, self) if canvas is not None else None
+        """The runs drawn on the main window's canvas (None without a canvas)."""
         self.setWindowTitle(f"Compare impact laws or a field — {scene.title}")
         self.resize(1100, 520)
         self.scene = scene
@@ -374,6 +385,8 @@ class CompareDialog(QDialog):
         """Run each ``(title, law, scene)`` in its own panel and in the overlay."""
         self.shutdown()
         self._clear_panels()
+        if self.trails is not None:
+            self.trails.clear()
         runners: list[tuple[str, str, Any]] = []
         try:
             for title, law, scene in variants:
@@ -389,6 +402,13 @@ class CompareDialog(QDialog):
             panel.plot.setXLink(self.panels[0].plot)
             panel.plot.setYLink(self.panels[0].plot)
         self._fill_overlay()
+        if self.trails is not None:
+            self.trails.show_runs(
+                [
+                    (f"law: {panel.law}" if panel.title == panel.law else panel.title, panel.runner)
+                    for panel in self.panels
+                ]
+            )
         for panel in self.panels:
             panel.runner.ended.connect(self._on_run_ended)
             panel.runner.start()
@@ -403,7 +423,7 @@ class CompareDialog(QDialog):
             self.overlay.plotItem.legend.clear()
         styles = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine)
         for index, panel in enumerate(self.panels):
-            colour = pg.intColor(index, hues=max(len(self.panels), 3))
+            colour = run_colour(index, len(self.panels))
             first = panel.columns[0][0].split(".")[0] if panel.columns else ""
             own = [
                 (label, column) for label, column in panel.columns if label.startswith(f"{first}.")
@@ -444,6 +464,8 @@ class CompareDialog(QDialog):
             panel.runner.stop()
 
     def done(self, result: int) -> None:
-        """Closing the dialog stops its runs."""
+        """Closing the dialog stops its runs and takes their trails off the canvas."""
         self.shutdown()
+        if self.trails is not None:
+            self.trails.clear()
         super().done(result)

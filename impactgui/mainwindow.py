@@ -858,7 +858,9 @@ class MainWindow(QMainWindow):
         except SceneError as error:
             self.warn("Cannot compare", "The scene has problems:", error.problems)
             return None
-        dialog = CompareDialog(scene, self)
+        dialog = CompareDialog(
+            scene, self, self.canvas, (self.clock.time_changed, self.run_state_changed)
+        )
         dialog.finished.connect(self._on_compare_closed)
         self._compare_dialogs.append(dialog)
         dialog.show()
