@@ -140,6 +140,24 @@ def drive(
     return unexpected
 
 
+def _compliance_not_computed(scene: Any) -> str:
+    """The refusal of a scene with compliant contacts, naming the first ``compliance`` field.
+
+    The scene file reads them (solver.scene.Compliance) but no stepper
+    computes them yet (docs/LIMITS.md): running such a scene rigid would
+    silently answer another question.
+    """
+    where = "contact.compliance"
+    for i, boundary in enumerate(scene.boundaries):
+        if boundary.compliance is not None:
+            where = f"boundaries[{i}].compliance"
+            break
+    return (
+        f"{where}: compliant contacts are not computed by the steppers yet; "
+        "remove `compliance` to run the contact rigid"
+    )
+
+
 def make_stepper(
     scene_or_system: Any,
     t_end: float | None = None,
@@ -181,6 +199,8 @@ def make_stepper(
         raise InputError(f"`method` must be one of {', '.join(METHODS)}, got {method!r}")
     for key, problem in run_size_problems(t_end, dt_out, settings.dt, method):
         raise InputError(f"`{key}` {problem}")
+    if system.scene.has_compliance:
+        raise InputError(_compliance_not_computed(system.scene))
     if system.scene.actions:  # timed user actions: plain runs between them (solver.actions)
         from solver.actions import ActionStepper
 
