@@ -27,6 +27,8 @@ EVENT_TYPES = (
     "energy_gain",
     "accuracy",
     "action",
+    "touch",
+    "release",
 )
 CONTACT_MODES = ("stick", "slip+", "slip-")
 

@@ -141,20 +141,16 @@ def drive(
 
 
 def _compliance_not_computed(scene: Any) -> str:
-    """The refusal of a scene with compliant contacts, naming the first ``compliance`` field.
+    """The refusal of compliant body–body contacts (``contact.compliance`` with two disks).
 
-    The scene file reads them (solver.scene.Compliance) but no stepper
-    computes them yet (docs/LIMITS.md): running such a scene rigid would
+    Compliant boundaries are computed (solver.compliance); compliant contacts
+    between bodies are not yet (docs/LIMITS.md): running them rigid would
     silently answer another question.
     """
-    where = "contact.compliance"
-    for i, boundary in enumerate(scene.boundaries):
-        if boundary.compliance is not None:
-            where = f"boundaries[{i}].compliance"
-            break
     return (
-        f"{where}: compliant contacts are not computed by the steppers yet; "
-        "remove `compliance` to run the contact rigid"
+        "contact.compliance: compliant contacts between bodies are not computed yet "
+        "(only disks against compliant boundaries); give the boundaries their own "
+        "`compliance` and remove it from `contact`"
     )
 
 
@@ -199,7 +195,7 @@ def make_stepper(
         raise InputError(f"`method` must be one of {', '.join(METHODS)}, got {method!r}")
     for key, problem in run_size_problems(t_end, dt_out, settings.dt, method):
         raise InputError(f"`{key}` {problem}")
-    if system.scene.has_compliance:
+    if system.scene.contact.compliance is not None and system.n_disks > 1:
         raise InputError(_compliance_not_computed(system.scene))
     if system.scene.actions:  # timed user actions: plain runs between them (solver.actions)
         from solver.actions import ActionStepper

@@ -98,10 +98,18 @@ def test_without_compliance_nothing_is_written_and_everything_is_rigid():
     assert "compliance" not in data["boundaries"][0]
 
 
-def test_a_compliant_scene_is_refused_by_the_steppers_not_run_rigid(tmp_path):
-    status, lines = cli_problems(tmp_path, stop_scene({"stiffness": 2e4}))
+def test_compliant_body_body_contacts_are_refused_not_run_rigid(tmp_path):
+    data = stop_scene(contact={"compliance": {"stiffness": 2e4}})
+    data["bodies"].append(
+        {"id": "c", "type": "bead", "mass": 1.0, "radius": 0.1, "x": 0.5, "rail_y": 0.0}
+    )
+    status, lines = cli_problems(tmp_path, data)
     assert status == 2
-    assert lines[0].startswith("boundaries[0].compliance: compliant contacts are not computed")
+    assert lines[0].startswith("contact.compliance: compliant contacts between bodies")
+
+
+def test_one_disk_with_contact_compliance_runs(tmp_path):
     status, lines = cli_problems(tmp_path, stop_scene(contact={"compliance": {"stiffness": 2e4}}))
-    assert status == 2
-    assert lines[0].startswith("contact.compliance: ")
+    assert (status, lines) == (0, [])
+    events = (tmp_path / "out" / "events.csv").read_text().splitlines()
+    assert [line.split(",")[1] for line in events[1:]] == ["touch", "release"]
