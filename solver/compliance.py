@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import beta
+from scipy.special import beta, betaincinv
 
 from solver.event_tolerances import TIME_TOL
 from solver.frames import ContactState, Event
@@ -437,3 +437,21 @@ def hertz_stop(m: float, k: float, V: float) -> StopImpact:
         impulse=2.0 * m * V,
         overlap_at_release=0.0,
     )
+
+
+def hertz_overlap(m: float, k: float, V: float, t: np.ndarray | float) -> Any:
+    """``(δ, δ̇)`` at time ``t`` (s) after the touch, undamped Hertz stop, while it presses.
+
+    From the energy ``½mδ̇² + (2/5)kδ^(5/2) = ½mV²``: the time to reach
+    ``δ = δ_m w^(2/5)`` is ``(δ_m/V)(2/5)B(w; 2/5, 1/2)`` (an incomplete beta
+    function), so ``w = I⁻¹(t / t_m)`` with ``I`` the regularised incomplete
+    beta function and ``t_m`` half the contact time; ``δ̇ = ±V√(1 − w)``,
+    positive before ``t_m``; the second half mirrors the first.
+    """
+    t = np.asarray(t, dtype=float)
+    delta_m = (5.0 * m * V * V / (4.0 * k)) ** 0.4
+    half = 0.5 * HERTZ_FACTOR * delta_m / V
+    rising = t <= half
+    share = np.clip(np.where(rising, t, 2.0 * half - t) / half, 0.0, 1.0)
+    w = betaincinv(0.4, 0.5, share)
+    return delta_m * w**0.4, np.where(rising, 1.0, -1.0) * V * np.sqrt(1.0 - w)
