@@ -45,6 +45,9 @@ from solver.geometry import disk_feature_contact
 STEP_SHARE = 0.02
 """Largest ODE step while a compliant contact presses, as a share of its period."""
 
+_GAUSS = np.polynomial.legendre.leggauss(8)
+"""Gauss–Legendre nodes and weights on [−1, 1] for a contact's impulse over a piece."""
+
 COMPLIANT_EVENTS = ("touch", "release")
 """Event types of compliant contacts (``events.csv``): no impact, no velocity jump."""
 
@@ -195,6 +198,16 @@ class CompliantSet:
                 rows.append((dc.g if dc.g >= 0.0 else -self._press(f, dc), math.inf))
         return np.array(rows, dtype=float).reshape(-1, 2)
 
+    def pressing_forces(self, q: np.ndarray, v: np.ndarray) -> dict[tuple[str, str], float]:
+        """The force (N) of every pressing pair under :attr:`engaged`, by ``(body, other)``."""
+        system = self.system
+        return {
+            (system.disk_body_id(k), self.features[f][0]): self._force(k, f, dc)
+            for k, f, dc in self._pairs(q, v)
+            if self.engaged is None or (k, f) in self.engaged
+            if self.engaged is not None or dc.g < 0.0
+        }
+
     def pair_names(self, q: np.ndarray, v: np.ndarray) -> list[tuple[str, str]]:
         """``(body, other)`` of each row of :meth:`event_values`, in the same order."""
         system = self.system
@@ -246,6 +259,8 @@ class CompliantEvents:
 
     def __init__(self, compliance: CompliantSet, N: int, n_sub: int) -> None:
         self.compliance, self.N, self.n_sub = compliance, N, n_sub
+        # each pressing contact's touch time, impulse ∫F dt so far and largest force
+        self._measures: dict[tuple[str, str], list[float]] = {}
 
     def _values(self, y: np.ndarray) -> np.ndarray:
         """:meth:`CompliantSet.event_values` of the row ``y = (q, v, work)``."""
@@ -264,6 +279,26 @@ class CompliantEvents:
         on the side where it has happened (gap ≤ 0 after a touch, force 0
         after a release), so the next phase does not find it again.
         """
+        found = self._first(piece, ta, tb)
+        self._measure(piece, ta, tb if found is None else found.t)
+        return found
+
+    def _measure(self, piece: Any, ta: float, tb: float) -> None:
+        """Add ``∫F dt`` over ``[ta, tb]`` (Gauss–Legendre) and the largest F to each contact."""
+        if not tb > ta or not self.compliance.engaged:
+            return
+        nodes, weights = _GAUSS
+        half = 0.5 * (tb - ta)
+        N = self.N
+        for x, w in zip(nodes, weights, strict=True):
+            y = piece.state(ta + half * (1.0 + x))
+            forces = self.compliance.pressing_forces(y[:N], y[N : 2 * N])
+            for key, force in forces.items():
+                record = self._measures.setdefault(key, [ta, 0.0, 0.0])
+                record[1] += half * w * force
+                record[2] = max(record[2], force)
+
+    def _first(self, piece: Any, ta: float, tb: float) -> CompliantEvent | None:
         if not tb > ta:
             return None
         ts = np.linspace(ta, tb, self.n_sub + 1)
@@ -297,11 +332,30 @@ class CompliantEvents:
                 hi = mid
         return hi
 
-    @staticmethod
-    def emit(out: Any, found: CompliantEvent) -> None:
-        """The event row of ``found`` (no impact: the velocities do not jump)."""
+    def emit(self, out: Any, found: CompliantEvent) -> None:
+        """The event row of ``found`` (no impact: the velocities do not jump).
+
+        A ``touch`` starts the contact's measures; its ``release`` reports
+        them: ``normal_impulse`` = ∫F dt (N·s), ``peak_force`` (N) and the
+        contact time in ``message``.
+        """
         body, other = found.key
-        out.events.append(Event(t=found.t, type=found.kind, body=body, other=other))
+        if found.kind == "touch":
+            self._measures[found.key] = [found.t, 0.0, 0.0]
+            out.events.append(Event(t=found.t, type="touch", body=body, other=other))
+            return
+        t_touch, impulse, peak = self._measures.pop(found.key, [math.nan, 0.0, 0.0])
+        out.events.append(
+            Event(
+                t=found.t,
+                type="release",
+                body=body,
+                other=other,
+                normal_impulse=float(impulse),
+                peak_force=float(peak),
+                message=f"contact time {found.t - t_touch:.12g} s, peak force {peak:.12g} N",
+            )
+        )
 
 
 # ------------------------------------------------------------- closed forms

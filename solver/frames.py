@@ -149,6 +149,9 @@ class Event:
     penetration and energy-balance drift in its ``message``.
     ``impact_stages`` (event-driven impacts) holds the contact's normal
     Jacobian and the impact law's stages (read with :mod:`solver.stages`).
+    A ``release`` (a compliant contact ending) carries the contact's impulse
+    ``∫F dt`` in ``normal_impulse`` (N·s), its largest force in
+    ``peak_force`` (N) and its duration in ``message``.
     """
 
     t: float
@@ -163,6 +166,7 @@ class Event:
     v_plus: np.ndarray | None = None
     message: str = ""
     impact_stages: ImpactStages | SharedImpactStages | None = None
+    peak_force: float = 0.0
 
 
 @dataclass
