@@ -217,3 +217,16 @@ def test_random_compliant_scenes_balance_energy_and_never_pull(k, zeta, p, v, sp
     if c == 0.0 and not spring_k and not force:  # all the energy comes back
         assert run.frames[-1].energy.kinetic == pytest.approx(0.5 * M * v * v, rel=1e-9)
         assert run.frames[-1].energy.dissipated == pytest.approx(0.0, abs=1e-9 * scale)
+
+
+def test_a_system_run_event_driven_then_time_stepping_gives_the_fresh_time_stepping_run():
+    from solver.simulation import make_stepper
+    from solver.system import System
+
+    scene = stop_scene({"stiffness": K, "damping": 40.0}, t_end=0.7)
+    system = System(scene)
+    simulate(system, method="event-driven")  # leaves its last phase's pressing set behind
+    again = simulate(system, method="time-stepping")
+    fresh = simulate(scene, method="time-stepping")
+    assert make_stepper(system, method="time-stepping").system.compliance.engaged is None
+    np.testing.assert_array_equal(again.frames[-1].v, fresh.frames[-1].v)
