@@ -67,6 +67,9 @@ motion_state.Setup` and the one :class:`~solver.motion_state.MotionState`
   to their accumulation point;
 * ``recorder`` (:class:`solver.output_frames.Recorder`): frames on the
   output grid;
+* ``general.compliant`` (:class:`solver.compliance.CompliantEvents`, only
+  with compliant boundaries): the ``touch`` and ``release`` of compliant
+  contacts, whose force is part of the applied force;
 * the phase kinds, tried in this order: ``flight_phase``
   (:class:`solver.flight_phases.FlightPhase`: a bounce train's next flight,
   or a free flight under gravity), ``stop_phase``
@@ -91,10 +94,17 @@ import numpy as np
 from solver.active_contacts import ActiveContacts
 from solver.affine_gaps import AffineScan
 from solver.candidates import CandidateSearch
+from solver.compliance import CompliantEvents
 from solver.errors import SolverError
 from solver.event_handling import EventHandler
 from solver.event_location import EventLocator
-from solver.event_tolerances import GAP_TOL, MAX_PHASES_PER_STEP, STEP_WALL_SLICE_S, ZENO_HEIGHT
+from solver.event_tolerances import (
+    GAP_TOL,
+    MAX_PHASES_PER_STEP,
+    STEP_WALL_SLICE_S,
+    SUBPOINTS_ODE,
+    ZENO_HEIGHT,
+)
 from solver.flight import SmoothMotion
 from solver.flight_phases import FlightPhase
 from solver.frames import Event, StepOutput
@@ -179,6 +189,8 @@ class EventDrivenStepper:
         self.general = GeneralPhase(
             s, m, self.pairs, self.smooth, self.locator, self.roots, self.recorder, self.handler
         )
+        if system.compliance is not None:  # compliant contacts: forces with touch/release events
+            self.general.compliant = CompliantEvents(system.compliance, s.N, SUBPOINTS_ODE)
         self._started = False
         self._cut: Generator[None, StepOutput, None] | None = None  # a phase cut by a slice
 
@@ -278,6 +290,8 @@ class EventDrivenStepper:
         under gravity; otherwise nothing is done and the candidates that are
         not active are returned for the general phase.
         """
+        if self.general.compliant is not None:  # the faster kinds know only rigid contacts
+            return self.pairs.candidates()
         if self.flight_phase.train_phase(out):
             if debug:
                 log.debug("bounce-train flight to t = %.12g s", self.motion.t)

@@ -391,6 +391,11 @@ class SmoothMotion:
         max_step = min(self.horizon(a0, budget), self.s.t_end - t0)
         if max_step <= 0.0:
             max_step = self.s.t_end - t0
+        compliance = self.s.system.compliance
+        if compliance is not None:  # a pressing compliant contact is taken in short steps
+            max_step = min(
+                max_step, compliance.max_step(y0[: self.s.N], y0[self.s.N : 2 * self.s.N])
+            )
         solver = DOP853(
             self._rhs, t0, y0, self.s.t_end, rtol=self.s.rtol, atol=self.s.atol, max_step=max_step
         )

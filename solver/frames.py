@@ -24,6 +24,8 @@ EVENT_TYPES = (
     "energy_gain",
     "accuracy",
     "action",
+    "touch",
+    "release",
 )
 CONTACT_MODES = ("stick", "slip+", "slip-")
 
@@ -144,6 +146,9 @@ class Event:
     penetration and energy-balance drift in its ``message``.
     ``impact_stages`` (event-driven impacts) holds the contact's normal
     Jacobian and the impact law's stages (read with :mod:`solver.stages`).
+    A ``release`` (a compliant contact ending) carries the contact's impulse
+    ``∫F dt`` in ``normal_impulse`` (N·s), its largest force in
+    ``peak_force`` (N) and its duration in ``message``.
     """
 
     t: float
@@ -161,6 +166,7 @@ class Event:
     """The impact's stages (:class:`solver.stages.ImpactStages`, or one
     :class:`solver.stages.SharedImpactStages` for the events of an impact of beads
     on a rail), or None. Typed loosely: this module imports no other of the solver's."""
+    peak_force: float = 0.0
 
 
 @dataclass

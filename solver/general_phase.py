@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from solver.compliance import COMPLIANT_EVENTS
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
 from solver.event_tolerances import SUBPOINTS_FLIGHT, SUBPOINTS_ODE, TIME_TOL
@@ -50,6 +51,7 @@ class GeneralPhase:
         self.locator, self.roots, self.recorder, self.handler = locator, roots, recorder, handler
         self.deadline = math.inf  # when the current step's wall-time slice ends (monotonic s)
         self.reached = 0.0  # s: how far a cut phase's pieces got
+        self.compliant: Any = None  # solver.compliance.CompliantEvents of a compliant scene
 
     def run(self, out: StepOutput, gaps: Any) -> Generator[None, StepOutput, None]:
         """Integrate the phase, watching ``gaps`` (the candidates that are not active).
@@ -61,6 +63,8 @@ class GeneralPhase:
         """
         s, m = self.s, self.m
         t0 = m.t
+        if self.compliant is not None:
+            self.compliant.begin(m.q, m.v)
         budget = 0.25 * self.pairs.margin - self.pairs.moved()
         constant = self.smooth.constant_motion()
         linear = None if constant is not None else self.smooth.linear_motion()
@@ -102,6 +106,9 @@ class GeneralPhase:
                     found, cut = None, True
             missed = self.roots.missed(piece, gaps, found, a if constant is not None else None)
             found = missed or found
+            if self.compliant is not None:  # a touch or release ends the phase at the kink
+                soft = self.compliant.first(piece, piece.ta, found.t if found else piece.tb)
+                found = soft or found
             limit = found.t if found else piece.tb
             self.recorder.emit_samples(
                 out,
@@ -115,6 +122,9 @@ class GeneralPhase:
                 m.advance_clock(found.t)
                 if found.kind == "spring":
                     self.smooth.across_spring = True
+                    self.handler.project()
+                elif self.compliant is not None and found.kind in COMPLIANT_EVENTS:
+                    self.compliant.emit(out, found)
                     self.handler.project()
                 else:
                     self.handler.handle(out, found)

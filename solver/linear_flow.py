@@ -827,6 +827,8 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
     disks = system._disks
     if system.n_disks != system.N or any(d.iy is not None for d in disks):
         return None
+    if getattr(system, "compliance", None) is not None:  # a compliant contact's force: DOP853
+        return None
     q = np.asarray(q, dtype=float)
     # the model depends on q only through the orientation of the rest-length springs:
     # one model per orientation, kept with the system (N × N matrices, made once)

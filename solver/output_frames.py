@@ -77,6 +77,15 @@ class Recorder:
         )
 
     def _contact_states(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[ContactState, ...]:
+        rigid = self._rigid_contact_states(t, q, v)
+        compliance = self.s.system.compliance
+        if compliance is None:
+            return rigid
+        return rigid + tuple(compliance.states(q, v))  # pressing compliant contacts: λ = F
+
+    def _rigid_contact_states(
+        self, t: float, q: np.ndarray, v: np.ndarray
+    ) -> tuple[ContactState, ...]:
         if not self.m.active:
             return ()
         one = self.smooth.one_contact_state(t, q, v)  # one contact of a smooth phase: no LCP

@@ -59,6 +59,16 @@ The closed forms (SI units; ``g`` is the magnitude of gravity):
     form applies. It needs the corner's restitution 0 and friction at
     least the ratio of the tangential to the normal impulse the impact asks
     for (given in the conditions).
+``compliant_stop``
+    A bead moving towards one vertical wall with ``compliance`` (paper 003
+    §2, eqs. (10)–(12); Hertz), nothing else: it flies to the touch at
+    ``T``, presses for the contact time (linear: ``π/λ`` undamped, the damped
+    oscillator's release where ``kδ + cδ̇ = 0`` otherwise; Hertz, undamped:
+    ``2(δ_m/V)(2/5)B(2/5, 1/2)``, the overlap from the inverse incomplete beta
+    function) and leaves at the exit speed (``V`` undamped). The
+    ``impact_times`` are the ``touch`` and the ``release``; the values are the
+    contact time, peak force, exit speed, restitution and impulse
+    ``(1 + e)mV`` (:mod:`solver.compliance`).
 ``incline``
     A wheel touching a straight segment, pressed onto it by gravity, moving
     along it. Sliding (slip speed ``u = v·t + rω ≠ 0``): the centre
@@ -82,6 +92,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from solver.atomic_file import atomic_write
+from solver.compliance import hertz_overlap, hertz_stop, linear_overlap, linear_stop
 from solver.scene import (
     Bead,
     PolylineBoundary,
@@ -95,7 +106,8 @@ REFERENCE_FILE = "reference.csv"
 NO_REFERENCE = (
     "no closed-form reference matches this scene (there are references for a bouncing "
     "ball, a mass between two stops, a mass on a spring with a stop, two masses on "
-    "springs, a wheel rolling onto a step and a wheel on an incline)"
+    "springs, a wheel rolling onto a step, a wheel on an incline and a bead against "
+    "a compliant stop)"
 )
 """Why a scene has no reference, in one line."""
 MAX_PIECES = 20_000
@@ -210,12 +222,16 @@ def recognise(scene: Scene, t_end: float | None = None) -> Reference | None:
         How far to predict (s); default the scene's ``solver.t_end``.
     """
     t_end = scene.solver.t_end if t_end is None else t_end
-    for recogniser in _RECOGNISERS:
+    # the rigid closed forms do not hold for a soft stop, and the soft one only for it
+    for recogniser in _COMPLIANT_RECOGNISERS if scene.has_compliance else _RECOGNISERS:
         reference = recogniser(scene, t_end)
         if reference is not None:
             return reference
     return None
 
+
+IMPACT_LIKE = ("impact", "touch", "release")
+"""Event types matched with a reference's ``impact_times`` (a soft stop's touch and release)."""
 
 SNAP_TOLERANCE = 1e-6
 """Frames closer than this (s) to a predicted impact are taken at it (``pre``: just before)."""
@@ -301,7 +317,7 @@ def compare(
 def compare_trajectory(reference: Reference, trajectory: Any) -> Comparison:
     """:func:`compare` for a recorded :class:`solver.record.Trajectory`."""
     times, kinds, columns = _trajectory_columns(trajectory, reference.columns)
-    impacts = [event.t for event in trajectory.events if event.type == "impact"]
+    impacts = [event.t for event in trajectory.events if event.type in IMPACT_LIKE]
     return compare(reference, times, kinds, columns, impacts)
 
 
@@ -1084,6 +1100,82 @@ def _incline(scene: Scene, t_end: float) -> Reference | None:
         pieces=tuple(pieces),
     )
 
+
+# ------------------------------------------------------------ compliant stop
+
+
+def _compliant_stop(scene: Scene, t_end: float) -> Reference | None:
+    if not _only(scene, boundaries=1, bodies=1) or scene.gravity[0] != 0.0:
+        return None
+    bead, wall = scene.bodies[0], scene.boundaries[0]
+    x_wall = _vertical_wall_across(wall, bead.rail_y) if isinstance(bead, Bead) else None
+    law = scene.compliance_for(wall)
+    if x_wall is None or law is None or bead.vx == 0.0:
+        return None
+    side = 1.0 if x_wall > bead.x else -1.0  # the wall's side of the bead
+    if side * bead.vx <= 0.0 or abs(x_wall - bead.x) <= bead.radius:
+        return None
+    m, V, k, c = bead.mass, abs(bead.vx), law.stiffness, law.damping
+    if law.exponent == 1.0:
+        impact = linear_stop(m, k, c, V)
+
+        def overlap(tau: np.ndarray) -> Any:
+            return linear_overlap(m, k, c, V, tau)
+
+        source = "paper 003 (10)–(12): τ = π/λ, peak V√(km), exit speed V (c = 0)"
+    elif c == 0.0:
+        impact = hertz_stop(m, k, V)
+
+        def overlap(tau: np.ndarray) -> Any:
+            return hertz_overlap(m, k, V, tau)
+
+        source = "Hertz: τ = 2(δ_m/V)(2/5)B(2/5, 1/2), δ_m = (5mV²/4k)^(2/5)"
+    else:
+        return None  # a damped Hertz stop has no closed form
+    name = bead.id
+    x_touch = x_wall - side * bead.radius
+    t_touch = abs(x_touch - bead.x) / V
+    t_release = t_touch + impact.duration
+    x_release = x_touch + side * impact.overlap_at_release
+    v_exit = -side * impact.exit_speed
+
+    def flight(tau: np.ndarray) -> dict[str, np.ndarray]:
+        return {f"{name}.x": bead.x + bead.vx * tau, f"{name}.vx": np.full_like(tau, bead.vx)}
+
+    def contact(tau: np.ndarray) -> dict[str, np.ndarray]:
+        delta, rate = overlap(tau)
+        return {f"{name}.x": x_touch + side * delta, f"{name}.vx": side * rate}
+
+    def leave(tau: np.ndarray) -> dict[str, np.ndarray]:
+        return {f"{name}.x": x_release + v_exit * tau, f"{name}.vx": np.full_like(tau, v_exit)}
+
+    pieces = (Piece(0.0, flight), Piece(t_touch, contact), Piece(t_release, leave))
+    return Reference(
+        name="compliant_stop",
+        title=f"compliant stop: contact time {impact.duration:.6g} s, "
+        f"peak force {impact.peak_force:.6g} N",
+        source=source,
+        conditions=(
+            "one bead moving towards one vertical wall with compliance, no spring, no force",
+            "linear stop (p = 1, any damping) or undamped Hertz stop (p = 1.5)",
+        ),
+        columns=(f"{name}.x", f"{name}.vx"),
+        units=("m", "m/s"),
+        t_valid=t_end,
+        impact_times=tuple(t for t in (t_touch, t_release) if t <= t_end),
+        values={
+            "contact_time": impact.duration,
+            "peak_force": impact.peak_force,
+            "exit_speed": impact.exit_speed,
+            "restitution": impact.restitution,
+            "impulse": impact.impulse,
+            "overlap_at_release": impact.overlap_at_release,
+        },
+        pieces=pieces,
+    )
+
+
+_COMPLIANT_RECOGNISERS: tuple[Callable[[Scene, float], Reference | None], ...] = (_compliant_stop,)
 
 _RECOGNISERS: tuple[Callable[[Scene, float], Reference | None], ...] = (
     _bouncing_ball,

@@ -25,6 +25,10 @@ key                                    default when the key is missing
 ``boundaries``, ``bodies``,            ``[]``
 ``springs``, ``forces``, ``impulses``
 boundary ``restitution`` / ``friction`` ``null``: use the ``contact`` value
+boundary ``compliance``                ``null``: ``contact.compliance``
+``contact.compliance``                 ``null``: every contact rigid
+compliance ``damping``                 ``0`` N·s/m
+compliance ``exponent``                ``1`` (linear spring; ``1.5`` Hertz)
 wheel ``angle``                        ``0`` rad
 wheel ``velocity``                     ``[0, 0]`` m/s
 wheel ``angular_velocity``             ``0`` rad/s
@@ -261,18 +265,44 @@ class _Model(BaseModel):
 # ----------------------------------------------------------------- contact, solver
 
 
+COMPLIANCE_EXPONENTS = (1.0, 1.5)
+"""Exponents ``p`` of a compliant contact's spring ``k·δ^p``: linear (paper 003) and Hertz."""
+
+
+def _compliance_exponent(value: float) -> float:
+    if value not in COMPLIANCE_EXPONENTS:
+        raise PydanticCustomError("exponent", "must be 1 or 1.5, got {got}", {"got": _show(value)})
+    return value
+
+
+class Compliance(_Model):
+    """A compliant (soft) contact: normal force ``F = k·δ^p + c·δ̇`` while ``F > 0``.
+
+    ``stiffness`` k > 0 (N/m^p), ``damping`` c ≥ 0 (N·s/m), ``exponent`` p,
+    1 (a linear spring, paper 003's elastic stop) or 1.5 (Hertz). δ is the
+    overlap of the disk and the wall (or of two disks) and δ̇ its rate. The
+    contact never pulls: it ends when F returns to 0 (docs/PHYSICS.md).
+    """
+
+    stiffness: Annotated[Positive, _within("stiffness")]
+    damping: Annotated[NonNegative, _within("damping")] = 0.0
+    exponent: Annotated[Number, AfterValidator(_compliance_exponent)] = 1.0
+
+
 class ContactDefaults(_Model):
     """Contact parameters used wherever a boundary does not override them.
 
     ``restitution`` e ∈ [0, 1] (0 plastic, 1 elastic: the share of the normal
     approach speed given back by an impact), ``friction`` μ ≥ 0 (Coulomb
     coefficient), ``impact_law`` one of ``IMPACT_LAWS`` (MECHANICS §3). Disk–disk
-    contacts always use these values.
+    contacts always use these values. ``compliance`` (``None``: rigid) makes
+    every body–body contact, and every boundary without its own, compliant.
     """
 
     restitution: Fraction = 0.5
     friction: Friction = 0.0
     impact_law: ImpactLaw = "staged"
+    compliance: Compliance | None = None
 
 
 class SolverSettings(_Model):
@@ -341,8 +371,9 @@ def run_size_problems(t_end: float, dt_out: float, dt: float, method: str) -> li
 # ------------------------------------------------------------------- boundaries
 
 
-# Every boundary ends with the optional overrides ``restitution`` e ∈ [0, 1] and
-# ``friction`` μ ≥ 0 for contacts with it; ``None`` means "use the scene's contact".
+# Every boundary ends with the optional overrides ``restitution`` e ∈ [0, 1],
+# ``friction`` μ ≥ 0 and ``compliance`` for contacts with it; ``None`` means "use the
+# scene's contact".
 
 
 class SegmentBoundary(_Model):
@@ -354,6 +385,7 @@ class SegmentBoundary(_Model):
     b: Point2
     restitution: Fraction | None = None
     friction: Friction | None = None
+    compliance: Compliance | None = None
 
 
 class PolylineBoundary(_Model):
@@ -364,6 +396,7 @@ class PolylineBoundary(_Model):
     points: tuple[Point2, ...] = Field(min_length=2, max_length=MAX_ITEMS)
     restitution: Fraction | None = None
     friction: Friction | None = None
+    compliance: Compliance | None = None
 
 
 class ArcBoundary(_Model):
@@ -381,6 +414,7 @@ class ArcBoundary(_Model):
     end_deg: Annotated[Number, _within("degrees")]
     restitution: Fraction | None = None
     friction: Friction | None = None
+    compliance: Compliance | None = None
 
 
 Boundary = Annotated[SegmentBoundary | PolylineBoundary | ArcBoundary, Field(discriminator="type")]
@@ -525,6 +559,7 @@ class SetAction(_Model):
     type: Literal["set"] = "set"
     restitution: Fraction | None = None
     friction: Friction | None = None
+    compliance: Compliance | None = None
     gravity: _vector("acceleration") | None = None
 
 
@@ -629,6 +664,29 @@ class Scene(_Model):
             if boundary.friction is not None:
                 friction = boundary.friction
         return restitution, friction
+
+    def compliance_for(
+        self, boundary: SegmentBoundary | PolylineBoundary | ArcBoundary | str | None = None
+    ) -> Compliance | None:
+        """The compliance of contacts with ``boundary`` (a model or an id), ``None`` if rigid.
+
+        A boundary's own ``compliance`` overrides ``contact.compliance``;
+        ``None`` (or the id of a body) gives ``contact.compliance``, which
+        body–body contacts use.
+        """
+        if isinstance(boundary, str):
+            base_id = boundary.split("#", 1)[0]
+            boundary = next((b for b in self.boundaries if b.id == base_id), None)
+        if boundary is not None and boundary.compliance is not None:
+            return boundary.compliance
+        return self.contact.compliance
+
+    @property
+    def has_compliance(self) -> bool:
+        """Some contact of the scene is compliant."""
+        return self.contact.compliance is not None or any(
+            b.compliance is not None for b in self.boundaries
+        )
 
 
 # ------------------------------------------------------------ physical validation

@@ -44,7 +44,11 @@ forcing periods ``2π/ω`` of the scene's harmonic forcing, 1 to 32; 0 when
 the scene has none or no period up to 32 forcing periods and 64 impacts is
 found), ``impacts_per_period`` (0 when none is found) and ``period_s`` (the
 period in s, also for a scene without forcing — paper 003's ``T(V)``;
-empty when none is found).
+empty when none is found). A scene with compliant contacts adds the first
+compliant contact's ``contact_time`` (touch to release, s), ``peak_force``
+(its largest force, N) and ``impulse`` (``∫F dt``, N·s), empty when no
+contact ended: over decades of stiffness they show the road to the rigid
+impact (the contact time → 0, the impulse → ``(1 + e)mV``).
 
 ``impacts.csv`` (:attr:`SweepResult.impact_columns`): one row per ``impact``
 event at ``t >= transient``: ``run``, the varied paths, ``t`` (s), ``body``,
@@ -98,6 +102,8 @@ IMPACTS_FILE = "impacts.csv"
 SUMMARY_COLUMNS = ("status", "t_end", "n_impacts", "t_zeno", "E_dissipated")
 PERIOD_COLUMNS = ("period", "impacts_per_period", "period_s")
 """The last columns of ``summary.csv``, after ``message``."""
+CONTACT_COLUMNS = ("contact_time", "peak_force", "impulse")
+"""After the period columns, for a scene with compliant contacts only: the first contact's."""
 """Summary columns between the varied paths and the final state."""
 IMPACT_COLUMNS = ("t", "body", "other", "u_n_minus", "u_n_plus", "impulse")
 """Impact columns between the varied paths and the impacting body's state."""
@@ -146,8 +152,30 @@ class Axis:
         return cls(path, tuple(float(x) for x in np.linspace(start, stop, int(count))))
 
     @classmethod
+    def logspace(cls, path: str, start: float, stop: float, count: int) -> Axis:
+        """``count`` values from ``start`` to ``stop`` (both included, > 0), evenly spaced in log.
+
+        ``1e3:1e9:13`` gives 1e3, 3.16e3, 1e4, … 1e9 (two a decade).
+
+        Raises
+        ------
+        SweepError
+            If ``count < 1``, an end is not finite or not positive.
+        """
+        if not (math.isfinite(start) and math.isfinite(stop)):
+            raise SweepError(f"{path}: the range must have finite ends, got {start}:{stop}")
+        if start <= 0.0 or stop <= 0.0:
+            raise SweepError(f"{path}: a log range needs START and STOP > 0, got {start}:{stop}")
+        if isinstance(count, bool) or int(count) != count or count < 1:
+            raise SweepError(f"{path}: empty range: COUNT must be a whole number >= 1, got {count}")
+        values = np.geomspace(start, stop, int(count))
+        return cls(path, tuple(float(x) for x in values))
+
+    @classmethod
     def parse(cls, text: str) -> Axis:
-        """An axis from the command line's ``PATH=START:STOP:COUNT`` or ``PATH=V1,V2,…``.
+        """An axis from ``PATH=START:STOP:COUNT[:log]`` or ``PATH=V1,V2,…``.
+
+        ``:log`` spaces the values evenly on a log scale (:meth:`logspace`).
 
         A value that reads as a number is a number; any other is kept as a
         string (``contact.impact_law=staged,sequential``).
@@ -166,8 +194,13 @@ class Axis:
             raise SweepError(f"{path}: empty range: no values given")
         if ":" in spec:
             parts = spec.split(":")
+            scale = "lin"
+            if len(parts) == 4 and parts[3].strip() in ("lin", "log"):
+                scale = parts.pop().strip()
             if len(parts) != 3:
-                raise SweepError(f"{path}: a range is START:STOP:COUNT, got {spec!r}")
+                raise SweepError(
+                    f"{path}: a range is START:STOP:COUNT or START:STOP:COUNT:log, got {spec!r}"
+                )
             try:
                 start, stop = float(parts[0]), float(parts[1])
             except ValueError:
@@ -178,6 +211,8 @@ class Axis:
                 raise SweepError(
                     f"{path}: empty range: COUNT must be a whole number >= 1, got {parts[2]!r}"
                 ) from None
+            if scale == "log":
+                return cls.logspace(path, start, stop, count)
             return cls.linspace(path, start, stop, count)
         items = [item.strip() for item in spec.split(",")]
         if any(not item for item in items):
@@ -259,6 +294,9 @@ class PointResult:
         The impacts at ``t >= transient``.
     period : solver.impact_period.ImpactPeriod
         The period of those impacts (forcing periods, impacts per period, s).
+    contact : tuple or None
+        ``(contact_time, peak_force, impulse)`` of the first compliant
+        contact (``None`` cells if none ended); ``None`` for a rigid scene.
     """
 
     run: int
@@ -272,6 +310,7 @@ class PointResult:
     message: str
     impacts: tuple[ImpactRecord, ...] = ()
     period: ImpactPeriod = NO_PERIOD
+    contact: tuple[Cell, ...] | None = None
 
     def summary_row(self) -> list[Cell]:
         """The point's row of ``summary.csv`` (columns :attr:`SweepResult.summary_columns`)."""
@@ -288,6 +327,7 @@ class PointResult:
             self.period.period,
             self.period.impacts_per_period,
             self.period.seconds,
+            *(self.contact or ()),
         ]
 
     def impact_rows(self) -> list[list[Cell]]:
@@ -434,10 +474,14 @@ def run_point(task: PointTask) -> PointResult:
     impacts: list[ImpactRecord] = []
     last: Frame | None = None
     status, message = "failed", ""
+    compliant = False
+    touched: dict[tuple[str, str], float] = {}
+    contact: tuple[Cell, ...] | None = None
     try:
-        stepper = make_stepper(
-            parse_scene(task.scene), t_end=task.t_end, method=task.method, dt_out=task.dt_out
-        )
+        scene = parse_scene(task.scene)
+        if scene.has_compliance:  # the first compliant contact's measures (CONTACT_COLUMNS)
+            compliant, contact = True, (None, None, None)
+        stepper = make_stepper(scene, t_end=task.t_end, method=task.method, dt_out=task.dt_out)
         watchdog = Watchdog()
         bodies = _BodyStates(stepper.system)
         normals = ContactNormals(stepper.system)
@@ -447,6 +491,16 @@ def run_point(task: PointTask) -> PointResult:
             for event in out.events:
                 if event.type == "zeno" and t_zeno is None:
                     t_zeno = event.t
+                if compliant and event.type == "touch":
+                    touched.setdefault((event.body, event.other), event.t)
+                if compliant and event.type == "release" and contact == (None, None, None):
+                    t_touch = touched.get((event.body, event.other))
+                    if t_touch is not None:
+                        contact = (
+                            float(event.t - t_touch),
+                            float(event.peak_force),
+                            float(event.normal_impulse),
+                        )
                 if event.type != "impact":
                     continue
                 n_impacts += 1
@@ -479,6 +533,7 @@ def run_point(task: PointTask) -> PointResult:
             [impact.u_n_minus for impact in impacts],
             forcing_period(task.scene),
         ),
+        contact=contact,
     )
 
 
@@ -603,6 +658,7 @@ class Sweep:
             *self.state_columns,
             "message",
             *PERIOD_COLUMNS,
+            *(CONTACT_COLUMNS if scene.has_compliance else ()),
         ]
         self.impact_columns = ["run", *paths, *IMPACT_COLUMNS, *self.impact_state_columns]
 

@@ -2,7 +2,7 @@
 
 ::
 
-    python -m solver sweep SCENE.json --vary PATH=START:STOP:COUNT [--vary PATH=V1,V2,...]...
+    python -m solver sweep SCENE.json --vary PATH=START:STOP:COUNT[:log] [--vary PATH=V1,V2,...]...
         --out DIR [--t-end T] [--transient T] [--dt-out S] [--method ...] [--workers N]
         [--scheduler ADDRESS]
 
@@ -55,11 +55,11 @@ def add_sweep_parser(commands: Any) -> argparse.ArgumentParser:
     sweep.add_argument("scene", metavar="SCENE.json", help="scene file (impactgui-scene JSON)")
     sweep.add_argument(
         "--vary",
-        metavar="PATH=START:STOP:COUNT|PATH=V1,V2,...",
+        metavar="PATH=START:STOP:COUNT[:log]|PATH=V1,V2,...",
         action="append",
         required=True,
-        help="a field and its values (COUNT evenly spaced from START to STOP, or a list); "
-        "several --vary make a grid",
+        help="a field and its values (COUNT evenly spaced from START to STOP, on a log "
+        "scale with :log, or a list); several --vary make a grid",
     )
     sweep.add_argument("--out", metavar="DIR", required=True, help="directory for the CSV files")
     sweep.add_argument("--t-end", metavar="T", help="end time of every run, s (default: scene)")

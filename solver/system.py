@@ -27,6 +27,7 @@ import numpy as np
 
 from solver.broadphase import StaticIndex, disk_pairs
 from solver.cart_rolling import initial_velocity
+from solver.compliance import CompliantSet
 from solver.contact_arrays import DiskDofs, FeatureArrays
 from solver.event_tolerances import FEW_DISKS
 from solver.geometry import (
@@ -245,10 +246,17 @@ class System:
             if f.body in self._disk_of_body
         ]
         self._features: list[tuple[str, Any, float, float]] = []
+        compliant: list[tuple[str, Any, Any]] = []
         for boundary in scene.boundaries:
             e, mu = scene.contact_params(boundary)
+            law = scene.compliance_for(boundary)
             for suffix, feature in boundary_features(boundary):
-                self._features.append((boundary.id + suffix, feature, e, mu))
+                if law is None:
+                    self._features.append((boundary.id + suffix, feature, e, mu))
+                else:  # a force, not a constraint: not among the rigid features
+                    compliant.append((boundary.id + suffix, feature, law))
+        self.compliance = CompliantSet(self, compliant) if compliant else None
+        """The compliant boundary features (:mod:`solver.compliance`), None if there are none."""
         self.disk_restitution, self.disk_friction = scene.contact_params(None)
         self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
 
@@ -554,6 +562,8 @@ class System:
                 np.add.at(f, dofs, np.hstack((force, -force)).ravel()[which])
             for h in self._forcing:
                 self._add_disk_force(f, h.disk, h.amplitude * np.sin(h.omega * t + h.phase))
+        if self.compliance is not None:
+            f += self.compliance.force(q, v)
         return f
 
     def energy(self, q: np.ndarray, v: np.ndarray) -> tuple[float, float, float]:
@@ -571,6 +581,8 @@ class System:
         else:
             potential = self._potential_energy(q)
         spring = self.spring_set.energy(self.centres(q)) if self._springs else 0.0
+        if self.compliance is not None:
+            spring += self.compliance.energy(q)
         return kinetic, potential, spring
 
     def _potential_energy(self, q: np.ndarray) -> float:
@@ -611,15 +623,18 @@ class System:
         )
 
     def damping_power(self, q: np.ndarray, v: np.ndarray) -> float:
-        """Power dissipated by the spring dampers (W, ≥ 0)."""
-        if not self._springs or not self.spring_set.has_damping:
-            return 0.0
-        return self.spring_set.damping_power(self.centres(q), self.centre_velocities(v))
+        """Power dissipated by the spring dampers and the compliant contacts (W, ≥ 0)."""
+        power = 0.0
+        if self._springs and self.spring_set.has_damping:
+            power = self.spring_set.damping_power(self.centres(q), self.centre_velocities(v))
+        if self.compliance is not None:
+            power += self.compliance.dissipation_power(q, v)
+        return power
 
     @property
     def has_springs(self) -> bool:
-        """True when the scene has springs (the smooth motion is not free flight)."""
-        return bool(self._springs)
+        """True when the scene has springs or compliant contacts (not free flight)."""
+        return bool(self._springs) or self.compliance is not None
 
     @property
     def has_forcing(self) -> bool:

@@ -1191,6 +1191,8 @@ class TimeSteppingStepper:
     ) -> Frame:
         """A frame with the energy budget; ``dissipated`` (J) defaults to the running total."""
         kinetic, potential, spring = self.system.energy(q, v)
+        if self.system.compliance is not None:  # compliant contacts are forces: λ = F
+            contacts = contacts + tuple(self.system.compliance.states(q, v))
         energy = EnergyBudget(
             kinetic=kinetic,
             potential=potential,

@@ -83,10 +83,13 @@ def mutated_scenes(draw) -> str:
                     st.sampled_from([2, 50, 10_001 // len(data[section]) + 1])
                 )
         elif kind == "degenerate":
-            for boundary in data.get("boundaries") or []:
-                if "a" in boundary:
+            # an earlier mutation may have made a section or an item another type
+            boundaries = data.get("boundaries")
+            for boundary in boundaries if isinstance(boundaries, list) else []:
+                if isinstance(boundary, dict) and "a" in boundary:
                     boundary["b"] = list(boundary["a"])
-            bodies = data.get("bodies") or []
+            bodies = data.get("bodies")
+            bodies = [b for b in bodies if isinstance(b, dict)] if isinstance(bodies, list) else []
             if len(bodies) > 1 and "position" in bodies[0] and "position" in bodies[1]:
                 bodies[1]["position"] = list(bodies[0]["position"])
             elif bodies and "radius" in bodies[0]:
