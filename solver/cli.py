@@ -17,7 +17,8 @@ import math
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -248,9 +249,46 @@ def run_scene(
     prints its traceback. ``watchdog`` (default ``Watchdog()``) fails a run
     whose simulated time stops advancing.
     """
+    with _phase_log(stderr, debug):
+        try:
+            stepper = make_stepper(scene, t_end=t_end, method=method, dt_out=dt_out)
+        except InputError as error:
+            for line in str(error).splitlines():
+                print(line, file=stderr)
+            return EXIT_INVALID_INPUT
+        except Exception as error:
+            _report_unexpected(error, stderr, debug)
+            print(f"solver failed: internal error ({type(error).__name__}: {error})", file=stderr)
+            return EXIT_SOLVER_FAILED
+        trajectory = Trajectory(stepper.system)
+        progress = ProgressBar(stderr, t_end or scene.solver.t_end) if stderr.isatty() else None
+        status = EXIT_OK
+        try:
+            unexpected = drive(
+                stepper, trajectory, watchdog, None if progress is None else progress.update
+            )
+            if unexpected is not None:
+                _report_unexpected(unexpected, stderr, debug)
+        except KeyboardInterrupt:
+            trajectory.status, trajectory.message = "failed", f"interrupted at t = {stepper.t!r} s"
+            status = EXIT_INTERRUPTED
+        finally:
+            if progress is not None:
+                progress.close(stepper.t)
+            write_csv(trajectory, out_dir)
+        if trajectory.status == "failed":
+            print(f"solver failed: {trajectory.message}", file=stderr)
+            return status or EXIT_SOLVER_FAILED
+        return EXIT_OK
+
+
+@contextmanager
+def _phase_log(stderr: TextIO, debug: bool) -> Iterator[None]:
+    """With ``debug``, the stepper's parts log each phase kind and event (``solver.events``)
+    to ``stderr`` for the block; nothing otherwise."""
     if not debug:
-        return _run_scene(scene, out_dir, t_end, method, dt_out, stderr, debug, watchdog)
-    # the stepper's parts log each phase kind and event (logger solver.events), for this run
+        yield
+        return
     handler = logging.StreamHandler(stderr)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     logger = logging.getLogger("solver")
@@ -258,53 +296,10 @@ def run_scene(
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     try:
-        return _run_scene(scene, out_dir, t_end, method, dt_out, stderr, debug, watchdog)
+        yield
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
-
-
-def _run_scene(
-    scene: Scene,
-    out_dir: Path,
-    t_end: float | None,
-    method: str | None,
-    dt_out: float | None,
-    stderr: TextIO,
-    debug: bool,
-    watchdog: Watchdog | None,
-) -> int:
-    """:func:`run_scene`'s work."""
-    try:
-        stepper = make_stepper(scene, t_end=t_end, method=method, dt_out=dt_out)
-    except InputError as error:
-        for line in str(error).splitlines():
-            print(line, file=stderr)
-        return EXIT_INVALID_INPUT
-    except Exception as error:
-        _report_unexpected(error, stderr, debug)
-        print(f"solver failed: internal error ({type(error).__name__}: {error})", file=stderr)
-        return EXIT_SOLVER_FAILED
-    trajectory = Trajectory(stepper.system)
-    progress = ProgressBar(stderr, t_end or scene.solver.t_end) if stderr.isatty() else None
-    status = EXIT_OK
-    try:
-        unexpected = drive(
-            stepper, trajectory, watchdog, None if progress is None else progress.update
-        )
-        if unexpected is not None:
-            _report_unexpected(unexpected, stderr, debug)
-    except KeyboardInterrupt:
-        trajectory.status, trajectory.message = "failed", f"interrupted at t = {stepper.t!r} s"
-        status = EXIT_INTERRUPTED
-    finally:
-        if progress is not None:
-            progress.close(stepper.t)
-        write_csv(trajectory, out_dir)
-    if trajectory.status == "failed":
-        print(f"solver failed: {trajectory.message}", file=stderr)
-        return status or EXIT_SOLVER_FAILED
-    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:

@@ -217,6 +217,35 @@ def _vector(name: str, value: ArrayLike, n: int) -> np.ndarray:
     return a
 
 
+def checked_model(
+    M: ArrayLike,
+    C: ArrayLike,
+    K: ArrayLike,
+    f0: ArrayLike,
+    harmonics: Iterable[Harmonic | tuple[ArrayLike, float, float]],
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[Harmonic, ...]]:
+    """``(n, M, C, K, f0, harmonics)`` of a linear model as arrays, each checked finite and sized.
+
+    Raises
+    ------
+    InputError
+        If a shape is wrong or a value is not finite (the name says which).
+    """
+    f0 = np.asarray(f0, dtype=float)
+    n = f0.size
+    return (
+        n,
+        _square("M", M, n),
+        _square("C", C, n),
+        _square("K", K, n),
+        _vector("f0", f0, n),
+        tuple(
+            Harmonic(_vector("harmonic amplitude", a, n), float(w), float(ph))
+            for a, w, ph in harmonics
+        ),
+    )
+
+
 class LinearFlow:
     """The linear system ``M q̈ + C q̇ + K q = f0 + Σ_j a_j sin(ω_j t + φ_j)``, ``A q = b``.
 
@@ -263,23 +292,14 @@ class LinearFlow:
         A: ArrayLike | None = None,
         b: ArrayLike | None = None,
     ) -> None:
-        f0 = np.asarray(f0, dtype=float)
-        n = f0.size
+        n, self.M, self.C, self.K, self.f0, self.harmonics = checked_model(M, C, K, f0, harmonics)
         self.n = n
-        self.M = _square("M", M, n)
-        self.C = _square("C", C, n)
-        self.K = _square("K", K, n)
-        self.f0 = _vector("f0", f0, n)
         if not np.allclose(self.M, self.M.T, rtol=1e-12, atol=0.0):
             raise InputError("M must be symmetric")
         try:
             chol = scipy.linalg.cho_factor(self.M)
         except np.linalg.LinAlgError:
             raise InputError("M must be positive definite") from None
-        self.harmonics = tuple(
-            Harmonic(_vector("harmonic amplitude", a, n), float(w), float(ph))
-            for a, w, ph in harmonics
-        )
         if A is None:
             self.A = np.zeros((0, n))
             self.b = np.zeros(0)

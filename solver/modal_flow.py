@@ -54,7 +54,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 from numpy.typing import ArrayLike
 
-from solver.linear_flow import Harmonic, LinearFlow, _square, _vector
+from solver.linear_flow import Harmonic, LinearFlow, _vector, checked_model
 
 PROPORTIONAL_TOL = 1e-13
 """Largest ``|C − α M − β K|`` relative to ``|C|`` for damping taken as proportional."""
@@ -118,17 +118,8 @@ class ModalFlow:
         harmonics: Iterable[Harmonic | tuple[ArrayLike, float, float]],
         damping: tuple[float, float],
     ) -> None:
-        f0 = np.asarray(f0, dtype=float)
-        n = f0.size
+        n, self.M, self.C, self.K, self.f0, self.harmonics = checked_model(M, C, K, f0, harmonics)
         self.n = n
-        self.M = _square("M", M, n)
-        self.C = _square("C", C, n)
-        self.K = _square("K", K, n)
-        self.f0 = _vector("f0", f0, n)
-        self.harmonics = tuple(
-            Harmonic(_vector("harmonic amplitude", a, n), float(w), float(ph))
-            for a, w, ph in harmonics
-        )
         self.A = np.zeros((0, n))
         self.b = np.zeros(0)
         self.masses = np.diag(self.M).copy()
