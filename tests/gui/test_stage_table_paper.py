@@ -31,7 +31,7 @@ def test_stage_rows_carry_the_papers_y_w_and_lambda(qtbot):
     assert COLUMNS[5:] == ("λ^(k) (N·s)", "y_k (stage start)", "w_k (after plastic phase)")
     index = next(
         k for k in range(table.tree.topLevelItemCount())
-        if table.tree.topLevelItem(k).text(1) == "ball1–ball2"
+        if table.tree.topLevelItem(k).text(1) == "ball1 – ball2"
     )  # fmt: skip
     item = table.expand(index)
     one, two = item.child(0), item.child(1)
