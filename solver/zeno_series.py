@@ -502,24 +502,12 @@ class ZenoSummer:
             if bounces is not None:
                 self._end_bounces(out, chosen, bounces)
                 return
-        C = np.column_stack([e.G for e in chosen])
-        W = self.s.M_inv[:, None] * C
-        kinetic_before = self.s.system.kinetic_energy(self.m.v)
-        self.m.v = self.m.v - W @ np.linalg.lstsq(C.T @ W, C.T @ self.m.v, rcond=1e-12)[0]
-        self.m.impact_loss += kinetic_before - self.s.system.kinetic_energy(self.m.v)
-        self.handler.settle(out, dict(self.m.active))
-        self.watch.reset()
-        self.cluster.reset()
         names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
-        out.events.append(
-            Event(
-                t=self.m.t,
-                type="zeno",
-                body=chosen[0].body,
-                other=chosen[0].other,
-                message=f"bouncing on several contacts ({names}) would rise less than "
-                f"{ZENO_HEIGHT:g} m: captured plastically into resting contact",
-            )
+        self._capture_plastically(
+            out,
+            chosen,
+            f"bouncing on several contacts ({names}) would rise less than "
+            f"{ZENO_HEIGHT:g} m: captured plastically into resting contact",
         )
 
     def _collapse(self, out: StepOutput, chosen: list[Contact]) -> None:
@@ -534,6 +522,21 @@ class ZenoSummer:
         """
         if not chosen or not self.cluster.last <= {e.key for e in chosen}:
             return
+        names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
+        self._capture_plastically(
+            out,
+            chosen,
+            f"inelastic collapse on {names}: impacts less than "
+            f"{COLLAPSE_INTERVAL:g} s apart, captured plastically",
+        )
+
+    def _capture_plastically(self, out: StepOutput, chosen: list[Contact], message: str) -> None:
+        """Set the separation speeds of ``chosen`` to zero together, then settle; a ``zeno`` event.
+
+        An M-orthogonal projection (momentum kept), the kinetic energy it
+        removes booked as dissipated (J); the contact problem then decides
+        which contacts carry force, and the bounce watch starts afresh.
+        """
         C = np.column_stack([e.G for e in chosen])
         W = self.s.M_inv[:, None] * C
         kinetic_before = self.s.system.kinetic_energy(self.m.v)
@@ -542,15 +545,13 @@ class ZenoSummer:
         self.handler.settle(out, dict(self.m.active))
         self.watch.reset()
         self.cluster.reset()
-        names = ", ".join(f"{e.body}–{e.other}" for e in chosen)
         out.events.append(
             Event(
                 t=self.m.t,
                 type="zeno",
                 body=chosen[0].body,
                 other=chosen[0].other,
-                message=f"inelastic collapse on {names}: impacts less than "
-                f"{COLLAPSE_INTERVAL:g} s apart, captured plastically",
+                message=message,
             )
         )
 
