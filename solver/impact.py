@@ -602,22 +602,6 @@ def _newton(
         y = w
         if problem.has_friction:
             continue
-        history += np.flatnonzero(lam > 0.0).tolist()
-        if len(stages) >= next_tail_check:
-            next_tail_check = int(1.25 * next_tail_check) + 1
-            tail = _tail_impulse(problem, problem.speeds(y), history)
-            if tail is not None:
-                S, impulse = tail
-                lam = np.zeros(n)
-                lam[S] = impulse
-                w = y + _column_combination(problem.MinvG, S, impulse)
-                stages.append(ImpactStage(y=y, w=w, lam=lam, tangent_impulse=np.zeros(n)))
-                note = (
-                    f"an infinite tail of rounds on constraints {S.tolist()} summed in "
-                    f"closed form after {len(stages) - 1} rounds"
-                )
-                y = w
-                continue
         pattern.append((cols, np.flatnonzero(lam > 0.0)))
         if len(pattern) >= next_stall_check:
             next_stall_check = len(pattern) + STALL_ROUNDS
@@ -633,6 +617,22 @@ def _newton(
                 pattern.clear()
                 next_stall_check = STALL_ROUNDS
                 rounds_before = len(stages)
+                y = w
+                continue
+        history += np.flatnonzero(lam > 0.0).tolist()
+        if len(stages) >= next_tail_check:
+            next_tail_check = int(1.25 * next_tail_check) + 1
+            tail = _tail_impulse(problem, problem.speeds(y), history)
+            if tail is not None:
+                S, impulse = tail
+                lam = np.zeros(n)
+                lam[S] = impulse
+                w = y + _column_combination(problem.MinvG, S, impulse)
+                stages.append(ImpactStage(y=y, w=w, lam=lam, tangent_impulse=np.zeros(n)))
+                note = (
+                    f"an infinite tail of rounds on constraints {S.tolist()} summed in "
+                    f"closed form after {len(stages) - 1} rounds"
+                )
                 y = w
     return y, stages, note
 
