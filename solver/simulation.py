@@ -207,7 +207,7 @@ def make_stepper(
     if system.scene.view == "top":
         return CartStepper.from_system(system, t_end=t_end, dt_out=dt_out)
     if method == "time-stepping":
-        # imported here: it brings numba (the `fast` extra), which an event-driven run,
+        # imported here: it brings numba (compiled kernels), which an event-driven run,
         # most runs, need not load (0.2 s at every start, and 28 000 objects on the heap)
         from solver.timestepping import TimeSteppingStepper
 
