@@ -10,6 +10,7 @@ import pytest
 from scipy.optimize import brentq
 
 import solver.event_handling as event_handling
+import solver.impact_rules as impact_rules
 import solver.events as events_module
 from solver.errors import SolverError
 from solver.events import EventDrivenStepper
@@ -602,8 +603,9 @@ def test_solver_failure_ends_the_run_with_an_error_event_and_keeps_the_frames(mo
         raise SolverError("no impulse for this test")
 
     monkeypatch.setattr(event_handling, "resolve_impact", refuse)
+    monkeypatch.setattr(impact_rules, "resolve_impact", refuse)
     # the impact goes through the general law: the one-contact closed form leaves it there
-    monkeypatch.setattr(event_handling, "resolve_single_impact", lambda *args, **kwargs: None)
+    monkeypatch.setattr(impact_rules, "resolve_single_impact", lambda *args, **kwargs: None)
     stepper = EventDrivenStepper(System(bouncing_ball(friction=0.3)), t_end=1.0, dt_out=0.01)
     frames, events = [], []
     while stepper.status == "running":
