@@ -10,8 +10,8 @@ import pytest
 from scipy.optimize import brentq
 
 import solver.event_handling as event_handling
-import solver.impact_rules as impact_rules
 import solver.events as events_module
+import solver.impact_rules as impact_rules
 from solver.errors import SolverError
 from solver.events import EventDrivenStepper
 from solver.scene import load_scene, parse_scene
