@@ -59,10 +59,10 @@ def test_pause_reset_and_close_do_not_wait_for_the_first_step_of_2000_springs(
     children = Children(monkeypatch)
     runner = _start_the_2000_bead_chain(qtbot, window)
     (child,) = children.made
-    # the step after the t = 0 sample (the whole chain's flow, minutes of LAPACK) has not
-    # come back
+    # the child is computing 10 s of a 2000-bead chain (minutes of CPU, even in modal form):
+    # the window answers whatever it has computed so far
     assert children.alive(child) and runner.is_running
-    assert runner.trajectory.times().tolist() in ([], [0.0])
+    assert not runner.trajectory.times().tolist() or runner.trajectory.times()[-1] < 10.0
     window.pause_run()
     assert window.run_state == "paused" and runner.is_paused
     window.reset_run()  # waited 10 s for the step, then raised "did not stop"
