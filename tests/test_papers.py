@@ -162,9 +162,13 @@ def test_paper_003_periods_impulses_and_slips(out):
     postulate = row_of(rows, "(17)", "kτ²/(2m) with τ = π/λ")
     assert float(postulate["computed"]) == pytest.approx(math.pi**2 / 2, rel=1e-14)
     assert postulate["note"]
-    for row in rows:
-        if row["item"].startswith("(10)"):
-            assert not row["computed"] and "Compliant contact" in row["note"]
+    # (10)-(12): the elastic stop, k = 100 N/m, m = 1 kg, V = 1 m/s: a half sine of
+    # λ = √(k/m) = 10 1/s lasting π/λ, leaving at −V, its crest V√(km) = 10 N
+    stop = "(10) elastic stop"
+    assert computed(rows, stop, "contact time τ = π/λ, s") == pytest.approx(math.pi / 10, abs=1e-9)
+    assert computed(rows, stop, "velocity after ẋ(T + τ), m/s") == pytest.approx(-1.0, abs=1e-9)
+    peak = computed(rows, stop, "peak force V√(km), N")
+    assert 10.0 * (1 - 1e-3) < peak <= 10.0 * (1 + 1e-12)
 
 
 def test_paper_004_first_impact_and_point_b(out):
