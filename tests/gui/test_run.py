@@ -222,7 +222,11 @@ def test_compare_runs_the_cradle_under_two_laws_side_by_side(qtbot, window) -> N
 
 def test_a_solver_far_ahead_of_the_screen_computes_in_the_background(qtbot, window) -> None:
     assert window.open_file(scene_path("wheel_curb_e03"))
-    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 100.0))
+    # a run the solver cannot finish while the test watches (1000 s of motion, about 20 s of
+    # CPU): with 100 s it could end before a playback tick saw it ahead, and `ahead` is only
+    # set while the solver runs
+    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 1000.0))
+    window.doc.push(SetProperty(window.doc, ("solver", "dt_out"), 0.01))
     window.doc.undo_stack.setClean()
     window.playback_bar.set_speed(0.1)  # the solver runs ahead even on a loaded machine
     assert window.start_run()
