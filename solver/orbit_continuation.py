@@ -35,6 +35,8 @@ from solver.orbits import (
 from solver.scene_paths import with_values
 
 MAX_CORRECTOR_STEPS = 12
+MAX_DAMPING = 20
+"""Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
 """A failed corrector halves the step down to this fraction of the first; then the branch ends."""
 
@@ -100,9 +102,13 @@ class Branch:
         n = len(x0) - 1
         x = x0 + h * t0
         residual = math.inf
+        previous = None
         for step in range(MAX_CORRECTOR_STEPS + 1):
             z, p = x[:n], float(x[n])
             run, J, span = self.evaluate(z, p)
+            if n_impacts is not None and previous is not None:
+                x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
+                z, p = x[:n], float(x[n])
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
             if converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
@@ -113,6 +119,7 @@ class Branch:
             if step == MAX_CORRECTOR_STEPS:
                 break
             A = np.vstack([self.jacobian(z, p, J), t0])
+            previous = x
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
         changed = ""
         if n_impacts is not None and len(run.impacts) != n_impacts:
@@ -124,6 +131,56 @@ class Branch:
             f"the corrector at {self.label(float(x[n]))} did not converge in "
             f"{MAX_CORRECTOR_STEPS} steps (residual {residual:.3g}){changed}"
         )
+
+    def _damped(self, x, previous, n_impacts, run, J, span):
+        """Halve a Newton step (up to ``MAX_DAMPING`` times) whose map changed the impact count.
+
+        Near a grazing the map is only piecewise smooth: a full Newton step may land where
+        an impact is missing (or an extra one appears) and the step is then meaningless.
+        """
+        n = len(x) - 1
+        for _ in range(MAX_DAMPING):
+            if len(run.impacts) == n_impacts:
+                break
+            x = 0.5 * (previous + x)
+            run, J, span = self.evaluate(x[:n], float(x[n]))
+        return x, run, J, span
+
+    def orbit_at(self, p: float, z: np.ndarray, n_impacts: int) -> PeriodicOrbit:
+        """The orbit with ``n_impacts`` impacts at the fixed parameter ``p``, Newton from ``z``.
+
+        Newton steps that change the map's impact count are halved (:meth:`_damped`).
+
+        Raises
+        ------
+        SolverError
+            No such orbit found in ``MAX_CORRECTOR_STEPS`` steps (or a run failed).
+        """
+        n = len(z)
+        x = np.r_[z, p]
+        previous = None
+        extra = False
+        for step in range(MAX_CORRECTOR_STEPS + 1):
+            run, J, span = self.evaluate(x[:n], p)
+            extra = extra or len(run.impacts) > n_impacts
+            if previous is not None:
+                x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
+            z = x[:n]
+            g = run.z_end - z
+            residual = float(np.max(np.abs(g)))
+            if len(run.impacts) == n_impacts and converged(residual, z):
+                impacts = run.impacts
+                return make_orbit(z, self.t_section, self.period, span, J, impacts, step, residual)
+            if step == MAX_CORRECTOR_STEPS:
+                break
+            try:
+                dz = np.linalg.solve(J - np.eye(n), -g)
+            except np.linalg.LinAlgError:
+                break
+            previous, x = x, np.r_[z + dz, p]
+        error = SolverError(f"no orbit with {n_impacts} impacts found at {self.label(p)}")
+        error.extra_impact = extra  # a step met an extra impact (a free flight grazing?)
+        raise error
 
     def first(self, orbit: PeriodicOrbit, p: float, direction: float) -> BranchPoint:
         """The branch point of a found orbit; its tangent's ``p`` has the sign of ``direction``."""

@@ -23,7 +23,14 @@ from typing import Any, TextIO
 import numpy as np
 
 from solver.errors import InputError, SolverError
-from solver.orbit_bifurcations import LOCATE_TOL, crossings, indicator
+from solver.orbit_bifurcations import (
+    LOCATE_TOL,
+    Grazing,
+    crossings,
+    indicator,
+    locate_grazing,
+    slowest_impact,
+)
 from solver.orbit_continuation import Branch, bisect_on_arclength
 from solver.orbits import PeriodicOrbit, find_orbit
 from solver.scene import SceneError, load_scene
@@ -158,6 +165,27 @@ def _row(point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[
     return row
 
 
+def _located(branch: Branch, a: Any, b: Any, kind: str) -> tuple[float, PeriodicOrbit, str]:
+    """The bifurcation ``kind`` between branch points ``a`` and ``b``, bisected on arclength."""
+    a_sign = indicator(kind, a.orbit) < 0.0
+
+    def same(candidate: Any) -> bool:
+        value = indicator(kind, candidate.orbit)
+        return value is not None and (value < 0.0) == a_sign
+
+    h_ab = float(a.tangent @ (np.r_[b.orbit.state, b.p] - np.r_[a.orbit.state, a.p]))
+    found = bisect_on_arclength(branch, a, h_ab, same, LOCATE_TOL)
+    return found.p, found.orbit, kind
+
+
+def _grazing_note(branch: Branch, grazing: Grazing) -> str:
+    if grazing.how == "impact":
+        what = f"an impact's speed tends to 0 (slowest {grazing.speed:.3g} m/s)"
+    else:
+        what = "a free flight touches a stop (an impact appears)"
+    return f"grazing at {branch.label(grazing.p)}: {what}; the branch ends there"
+
+
 def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
     """``orbits`` with parsed arguments; returns the exit status (0, 2 or 3)."""
     problems: list[str] = []
@@ -177,8 +205,10 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
             print(line, file=stderr)
         return 2
     orbits: list[tuple[float, PeriodicOrbit, str]] = []
-    failure = ""
+    failure = note = ""
     branch = Branch(scene, path, period)
+    M = System(scene).M
+    previous = None
     try:
         first_scene = with_values(scene, {path: p_start})
         label = branch.label(p_start)
@@ -187,26 +217,45 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         orbits.append((start.p, orbit, ""))
         previous = start
         for point in branch.points(start, h, p_stop, n_max if h else 1):
-            for kind in crossings(previous.orbit, point.orbit):
-                a_sign = indicator(kind, previous.orbit) < 0.0
-
-                def same(candidate, kind=kind, a_sign=a_sign):
-                    value = indicator(kind, candidate.orbit)
-                    return value is not None and (value < 0.0) == a_sign
-
-                h_ab = float(
-                    previous.tangent
-                    @ (np.r_[point.orbit.state, point.p] - np.r_[previous.orbit.state, previous.p])
+            if len(point.orbit.impacts) != len(previous.orbit.impacts) and point.p != previous.p:
+                grazing = locate_grazing(
+                    branch,
+                    previous.p,
+                    previous.orbit,
+                    M,
+                    direction=math.copysign(1.0, point.p - previous.p),
+                    step=abs(point.p - previous.p),
+                    p_bad=point.p,
                 )
-                found = bisect_on_arclength(branch, previous, h_ab, same, LOCATE_TOL)
-                orbits.append((found.p, found.orbit, kind))
+                if grazing is not None:
+                    orbits.append((grazing.p, grazing.orbit, "grazing"))
+                    note = _grazing_note(branch, grazing)
+                    break
+            for kind in crossings(previous.orbit, point.orbit):
+                orbits.append(_located(branch, previous, point, kind))
             orbits.append((point.p, point.orbit, ""))
             previous = point
     except (InputError, SceneError, SolverError) as error:
         failure = str(error)
-        if orbits and orbits[-1][1].impacts:
-            M = System(scene).M
-            speed = min(abs(i.normal_velocities(M)[0]) for i in orbits[-1][1].impacts)
+        grazing = None
+        if previous is not None:
+            last_step = abs(orbits[-1][0] - orbits[-2][0]) if len(orbits) > 1 else h
+            try:
+                grazing = locate_grazing(
+                    branch,
+                    previous.p,
+                    previous.orbit,
+                    M,
+                    direction=math.copysign(1.0, previous.tangent[-1]),
+                    step=max(last_step / 4.0, 10.0 * LOCATE_TOL),
+                )
+            except (InputError, SceneError, SolverError):
+                grazing = None
+        if grazing is not None:
+            orbits.append((grazing.p, grazing.orbit, "grazing"))
+            note, failure = _grazing_note(branch, grazing), ""
+        elif orbits and orbits[-1][1].impacts:
+            speed = slowest_impact(orbits[-1][1], M)
             failure += f"; the last orbit's slowest impact is at {speed:.3g} m/s"
     out_dir.mkdir(parents=True, exist_ok=True)
     head, order = _columns(System(scene), path)
@@ -235,6 +284,8 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
                         repr(u_plus),
                     ]
                 )
+    if note:
+        print(note, file=stderr)
     if failure:
         print(f"solver failed: {failure}", file=stderr)
         return 3

@@ -293,24 +293,82 @@ def test_cli_locates_the_period_doubling_where_the_closed_form_multiplier_is_min
     assert float(rows[k - 1]["mu_1_re"]) > -1 > float(rows[k + 1]["mu_1_re"])
 
 
-def test_branch_ending_at_a_grazing_in_free_flight_says_so(tmp_path):
-    """The anchor moved towards the stop: the free flight's crest reaches the stop (closed form)."""
+def grazing_omega():
+    """ω where the free forced motion's amplitude F / √((k − mω²)² + (cω)²) equals the stop's S.
+
+    A quadratic in ω²: m² ω⁴ + (c² − 2 k m) ω² + k² − (F/S)² = 0, the root above resonance.
+    """
+    a, b, c = M**2, C**2 - 2 * K * M, K**2 - (F / S) ** 2
+    return math.sqrt((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+
+
+def test_grazing_where_the_impact_speed_vanishes_is_the_free_motion_touching_the_stop():
+    from solver.orbit_bifurcations import locate_grazing
+    from solver.orbit_continuation import Branch
+    from solver.scene_paths import with_values
+
+    w_g = grazing_omega()
+    assert 2.44 < w_g < 2.45
+    w = 2.44  # on the unstable one-impact branch, just below the grazing
+    t_star, v_minus = closed_form_orbit(w, 1.9, 0.01)
+    assert 0 < v_minus < 0.02
+    period = 2 * math.pi / w
+    z = free_motion(t_star, S, -E * v_minus, period, W=w)
+    path = "forces[0].omega"
+    orbit = find_orbit(with_values(oscillator(), {path: w}), np.array(z))
+    assert len(orbit.impacts) == 1 and not orbit.stable
+    found = locate_grazing(Branch(oscillator(), path), w, orbit, np.eye(1), direction=1, step=1e-3)
+    assert found is not None and found.how == "impact" and found.speed < 1e-4
+    assert abs(found.p - w_g) < 1e-9
+    # the state at the section is the free periodic motion's (amplitude S) there, to 1e-6
+    d = K - M * w_g**2
+    a, b = F * d / (d * d + (C * w_g) ** 2), -F * C * w_g / (d * d + (C * w_g) ** 2)
+    x_free, v_free = b, w_g * a  # x_p(0) = b, ẋ_p(0) = ω a (x_p = a sin ωt + b cos ωt)
+    assert math.hypot(a, b) == pytest.approx(S, abs=1e-12)
+    assert np.allclose(found.orbit.state, [x_free, v_free], rtol=0, atol=1e-6)
+
+
+def test_branch_ending_at_a_grazing_in_free_flight_is_located_against_the_closed_form(tmp_path):
+    """The anchor moved towards the stop: the free flight's crest touches the stop.
+
+    The test solves the grazing independently: the periodicity conditions of the
+    one-impact orbit with the anchor ``a`` unknown, plus a crest of the free flight
+    at the stop (x = S, ẋ = 0 at some t_c): four equations in (t*, v⁻, a, t_c).
+    """
     import csv
+
+    from scipy.optimize import brentq, root
 
     args = ("--vary", "springs[0].anchor[0]=0.5:0.6", "--step", "0.05", "--transient", "100")
     code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "100")
-    assert code == 3
-    assert "springs[0].anchor[0] = 0.527" in err and "2 impacts, the orbit before 1" in err
+    assert code == 0, err
+    assert "grazing at springs[0].anchor[0] = 0.527" in err and "free flight" in err
     rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
     impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
-    assert rows[-1]["bifurcation"] == "end" and len(impacts) == len(rows)
+    marks = [r["bifurcation"] for r in rows]
+    assert marks[-1] == "grazing" and marks.count("grazing") == 1 and "end" not in marks
+    a_row = float(rows[-1]["springs[0].anchor[0]"])
+    t_row, u_row = float(impacts[-1]["t"]), -float(impacts[-1]["u_n_minus"])
 
-    def crest_gap(k):  # S − max x over the free flight, the spring's anchor at a
-        a = float(rows[k]["springs[0].anchor[0]"])
-        t, u_plus = float(impacts[k]["t"]), float(impacts[k]["u_n_plus"])
-        xs = [
-            free_motion(t, S - a, -u_plus, t + T * f)[0] + a for f in np.linspace(0, 1, 4001)[1:-1]
-        ]
-        return S - max(xs)
+    def flight(t_star, v_minus, a, t):  # the bead's x, ẋ in free flight after the impact
+        x, v = free_motion(t_star, S - a, -E * v_minus, t)
+        return x + a, v
 
-    assert 0.0 < crest_gap(-1) < 0.5 * crest_gap(0) and crest_gap(-1) < 5e-4
+    def crest(t_star, v_minus, a):  # the free flight's highest x: a fine grid, then ẋ = 0
+        ts = t_star + T * np.linspace(0.0, 1.0, 20001)[1:-1]
+        k = int(np.argmax([flight(t_star, v_minus, a, t)[0] for t in ts]))
+        return brentq(lambda t: flight(t_star, v_minus, a, t)[1], ts[k - 1], ts[k + 1], xtol=1e-15)
+
+    def conditions(u):
+        t_star, v_minus, a, t_c = u
+        x_end, v_end = flight(t_star, v_minus, a, t_star + T)
+        x_c, v_c = flight(t_star, v_minus, a, t_c)
+        return [x_end - S, v_end - v_minus, x_c - S, v_c]
+
+    guess = [t_row, u_row, a_row, crest(t_row, u_row, a_row)]
+    solution = root(conditions, guess, tol=1e-14).x
+    assert np.max(np.abs(conditions(solution))) < 1e-12
+    assert abs(solution[2] - a_row) < 1e-8
+    # the row's orbit (one impact) crests just below the stop, on the side where it exists
+    x_crest = flight(t_row, u_row, a_row, crest(t_row, u_row, a_row))[0]
+    assert 0.0 <= S - x_crest < 1e-7
