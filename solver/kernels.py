@@ -19,24 +19,20 @@ solver passes, in a fixed order, with a line of progress for each:
 The Makefile runs ``python -m solver compile`` after installing; the command
 line and the window call :func:`compile_if_cold` at start, which compiles
 (with the same progress) only when the stamp of this exact code and numba
-version is missing. Without numba there is nothing to compile (docs/INSTALL.md:
-a platform without numba wheels is not a target; the plain-Python loops
-remain the reference).
+version is missing. numba is a dependency (docs/INSTALL.md: a platform
+without numba wheels is not a target); the plain loops these kernels are
+compiled from are the tests' references.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-AVAILABLE = importlib.util.find_spec("numba") is not None
-"""True when numba is installed (it is a dependency; see docs/INSTALL.md)."""
 
 MODULES = ("timestep_kernels", "chain_lcp", "gauss_seidel", "stop_closing", "kernels")
 """Modules whose source decides the compiled code (their hash names the stamp)."""
@@ -139,18 +135,17 @@ def stamp_path() -> Path:
     here = Path(__file__).resolve().parent
     for name in MODULES:
         digest.update((here / f"{name}.py").read_bytes())
-    if AVAILABLE:
-        import numba
+    import numba
 
-        digest.update(numba.__version__.encode())
+    digest.update(numba.__version__.encode())
     cache = os.environ.get("NUMBA_CACHE_DIR")
     folder = Path(cache) if cache else here / "__pycache__"
     return folder / f"impactgui-kernels-{digest.hexdigest()[:16]}.stamp"
 
 
 def is_cold() -> bool:
-    """True when numba is installed and the kernels of this code were not compiled yet."""
-    return AVAILABLE and not stamp_path().exists()
+    """True when the kernels of this code were not compiled yet."""
+    return not stamp_path().exists()
 
 
 def compile_all(progress: Progress | None = None) -> list[str]:
@@ -160,8 +155,6 @@ def compile_all(progress: Progress | None = None) -> list[str]:
     with ``done == total`` at the end. Writes the stamp (:func:`stamp_path`)
     when its folder can be written.
     """
-    if not AVAILABLE:
-        return []
     total = len(KERNEL_NAMES)
     for done, name in enumerate(KERNEL_NAMES):
         if progress is not None:
