@@ -22,24 +22,20 @@ line and the window call :func:`compile_if_cold` at start, which compiles
 version is missing. The stamp lies next to the code, as numba's cache does;
 in a read-only install, where numba caches in the user's cache dir, it lies
 in ``$XDG_CACHE_HOME/impactgui`` (``~/.cache/impactgui``), so a second run is
-quiet. Without numba there is nothing to compile (docs/INSTALL.md:
-a platform without numba wheels is not a target; the plain-Python loops
-remain the reference).
+quiet. numba is a dependency (docs/INSTALL.md: a platform without numba
+wheels is not a target); the plain loops these kernels are compiled from are
+the tests' references.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-AVAILABLE = importlib.util.find_spec("numba") is not None
-"""True when numba is installed (it is a dependency; see docs/INSTALL.md)."""
 
 MODULES = ("timestep_kernels", "chain_lcp", "gauss_seidel", "stop_closing", "kernels")
 """Modules whose source decides the compiled code (their hash names the stamp)."""
@@ -147,10 +143,9 @@ def _stamp_name() -> str:
     digest.update(str(here).encode())
     for name in MODULES:
         digest.update((here / f"{name}.py").read_bytes())
-    if AVAILABLE:
-        import numba
+    import numba
 
-        digest.update(numba.__version__.encode())
+    digest.update(numba.__version__.encode())
     return f"impactgui-kernels-{digest.hexdigest()[:16]}.stamp"
 
 
@@ -187,8 +182,8 @@ def stamp_path() -> Path | None:
 
 
 def is_cold() -> bool:
-    """True when numba is installed and the kernels of this code were not compiled yet."""
-    return AVAILABLE and stamp_path() is None
+    """True when the kernels of this code were not compiled yet."""
+    return stamp_path() is None
 
 
 def _write_stamp() -> Path | None:
@@ -210,8 +205,6 @@ def compile_all(progress: Progress | None = None) -> list[str]:
     with ``done == total`` at the end. Writes the stamp in the first folder of
     :func:`stamp_paths` that can be written.
     """
-    if not AVAILABLE:
-        return []
     total = len(KERNEL_NAMES)
     for done, name in enumerate(KERNEL_NAMES):
         if progress is not None:

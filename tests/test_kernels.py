@@ -15,13 +15,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from solver import kernels
 
 ROOT = Path(__file__).resolve().parents[1]
-
-pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is a dependency")
 
 
 def _python(code: str, cache: Path) -> subprocess.CompletedProcess:

@@ -109,7 +109,6 @@ def test_a_cold_kernel_cache_is_compiled_at_start_with_progress(qtbot, monkeypat
     from solver import kernels
 
     called: list[str] = []
-    monkeypatch.setattr(kernels, "AVAILABLE", True)
     monkeypatch.setattr(
         kernels,
         "_WARM_UPS",
