@@ -620,6 +620,21 @@ def legend_beside(plot: pg.PlotItem) -> pg.LegendItem:
     return legend
 
 
+def plot_with_legend_beside(
+    title: str | None = None,
+) -> tuple[pg.GraphicsLayoutWidget, pg.PlotItem]:
+    """A white plot in a widget of its own, its legend beside it (``legend_beside``).
+
+    For a single plot (a Compare panel, the overlay): a ``PlotWidget``'s
+    legend can only float over its curves.
+    """
+    widget = pg.GraphicsLayoutWidget()
+    widget.setBackground("w")
+    plot = widget.addPlot(row=0, col=0, title=title)
+    legend_beside(plot)
+    return widget, plot
+
+
 def time_span(plot: pg.PlotItem) -> tuple[float, float]:
     """The time range a ``PlotPanel`` plot was set to show, s: its view without the margins."""
     x0, x1 = plot.vb.viewRange()[0]
