@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.compare_trails import CompareTrails, run_colour
 from impactgui.grid import show_grid
+from impactgui.plots import plot_with_legend_beside
 from impactgui.worker import SimulationRunner
 from solver.errors import InputError
 from solver.events import GAP_TOL
@@ -173,11 +174,10 @@ class LawPanel(QWidget):
         self.runner = runner
         self.overlay_curves: list[tuple[pg.PlotDataItem, int]] = []
         """Curves of this run in the dialog's overlay plot, with their state columns."""
-        self.plot = pg.PlotWidget(background="w", title=f"<b>{self.title}</b>")
+        self.graphics, self.plot = plot_with_legend_beside(f"<b>{self.title}</b>")
         self.plot.setLabel("left", "velocity (m/s)")
         self.plot.setLabel("bottom", "t (s)")
         show_grid(self.plot, "w", alpha=0.2)
-        self.plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setClipToView(True)
         self.summary = QLabel("running…")
@@ -185,7 +185,7 @@ class LawPanel(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.graphics, 1)
         layout.addWidget(self.summary)
         self.columns: list[tuple[str, int]] = []
         self._curves: list[pg.PlotDataItem] = []
@@ -321,11 +321,10 @@ class CompareDialog(QDialog):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         layout.addLayout(self.grid, 1)
-        self.overlay = pg.PlotWidget(background="w", title="the runs overlaid")
-        self.overlay.setLabel("left", "velocity (m/s)")
-        self.overlay.setLabel("bottom", "t (s)")
-        show_grid(self.overlay, "w", alpha=0.2)
-        self.overlay.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.overlay, self.overlay_plot = plot_with_legend_beside("the runs overlaid")
+        self.overlay_plot.setLabel("left", "velocity (m/s)")
+        self.overlay_plot.setLabel("bottom", "t (s)")
+        show_grid(self.overlay_plot, "w", alpha=0.2)
         self.overlay.setVisible(False)
         layout.addWidget(self.overlay, 1)
 
@@ -418,9 +417,8 @@ class CompareDialog(QDialog):
 
     def _fill_overlay(self) -> None:
         """One colour per run, one line style per velocity of the first body."""
-        self.overlay.clear()
-        if self.overlay.plotItem.legend is not None:
-            self.overlay.plotItem.legend.clear()
+        self.overlay_plot.clear()
+        self.overlay_plot.legend.clear()
         styles = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine)
         for index, panel in enumerate(self.panels):
             colour = run_colour(index, len(self.panels))
@@ -430,7 +428,7 @@ class CompareDialog(QDialog):
             ]
             for j, (label, column) in enumerate(own):
                 pen = pg.mkPen(colour, width=1.5, style=styles[j % len(styles)])
-                curve = self.overlay.plot(name=f"{panel.title}: {label}", pen=pen)
+                curve = self.overlay_plot.plot(name=f"{panel.title}: {label}", pen=pen)
                 panel.overlay_curves.append((curve, column))
         self.overlay.setVisible(bool(self.panels))
 

@@ -339,6 +339,10 @@ class BeadField(pg.GraphicsObject):
         """Where the bead in ``slot`` is drawn, m."""
         return float(self._x[slot]), float(self._y[slot])
 
+    def positions(self, slots: np.ndarray) -> np.ndarray:
+        """Where the beads in ``slots`` are drawn, shape (n, 2), m."""
+        return np.column_stack((self._x[slots], self._y[slots]))
+
     def set_selected(self, slot: int, selected: bool) -> None:
         """Draw the bead in ``slot`` with the selection outline or not."""
         self._selected[slot] = selected
@@ -835,7 +839,7 @@ class SceneLayer:
     ``boundaries`` draw as thick lines with their ids; ``bodies`` maps each
     body id to its DiskItem / CartItem, or for a bead its ``BeadDrawing``
     (all beads are drawn by the one ``beads`` field); ``springs`` holds each spring's
-    points, re-shaped with ``update_springs`` (all drawn by one ``SpringField``). Beads
+    points, re-shaped with ``update_springs_at`` (all drawn by one ``SpringField``). Beads
     on the same rail share one rail line. The id labels can be hidden (``set_labels_visible``);
     hidden labels are not moved.
 
@@ -956,7 +960,7 @@ class SceneLayer:
             lambda items: self._build_springs(items, springs, chosen),
         )
         if self.springs:
-            self.update_springs(self.centres())
+            self.update_springs_at(*self.centre_rows())
         self._posed.clear()
 
     def _reset_pose(self, body_id: str, body: Mapping[str, Any]) -> None:
@@ -1129,13 +1133,37 @@ class SceneLayer:
 
     def centres(self) -> dict[str, tuple[float, float]]:
         """Current centre of every body item, m."""
-        return {body_id: (item.pos().x(), item.pos().y()) for body_id, item in self.bodies.items()}
+        index, xy = self.centre_rows()
+        return dict(zip(index, map(tuple, xy.tolist()), strict=True))
+
+    def centre_rows(self) -> tuple[dict[str, int], np.ndarray]:
+        """Every body's row in an array of current centres, and that array (n, 2), m.
+
+        The beads' centres are read from the bead field at once (2000 beads: a
+        few array operations, not 2000 ``pos`` calls).
+        """
+        index = {body_id: k for k, body_id in enumerate(self.bodies)}
+        xy = np.zeros((len(index), 2))
+        drawings = list(self.bodies.values())
+        beads = [(k, item.slot) for k, item in enumerate(drawings) if isinstance(item, BeadDrawing)]
+        if beads:
+            rows, slots = np.array(beads, dtype=int).T
+            xy[rows] = self.beads.positions(slots)
+        if len(beads) < len(index):
+            for k, item in enumerate(drawings):
+                if not isinstance(item, BeadDrawing):
+                    xy[k] = (item.pos().x(), item.pos().y())
+        return index, xy
 
     def radius(self, body_id: str) -> float:
         """Drawn radius of a body (an axle cart: half its span), m."""
         return self._radii.get(body_id, 0.0)
 
-    def update_springs(self, centres: Mapping[str, tuple[float, float]]) -> None:
-        """Re-shape every spring between its ends' current positions (``SpringField.update``)."""
+    def update_springs_at(self, index: Mapping[str, int], xy: np.ndarray) -> None:
+        """Re-shape every spring between its ends' centres, rows ``index[id]`` of ``xy`` (m).
+
+        Pass the same ``index`` object with each frame: the springs' ends are
+        looked up in it once (``SpringField.update_at``).
+        """
         if self._spring_field is not None:
-            self._spring_field.update(centres, self.radius)
+            self._spring_field.update_at(index, xy, self.radius)
