@@ -20,7 +20,7 @@ M, C, K, F, W, E, S = 1.0, 0.1, 1.0, 1.0, 2.0, 0.8, 0.2
 T = 2 * math.pi / W
 
 
-def oscillator(stop=S, forcing=True, e=E):
+def oscillator(stop=S, forcing=True, e=E, x0=0.0):
     forces = [{"body": "mass", "type": "harmonic", "amplitude": [F, 0.0], "omega": W, "phase": 0.0}]
     return parse_scene(
         {
@@ -40,7 +40,7 @@ def oscillator(stop=S, forcing=True, e=E):
                     "rail_y": 0.0,
                     "mass": M,
                     "radius": 0.05,
-                    "x": 0.0,
+                    "x": x0,
                     "vx": 0.0,
                 }
             ],
@@ -372,3 +372,57 @@ def test_branch_ending_at_a_grazing_in_free_flight_is_located_against_the_closed
     # the row's orbit (one impact) crests just below the stop, on the side where it exists
     x_crest = flight(t_row, u_row, a_row, crest(t_row, u_row, a_row))[0]
     assert 0.0 <= S - x_crest < 1e-7
+
+
+def test_cli_follows_the_branch_through_its_fold_to_the_grazing_where_it_ends(tmp_path):
+    """Stop at 1.5 (beyond the static deflection F/k = 1): the impacting resonance bends
+    to higher ω (the stop stiffens the oscillator) and folds back at ω ≈ 1.65; the
+    unstable branch then comes down to the grazing above resonance (ω ≈ 1.286), where
+    the free motion's amplitude is the stop's distance.
+
+    The test finds the fold independently: the periodicity conditions G(t*, v⁻; ω) = 0
+    of the one-impact orbit (closed form) and det ∂G/∂(t*, v⁻) = 0 (central differences
+    of the closed form), three equations in (t*, v⁻, ω).
+    """
+    import csv
+
+    from scipy.optimize import root
+
+    stop = 1.5
+
+    def conditions(t_star, v_minus, w):
+        x, v = free_motion(t_star, stop, -E * v_minus, t_star + 2 * math.pi / w, W=w)
+        return np.array([x - stop, v - v_minus])
+
+    def fold(u):
+        t_star, v_minus, w = u
+        h = 1e-5
+        dt = (conditions(t_star + h, v_minus, w) - conditions(t_star - h, v_minus, w)) / (2 * h)
+        dv = (conditions(t_star, v_minus + h, w) - conditions(t_star, v_minus - h, w)) / (2 * h)
+        return [*conditions(t_star, v_minus, w), np.linalg.det(np.column_stack([dt, dv]))]
+
+    args = ("--vary", "forces[0].omega=1.6:1.7", "--step", "0.1", "--transient", "200")
+    # from x = −4 the transient reaches the impacting orbit (from rest: the free one)
+    code, err = _cli(tmp_path, oscillator(stop=stop, x0=-4.0), *args, "--max-points", "100")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    marks = [r["bifurcation"] for r in rows]
+    assert marks.count("fold") == 1, (code, err, marks)
+    k = marks.index("fold")
+    w_row = float(rows[k]["forces[0].omega"])
+    omegas = [float(r["forces[0].omega"]) for r in rows]
+    assert omegas[k - 1] < w_row and omegas[-1] < w_row  # the branch turns back in ω
+    assert rows[k - 1]["stable"] == "1" and rows[k + 1]["stable"] == "0"
+    # μ − 1 goes like the arclength to the fold, ω like its square: ω is the sharp one
+    assert abs(float(rows[k]["mu_1_re"]) - 1.0) < 1e-4 and float(rows[k]["mu_1_im"]) == 0.0
+    guess = [float(impacts[k]["t"]), -float(impacts[k]["u_n_minus"]), w_row]
+    solution = root(fold, guess, tol=1e-14).x
+    assert np.max(np.abs(fold(solution))) < 1e-10
+    assert abs(solution[2] - w_row) < 1e-9  # 2e-12 measured
+    # the unstable branch ends at the grazing: F / √((k − mω²)² + (cω)²) = stop, ω > 1
+    assert marks[-1] == "grazing" and all(r["stable"] == "0" for r in rows[k + 1 :])
+    assert "an impact's speed tends to 0" in err
+    a, b, c = M**2, C**2 - 2 * K * M, K**2 - (F / stop) ** 2
+    w_graze = math.sqrt((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+    assert abs(float(rows[-1]["forces[0].omega"]) - w_graze) < 1e-9  # 3e-13 measured
