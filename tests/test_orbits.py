@@ -426,3 +426,52 @@ def test_cli_follows_the_branch_through_its_fold_to_the_grazing_where_it_ends(tm
     a, b, c = M**2, C**2 - 2 * K * M, K**2 - (F / stop) ** 2
     w_graze = math.sqrt((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
     assert abs(float(rows[-1]["forces[0].omega"]) - w_graze) < 1e-9  # 3e-13 measured
+
+
+def test_cli_follows_the_doubled_branch_from_the_period_doubling(tmp_path):
+    """--follow-doubling: branch 1 starts at the located period doubling (ω ≈ 1.13004).
+
+    Its orbits have period 2 and two impacts (t₁, v₁), (t₂, v₂) that the test checks
+    against the closed form: the free flight from the stop at t₁ leaving at −e v₁ is
+    back at the stop with v₂ at t₂, and from t₂ back with v₁ at t₁ + 2T. They differ,
+    by a gap that closes like √|ω − ω_PD| (a pitchfork of the twice-iterated map).
+    """
+    import csv
+
+    args = ("--vary", "forces[0].omega=1.15:1.1", "--step", "0.01", "--transient", "100")
+    code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "6", "--follow-doubling")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    single = [r for r in rows if r["branch"] == "0"]
+    doubled = [r for r in rows if r["branch"] == "1"]
+    pd = next(r for r in single if r["bifurcation"] == "period_doubling")
+    w_pd = float(pd["forces[0].omega"])
+    assert len(doubled) == 7 and all(r["period"] == "2" for r in doubled)  # junction + 6
+    # the junction: the period-doubling orbit itself, its multipliers squared
+    junction = doubled[0]
+    assert junction["forces[0].omega"] == pd["forces[0].omega"]
+    assert junction["mass.x"] == pd["mass.x"] and junction["mass.vx"] == pd["mass.vx"]
+    for k in (1, 2):
+        mu = complex(float(pd[f"mu_{k}_re"]), float(pd[f"mu_{k}_im"])) ** 2
+        assert (
+            abs(complex(float(junction[f"mu_{k}_re"]), float(junction[f"mu_{k}_im"])) - mu) < 1e-8
+        )
+    gaps = []
+    for r in doubled[1:]:
+        w = float(r["forces[0].omega"])
+        period = 2 * math.pi / w
+        assert r["n_impacts"] == "2" and w < w_pd  # the stable side: the doubling is supercritical
+        (t1, v1), (t2, v2) = [
+            (float(i["t"]), -float(i["u_n_minus"]))
+            for i in impacts
+            if i["branch"] == "1" and i["point"] == r["point"]
+        ]
+        x, v = free_motion(t1, S, -E * v1, t2, W=w)
+        assert abs(x - S) < 1e-10 and abs(v - v2) < 1e-10
+        x, v = free_motion(t2, S, -E * v2, t1 + 2 * period, W=w)
+        assert abs(x - S) < 1e-10 and abs(v - v1) < 1e-10
+        gaps.append(((v1 - v2) ** 2, w_pd - w))
+    assert all(g > 0 for g, _ in gaps) and gaps[0][0] < gaps[-1][0]
+    ratios = [g / dw for g, dw in gaps]
+    assert max(ratios) < 1.2 * min(ratios)  # (v₁ − v₂)² ∝ ω_PD − ω: a pitchfork
