@@ -182,6 +182,53 @@ class Branch:
         error.extra_impact = extra  # a step met an extra impact (a free flight grazing?)
         raise error
 
+    def doubled_start(self, at: BranchPoint, h: float) -> tuple[BranchPoint, BranchPoint]:
+        """Branch switching at a period doubling: ``self`` is the doubled branch (period 2K).
+
+        ``at`` is the located period doubling of the period-K branch. There the 2K map
+        has a multiplier +1 (−1 squared) and the doubled orbits bifurcate from the
+        period-K one along ``v``, the eigenvector of the multiplier −1, with the parameter
+        changing only to second order: the first doubled orbit is the corrector's point
+        at arclength ``h`` (halved while it fails, down to ``MIN_STEP_FRACTION``) along
+        the tangent ``(v, 0)``, the predictor ``z + h v``.
+
+        Returns the junction (the period-doubling orbit as a period-2K orbit) and the
+        first doubled orbit.
+
+        Raises
+        ------
+        SolverError
+            No doubled orbit found (the corrector fell back on the period-K orbit, or failed).
+        """
+        mu, vectors = np.linalg.eig(at.orbit.monodromy)
+        j = int(np.argmin(np.abs(mu + 1.0)))
+        v = np.real(vectors[:, j])
+        t0 = np.r_[v / np.linalg.norm(v), 0.0]
+        x0 = np.r_[at.orbit.state, at.p]
+        run, J, span = self.evaluate(at.orbit.state, at.p)
+        residual = float(np.max(np.abs(run.z_end - at.orbit.state)))
+        orbit = make_orbit(
+            at.orbit.state, self.t_section, self.period, span, J, run.impacts, 0, residual
+        )
+        junction = BranchPoint(at.p, orbit, t0)
+        single = Branch(self.scene, self.path, self.period // 2, self.t_section, self.period_s)
+        step, problem = h, ""
+        while step >= h * MIN_STEP_FRACTION:
+            try:
+                point = self.correct(x0, t0, step)
+            except SolverError as error:
+                problem = str(error)
+            else:
+                half = single.evaluate(point.orbit.state, point.p)[0].z_end - point.orbit.state
+                if float(np.max(np.abs(half))) > 1e-3 * step:
+                    return junction, point
+                problem = f"the corrector at {self.label(point.p)} found the period-K orbit again"
+            step /= 2
+        raise SolverError(
+            f"no period-{self.period} orbit found next to the period doubling at "
+            f"{self.label(at.p)}: {problem}"
+        )
+
     def first(self, orbit: PeriodicOrbit, p: float, direction: float) -> BranchPoint:
         """The branch point of a found orbit; its tangent's ``p`` has the sign of ``direction``."""
         n = len(orbit.state)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,7 +32,7 @@ from solver.orbit_bifurcations import (
     locate_grazing,
     slowest_impact,
 )
-from solver.orbit_continuation import Branch, bisect_on_arclength
+from solver.orbit_continuation import Branch, BranchPoint, bisect_on_arclength
 from solver.orbits import PeriodicOrbit, find_orbit
 from solver.scene import SceneError, load_scene
 from solver.scene_paths import check_settable, with_values
@@ -74,6 +75,14 @@ def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
         "--step",
         metavar="S",
         help="arclength step in (state, parameter) (default |STOP − START| / (N − 1))",
+    )
+    parser.add_argument(
+        "--follow-doubling",
+        action="store_true",
+        help=(
+            "at the first located period doubling, start the doubled branch (period 2K, "
+            "branch 1) along the multiplier −1's eigenvector and follow it too"
+        ),
     )
     return parser
 
@@ -155,8 +164,10 @@ def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
     return head, order
 
 
-def _row(point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]) -> list[str]:
-    row = ["0", str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
+def _row(
+    branch: int, point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]
+) -> list[str]:
+    row = [str(branch), str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
     row += ["1" if orbit.stable else "0", mark]
     for mu in orbit.multipliers:
         row += [repr(float(mu.real)), repr(float(mu.imag))]
@@ -165,7 +176,69 @@ def _row(point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[
     return row
 
 
-def _located(branch: Branch, a: Any, b: Any, kind: str) -> tuple[float, PeriodicOrbit, str]:
+@dataclass
+class Followed:
+    """One branch as followed: its rows ``(p, orbit, mark)`` and how it ended."""
+
+    rows: list[tuple[float, PeriodicOrbit, str]]
+    failure: str = ""
+    note: str = ""
+    doubling: BranchPoint | None = None
+    """The first located period doubling (where a doubled branch can start)."""
+
+
+def _follow(branch: Branch, start: BranchPoint, h: float, p_stop: float, n_max: int, M) -> Followed:
+    """Continue from ``start``: rows with located bifurcations, ended at a grazing or a failure."""
+    out = Followed([(start.p, start.orbit, "")])
+    previous = start
+    try:
+        for point in branch.points(start, h, p_stop, n_max):
+            if len(point.orbit.impacts) != len(previous.orbit.impacts) and point.p != previous.p:
+                grazing = locate_grazing(
+                    branch,
+                    previous.p,
+                    previous.orbit,
+                    M,
+                    direction=math.copysign(1.0, point.p - previous.p),
+                    step=abs(point.p - previous.p),
+                    p_bad=point.p,
+                )
+                if grazing is not None:
+                    out.rows.append((grazing.p, grazing.orbit, "grazing"))
+                    out.note = _grazing_note(branch, grazing)
+                    return out
+            for kind in crossings(previous.orbit, point.orbit):
+                found = _located(branch, previous, point, kind)
+                out.rows.append((found.p, found.orbit, kind))
+                if kind == "period_doubling" and out.doubling is None:
+                    out.doubling = found
+            out.rows.append((point.p, point.orbit, ""))
+            previous = point
+    except (InputError, SceneError, SolverError) as error:
+        out.failure = str(error)
+        grazing = None
+        last_step = abs(out.rows[-1][0] - out.rows[-2][0]) if len(out.rows) > 1 else h
+        try:
+            grazing = locate_grazing(
+                branch,
+                previous.p,
+                previous.orbit,
+                M,
+                direction=math.copysign(1.0, previous.tangent[-1]),
+                step=max(last_step / 4.0, 10.0 * LOCATE_TOL),
+            )
+        except (InputError, SceneError, SolverError):
+            grazing = None
+        if grazing is not None:
+            out.rows.append((grazing.p, grazing.orbit, "grazing"))
+            out.note, out.failure = _grazing_note(branch, grazing), ""
+        elif out.rows[-1][1].impacts:
+            speed = slowest_impact(out.rows[-1][1], M)
+            out.failure += f"; the last orbit's slowest impact is at {speed:.3g} m/s"
+    return out
+
+
+def _located(branch: Branch, a: BranchPoint, b: BranchPoint, kind: str) -> BranchPoint:
     """The bifurcation ``kind`` between branch points ``a`` and ``b``, bisected on arclength."""
     a_sign = indicator(kind, a.orbit) < 0.0
 
@@ -174,8 +247,7 @@ def _located(branch: Branch, a: Any, b: Any, kind: str) -> tuple[float, Periodic
         return value is not None and (value < 0.0) == a_sign
 
     h_ab = float(a.tangent @ (np.r_[b.orbit.state, b.p] - np.r_[a.orbit.state, a.p]))
-    found = bisect_on_arclength(branch, a, h_ab, same, LOCATE_TOL)
-    return found.p, found.orbit, kind
+    return bisect_on_arclength(branch, a, h_ab, same, LOCATE_TOL)
 
 
 def _grazing_note(branch: Branch, grazing: Grazing) -> str:
@@ -204,78 +276,52 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         for line in problems:
             print(line, file=stderr)
         return 2
-    orbits: list[tuple[float, PeriodicOrbit, str]] = []
-    failure = note = ""
     branch = Branch(scene, path, period)
     M = System(scene).M
-    previous = None
     try:
         first_scene = with_values(scene, {path: p_start})
         label = branch.label(p_start)
         orbit = find_orbit(first_scene, period=period, transient=transient, label=label)
         start = branch.first(orbit, p_start, math.copysign(1.0, p_stop - p_start))
-        orbits.append((start.p, orbit, ""))
-        previous = start
-        for point in branch.points(start, h, p_stop, n_max if h else 1):
-            if len(point.orbit.impacts) != len(previous.orbit.impacts) and point.p != previous.p:
-                grazing = locate_grazing(
-                    branch,
-                    previous.p,
-                    previous.orbit,
-                    M,
-                    direction=math.copysign(1.0, point.p - previous.p),
-                    step=abs(point.p - previous.p),
-                    p_bad=point.p,
-                )
-                if grazing is not None:
-                    orbits.append((grazing.p, grazing.orbit, "grazing"))
-                    note = _grazing_note(branch, grazing)
-                    break
-            for kind in crossings(previous.orbit, point.orbit):
-                orbits.append(_located(branch, previous, point, kind))
-            orbits.append((point.p, point.orbit, ""))
-            previous = point
     except (InputError, SceneError, SolverError) as error:
-        failure = str(error)
-        grazing = None
-        if previous is not None:
-            last_step = abs(orbits[-1][0] - orbits[-2][0]) if len(orbits) > 1 else h
-            try:
-                grazing = locate_grazing(
-                    branch,
-                    previous.p,
-                    previous.orbit,
-                    M,
-                    direction=math.copysign(1.0, previous.tangent[-1]),
-                    step=max(last_step / 4.0, 10.0 * LOCATE_TOL),
-                )
-            except (InputError, SceneError, SolverError):
-                grazing = None
-        if grazing is not None:
-            orbits.append((grazing.p, grazing.orbit, "grazing"))
-            note, failure = _grazing_note(branch, grazing), ""
-        elif orbits and orbits[-1][1].impacts:
-            speed = slowest_impact(orbits[-1][1], M)
-            failure += f"; the last orbit's slowest impact is at {speed:.3g} m/s"
+        followed = [Followed([], failure=str(error))]
+    else:
+        followed = [_follow(branch, start, h, p_stop, n_max if h else 1, M)]
+    doubling = followed[0].doubling
+    if args.follow_doubling and doubling is not None:
+        doubled = Branch(scene, path, 2 * period)
+        try:
+            junction, first = doubled.doubled_start(doubling, h or abs(p_stop - p_start))
+        except (InputError, SceneError, SolverError) as error:
+            followed.append(Followed([], failure=f"the doubled branch: {error}"))
+        else:
+            more = _follow(doubled, first, h, p_stop, n_max, M)
+            more.rows.insert(0, (junction.p, junction.orbit, ""))
+            followed.append(more)
+    orbits = [
+        (b, k, value, orbit, mark or ("end" if k == len(f.rows) - 1 else ""))
+        for b, f in enumerate(followed)
+        for k, (value, orbit, mark) in enumerate(f.rows)
+    ]
+    failure = "; ".join(f.failure for f in followed if f.failure)
+    note = "\n".join(f.note for f in followed if f.note)
     out_dir.mkdir(parents=True, exist_ok=True)
     head, order = _columns(System(scene), path)
     with open(out_dir / "branches.csv", "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(head)
-        for point, (value, orbit, mark) in enumerate(orbits):
-            last = point == len(orbits) - 1
-            writer.writerow(_row(point, value, orbit, mark or ("end" if last else ""), order))
+        for b, point, value, orbit, mark in orbits:
+            writer.writerow(_row(b, point, value, orbit, mark, order))
     with open(out_dir / "orbit_impacts.csv", "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(IMPACT_COLUMNS)
-        M = System(scene).M
-        for point, (_value, orbit, _mark) in enumerate(orbits):
+        for b, point, _value, orbit, _mark in orbits:
             for impact in orbit.impacts:
                 u_minus, u_plus = impact.normal_velocities(M)
                 t = orbit.t_section + impact.t
                 writer.writerow(
                     [
-                        "0",
+                        str(b),
                         str(point),
                         repr(t),
                         impact.body,

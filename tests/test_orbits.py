@@ -20,7 +20,7 @@ M, C, K, F, W, E, S = 1.0, 0.1, 1.0, 1.0, 2.0, 0.8, 0.2
 T = 2 * math.pi / W
 
 
-def oscillator(stop=S, forcing=True, e=E):
+def oscillator(stop=S, forcing=True, e=E, x0=0.0):
     forces = [{"body": "mass", "type": "harmonic", "amplitude": [F, 0.0], "omega": W, "phase": 0.0}]
     return parse_scene(
         {
@@ -40,7 +40,7 @@ def oscillator(stop=S, forcing=True, e=E):
                     "rail_y": 0.0,
                     "mass": M,
                     "radius": 0.05,
-                    "x": 0.0,
+                    "x": x0,
                     "vx": 0.0,
                 }
             ],
@@ -372,3 +372,106 @@ def test_branch_ending_at_a_grazing_in_free_flight_is_located_against_the_closed
     # the row's orbit (one impact) crests just below the stop, on the side where it exists
     x_crest = flight(t_row, u_row, a_row, crest(t_row, u_row, a_row))[0]
     assert 0.0 <= S - x_crest < 1e-7
+
+
+def test_cli_follows_the_branch_through_its_fold_to_the_grazing_where_it_ends(tmp_path):
+    """Stop at 1.5 (beyond the static deflection F/k = 1): the impacting resonance bends
+    to higher ω (the stop stiffens the oscillator) and folds back at ω ≈ 1.65; the
+    unstable branch then comes down to the grazing above resonance (ω ≈ 1.286), where
+    the free motion's amplitude is the stop's distance.
+
+    The test finds the fold independently: the periodicity conditions G(t*, v⁻; ω) = 0
+    of the one-impact orbit (closed form) and det ∂G/∂(t*, v⁻) = 0 (central differences
+    of the closed form), three equations in (t*, v⁻, ω).
+    """
+    import csv
+
+    from scipy.optimize import root
+
+    stop = 1.5
+
+    def conditions(t_star, v_minus, w):
+        x, v = free_motion(t_star, stop, -E * v_minus, t_star + 2 * math.pi / w, W=w)
+        return np.array([x - stop, v - v_minus])
+
+    def fold(u):
+        t_star, v_minus, w = u
+        h = 1e-5
+        dt = (conditions(t_star + h, v_minus, w) - conditions(t_star - h, v_minus, w)) / (2 * h)
+        dv = (conditions(t_star, v_minus + h, w) - conditions(t_star, v_minus - h, w)) / (2 * h)
+        return [*conditions(t_star, v_minus, w), np.linalg.det(np.column_stack([dt, dv]))]
+
+    args = ("--vary", "forces[0].omega=1.6:1.7", "--step", "0.1", "--transient", "200")
+    # from x = −4 the transient reaches the impacting orbit (from rest: the free one)
+    code, err = _cli(tmp_path, oscillator(stop=stop, x0=-4.0), *args, "--max-points", "100")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    marks = [r["bifurcation"] for r in rows]
+    assert marks.count("fold") == 1, (code, err, marks)
+    k = marks.index("fold")
+    w_row = float(rows[k]["forces[0].omega"])
+    omegas = [float(r["forces[0].omega"]) for r in rows]
+    assert omegas[k - 1] < w_row and omegas[-1] < w_row  # the branch turns back in ω
+    assert rows[k - 1]["stable"] == "1" and rows[k + 1]["stable"] == "0"
+    # μ − 1 goes like the arclength to the fold, ω like its square: ω is the sharp one
+    assert abs(float(rows[k]["mu_1_re"]) - 1.0) < 1e-4 and float(rows[k]["mu_1_im"]) == 0.0
+    guess = [float(impacts[k]["t"]), -float(impacts[k]["u_n_minus"]), w_row]
+    solution = root(fold, guess, tol=1e-14).x
+    assert np.max(np.abs(fold(solution))) < 1e-10
+    assert abs(solution[2] - w_row) < 1e-9  # 2e-12 measured
+    # the unstable branch ends at the grazing: F / √((k − mω²)² + (cω)²) = stop, ω > 1
+    assert marks[-1] == "grazing" and all(r["stable"] == "0" for r in rows[k + 1 :])
+    assert "an impact's speed tends to 0" in err
+    a, b, c = M**2, C**2 - 2 * K * M, K**2 - (F / stop) ** 2
+    w_graze = math.sqrt((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+    assert abs(float(rows[-1]["forces[0].omega"]) - w_graze) < 1e-9  # 3e-13 measured
+
+
+def test_cli_follows_the_doubled_branch_from_the_period_doubling(tmp_path):
+    """--follow-doubling: branch 1 starts at the located period doubling (ω ≈ 1.13004).
+
+    Its orbits have period 2 and two impacts (t₁, v₁), (t₂, v₂) that the test checks
+    against the closed form: the free flight from the stop at t₁ leaving at −e v₁ is
+    back at the stop with v₂ at t₂, and from t₂ back with v₁ at t₁ + 2T. They differ,
+    by a gap that closes like √|ω − ω_PD| (a pitchfork of the twice-iterated map).
+    """
+    import csv
+
+    args = ("--vary", "forces[0].omega=1.15:1.1", "--step", "0.01", "--transient", "100")
+    code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "6", "--follow-doubling")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    single = [r for r in rows if r["branch"] == "0"]
+    doubled = [r for r in rows if r["branch"] == "1"]
+    pd = next(r for r in single if r["bifurcation"] == "period_doubling")
+    w_pd = float(pd["forces[0].omega"])
+    assert len(doubled) == 7 and all(r["period"] == "2" for r in doubled)  # junction + 6
+    # the junction: the period-doubling orbit itself, its multipliers squared
+    junction = doubled[0]
+    assert junction["forces[0].omega"] == pd["forces[0].omega"]
+    assert junction["mass.x"] == pd["mass.x"] and junction["mass.vx"] == pd["mass.vx"]
+    for k in (1, 2):
+        mu = complex(float(pd[f"mu_{k}_re"]), float(pd[f"mu_{k}_im"])) ** 2
+        assert (
+            abs(complex(float(junction[f"mu_{k}_re"]), float(junction[f"mu_{k}_im"])) - mu) < 1e-8
+        )
+    gaps = []
+    for r in doubled[1:]:
+        w = float(r["forces[0].omega"])
+        period = 2 * math.pi / w
+        assert r["n_impacts"] == "2" and w < w_pd  # the stable side: the doubling is supercritical
+        (t1, v1), (t2, v2) = [
+            (float(i["t"]), -float(i["u_n_minus"]))
+            for i in impacts
+            if i["branch"] == "1" and i["point"] == r["point"]
+        ]
+        x, v = free_motion(t1, S, -E * v1, t2, W=w)
+        assert abs(x - S) < 1e-10 and abs(v - v2) < 1e-10
+        x, v = free_motion(t2, S, -E * v2, t1 + 2 * period, W=w)
+        assert abs(x - S) < 1e-10 and abs(v - v1) < 1e-10
+        gaps.append(((v1 - v2) ** 2, w_pd - w))
+    assert all(g > 0 for g, _ in gaps) and gaps[0][0] < gaps[-1][0]
+    ratios = [g / dw for g, dw in gaps]
+    assert max(ratios) < 1.2 * min(ratios)  # (v₁ − v₂)² ∝ ω_PD − ω: a pitchfork
