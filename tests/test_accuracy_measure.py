@@ -64,7 +64,11 @@ disk = st.tuples(  # disk k on a grid of 0.6 m cells, nudged: apart at the start
 FEW, MANY = st.lists(disk, min_size=1, max_size=5), st.lists(disk, min_size=12, max_size=16)
 """Few disks: every pair looked at (``ALL_PAIRS``); many: pairs searched and kept."""
 moves = st.lists(  # per frame: which disks move (by index modulo D) and by how much
-    st.tuples(st.lists(st.integers(0, 15), max_size=6), st.floats(-0.5, 0.5) | st.floats(-0.05, 0.05), st.booleans()),
+    st.tuples(
+        st.lists(st.integers(0, 15), max_size=6),
+        st.floats(-0.5, 0.5) | st.floats(-0.05, 0.05),
+        st.booleans(),
+    ),
     min_size=1,
     max_size=8,
 )
