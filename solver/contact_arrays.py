@@ -212,7 +212,7 @@ def disk_disk(
         to i, ``point = c_j + r_j n``; invalid where the centres coincide.
     """
     w = c[i] - c[j]
-    d = np.hypot(w[:, 0], w[:, 1])
+    d, gap = disk_disk_gaps(w[:, 0], w[:, 1], radius[i], radius[j])
     valid = d > 0.0
     n = _unit(w, d)
     curvature = _inverse(d)
@@ -221,13 +221,25 @@ def disk_disk(
         j,
         np.full(len(i), -1),
         valid,
-        d - radius[i] - radius[j],
+        gap,
         n,
         curvature,
         c[j] + radius[j][:, None] * n,
         cdot[i] - cdot[j],
         radius[i] * omega[i] + radius[j] * omega[j],
     )
+
+
+def disk_disk_gaps(
+    wx: np.ndarray, wy: np.ndarray, r_i: np.ndarray, r_j: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Centre distances ``d`` and gaps ``d − r_i − r_j`` (m) of disk pairs, as :func:`disk_disk`.
+
+    ``wx``, ``wy``: the components of the offsets ``c_i − c_j`` (m), any shape
+    that broadcasts with the radii (m). A gap is meaningful where ``d > 0``.
+    """
+    d = np.hypot(wx, wy)
+    return d, d - r_i - r_j
 
 
 def disk_segment(
