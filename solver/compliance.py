@@ -67,12 +67,16 @@ class CompliantSet:
     Attributes
     ----------
     engaged : frozenset of (int, int) or None
-        ``None`` (the time-stepper): the force is ``max(0, k·δ^p + c·δ̇)``
-        of every overlap, a function of the state. The event-driven stepper
-        sets, at each phase's start (:meth:`engage`), the ``(disk, feature)``
-        pairs that press; within the phase only they carry a force, the smooth
-        ``k·δ^p + c·δ̇`` (no clamp, so that no ODE step straddles a kink), and
-        the phase ends at a ``touch`` or ``release`` (:class:`CompliantEvents`).
+        ``None`` (a :class:`~solver.system.System`'s own set, the
+        time-stepper's): the force is ``max(0, k·δ^p + c·δ̇)`` of every
+        overlap, a function of the state. An event-driven run works on a copy
+        of the system with a set of its own (:meth:`for_system`,
+        :meth:`solver.system.System.for_one_run`), whose
+        :class:`CompliantEvents` sets, at each phase's start (:meth:`engage`),
+        the ``(disk, feature)`` pairs that press; within the phase only they
+        carry a force, the smooth ``k·δ^p + c·δ̇`` (no clamp, so that no ODE
+        step straddles a kink), and the phase ends at a ``touch`` or
+        ``release``.
     """
 
     def __init__(self, system: Any, features: list[tuple[str, Any, Any]]) -> None:
@@ -85,6 +89,10 @@ class CompliantSet:
 
     def __len__(self) -> int:
         return len(self.features)
+
+    def for_system(self, system: Any) -> CompliantSet:
+        """The same compliant features for ``system`` (a run's copy), nothing engaged."""
+        return CompliantSet(system, self.features)
 
     def _pairs(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
         """``(disk, feature, DiskContact)`` of every disk and compliant feature (all of them)."""
@@ -291,7 +299,8 @@ class CompliantEvents:
     """The event-driven stepper's part for compliant contacts: where their events are.
 
     Reached through three methods: :meth:`begin` (a phase starts: which
-    contacts press in it), :meth:`first` (the earliest ``touch`` or
+    contacts press in it, set on the run's own ``compliance``, see
+    :meth:`solver.system.System.for_one_run`), :meth:`first` (the earliest ``touch`` or
     ``release`` of a smooth piece) and :meth:`emit` (the event row). The
     forces themselves are in the applied force (:meth:`CompliantSet.force`).
     """
