@@ -165,7 +165,9 @@ class EventDrivenStepper:
         self.system = system
         q0 = np.array(system.q0, dtype=float)
         v0 = np.array(system.v0, dtype=float)
-        s = self.setup = Setup(system, t_end, dt_out, rtol, atol, closed_form, q0, v0)
+        # with compliant contacts the run's own copy: its pressing set is the run's alone
+        run_system = system.for_one_run()
+        s = self.setup = Setup(run_system, t_end, dt_out, rtol, atol, closed_form, q0, v0)
         m = self.motion = MotionState(q=q0, v=v0)
         self.t_end, self.dt_out = s.t_end, s.dt_out
         self.contacts = ActiveContacts(s, m)
@@ -189,8 +191,8 @@ class EventDrivenStepper:
         self.general = GeneralPhase(
             s, m, self.pairs, self.smooth, self.locator, self.roots, self.recorder, self.handler
         )
-        if system.compliance is not None:  # compliant contacts: forces with touch/release events
-            self.general.compliant = CompliantEvents(system.compliance, s.N, SUBPOINTS_ODE)
+        if run_system.compliance is not None:  # compliant contacts: forces, touch/release events
+            self.general.compliant = CompliantEvents(run_system.compliance, s.N, SUBPOINTS_ODE)
         self._started = False
         self._cut: Generator[None, StepOutput, None] | None = None  # a phase cut by a slice
 

@@ -211,8 +211,6 @@ def make_stepper(
         # most runs, need not load (0.2 s at every start, and 28 000 objects on the heap)
         from solver.timestepping import TimeSteppingStepper
 
-        if system.compliance is not None:  # a state-only force (an event-driven run fixes phases)
-            system.compliance.engaged = None
         return TimeSteppingStepper(system, t_end, dt_out, h=settings.dt)
     one_blas_thread()
     return EventDrivenStepper(

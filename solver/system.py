@@ -19,6 +19,7 @@ speeds (m/s), hence multipliers are forces in N.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -545,6 +546,24 @@ class System:
         f[self._disk_ix[k]] += force[0]
         if self._disk_iy[k] is not None:
             f[self._disk_iy[k]] += force[1]
+
+    def for_one_run(self) -> System:
+        """This system as one event-driven run uses it: itself, or a copy of its own.
+
+        With compliant contacts a run fixes, phase by phase, which of them
+        press (:class:`solver.compliance.CompliantEvents`), and its forces,
+        events and rows follow that set. The run then gets a shallow copy of
+        the system with a :class:`~solver.compliance.CompliantSet` of its own,
+        which only its ``CompliantEvents`` engages: this system's own
+        ``compliance`` is never engaged (the clamped force of a state,
+        ``engaged = None``), so one system serves any number of runs, of
+        either method, interleaved.
+        """
+        if self.compliance is None:
+            return self
+        run = copy.copy(self)
+        run.compliance = self.compliance.for_system(run)
+        return run
 
     def applied_force(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Generalized applied force (N, N·m): gravity, springs, dampers, forcing.
