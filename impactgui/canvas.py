@@ -47,6 +47,7 @@ from impactgui.scene_items import (
     boundary_points,
     distance_to_polyline,
 )
+from impactgui.soft_look import OverlapDrawing
 from impactgui.tool_host import Hit, Point
 from impactgui.tools import IMPULSE_SCALE, TOOL_TYPES, VELOCITY_SCALE, Tool
 from solver.frames import Event, Frame
@@ -323,6 +324,8 @@ class SceneCanvas(QWidget):
         self._impulse_arrows = self._overlay(ArrowField(width=3.0), 20)
         self._impulse_labels: list[pg.TextItem] = []
         self.forcing = ForcingDrawing(self.view)
+        self.overlaps = OverlapDrawing(self.view)
+        """The overlap δ of each compliant contact of the frame shown (``soft_look``)."""
         self._velocity_handles = self._overlay(
             _HandleScatter(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
         )
@@ -387,6 +390,7 @@ class SceneCanvas(QWidget):
         self.camera_moved_by_user = False
         """The user panned or zoomed since the last fit: a run no longer moves the view."""
         self.view.sigRangeChangedManually.connect(self._on_camera_moved_by_user)
+        self.view.sigRangeChanged.connect(self._on_range_changed)
 
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         document.changed.connect(self._on_document_changed)
@@ -961,6 +965,9 @@ class SceneCanvas(QWidget):
         self.layer.update_springs_at(layout.index, xy)
         self.forcing.show_time(centres, float(frame.t))
         self._show_forces(frame)
+        if frame.contacts or self.overlaps.depths:
+            pixel = self.view.viewPixelSize()[0]
+            self.overlaps.show(frame.contacts, centres, self.layer.radius, pixel)
         impacts = [event for event in events if event.type == "impact"]
         for event in impacts[-FLASHES_PER_FRAME_MAX:]:
             point = self._impact_point(event, centres)
@@ -1012,6 +1019,7 @@ class SceneCanvas(QWidget):
         self.current_time = 0.0
         self._frame_velocity.set_arrows([])
         self._forces.set_arrows([])
+        self.overlaps.clear()
         self._flashes.clear()
         self._flash_timer.stop()
         self.legend.hide()
@@ -1135,6 +1143,12 @@ class SceneCanvas(QWidget):
             return centre
         best = min(found, key=lambda n: n.d)
         return (float(best.point[0]), float(best.point[1]))
+
+    @Slot(object, object)
+    def _on_range_changed(self, _view: object, _ranges: object) -> None:
+        """Zoomed: the overlaps' δ labels show once δ is a few pixels long."""
+        if self.overlaps.depths:
+            self.overlaps.relabel(self.view.viewPixelSize()[0])
 
     @Slot()
     def _on_flash_tick(self) -> None:

@@ -25,6 +25,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from impactgui import soft_look
 from impactgui.spring_field import SpringField, SpringShape
 
 BACKGROUND = QColor("#ffffff")
@@ -833,6 +834,44 @@ class TrailField(pg.PlotCurveItem):
 # ------------------------------------------------------------ scene drawing
 
 
+def _is_soft(boundary: Any) -> bool:
+    """True when ``boundary`` (scene-file dict) carries a ``compliance``."""
+    return isinstance(boundary, Mapping) and bool(boundary.get("compliance"))
+
+
+def _discs(data: Mapping[str, Any]) -> tuple[np.ndarray, list[float]]:
+    """The bodies' centres (n, 2) and radii (a cart: its wheels') as the scene places them, m."""
+    centres, radii = [], []
+    for body in data.get("bodies", []):
+        try:
+            if body.get("type") == "bead":
+                centre, radius = (body["x"], body["rail_y"]), body["radius"]
+            else:
+                centre = body["position"]
+                radius = body.get("radius", body.get("wheel_radius"))
+            centres.append((float(centre[0]), float(centre[1])))
+            radii.append(float(radius))
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+            continue
+    return np.array(centres, dtype=float).reshape(-1, 2), radii
+
+
+def _soft_band_of(
+    boundary: Any, discs: tuple[np.ndarray, list[float]]
+) -> tuple[float, float] | None:
+    """(side, width) of a soft boundary's band (``soft_look``), None for a rigid one."""
+    if not _is_soft(boundary):
+        return None
+    try:
+        points = boundary_points(boundary)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if len(points) < 2 or not np.all(np.isfinite(points)):
+        return None
+    centres, radii = discs
+    return soft_look.material_side(points, centres), soft_look.band_width(points, radii)
+
+
 class SceneLayer:
     """Draws one scene (a scene-file dict) into a ViewBox and keeps its items for animation.
 
@@ -921,14 +960,17 @@ class SceneLayer:
         scene: a label costs more to make than its body).
         """
         wanted: set[tuple[Any, ...]] = set()
-        for index, boundary in enumerate(data.get("boundaries", [])):
+        boundaries = data.get("boundaries", [])
+        discs = _discs(data) if any(_is_soft(b) for b in boundaries) else None
+        for index, boundary in enumerate(boundaries):
             key = ("boundaries", index)
             selected = selection == key
             wanted.add(key)
+            band = _soft_band_of(boundary, discs) if discs is not None else None
             self._update_part(
                 key,
-                (boundary, selected),
-                lambda items, b=boundary, s=selected: self._build_boundary(items, b, s),
+                (boundary, selected, band),
+                lambda items, b=boundary, s=selected, w=band: self._build_boundary(items, b, s, w),
             )
         rails: set[float] = set()
         posed, self._posed = self._posed, set()
@@ -1007,12 +1049,19 @@ class SceneLayer:
             self._add(items, pins, 6)
 
     def _build_boundary(
-        self, items: list[QGraphicsItem], boundary: Mapping[str, Any], selected: bool
+        self,
+        items: list[QGraphicsItem],
+        boundary: Mapping[str, Any],
+        selected: bool,
+        band: tuple[float, float] | None = None,
     ) -> None:
+        """The boundary's line and id; ``band``: (side, width) of a soft one's hatched band."""
         try:
             points = boundary_points(boundary)
         except (KeyError, TypeError, ValueError):
             return
+        if band is not None and band[1] > 0.0:
+            self._add(items, soft_look.band_item(soft_look.soft_band(points, *band)), 1.5)
         colour = SELECTION_COLOUR if selected else BOUNDARY_COLOUR
         curve = pg.PlotCurveItem(points[:, 0], points[:, 1], pen=_pen(colour, BOUNDARY_WIDTH))
         self._add(items, curve, 2)
