@@ -35,7 +35,7 @@ from solver.orbits import (
 from solver.scene_paths import with_values
 
 MAX_CORRECTOR_STEPS = 12
-MAX_DAMPING = 20
+MAX_DAMPING = 8
 """Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
 """A failed corrector halves the step down to this fraction of the first; then the branch ends."""
@@ -109,6 +109,8 @@ class Branch:
             if n_impacts is not None and previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
                 z, p = x[:n], float(x[n])
+                if len(run.impacts) != n_impacts:
+                    break  # no step along Newton's direction keeps the impacts
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
             if converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
@@ -165,6 +167,8 @@ class Branch:
             extra = extra or len(run.impacts) > n_impacts
             if previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
+                if len(run.impacts) != n_impacts:
+                    break
             z = x[:n]
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
