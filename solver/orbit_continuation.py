@@ -8,8 +8,8 @@ the corrector is Newton on
     P(z; p) − z = 0,    t_kᵀ (x − x_k) = h,
 
 with the Jacobian ``[[Φ − I, ∂P/∂p], [t_kᵀ]]`` (``Φ`` the exact monodromy,
-``∂P/∂p`` by a one-sided difference of the program's own map, once per point). The parameter may thus
-turn back: a fold is passed. :func:`bisect_on_arclength` locates a sign change
+``∂P/∂p`` by a one-sided difference of the program's own map, once per point).
+The parameter may thus turn back: a fold is passed. :func:`bisect_on_arclength` locates a sign change
 of a test function (:mod:`solver.orbit_bifurcations`) between two points.
 """
 
