@@ -9,8 +9,8 @@ the corrector is Newton on
 
 with the Jacobian ``[[Φ − I, ∂P/∂p], [t_kᵀ]]`` (``Φ`` the exact monodromy,
 ``∂P/∂p`` by a one-sided difference of the program's own map, once per point).
-The parameter may thus turn back: a fold is passed. :func:`bisect_on_arclength` locates a sign change
-of a test function (:mod:`solver.orbit_bifurcations`) between two points.
+The parameter may thus turn back: a fold is passed. :func:`bisect_on_arclength`
+locates a sign change of a test function (:mod:`solver.orbit_bifurcations`) between two points.
 """
 
 from __future__ import annotations
