@@ -238,6 +238,11 @@ class FieldChooser(QWidget):
         self.count.setRange(1, 100000)
         self.count.setValue(21)
         self.unit = QLabel()
+        self.log = QCheckBox("log spacing (start and stop > 0)")
+        self.log.setToolTip(
+            "Values evenly spaced on a log scale, as PATH=START:STOP:COUNT:log on the command "
+            "line; the plot's axis is logarithmic"
+        )
         layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addRow("field", self.combo)
@@ -245,6 +250,7 @@ class FieldChooser(QWidget):
         layout.addRow("to", self.stop)
         layout.addRow("count", self.count)
         layout.addRow("unit", self.unit)
+        layout.addRow("", self.log)
         self.combo.currentIndexChanged.connect(self._on_field_changed)
         self._on_field_changed(self.combo.currentIndex())
 
@@ -269,8 +275,8 @@ class FieldChooser(QWidget):
         self.start.setSingleStep(step)
         self.stop.setSingleStep(step)
 
-    def choose(self, path: str, start: float, stop: float, count: int) -> None:
-        """Set the field (by path), its range and count."""
+    def choose(self, path: str, start: float, stop: float, count: int, log: bool = False) -> None:
+        """Set the field (by path), its range and count (``log``: log spacing)."""
         index = self.combo.findData(path)
         if index < 0:
             raise KeyError(f"{path}: not a number of this scene")
@@ -278,6 +284,7 @@ class FieldChooser(QWidget):
         self.start.setValue(start)
         self.stop.setValue(stop)
         self.count.setValue(count)
+        self.log.setChecked(log)
 
     def path(self) -> str:
         """The chosen field's path."""
@@ -289,7 +296,8 @@ class FieldChooser(QWidget):
 
     def axis(self) -> Axis:
         """The chosen values (raises ``SweepError`` for a bad range)."""
-        return Axis.linspace(self.path(), self.start.value(), self.stop.value(), self.count.value())
+        spacing = Axis.logspace if self.log.isChecked() else Axis.linspace
+        return spacing(self.path(), self.start.value(), self.stop.value(), self.count.value())
 
 
 # ------------------------------------------------------------------ the window
@@ -342,6 +350,8 @@ class SweepWindow(QWidget):
         self._worker: SweepWorker | None = None
         self._started_at = 0.0
         self._shown: list[tuple[float, float, int]] = []
+        self._log_x = False
+        self._log_y = False
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(REDRAW_MS)
@@ -389,6 +399,9 @@ class SweepWindow(QWidget):
         self.scheduler.setToolTip("The address `dask scheduler` prints, e.g. tcp://10.0.0.5:8786")
         self.run_on.currentIndexChanged.connect(self._on_run_on_changed)
         self._on_run_on_changed(self.run_on.currentIndex())
+        self.log_y = QCheckBox("log scale (values > 0)")
+        self.log_y.setToolTip("The observable on a log axis (when every value shown is > 0)")
+        self.log_y.toggled.connect(self._on_observable_changed)
         self.observable = QComboBox()
         self._fill_observables()
         self.observable.currentIndexChanged.connect(self._on_observable_changed)
@@ -446,6 +459,7 @@ class SweepWindow(QWidget):
         form.addRow("end time", self.t_end)
         form.addRow("output step", self.dt_out)
         form.addRow("observable", self.observable)
+        form.addRow("", self.log_y)
         run_on_box = QGroupBox("Run on")
         run_on = QFormLayout(run_on_box)
         run_on.addRow("where", self.run_on)
@@ -576,6 +590,7 @@ class SweepWindow(QWidget):
             return False
         self.plan = plan
         self.result = SweepResult(plan)
+        self._log_x = len(plan.axes) == 1 and self.first.log.isChecked()
         self._clear_plot()
         self.progress.setRange(0, len(plan))
         self.progress.setValue(0)
@@ -755,7 +770,10 @@ class SweepWindow(QWidget):
             )
         self._shown = shown
         data = np.array([(x, y) for x, y, _ in shown], dtype=float).reshape(-1, 2)
-        self.scatter.setData(x=data[:, 0], y=data[:, 1], data=[run for *_, run in shown])
+        self._log_y = self.log_y.isChecked() and bool(len(data)) and bool(np.all(data[:, 1] > 0))
+        self.plot_item.setLogMode(x=self._log_x, y=self._log_y)
+        view = self.to_view(data)
+        self.scatter.setData(x=view[:, 0], y=view[:, 1], data=[run for *_, run in shown])
         self.scatter.setSize(4 if column == IMPACT_SPEED else 7)
         self.plot.setLabel("bottom", self._axis_label(axis.path))
         ylabel = (
@@ -763,8 +781,24 @@ class SweepWindow(QWidget):
         )
         self.plot.setLabel("left", ylabel)
 
+    def to_view(self, data: np.ndarray) -> np.ndarray:
+        """Data ``(x, y)`` rows in the plot's view coordinates (log10 on a log axis).
+
+        The line (a PlotDataItem) follows the plot's log mode by itself; the
+        scatter and the click test take these.
+        """
+        view = np.array(data, dtype=float).reshape(-1, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self._log_x:
+                view[:, 0] = np.log10(view[:, 0])
+            if self._log_y:
+                view[:, 1] = np.log10(view[:, 1])
+        return view
+
     def _draw_map(self, first: Axis, second: Axis, column: str) -> None:
         assert self.result is not None and self.plan is not None
+        self._log_y = False
+        self.plot_item.setLogMode(x=False, y=False)
         n1, n2 = len(first.values), len(second.values)
         grid = np.full((n1, n2), np.nan)
         for point in self.result.points:
@@ -829,8 +863,9 @@ class SweepWindow(QWidget):
                 return i * len(second.values) + j
             return None
         best, best_distance = None, CLICK_RADIUS_PX
-        for x, y, run in self._shown:
-            marker = view.mapViewToScene(QPointF(x, y))
+        where = self.to_view(np.array([(x, y) for x, y, _ in self._shown]))
+        for (x, y), (*_, run) in zip(where, self._shown, strict=True):
+            marker = view.mapViewToScene(QPointF(float(x), float(y)))
             distance = math.hypot(marker.x() - scene_pos.x(), marker.y() - scene_pos.y())
             if distance <= best_distance:
                 best, best_distance = run, distance

@@ -8,9 +8,9 @@ the corrector is Newton on
     P(z; p) − z = 0,    t_kᵀ (x − x_k) = h,
 
 with the Jacobian ``[[Φ − I, ∂P/∂p], [t_kᵀ]]`` (``Φ`` the exact monodromy,
-``∂P/∂p`` by central differences of the program's own map). The parameter may thus
-turn back: a fold is passed. :func:`bisect_on_arclength` locates a sign change
-of a test function (:mod:`solver.orbit_bifurcations`) between two points.
+``∂P/∂p`` by a one-sided difference of the program's own map, once per point).
+The parameter may thus turn back: a fold is passed. :func:`bisect_on_arclength`
+locates a sign change of a test function (:mod:`solver.orbit_bifurcations`) between two points.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from solver.orbits import (
 from solver.scene_paths import with_values
 
 MAX_CORRECTOR_STEPS = 12
-MAX_DAMPING = 20
+P_STEP = 1.5e-8
+"""Relative step of the one-sided difference ∂P/∂p (about √ε: truncation and round-off alike)."""
+MAX_DAMPING = 8
 """Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
 """A failed corrector halves the step down to this fraction of the first; then the branch ends."""
@@ -73,20 +75,36 @@ class Branch:
             raise SolverError(f"periodic orbit at {self.label(p)}: {error}") from None
         return run, monodromy(base, z, run.impacts, span), span
 
-    def p_derivative(self, z: np.ndarray, p: float) -> np.ndarray:
-        h = 1e-6 * max(1.0, abs(p))
-        plus = self.evaluate(z, p + h)[0].z_end
-        minus = self.evaluate(z, p - h)[0].z_end
-        return (plus - minus) / (2.0 * h)
+    def p_derivative(self, z: np.ndarray, p: float, z_end: np.ndarray | None = None) -> np.ndarray:
+        """``∂P/∂p`` by a one-sided difference, step ``P_STEP · max(1, |p|)``.
 
-    def jacobian(self, z: np.ndarray, p: float, J: np.ndarray) -> np.ndarray:
-        """``[Φ − I, ∂P/∂p]``, shape (n, n + 1)."""
+        ``z_end`` is ``P(z; p)`` when the caller has it (the corrector's own run): then
+        the column costs one run of the map.
+        """
+        h = P_STEP * max(1.0, abs(p))
+        if z_end is None:
+            z_end = self.evaluate(z, p)[0].z_end
+        return (self.evaluate(z, p + h)[0].z_end - z_end) / h
+
+    def jacobian(
+        self, z: np.ndarray, p: float, J: np.ndarray, column: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``[Φ − I, ∂P/∂p]``, shape (n, n + 1) (``column`` the ∂P/∂p to use, if known)."""
         n = len(z)
-        return np.column_stack([J - np.eye(n), self.p_derivative(z, p)])
+        if column is None:
+            column = self.p_derivative(z, p)
+        return np.column_stack([J - np.eye(n), column])
 
-    def tangent(self, z: np.ndarray, p: float, J: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    def tangent(
+        self,
+        z: np.ndarray,
+        p: float,
+        J: np.ndarray,
+        previous: np.ndarray,
+        column: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Unit null vector of ``[Φ − I, ∂P/∂p]``, oriented along ``previous``."""
-        A = self.jacobian(z, p, J)
+        A = self.jacobian(z, p, J, column)
         t = np.linalg.solve(np.vstack([A, previous]), np.r_[np.zeros(len(z)), 1.0])
         t /= np.linalg.norm(t)
         return t if t @ previous >= 0 else -t
@@ -103,22 +121,27 @@ class Branch:
         x = x0 + h * t0
         residual = math.inf
         previous = None
+        column = None  # ∂P/∂p, computed at the first iterate and kept (a chord in that column)
         for step in range(MAX_CORRECTOR_STEPS + 1):
             z, p = x[:n], float(x[n])
             run, J, span = self.evaluate(z, p)
             if n_impacts is not None and previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
                 z, p = x[:n], float(x[n])
+                if len(run.impacts) != n_impacts:
+                    break  # no step along Newton's direction keeps the impacts
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
             if converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
                 orbit = make_orbit(
                     z, self.t_section, self.period, span, J, run.impacts, step, residual
                 )
-                return BranchPoint(p, orbit, self.tangent(z, p, J, t0))
+                return BranchPoint(p, orbit, self.tangent(z, p, J, t0, column))
             if step == MAX_CORRECTOR_STEPS:
                 break
-            A = np.vstack([self.jacobian(z, p, J), t0])
+            if column is None:
+                column = self.p_derivative(z, p, run.z_end)
+            A = np.vstack([self.jacobian(z, p, J, column), t0])
             previous = x
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
         changed = ""
@@ -165,6 +188,8 @@ class Branch:
             extra = extra or len(run.impacts) > n_impacts
             if previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
+                if len(run.impacts) != n_impacts:
+                    break
             z = x[:n]
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))

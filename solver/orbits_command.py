@@ -1,15 +1,15 @@
 """``python -m solver orbits``: a branch of periodic orbits over one scene field (docs/ORBITS.md).
 
     python -m solver orbits SCENE.json --vary PATH=START:STOP --out DIR
-        [--period K] [--transient T] [--max-points N] [--step S]
+        [--period K] [--transient T] [--max-points N] [--step S] [--follow-doubling]
 
-Pseudo-arclength continuation (:mod:`solver.orbit_continuation`) from the
-orbit the scene reaches after T s at START, in steps of arclength S in
-``(state, parameter)``, until the parameter passes STOP or N orbits; folds,
-period doublings and tori between two orbits are located by bisection
-(:mod:`solver.orbit_bifurcations`) and written as extra rows. A corrector that
-fails at the smallest step ends the branch: the last orbit found is marked
-``end`` and the reason (naming the parameter value) goes to stderr, exit 3.
+The branches are followed by :func:`solver.orbit_branches.follow_branches`
+(pseudo-arclength from the orbit the scene reaches after T s at START, in steps
+of arclength S in ``(state, parameter)``, until the parameter passes STOP or N
+orbits; bifurcations located as extra rows; a grazing ends a branch with a
+``grazing`` row, exit 0). A corrector that fails at the smallest step ends the
+branch: the last orbit found is marked ``end`` and the reason (naming the
+parameter value) goes to stderr, exit 3.
 """
 
 from __future__ import annotations
@@ -17,25 +17,14 @@ from __future__ import annotations
 import argparse
 import csv
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
-
 from solver.errors import InputError, SolverError
-from solver.orbit_bifurcations import (
-    LOCATE_TOL,
-    Grazing,
-    crossings,
-    indicator,
-    locate_grazing,
-    slowest_impact,
-)
-from solver.orbit_continuation import Branch, BranchPoint, bisect_on_arclength
+from solver.orbit_branches import follow_branches
 from solver.orbits import PeriodicOrbit, find_orbit
 from solver.scene import SceneError, load_scene
-from solver.scene_paths import check_settable, with_values
+from solver.scene_paths import check_settable
 from solver.system import System
 
 DEFAULT_MAX_POINTS = 50
@@ -176,88 +165,6 @@ def _row(
     return row
 
 
-@dataclass
-class Followed:
-    """One branch as followed: its rows ``(p, orbit, mark)`` and how it ended."""
-
-    rows: list[tuple[float, PeriodicOrbit, str]]
-    failure: str = ""
-    note: str = ""
-    doubling: BranchPoint | None = None
-    """The first located period doubling (where a doubled branch can start)."""
-
-
-def _follow(branch: Branch, start: BranchPoint, h: float, p_stop: float, n_max: int, M) -> Followed:
-    """Continue from ``start``: rows with located bifurcations, ended at a grazing or a failure."""
-    out = Followed([(start.p, start.orbit, "")])
-    previous = start
-    try:
-        for point in branch.points(start, h, p_stop, n_max):
-            if len(point.orbit.impacts) != len(previous.orbit.impacts) and point.p != previous.p:
-                grazing = locate_grazing(
-                    branch,
-                    previous.p,
-                    previous.orbit,
-                    M,
-                    direction=math.copysign(1.0, point.p - previous.p),
-                    step=abs(point.p - previous.p),
-                    p_bad=point.p,
-                )
-                if grazing is not None:
-                    out.rows.append((grazing.p, grazing.orbit, "grazing"))
-                    out.note = _grazing_note(branch, grazing)
-                    return out
-            for kind in crossings(previous.orbit, point.orbit):
-                found = _located(branch, previous, point, kind)
-                out.rows.append((found.p, found.orbit, kind))
-                if kind == "period_doubling" and out.doubling is None:
-                    out.doubling = found
-            out.rows.append((point.p, point.orbit, ""))
-            previous = point
-    except (InputError, SceneError, SolverError) as error:
-        out.failure = str(error)
-        grazing = None
-        last_step = abs(out.rows[-1][0] - out.rows[-2][0]) if len(out.rows) > 1 else h
-        try:
-            grazing = locate_grazing(
-                branch,
-                previous.p,
-                previous.orbit,
-                M,
-                direction=math.copysign(1.0, previous.tangent[-1]),
-                step=max(last_step / 4.0, 10.0 * LOCATE_TOL),
-            )
-        except (InputError, SceneError, SolverError):
-            grazing = None
-        if grazing is not None:
-            out.rows.append((grazing.p, grazing.orbit, "grazing"))
-            out.note, out.failure = _grazing_note(branch, grazing), ""
-        elif out.rows[-1][1].impacts:
-            speed = slowest_impact(out.rows[-1][1], M)
-            out.failure += f"; the last orbit's slowest impact is at {speed:.3g} m/s"
-    return out
-
-
-def _located(branch: Branch, a: BranchPoint, b: BranchPoint, kind: str) -> BranchPoint:
-    """The bifurcation ``kind`` between branch points ``a`` and ``b``, bisected on arclength."""
-    a_sign = indicator(kind, a.orbit) < 0.0
-
-    def same(candidate: Any) -> bool:
-        value = indicator(kind, candidate.orbit)
-        return value is not None and (value < 0.0) == a_sign
-
-    h_ab = float(a.tangent @ (np.r_[b.orbit.state, b.p] - np.r_[a.orbit.state, a.p]))
-    return bisect_on_arclength(branch, a, h_ab, same, LOCATE_TOL)
-
-
-def _grazing_note(branch: Branch, grazing: Grazing) -> str:
-    if grazing.how == "impact":
-        what = f"an impact's speed tends to 0 (slowest {grazing.speed:.3g} m/s)"
-    else:
-        what = "a free flight touches a stop (an impact appears)"
-    return f"grazing at {branch.label(grazing.p)}: {what}; the branch ends there"
-
-
 def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
     """``orbits`` with parsed arguments; returns the exit status (0, 2 or 3)."""
     problems: list[str] = []
@@ -276,28 +183,18 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         for line in problems:
             print(line, file=stderr)
         return 2
-    branch = Branch(scene, path, period)
+    followed = follow_branches(
+        scene,
+        path,
+        p_start,
+        p_stop,
+        h,
+        n_max,
+        period=period,
+        transient=transient,
+        follow_doubling=args.follow_doubling,
+    )
     M = System(scene).M
-    try:
-        first_scene = with_values(scene, {path: p_start})
-        label = branch.label(p_start)
-        orbit = find_orbit(first_scene, period=period, transient=transient, label=label)
-        start = branch.first(orbit, p_start, math.copysign(1.0, p_stop - p_start))
-    except (InputError, SceneError, SolverError) as error:
-        followed = [Followed([], failure=str(error))]
-    else:
-        followed = [_follow(branch, start, h, p_stop, n_max if h else 1, M)]
-    doubling = followed[0].doubling
-    if args.follow_doubling and doubling is not None:
-        doubled = Branch(scene, path, 2 * period)
-        try:
-            junction, first = doubled.doubled_start(doubling, h or abs(p_stop - p_start))
-        except (InputError, SceneError, SolverError) as error:
-            followed.append(Followed([], failure=f"the doubled branch: {error}"))
-        else:
-            more = _follow(doubled, first, h, p_stop, n_max, M)
-            more.rows.insert(0, (junction.p, junction.orbit, ""))
-            followed.append(more)
     orbits = [
         (b, k, value, orbit, mark or ("end" if k == len(f.rows) - 1 else ""))
         for b, f in enumerate(followed)
