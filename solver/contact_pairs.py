@@ -13,6 +13,7 @@ over a stretch of motion, :mod:`solver.gap_closing`'s.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -384,7 +385,7 @@ class _PairsByKey(dict):
 
     def __init__(self, kin: DiskKinematics) -> None:
         super().__init__()
-        self._kin = kin
+        self._kin = weakref.proxy(kin)  # kin holds this dict: no cycle
 
     def __missing__(self, key: Hashable) -> ContactPair:
         kin = self._kin
