@@ -18,7 +18,6 @@ CLASS_LINES = 600
 
 MODULES_OVER = {
     # still to split (issue 21, item 7); sizes when listed
-    "impact.py": 1525,
     "scene.py": 1244,
     "reference.py": 1187,
     "sweep.py": 1083,
