@@ -64,31 +64,43 @@ an ``impact`` event with ``pre`` / ``post`` frames at ``t_k + (1 − θ) h``
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.spatial import cKDTree
 
-from solver import chain_lcp, gauss_seidel, timestep_kernels
-from solver.broadphase import StaticIndex
-from solver.complementarity import banded_lcp, lemke
+from solver import timestep_kernels
 from solver.contact import SLIP_SPEED_TOL
-from solver.contact_arrays import (
-    ContactArrays,
-    SparseRows,
-    disk_disk,
-    disk_disk_gaps,
-    empty_contacts,
-    from_disk_contacts,
-)
 from solver.errors import InputError, SolverError
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
-from solver.geometry import disk_disk_contact, disk_feature_contact
+from solver.timestep_accuracy import (
+    ALL_PAIRS,
+    DRIFT_BOUND,
+    PENETRATION_BOUND,
+    STEP_FRACTION,
+    AccuracyMonitor,
+    largest_step,
+)
+from solver.timestep_contacts import (
+    CUT_SPEED,
+    GAP_TOL,
+    QUERY_MARGIN,
+    SCALAR_PAIRS,
+    Closed,
+    ContactDetector,
+    Hits,
+)
+from solver.timestep_instant import ROOT_ITERATIONS, ROOT_TOL, ClosingInstant
+from solver.timestep_lcp import (
+    BAND_MAX,
+    CONTACT_SOLVERS,
+    EXACT_CONTACTS,
+    PGS_MAX_SWEEPS,
+    PGS_TOL,
+    ROUND_OFF,
+    StepContactSolver,
+)
 
 if TYPE_CHECKING:
     from solver.system import System
@@ -96,91 +108,45 @@ if TYPE_CHECKING:
 DEFAULT_STEP = 1e-4
 """Default step ``h`` (s), the scene's ``solver.dt`` default."""
 
-GAP_TOL = 1e-10
-"""Gap (m) at or below which a contact counts as closed: absorbs round-off at rest."""
-
-ROUND_OFF = 1e-13
-"""Relative size below which a free contact speed in the LCP is round-off and set to 0."""
-
-QUERY_MARGIN = 0.5
-"""Candidate pairs are looked for within this share of the smallest radius, so that the
-search can be skipped until the disks have moved that far."""
 
 IMPACT_SPEED_STEPS = 10.0
 """An approach speed above this many steps' worth of normal acceleration is an impact."""
 
-SCALAR_PAIRS = 8
-"""Up to this many candidate pairs the kinematics are computed pair by pair (cheaper)."""
-
-EXACT_CONTACTS = 8
-"""Most closed contacts whose LCP is solved exactly (Lemke); more go to Gauss–Seidel."""
-
-BAND_MAX = 8
-"""Widest band of a frictionless Delassus matrix solved exactly (block principal pivoting)."""
-
-PGS_TOL = 1e-10
-"""Gauss–Seidel stops when no impulse changed by more than this share of the largest."""
-
-PGS_MAX_SWEEPS = 50
-"""Most Gauss–Seidel sweeps per step."""
 
 CUTS_PER_STEP = 8
 """Most closing instants a step is cut at; the rest of the step is plain Moreau–Jean (an
 accumulation of impacts, as a ball coming to rest, is absorbed by it)."""
 
-CUT_SPEED = 1e-6
-"""A closing pair cuts its step only when it approaches faster than this share of the
-fastest closing speed (beads of a chain that move together touch again at 1e-8 m/s: their
-contacts are left to plain steps, as persistent ones)."""
 
-ROOT_ITERATIONS = 30
-"""Most Newton (or bisection) iterations locating a closing instant."""
-
-ROOT_TOL = 1e-12
-"""A closing instant is located when Newton's last change is below this share of the step."""
-
-CONTACT_SOLVERS = ("auto", "lemke", "pgs")
-STEP_FRACTION = 1.0 / 20.0
-"""Largest step as a fraction of the scene's shortest period (docs/MECHANICS.md §6):
-``h ω <= 2π/20 ≈ 0.31`` keeps the midpoint scheme's phase error under 0.5 % a period
-(``(hω)²/24``) and far inside its stability bound ``hω < 2``."""
-PENETRATION_BOUND = 0.01
-"""Penetration (fraction of the smallest disk radius) past which an ``accuracy`` row is written."""
-DRIFT_BOUND = 0.01
-"""Energy-balance drift (fraction of the energy scale) past which an ``accuracy`` row is written."""
-
-ALL_PAIRS = timestep_kernels.KERNEL_PAIRS
-"""Up to this many disk–feature (or disk–disk) pairs the accuracy measure looks at every pair
-of the kind, never searching."""
+__all__ = [  # the stepper's module names, its parts' constants among them
+    "ALL_PAIRS",
+    "BAND_MAX",
+    "CONTACT_SOLVERS",
+    "CUTS_PER_STEP",
+    "CUT_SPEED",
+    "DEFAULT_STEP",
+    "DRIFT_BOUND",
+    "EXACT_CONTACTS",
+    "GAP_TOL",
+    "IMPACT_SPEED_STEPS",
+    "PENETRATION_BOUND",
+    "PGS_MAX_SWEEPS",
+    "PGS_TOL",
+    "QUERY_MARGIN",
+    "ROOT_ITERATIONS",
+    "ROOT_TOL",
+    "ROUND_OFF",
+    "SCALAR_PAIRS",
+    "STEP_FRACTION",
+    "USE_KERNEL",
+    "TimeSteppingStepper",
+    "largest_step",
+]  # fmt: skip
 
 USE_KERNEL = timestep_kernels.COMPILED
 """With numba installed, quiet steps of small scenes run in the compiled loop of
 :mod:`solver.timestep_kernels` and banded frictionless contacts are solved by
 :mod:`solver.chain_lcp`; otherwise every step takes the numpy path, the reference."""
-
-
-@dataclass(frozen=True, eq=False)
-class _Closed:
-    """The closed contacts of a step: kinematics, Jacobian rows, laws and identities."""
-
-    rows: ContactArrays
-    G: SparseRows
-    H: SparseRows
-    restitution: np.ndarray
-    friction: np.ndarray
-    keys: np.ndarray  # one integer per pair, stable from step to step
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-
-@dataclass(frozen=True, eq=False)
-class _Hits:
-    """Pairs that close within a step: disk ``i``, other disk ``j`` (−1) or ``feature`` (−1)."""
-
-    i: np.ndarray
-    j: np.ndarray
-    feature: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -283,26 +249,15 @@ class TimeSteppingStepper:
         self._dissipated = 0.0
         self._input = 0.0
         self._m_inv = 1.0 / np.asarray(system.M_diag, dtype=float)
-        self._query_margin = QUERY_MARGIN * float(np.min(system.radii, initial=1.0))
-        self._clearance = -math.inf  # every gap is at least this, m (-inf: unknown)
         self._closing_speed_now = self._closing_speed(self.v)
-        features = system.features
-        self._feature_ids = [fid for fid, _, _, _ in features]
+        self._feature_ids = [fid for fid, _, _, _ in system.features]
         self._disk_ids = [system.disk_body_id(k) for k in range(system.n_disks)]
-        self._feature_restitution = np.array([e for _, _, e, _ in features], dtype=float)
-        self._feature_friction = np.array([mu for _, _, _, mu in features], dtype=float)
-        self._static_index = StaticIndex([f for _, f, _, _ in features]) if features else None
-        self._key_stride = len(features) + system.n_disks
-        self._candidates: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._candidate_tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._candidate_centres = np.zeros((0, 2))
-        self._candidate_margin = 0.0
-        self._basis_keys = np.zeros(0, dtype=np.int64)  # contacts of the last LCP solved
-        self._basis = np.zeros(0, dtype=bool)  # its unknowns that were positive
-        self._warm_keys = np.zeros(0, dtype=np.int64)  # sorted keys of the last impulses
-        self._warm = np.zeros((0, 2))  # their (Λ_n, Λ_t), N·s
+        # the parts, each with its own state (docs/ARCHITECTURE.md, "The time-stepper")
+        self._contacts = ContactDetector(system, self.theta)
+        self._solver = StepContactSolver(self._m_inv, contact_solver, USE_KERNEL, self._names)
+        self._instant = ClosingInstant(system, self.theta, self._m_inv)
         self._started = False
-        self.accuracy = _Accuracy(system, self._candidate_disk_pairs)
+        self.accuracy = AccuracyMonitor(system, self._contacts.candidate_disk_pairs)
         """The run's largest penetration and energy-balance drift so far (``accuracy`` rows)."""
         self._kernel_scene: timestep_kernels.KernelScene | None = None
         if USE_KERNEL and contact_solver != "pgs":
@@ -362,15 +317,15 @@ class TimeSteppingStepper:
                     t = t_start + k * h
                 if hits is None:
                     continue
-                instant = self._impact_instant(hits, rest)
+                instant = self._instant.instant(hits, self.t, self.q, self.v, rest)
                 if instant is None:  # the pairs do not close after all: a plain step
                     persistent = self._steps(t, rest, h, 1, out, False, GAP_TOL)[1]
                     k, rest, cuts = k + 1, h, 0
                     continue
                 if instant > 0.0:
                     self._steps(t, instant, h, 1, out, False, GAP_TOL)
-                paths = self._hit_paths(hits, np.zeros(self.system.N))
-                gaps = self._hit_gaps(hits, paths, np.zeros(len(hits.i)))[0]
+                paths = self._instant.paths(hits, self.q, self.v, np.zeros(self.system.N))
+                gaps = self._instant.gaps(hits, paths, np.zeros(len(hits.i)))[0]
                 catch = GAP_TOL + max(0.0, float(np.min(gaps)))
                 persistent = self._steps(t + instant, 0.0, h, 1, out, False, catch)[1]
                 rest, cuts = rest - instant, cuts + 1
@@ -409,19 +364,21 @@ class TimeSteppingStepper:
         out: StepOutput,
         detect: bool,
         gap_tol: float,
-    ) -> tuple[int, _Persistent | None, _Hits | None]:
+    ) -> tuple[int, _Persistent | None, Hits | None]:
         """Up to ``count`` steps from ``t`` in the compiled loop (see :meth:`_steps`).
 
         Runs :func:`timestep_kernels.quiet_steps`; a step with impacts ends
         the call, and its events and frames are written here. With
         ``detect``, the loop stops before a step in which a pair closes (see
-        :meth:`_closed_contacts`). Returns how many steps were made (0: the
+        :meth:`ContactDetector.closed_contacts`). Returns how many steps were made (0: the
         next step is not the loop's), the persistent contacts of the last
         one and the closing pairs of the step the loop stopped before.
         """
         scene = self._kernel_scene
         assert scene is not None
-        kind, first, second, centres, margin = self._kernel_pairs(h)
+        kind, first, second, centres, margin = self._contacts.kernel_pairs(
+            scene, self.q, self.v, h, self._closing_speed_now
+        )
         q, v = self.q.copy(), self.v.copy()
         status = self._kernel_status
         size = max(len(kind), 1)
@@ -448,7 +405,7 @@ class TimeSteppingStepper:
         if outcome == timestep_kernels.CUT:
             hit = hit_pairs[:n_hits]
             disk_hit = kind[hit] == timestep_kernels.DISK
-            hits = _Hits(
+            hits = Hits(
                 first[hit], np.where(disk_hit, second[hit], -1), np.where(disk_hit, -1, second[hit])
             )
         if not made:
@@ -457,8 +414,8 @@ class TimeSteppingStepper:
         last_start = t if made == 1 else t + first_h + (made - 2) * h
         last = first_h if made == 1 else h
         self.q, self.v, self.t = q, v, last_start + last
-        self._basis_keys = np.zeros(0, dtype=np.int64)
-        self._clearance = -math.inf
+        self._solver.forget_basis()
+        self._contacts.forget_clearance()
         self._closing_speed_now = self._closing_speed(v)
         if n == 0:
             return made, None, hits
@@ -468,10 +425,11 @@ class TimeSteppingStepper:
         j = np.where(disk_pair, second[pair], -1)
         feature = np.where(disk_pair, -1, second[pair])
         if n > EXACT_CONTACTS:
-            keys = i * self._key_stride + np.where(disk_pair, len(self._feature_ids) + j, feature)
+            keys = i * self._contacts.key_stride + np.where(
+                disk_pair, len(self._feature_ids) + j, feature
+            )
             order = np.argsort(keys)
-            self._warm_keys = keys[order]
-            self._warm = report[:n, :2][order]
+            self._solver.keep_impulses(keys[order], report[:n, :2][order])
         hit = impact[:n].copy()
         if outcome == timestep_kernels.IMPACT:
             t_theta = last_start + (1.0 - self.theta) * last
@@ -487,35 +445,6 @@ class TimeSteppingStepper:
             report[rows, 1] / last, report[rows, 3].copy(), report[rows, 5].copy(),
         ), hits  # fmt: skip
 
-    def _kernel_pairs(
-        self, h: float
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-        """The pairs the compiled loop looks at: kinds, disks, others; search centres, margin.
-
-        All pairs of a small scene (margin ``inf``), else the candidate pairs,
-        searched again first when the disks may have left them (as
-        :meth:`_closed_contacts` does).
-        """
-        scene = self._kernel_scene
-        assert scene is not None
-        if scene.all_pairs:
-            return scene.pair_kind, scene.pair_i, scene.pair_j, np.zeros((0, 2)), math.inf
-        c = self.system.centres(self.q + (1.0 - self.theta) * h * self.v)
-        needed = GAP_TOL + h * self._closing_speed_now
-        if self._candidates is None or 2.0 * self._largest_move(c) >= (
-            self._candidate_margin - needed
-        ):
-            self._search_candidates(c, max(needed, self._query_margin))
-        if self._candidate_tables is None:
-            disk, feature, pairs = self._candidates
-            self._candidate_tables = (
-                np.concatenate((scene.feature_kind[feature],
-                                np.full(len(pairs), timestep_kernels.DISK))).astype(np.int64),
-                np.concatenate((disk, pairs[:, 0])).astype(np.int64),
-                np.concatenate((feature, pairs[:, 1])).astype(np.int64),
-            )  # fmt: skip
-        return (*self._candidate_tables, self._candidate_centres, self._candidate_margin)
-
     def _steps(
         self,
         t: float,
@@ -525,7 +454,7 @@ class TimeSteppingStepper:
         out: StepOutput,
         detect: bool,
         gap_tol: float,
-    ) -> tuple[int, _Persistent | None, _Hits | None]:
+    ) -> tuple[int, _Persistent | None, Hits | None]:
         """Up to ``count`` Moreau–Jean steps from ``t``, the first of length ``first_h`` (≥ 0;
         0: the impact law alone), the others ``h``.
 
@@ -543,160 +472,14 @@ class TimeSteppingStepper:
         persistent, hits = self._advance(t, first_h, out, detect, gap_tol)
         return (0, None, hits) if hits is not None else (1, persistent, None)
 
-    def _hit_paths(self, hits: _Hits, accel: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Centres (m), their velocities (m/s) and free accelerations (m/s²) of the disks of
-        ``hits`` now, shape (K, 2) each: disk ``i``, then the other disk (its own where none)."""
-        system = self.system
-        other = np.where(hits.j >= 0, hits.j, hits.i)
-        c, cd = system.centres(self.q), system.centre_velocities(self.v)
-        ca = system.centre_velocities(accel)
-        return c[hits.i], cd[hits.i], ca[hits.i], c[other], cd[other], ca[other]
-
-    def _hit_gaps(
-        self, hits: _Hits, paths: tuple[np.ndarray, ...], tau: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Gaps (m) and their rates (m/s) of the pairs ``hits`` after free motions of ``tau``.
-
-        The free motion of a Moreau–Jean step of length ``τ`` without
-        contacts: centres ``c + τ ċ + θ τ² c̈``, at rate ``ċ + 2 θ τ c̈``
-        (``paths``: :meth:`_hit_paths`; ``tau``: one time per pair, s). A pair
-        whose kinematics do not exist there (the centre left the feature's
-        Voronoi region) gets ``inf``. Up to ``SCALAR_PAIRS`` pairs one by
-        one, beyond on arrays (:mod:`solver.contact_arrays`).
-        """
-        radii, count = self.system.radii, len(hits.i)
-        if count <= SCALAR_PAIRS:
-            lists = tuple(path.tolist() for path in paths)
-            gaps, rates = zip(
-                *(self._hit_gap(hits, lists, k, float(tau[k])) for k in range(count)), strict=True
-            )
-            return np.array(gaps), np.array(rates)
-        c_i, cd_i, ca_i, c_j, cd_j, ca_j = paths
-        theta, tau = self.theta, tau[:, None]
-        c_i = c_i + tau * cd_i + theta * tau * tau * ca_i
-        cd_i = cd_i + 2.0 * theta * tau * ca_i
-        c_j = c_j + tau * cd_j + theta * tau * tau * ca_j
-        cd_j = cd_j + 2.0 * theta * tau * ca_j
-        gaps, rates = np.full(count, math.inf), np.zeros(count)
-        pair = hits.j >= 0
-        if np.any(pair):
-            n = int(np.sum(pair))
-            rows = disk_disk(
-                np.concatenate((c_i[pair], c_j[pair])), np.concatenate((cd_i[pair], cd_j[pair])),
-                np.zeros(2 * n), np.concatenate((radii[hits.i[pair]], radii[hits.j[pair]])),
-                np.arange(n), n + np.arange(n),
-            )  # fmt: skip
-            gaps[pair] = np.where(rows.valid, rows.g, math.inf)
-            rates[pair] = np.where(rows.valid, rows.u_n, 0.0)
-        if not np.all(pair):
-            wall = ~pair
-            rows = self.system.feature_arrays.contacts(
-                np.arange(int(np.sum(wall))), hits.feature[wall], c_i[wall], cd_i[wall],
-                np.zeros(int(np.sum(wall))), radii[hits.i[wall]],
-            )  # fmt: skip
-            gaps[wall] = np.where(rows.valid, rows.g, math.inf)
-            rates[wall] = np.where(rows.valid, rows.u_n, 0.0)
-        return gaps, rates
-
-    def _hit_gap(
-        self, hits: _Hits, lists: tuple[list, ...], k: int, tau: float
-    ) -> tuple[float, float]:
-        """:meth:`_hit_gaps` of pair ``k`` alone, in floats (``lists``: the paths as lists)."""
-        c_i, cd_i, ca_i, c_j, cd_j, ca_j = (path[k] for path in lists)
-        theta, radii = self.theta, self.system.radii
-        x = (c_i[0] + tau * cd_i[0] + theta * tau * tau * ca_i[0],
-             c_i[1] + tau * cd_i[1] + theta * tau * tau * ca_i[1])  # fmt: skip
-        xd = (cd_i[0] + 2.0 * theta * tau * ca_i[0], cd_i[1] + 2.0 * theta * tau * ca_i[1])
-        i, j = int(hits.i[k]), int(hits.j[k])
-        if j >= 0:
-            wx = x[0] - (c_j[0] + tau * cd_j[0] + theta * tau * tau * ca_j[0])
-            wy = x[1] - (c_j[1] + tau * cd_j[1] + theta * tau * tau * ca_j[1])
-            d = math.hypot(wx, wy)
-            if d == 0.0:
-                return math.inf, 0.0
-            rate = (wx / d) * (xd[0] - cd_j[0] - 2.0 * theta * tau * ca_j[0]) + (wy / d) * (
-                xd[1] - cd_j[1] - 2.0 * theta * tau * ca_j[1]
-            )
-            return d - float(radii[i]) - float(radii[j]), rate
-        near = self.system.features[int(hits.feature[k])][1].nearest(x)
-        if near is None:
-            return math.inf, 0.0
-        return near.d - float(radii[i]), float(near.n[0] * xd[0] + near.n[1] * xd[1])
-
-    def _impact_instant(self, hits: _Hits, h: float) -> float | None:
-        """Earliest instant (s after ``self.t``, in [0, h]) at which a pair of ``hits`` closes.
-
-        Each pair's gap along the free motion of :meth:`_hit_gaps` is
-        followed from 0 to ``h`` and its root found by Newton's method kept
-        inside the bracket (all pairs at once); ``None`` when no pair's gap
-        is closed at ``h``.
-        """
-        accel = self._m_inv * self.system.applied_force(self.t, self.q, self.v)
-        paths = self._hit_paths(hits, accel)
-        if len(hits.i) <= SCALAR_PAIRS:
-            return self._few_instant(hits, tuple(path.tolist() for path in paths), h)
-        start, _ = self._hit_gaps(hits, paths, np.zeros(len(hits.i)))
-        end, _ = self._hit_gaps(hits, paths, np.full(len(hits.i), h))
-        closing = end <= 0.0
-        if not np.any(closing):
-            return None
-        if np.any(closing & (start <= 0.0)):
-            return 0.0
-        hits = _Hits(hits.i[closing], hits.j[closing], hits.feature[closing])
-        paths = tuple(path[closing] for path in paths)
-        start, end = start[closing], end[closing]
-        low, high = np.zeros(len(start)), np.full(len(start), h)
-        tau = h * start / (start - end)
-        active = np.ones(len(start), dtype=bool)
-        for _ in range(ROOT_ITERATIONS):
-            gap, rate = self._hit_gaps(hits, paths, tau)
-            above = gap > 0.0
-            low = np.where(active & above, tau, low)
-            high = np.where(active & ~above, tau, high)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                newton = np.where((rate < 0.0) & np.isfinite(gap), tau - gap / rate, np.nan)
-            done = active & (np.abs(newton - tau) <= ROOT_TOL * h)
-            inside = (low < newton) & (newton < high)
-            step = np.where(done | inside, newton, 0.5 * (low + high))
-            tau = np.where(active, step, tau)
-            active &= ~done
-            if not np.any(active):
-                break
-        return float(np.min(tau))
-
-    def _few_instant(self, hits: _Hits, lists: tuple[list, ...], h: float) -> float | None:
-        """:meth:`_impact_instant` for a few pairs, one by one in floats (cheaper)."""
-        instant = None
-        for k in range(len(hits.i)):
-            start, end = self._hit_gap(hits, lists, k, 0.0)[0], self._hit_gap(hits, lists, k, h)[0]
-            if not end <= 0.0:
-                continue
-            if start <= 0.0:
-                return 0.0
-            low, high = 0.0, h
-            tau = h * start / (start - end)
-            for _ in range(ROOT_ITERATIONS):
-                gap, rate = self._hit_gap(hits, lists, k, tau)
-                if gap > 0.0:
-                    low = tau
-                else:
-                    high = tau
-                newton = tau - gap / rate if rate < 0.0 and math.isfinite(gap) else math.nan
-                if abs(newton - tau) <= ROOT_TOL * h:
-                    tau = newton
-                    break
-                tau = newton if low < newton < high else 0.5 * (low + high)
-            instant = tau if instant is None else min(instant, tau)
-        return instant
-
     def _advance(
         self, t: float, h: float, out: StepOutput, detect: bool = False, gap_tol: float = GAP_TOL
-    ) -> tuple[_Persistent | None, _Hits | None]:
+    ) -> tuple[_Persistent | None, Hits | None]:
         """One Moreau–Jean step of length ``h`` (≥ 0; 0: the impact law alone) from ``t``.
 
         Returns the persistent contacts; with ``detect``, when a pair open at
         the start closes within the step, the step is not made and those
-        pairs are returned instead (see :meth:`_closed_contacts`).
+        pairs are returned instead (see :meth:`ContactDetector.closed_contacts`).
         """
         system, theta = self.system, self.theta
         q, v = self.q, self.v
@@ -707,11 +490,13 @@ class TimeSteppingStepper:
         if not np.all(np.isfinite(v_free)):
             raise SolverError("the applied forces are no longer finite")
         closing_speed = self._closing_speed_now
-        closed, hits = self._closed_contacts(q_theta, v, h, closing_speed, accel, detect, gap_tol)
+        closed, hits = self._contacts.closed_contacts(
+            q_theta, v, h, closing_speed, accel, detect, gap_tol
+        )
         if hits is not None:
             return None, hits
         if closed is not None:
-            impulse_n, impulse_t, v_next = self._solve_contacts(closed, v, v_free, t_theta)
+            impulse_n, impulse_t, v_next = self._solver.solve(closed, v, v_free, t_theta)
         else:
             impulse_n = impulse_t = np.zeros(0)
             v_next = v_free
@@ -730,13 +515,13 @@ class TimeSteppingStepper:
             )
         self._closing_speed_now = self._closing_speed(v_next)
         closing_speed = max(closing_speed, self._closing_speed_now)
-        self._clearance = -math.inf if closed is not None else self._clearance - h * closing_speed
+        self._contacts.stepped(closed is not None, h * closing_speed)
         self.q, self.v, self.t = q_next, v_next, t + h
         return persistent, None
 
     def _account(
         self,
-        closed: _Closed,
+        closed: Closed,
         impulse_n: np.ndarray,
         impulse_t: np.ndarray,
         v: np.ndarray,
@@ -835,343 +620,6 @@ class TimeSteppingStepper:
         cd = self.system.centre_velocities(v)
         return 2.0 * math.sqrt(float(np.max(np.einsum("kd,kd->k", cd, cd))))
 
-    # ------------------------------------------------------------------ contacts
-
-    def _closed_contacts(
-        self,
-        q_theta: np.ndarray,
-        v: np.ndarray,
-        h: float,
-        closing_speed: float,
-        accel: np.ndarray,
-        detect: bool = False,
-        gap_tol: float = GAP_TOL,
-    ) -> tuple[_Closed | None, _Hits | None]:
-        """Contacts predicted closed at mid-step: ``g(q_θ) + (θ − 1/2) h u_n ≤ gap_tol``.
-
-        Skipped while ``self._clearance`` (a lower bound on every gap) shows
-        that nothing can close within this step; ``None`` when nothing is
-        closed. With ``detect``, the pairs that close within the step are
-        returned instead of the closed contacts when there are any: those
-        whose gap, predicted from its value ``g``, rate ``u_n`` and second
-        derivative ``a_n = n·(a_i − a_j) + gamma_n`` at ``q_θ``, is above
-        ``GAP_TOL`` at the step's start and at most ``GAP_TOL`` at its end,
-        approaching faster than ``CUT_SPEED`` times the fastest closing speed,
-        and involve a wheel (beads on their rails keep plain steps: a chain's
-        strikes are the exact Moreau LCP's to spread, and cutting each of
-        thousands of collisions would cost a round trip through Python).
-        """
-        if self._clearance - h * closing_speed > gap_tol or not self.system.n_disks:
-            return None, None
-        system = self.system
-        lead = (self.theta - 0.5) * h
-        needed = GAP_TOL + h * closing_speed
-        c = system.centres(q_theta)
-        moved = self._largest_move(c)
-        if self._candidates is None or 2.0 * moved >= self._candidate_margin - needed:
-            self._search_candidates(c, max(needed, self._query_margin))
-            moved = 0.0
-        rows = self._kinematics(c, system.centre_velocities(v), system.angular_velocities(v))
-        if detect:
-            centre_accel = system.centre_velocities(accel)
-            wheel = np.asarray(system.disk_dofs.iy) >= 0
-            pair = rows.j >= 0
-            hit = rows.valid & (wheel[rows.i] | (pair & wheel[np.where(pair, rows.j, 0)]))
-            hit &= _closing(rows, centre_accel, self.theta, h, closing_speed)
-            if np.any(hit):
-                return None, _Hits(rows.i[hit], rows.j[hit], rows.feature[hit])
-        closed = rows.valid & (rows.g + lead * rows.u_n <= gap_tol)
-        open_gaps = rows.g[rows.valid & ~closed]
-        self._clearance = min(
-            self._candidate_margin - 2.0 * moved, float(np.min(open_gaps, initial=math.inf))
-        )
-        if not np.any(closed):
-            return None, None
-        rows = rows.select(closed)
-        G, H = system.disk_dofs.jacobians(rows)
-        is_pair = rows.j >= 0
-        feature = np.where(is_pair, 0, rows.feature)
-        if len(self._feature_ids):
-            restitution = np.where(
-                is_pair, system.disk_restitution, self._feature_restitution[feature]
-            )
-            friction = np.where(is_pair, system.disk_friction, self._feature_friction[feature])
-        else:
-            restitution = np.full(len(rows), float(system.disk_restitution))
-            friction = np.full(len(rows), float(system.disk_friction))
-        keys = rows.i.astype(np.int64) * self._key_stride + np.where(
-            is_pair, len(self._feature_ids) + rows.j, rows.feature
-        )
-        return _Closed(rows, G, H, restitution, friction, keys), None
-
-    def _candidate_disk_pairs(self) -> tuple[np.ndarray, np.ndarray, float] | None:
-        """The candidate disk pairs, the centres (m) they were searched at and their margin (m)."""
-        if self._candidates is None:
-            return None
-        return self._candidates[2], self._candidate_centres, self._candidate_margin
-
-    def _largest_move(self, c: np.ndarray) -> float:
-        """Largest distance (m) of a disk centre from where the candidates were searched."""
-        if self._candidates is None or len(c) != len(self._candidate_centres):
-            return math.inf
-        d = c - self._candidate_centres
-        return math.sqrt(float(np.max(np.einsum("kd,kd->k", d, d))))
-
-    def _search_candidates(self, c: np.ndarray, margin: float) -> None:
-        """Disk–feature and disk–disk pairs that may come within ``margin`` (m) at ``c``."""
-        radii = self.system.radii
-        if self._static_index is not None:
-            feature_pairs = self._static_index.query(c, radii, margin).pairs
-        else:
-            feature_pairs = np.zeros((0, 2), dtype=int)
-        pairs = _disk_pairs(c, radii, margin)
-        self._candidates = (feature_pairs[:, 0], feature_pairs[:, 1], pairs)
-        self._candidate_tables = None
-        self._candidate_centres = c.copy()
-        self._candidate_margin = margin
-
-    def _kinematics(self, c: np.ndarray, cd: np.ndarray, omega: np.ndarray) -> ContactArrays:
-        """Kinematics of every candidate pair: disk–feature pairs first, then disk–disk."""
-        assert self._candidates is not None
-        disk, feature, pairs = self._candidates
-        radii = self.system.radii
-        if len(disk) + len(pairs) <= SCALAR_PAIRS:
-            return self._few_kinematics(c, cd, omega)
-        parts = []
-        if len(disk):
-            parts.append(self.system.feature_arrays.contacts(disk, feature, c, cd, omega, radii))
-        if len(pairs):
-            parts.append(disk_disk(c, cd, omega, radii, pairs[:, 0], pairs[:, 1]))
-        if not parts:
-            return empty_contacts()
-        return parts[0] if len(parts) == 1 else ContactArrays.concatenate(parts)
-
-    def _few_kinematics(self, c: np.ndarray, cd: np.ndarray, omega: np.ndarray) -> ContactArrays:
-        """:meth:`_kinematics` for a few pairs, one :mod:`solver.geometry` call each."""
-        assert self._candidates is not None
-        disk, feature, pairs = self._candidates
-        radii, features = self.system.radii, self.system.features
-        contacts = [
-            disk_feature_contact(features[f][1], c[k], cd[k], radii[k], omega[k])
-            for k, f in zip(disk.tolist(), feature.tolist(), strict=True)
-        ]
-        contacts += [
-            disk_disk_contact(c[a], cd[a], radii[a], omega[a], c[b], cd[b], radii[b], omega[b])
-            for a, b in pairs.tolist()
-        ]
-        return from_disk_contacts(
-            np.concatenate((disk, pairs[:, 0])),
-            np.concatenate((np.full(len(disk), -1), pairs[:, 1])),
-            np.concatenate((feature, np.full(len(pairs), -1))),
-            contacts,
-        )
-
-    def _solve_contacts(
-        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray, t: float
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Impulses ``(Λ_n, Λ_t)`` (N·s) of the closed contacts and the end-of-step velocity."""
-        exact = self.contact_solver == "lemke" or (
-            self.contact_solver == "auto" and len(closed) <= EXACT_CONTACTS
-        )
-        if exact:
-            return self._solve_contact_lcp(closed, v, v_free, t)
-        if self.contact_solver == "auto" and not np.any(closed.friction > 0.0):
-            solution = self._solve_banded(closed, v, v_free)
-            if solution is not None:
-                return solution
-        return self._solve_by_gauss_seidel(closed, v, v_free)
-
-    def _solve_banded(
-        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Frictionless contacts whose Delassus matrix is banded (a chain): solved exactly.
-
-        ``W = G M⁻¹ Gᵀ`` is assembled sparse; when its bandwidth in contact
-        order is at most ``BAND_MAX`` the LCP
-        ``Λ_n ≥ 0 ⊥ W Λ_n + u_free + e u⁻ ≥ 0`` goes to
-        :func:`complementarity.banded_lcp` (block principal pivoting, one
-        banded Cholesky per pivot), starting from the contacts that pressed
-        at the last step (new ones: those not separating). ``None`` when the
-        band is wider, ``W`` is singular (dependent contacts) or the pivoting
-        does not finish: then Gauss–Seidel decides.
-        """
-        if USE_KERNEL:
-            return self._solve_banded_compiled(closed, v, v_free)
-        G = closed.G.to_csr()
-        W = (G @ sp.diags_array(self._m_inv) @ G.T).tocoo()
-        upper = W.row <= W.col
-        rows, cols, values = W.row[upper], W.col[upper], W.data[upper]
-        bandwidth = int(np.max(cols - rows, initial=0))
-        if bandwidth > BAND_MAX:
-            return None
-        band = np.zeros((bandwidth + 1, len(closed)))
-        band[bandwidth + rows - cols, cols] = values
-        q = _without_round_off(G @ v_free + closed.restitution * (G @ v))
-        initial = self._warm_active(closed, q <= 0.0)
-        try:
-            result = banded_lcp(band, q, initial_free=initial)
-        except SolverError:
-            return None
-        if result.status != "solved":
-            return None
-        impulse_n = result.z
-        self._keep_warm(closed, impulse_n, np.zeros(len(closed)))
-        return impulse_n, np.zeros(len(closed)), v_free + self._m_inv * (G.T @ impulse_n)
-
-    def _solve_banded_compiled(
-        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """:meth:`_solve_banded` in one compiled call (:mod:`solver.chain_lcp`)."""
-        G = closed.G
-        q = _without_round_off(G.dot(v_free) + closed.restitution * G.dot(v))
-        initial = self._warm_active(closed, q <= 0.0)
-        impulse_n = np.zeros(len(closed))
-        outcome = chain_lcp.compiled_banded_contact_lcp()(
-            G.cols, G.values, self._m_inv, q, initial, BAND_MAX, impulse_n
-        )
-        if outcome != chain_lcp.SOLVED:
-            return None
-        self._keep_warm(closed, impulse_n, np.zeros(len(closed)))
-        return impulse_n, np.zeros(len(closed)), v_free + self._m_inv * G.transpose_dot(impulse_n)
-
-    def _warm_active(self, closed: _Closed, initial: np.ndarray) -> np.ndarray:
-        """``initial`` where the last impulses are known: whether those contacts pressed."""
-        if len(self._warm_keys):
-            at = np.minimum(np.searchsorted(self._warm_keys, closed.keys), len(self._warm_keys) - 1)
-            known = self._warm_keys[at] == closed.keys
-            initial[known] = self._warm[at[known], 0] > 0.0
-        return initial
-
-    def _keep_warm(self, closed: _Closed, impulse_n: np.ndarray, impulse_t: np.ndarray) -> None:
-        """Keep the impulses by contact key, the start of the next step's solve."""
-        order = np.argsort(closed.keys)
-        self._warm_keys = closed.keys[order]
-        self._warm = np.column_stack((impulse_n, impulse_t))[order]
-
-    def _solve_by_gauss_seidel(
-        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Projected Gauss–Seidel on the sparse Delassus operator, warm-started by pair."""
-        G, H = closed.G, closed.H
-        m_inv = self._m_inv
-        w_nn = G.diagonal_gram(m_inv)
-        w_tt = H.diagonal_gram(m_inv)
-        solvable = w_nn > 0.0  # a bead pressed across its rail: the rail takes it all
-        mu = np.where(w_tt > 0.0, closed.friction, 0.0)
-        impulse_n = np.zeros(len(closed))
-        impulse_t = np.zeros(len(closed))
-        if len(self._warm_keys):
-            at = np.minimum(np.searchsorted(self._warm_keys, closed.keys), len(self._warm_keys) - 1)
-            known = self._warm_keys[at] == closed.keys
-            impulse_n[known] = self._warm[at[known], 0]
-            impulse_t[known] = np.clip(self._warm[at[known], 1], -mu[known] * impulse_n[known],
-                                       mu[known] * impulse_n[known])  # fmt: skip
-        impulse_n[~solvable] = 0.0
-        impulse_t[~solvable] = 0.0
-        v_next = v_free + m_inv * (G.transpose_dot(impulse_n) + H.transpose_dot(impulse_t))
-        rows = np.flatnonzero(solvable)
-        lam_n, lam_t = impulse_n[rows], impulse_t[rows]
-        gauss_seidel.sweeps(
-            G.cols[rows], G.values[rows], H.cols[rows], H.values[rows], m_inv,
-            closed.restitution[rows] * G.dot(v)[rows], mu[rows], w_nn[rows],
-            np.where(w_tt[rows] > 0.0, w_tt[rows], 1.0), lam_n, lam_t, v_next,
-            PGS_TOL, PGS_MAX_SWEEPS,
-        )  # fmt: skip
-        impulse_n[rows], impulse_t[rows] = lam_n, lam_t
-        self._keep_warm(closed, impulse_n, impulse_t)
-        return impulse_n, impulse_t, v_next
-
-    def _solve_contact_lcp(
-        self, closed: _Closed, v: np.ndarray, v_free: np.ndarray, t: float
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The exact LCP of the closed contacts (2-edge friction cone) on their own coordinates.
-
-        Returns
-        -------
-        impulse_n : (n,) normal impulses Λ_n, N·s
-        impulse_t : (n,) tangential impulses Λ_t along each contact's ``t``, N·s
-        v_next : (N,) velocity at the end of the step
-        """
-        n = len(closed)
-        rubbing = np.flatnonzero(closed.friction > 0.0)
-        m = len(rubbing)
-        # the coordinates the contacts touch, and their rows restricted to them (dense)
-        dofs = np.unique(np.concatenate((closed.G.cols.ravel(), closed.H.cols.ravel())))
-        G = _local_columns(closed.G, dofs)
-        H = _local_columns(closed.H, dofs)[:, rubbing]
-        B = np.hstack((G, H, -H))
-        m_inv = self._m_inv[dofs]
-        A = B.T @ (m_inv[:, None] * B)
-        size = n + 3 * m
-        lcp_matrix = np.zeros((size, size))
-        lcp_matrix[: n + 2 * m, : n + 2 * m] = A
-        identity = np.eye(m)
-        lcp_matrix[n : n + m, n + 2 * m :] = identity
-        lcp_matrix[n + m : n + 2 * m, n + 2 * m :] = identity
-        lcp_matrix[n + 2 * m :, n : n + m] = -identity
-        lcp_matrix[n + 2 * m :, n + m : n + 2 * m] = -identity
-        lcp_matrix[n + 2 * m + np.arange(m), rubbing] = closed.friction[rubbing]
-        u_t_free = H.T @ v_free[dofs]
-        lcp_q = np.concatenate(
-            (
-                G.T @ v_free[dofs] + closed.restitution * (G.T @ v[dofs]),
-                u_t_free,
-                -u_t_free,
-                np.zeros(m),
-            )
-        )
-        if np.all(lcp_q[:n] >= 0.0):  # the free motion already obeys the impact law
-            self._basis_keys = np.zeros(0, dtype=np.int64)
-            return np.zeros(n), np.zeros(n), v_free
-        # Speeds at round-off level are zero: this keeps Lemke's first pivot unambiguous.
-        lcp_q[np.abs(lcp_q) <= ROUND_OFF * max(1.0, float(np.max(np.abs(lcp_q))))] = 0.0
-        z = self._solve_on_previous_basis(closed.keys, lcp_matrix, lcp_q)
-        if z is None:
-            result = lemke(lcp_matrix, lcp_q)
-            if result.status != "solved":
-                rows = closed.rows
-                names = ", ".join(
-                    "–".join(self._names(int(rows.i[k]), int(rows.j[k]), int(rows.feature[k])))
-                    for k in range(len(closed))
-                )
-                raise SolverError(
-                    f"the contact LCP has no solution ({result.status}) at t = {t!r} s "
-                    f"for the contacts {names}"
-                )
-            z = result.z
-        self._basis_keys, self._basis = closed.keys, z > 0.0
-        impulses = z[: n + 2 * m]
-        v_next = v_free.copy()
-        v_next[dofs] += m_inv * (B @ impulses)
-        impulse_t = np.zeros(n)
-        impulse_t[rubbing] = impulses[n : n + m] - impulses[n + m : n + 2 * m]
-        return impulses[:n], impulse_t, v_next
-
-    def _solve_on_previous_basis(
-        self, keys: np.ndarray, lcp_matrix: np.ndarray, lcp_q: np.ndarray
-    ) -> np.ndarray | None:
-        """The LCP solution when the last step's positive unknowns are again the positive ones.
-
-        In persistent contact the same unknowns stay positive from step to
-        step, so one linear solve on that set replaces Lemke's pivoting. The
-        answer is accepted only when it satisfies the LCP to round-off;
-        otherwise ``None`` is returned and Lemke decides.
-        """
-        if not np.array_equal(self._basis_keys, keys):
-            return None
-        basic = self._basis
-        z = np.zeros(len(lcp_q))
-        if basic.any():
-            try:
-                z[basic] = np.linalg.solve(lcp_matrix[np.ix_(basic, basic)], -lcp_q[basic])
-            except np.linalg.LinAlgError:
-                return None
-        w = lcp_matrix @ z + lcp_q
-        tol = ROUND_OFF * max(1.0, float(np.max(np.abs(lcp_q))))
-        if np.all(z >= 0.0) and np.all(w[~basic] >= -tol):
-            return z
-        return None
-
     # ------------------------------------------------------------------ output
 
     def _names(self, i: int, j: int, feature: int) -> tuple[str, str]:
@@ -1228,353 +676,6 @@ class TimeSteppingStepper:
             contacts=contacts,
             energy=energy,
         )
-
-
-def largest_step(system: System) -> tuple[float, str]:
-    """The largest acceptable step for ``system`` (s) and the period that sets it, in words.
-
-    ``STEP_FRACTION`` of the shortest period of the scene: of its springs,
-    bounded below by ``2π/ω`` with ``ω² = max_i Σ_springs at i (2k or k) / m_i``
-    (Gershgorin's bound on the largest eigenvalue of ``M⁻¹K``: a spring
-    between two bodies counts twice, one to an anchor once), and of its
-    harmonic forces, ``2π/ω``. Contacts are rigid and set no time scale.
-    ``(inf, "")`` for a scene with neither.
-    """
-    scene = system.scene
-    masses = {body.id: float(body.mass) for body in scene.bodies}
-    load: dict[str, float] = {}
-    for spring in scene.springs:
-        share = 2.0 * spring.stiffness if spring.b is not None else spring.stiffness
-        for end in (spring.a, spring.b):
-            if end is not None:
-                load[end] = load.get(end, 0.0) + share
-    periods = [
-        (2.0 * math.pi * math.sqrt(masses[body] / k), f"the period of the springs on {body}")
-        for body, k in load.items()
-        if body in masses and k > 0.0
-    ]
-    periods += [
-        (2.0 * math.pi / force.omega, f"the period of the force on {force.body}")
-        for force in scene.forces
-        if force.omega > 0.0
-    ]
-    if not periods:
-        return math.inf, ""
-    period, name = min(periods)
-    return STEP_FRACTION * period, f"{name}, {period:.6g} s"
-
-
-class _Accuracy:
-    """What a time-stepping run reports of its own error (``accuracy`` event rows).
-
-    Measured at every output sample: the largest penetration of any disk
-    into a boundary or another disk (the deepest overlap of the pairs that
-    overlap there, m) and the drift of the energy balance
-    ``E_total + E_dissipated − E_input`` from its value at t = 0 (J). A row
-    is written the first time either passes its bound (``PENETRATION_BOUND``
-    of the smallest disk radius; ``DRIFT_BOUND`` of the energy scale, the
-    largest ``E_kin + E_spring`` seen plus what was put in and dissipated)
-    and at the end of the run. In the row, ``normal_impulse`` holds the
-    penetration (m) and ``energy_change`` the drift (J); ``body`` and
-    ``other`` name the deepest pair; the message says both in words.
-    """
-
-    def __init__(
-        self,
-        system: System,
-        shared_pairs: Callable[[], tuple[np.ndarray, np.ndarray, float] | None] = lambda: None,
-    ) -> None:
-        self.system = system
-        self._shared_pairs = shared_pairs
-        radii = np.asarray(system.radii, dtype=float)
-        self.penetration_bound = PENETRATION_BOUND * float(np.min(radii, initial=math.inf))
-        self.penetration = 0.0
-        self.penetration_t = 0.0
-        self.pair = ("", "")
-        self.drift = 0.0
-        self.drift_t = 0.0
-        self.scale = 0.0
-        self._balance0: float | None = None
-        self._index = (
-            StaticIndex([f for _, f, _, _ in system.features]) if system.features else None
-        )
-        self._crossed: set[str] = set()
-        self._measured_q: np.ndarray | None = None  # q of the last frame measured
-        no_pairs = np.zeros((0, 2), dtype=int)
-        self._kept_features: list = [no_pairs, np.zeros((0, 2)), 0.0]  # see _near
-        self._kept_disks: list = [no_pairs, np.zeros((0, 2)), 0.0]
-        # per kind: the pairs, centres (m) and valid gaps (m) of the last frame measured
-        self._last_gaps: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def measure(self, frames: list[Frame]) -> list[tuple[int, Event]]:
-        """Take the frames' penetration and drift, in order: rows at first crossings of a bound,
-        each with the index of its frame.
-
-        The penetrations of all frames are found at once (:meth:`_deepest`); an
-        impact's pre and post frames share ``q`` and count once.
-        """
-        Q = np.array([frame.q for frame in frames])
-        previous = self._measured_q if self._measured_q is not None else np.full_like(Q[0], np.nan)
-        # a frame whose q is the previous one's (NaN never is) has its depth already
-        distinct = np.flatnonzero(np.any(Q != np.vstack((previous, Q[:-1])), axis=1))
-        self._measured_q = Q[-1]
-        depths = dict(zip(distinct.tolist(), self._deepest(Q[distinct]), strict=True))
-        rows = []
-        for k, frame in enumerate(frames):
-            energy = frame.energy
-            balance = energy.balance
-            if self._balance0 is None:
-                self._balance0 = balance
-            self.scale = max(
-                self.scale,
-                energy.kinetic + energy.spring + abs(energy.input) + abs(energy.dissipated),
-            )
-            drift = balance - self._balance0
-            if abs(drift) > abs(self.drift):
-                self.drift, self.drift_t = drift, frame.t
-            if k in depths:
-                depth, pair = depths[k]
-                if depth > self.penetration:
-                    self.penetration, self.penetration_t, self.pair = depth, frame.t, pair
-            crossed = []
-            if self.penetration > self.penetration_bound and "penetration" not in self._crossed:
-                crossed.append("penetration")
-            if abs(self.drift) > DRIFT_BOUND * self.scale > 0.0 and "drift" not in self._crossed:
-                crossed.append("drift")
-            if crossed:
-                self._crossed.update(crossed)
-                rows.append((k, self.report(frame.t, f"{' and '.join(crossed)} past its bound: ")))
-        return rows
-
-    def _deepest(self, Q: np.ndarray) -> list[tuple[float, tuple[str, str]]]:
-        """The deepest overlap (m) at each row of ``Q`` and its pair; ``(0, ("", ""))`` for none.
-
-        Of the rows of each ``q``, disk–feature pairs first and then disk–disk pairs,
-        each sorted, the first of the smallest valid gap. The rows are kept near
-        pairs (:meth:`_near`), a superset of the overlapping pairs in the same
-        order, measured for all frames they hold in one pass.
-        """
-        system = self.system
-        F = len(Q)
-        best = np.full(F, math.inf)  # each frame's smallest valid gap so far, m
-        names: list[tuple[str, str]] = [("", "")] * F
-        if not system.n_disks or not F:
-            return [(0.0, name) for name in names]
-        C = system.centres_many(Q)
-        D = C.shape[1]
-        radii = np.asarray(system.radii, dtype=float)
-
-        def take(frames: slice, pairs: np.ndarray, gaps: np.ndarray, disks: bool) -> None:
-            """Frames whose smallest gap among ``pairs`` (gaps: frames by pairs) is smaller,
-            and negative (an overlap)."""
-            k = np.argmin(gaps, axis=1)
-            smallest = gaps[np.arange(len(gaps)), k]
-            for f in np.flatnonzero((smallest < best[frames]) & (smallest < 0.0)):
-                disk, other = pairs[k[f]]
-                name = system.disk_body_id(other) if disks else system.features[other][0]
-                best[frames.start + f] = smallest[f]
-                names[frames.start + f] = (system.disk_body_id(int(disk)), name)
-
-        def feature_gaps(C: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-            n, K = len(C), len(pairs)
-            disk = (np.arange(n)[:, None] * D + pairs[:, 0]).ravel()
-            flat = C.reshape(n * D, 2)
-            contacts = system.feature_arrays.contacts(
-                disk, np.tile(pairs[:, 1], n), flat, np.zeros_like(flat), np.zeros(n * D),
-                np.tile(radii, n),
-            )  # fmt: skip
-            return np.where(contacts.valid, contacts.g, math.inf).reshape(n, K)
-
-        def disk_gaps(C: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-            i, j = pairs[:, 0], pairs[:, 1]
-            X, Y = C[:, :, 0], C[:, :, 1]
-            d, g = disk_disk_gaps(X[:, i] - X[:, j], Y[:, i] - Y[:, j], radii[i], radii[j])
-            # the pairs of _disk_pairs(c, radii, 0.0), valid as in disk_disk
-            return np.where((d <= radii[i] + radii[j] + 0.0) & (d > 0.0), g, math.inf)
-
-        if self._index is not None:
-            for frames, pairs in self._near(C, self._kept_features, self._search_features):
-                if len(pairs):
-                    gaps = self._gaps(C[frames], pairs, pairs[:, :1], feature_gaps, "features")
-                    take(frames, pairs, gaps, False)
-        if D > 1:
-            for frames, pairs in self._near(C, self._kept_disks, self._search_disks):
-                if len(pairs):
-                    take(frames, pairs, self._gaps(C[frames], pairs, pairs, disk_gaps, "disks"),
-                         True)  # fmt: skip
-        return [
-            (float(-gap), name) if gap < 0.0 else (0.0, ("", ""))
-            for gap, name in zip(best.tolist(), names, strict=True)
-        ]
-
-    def _gaps(
-        self,
-        C: np.ndarray,
-        pairs: np.ndarray,
-        disks: np.ndarray,
-        compute: Callable[[np.ndarray, np.ndarray], np.ndarray],
-        kind: str,
-    ) -> np.ndarray:
-        """``compute(C, pairs)``: the valid gaps (m, else inf), frames by pairs, of ``pairs``
-        (their disks: the columns ``disks``) at the centres ``C`` (F, D, 2).
-
-        A pair none of whose disks has moved since the last frame measured with the
-        same pairs keeps that frame's gap (the same arithmetic on the same numbers):
-        only the others are computed (a long chain struck at one end: a few pairs).
-        """
-        last = self._last_gaps.get(kind)
-        if last is None or last[0] is not pairs:
-            gaps = compute(C, pairs)
-        else:
-            moved = np.any(C != last[1], axis=(0, 2))  # NaN has always moved
-            rows = np.flatnonzero(moved[disks].any(axis=1))
-            gaps = np.broadcast_to(last[2], (len(C), len(pairs))).copy()
-            if len(rows):
-                gaps[:, rows] = compute(C, pairs[rows])
-        self._last_gaps[kind] = (pairs, C[-1], gaps[-1])
-        return gaps
-
-    def _near(
-        self,
-        C: np.ndarray,
-        kept: list,
-        search: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, float]],
-    ) -> list[tuple[slice, np.ndarray]]:
-        """Runs of the frames' centres ``C`` (F, D, 2) and sorted pairs that hold their overlaps.
-
-        ``kept`` is ``[pairs, centres, margin]``: the pairs within ``margin`` (m) of
-        each other at ``centres``, a superset of those overlapping at any centres
-        where no disk has moved a quarter of the margin (:func:`_covered`); else
-        ``search(C[f:])`` gives new ones for frame ``f`` on, kept.
-        """
-        out: list[tuple[slice, np.ndarray]] = []
-        start = 0
-        while start < len(C):
-            covered = _covered(C[start:], kept[1], kept[2])
-            if not covered[0]:
-                kept[:] = search(C[start:])
-                covered = _covered(C[start:], kept[1], kept[2])
-            # at least the frame searched at (its centres may not be finite)
-            n = len(covered) if covered.all() else max(int(np.argmin(covered)), 1)
-            out.append((slice(start, start + n), kept[0]))
-            start += n
-        return out
-
-    def _search_features(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """Disk–feature pairs within ``QUERY_MARGIN`` of the smallest radius at ``C[0]``; all
-        pairs (margin ``inf``) in a scene of at most ``ALL_PAIRS``."""
-        assert self._index is not None
-        radii = np.asarray(self.system.radii, dtype=float)
-        D, n = len(radii), len(self.system.features)
-        if D * n <= ALL_PAIRS:
-            every = np.column_stack((np.repeat(np.arange(D), n), np.tile(np.arange(n), D)))
-            return every, C[0].copy(), math.inf
-        margin = QUERY_MARGIN * float(np.min(radii))
-        return self._index.query(C[0], radii, margin).pairs, C[0].copy(), margin
-
-    def _search_disks(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """All disk pairs in a scene of at most ``ALL_PAIRS``, else the stepper's candidate
-        disk pairs if they hold the overlaps at ``C[0]``, else a search there."""
-        D = C.shape[1]
-        if D * (D - 1) // 2 <= ALL_PAIRS:
-            return np.array(list(itertools.combinations(range(D), 2))), C[0].copy(), math.inf
-        shared = self._shared_pairs()
-        if shared is not None and _covered(C[:1], shared[1], shared[2])[0]:
-            return shared
-        radii = np.asarray(self.system.radii, dtype=float)
-        margin = QUERY_MARGIN * float(np.min(radii))
-        return _disk_pairs(C[0], radii, margin), C[0].copy(), margin
-
-    def summary(self) -> str:
-        """The run's accuracy in words (the status line and the rows' message)."""
-        return (
-            f"largest penetration {self.penetration:.3g} m at t = {self.penetration_t:.6g} s "
-            f"(bound {self.penetration_bound:.3g} m), energy-balance drift "
-            f"{self.drift:.3g} J at t = {self.drift_t:.6g} s "
-            f"(bound {DRIFT_BOUND * self.scale:.3g} J)"
-        )
-
-    def report(self, t: float, why: str = "at the end: ") -> Event:
-        """An ``accuracy`` row at ``t`` with the largest values so far."""
-        return Event(
-            t=t,
-            type="accuracy",
-            body=self.pair[0],
-            other=self.pair[1],
-            normal_impulse=self.penetration,
-            energy_change=self.drift,
-            message=f"time-stepping accuracy {why}{self.summary()}",
-        )
-
-
-def _without_round_off(speeds: np.ndarray) -> np.ndarray:
-    """``speeds`` (m/s) with those at round-off level (``ROUND_OFF``, relative) set to 0.
-
-    Beads of a chain moving together touch at speeds of 1e-18 m/s of either
-    sign; taken as they are, the pivoting would chase their signs.
-    """
-    scale = ROUND_OFF * max(1.0, float(np.max(np.abs(speeds), initial=0.0)))
-    return np.where(np.abs(speeds) <= scale, 0.0, speeds)
-
-
-def _closing(
-    rows: ContactArrays, centre_accel: np.ndarray, theta: float, h: float, closing_speed: float
-) -> np.ndarray:
-    """Which pairs close within a step of length ``h``: open at its start, closed at its end.
-
-    The gap is predicted to second order from its value, rate and second
-    derivative ``a_n = n·(a_i − a_j) + gamma_n`` at ``q_θ`` (``centre_accel``:
-    the centres' free accelerations, m/s²): above ``GAP_TOL`` a time
-    ``(1 − θ) h`` before, at most ``GAP_TOL`` a time ``θ h`` after; and the
-    pair approaches faster than ``CUT_SPEED`` times ``closing_speed`` (m/s).
-    """
-    accel = centre_accel[rows.i]
-    pair = rows.j >= 0
-    accel[pair] -= centre_accel[rows.j[pair]]
-    a_n = rows.n[:, 0] * accel[:, 0] + rows.n[:, 1] * accel[:, 1] + rows.gamma_n
-    before, after = (1.0 - theta) * h, theta * h
-    start = rows.g - before * rows.u_n + 0.5 * before * before * a_n
-    end = rows.g + after * rows.u_n + 0.5 * after * after * a_n
-    return (start > GAP_TOL) & (end <= GAP_TOL) & (rows.u_n < -CUT_SPEED * closing_speed)
-
-
-def _covered(C: np.ndarray, centres: np.ndarray, margin: float) -> np.ndarray:
-    """For each of the centres ``C`` (F, D, 2): pairs near within ``margin`` (m) at
-    ``centres`` hold every pair that overlaps there.
-
-    Each gap changes by at most the moves of its two disks: true while every
-    disk has moved less than a quarter of the margin (half, with room for round-off;
-    a move is at most √2 times its largest coordinate change).
-    """
-    if centres.shape != C.shape[1:]:
-        return np.zeros(len(C), dtype=bool)
-    return 4.0 * math.sqrt(2.0) * np.abs(C - centres).max(axis=(1, 2)) < margin
-
-
-def _disk_pairs(c: np.ndarray, radii: np.ndarray, margin: float) -> np.ndarray:
-    """Disk pairs ``(i, j)``, ``i < j``, with gap at most ``margin`` (m), sorted.
-
-    The same pairs as :func:`solver.broadphase.disk_pairs`, found by
-    ``scipy.spatial.cKDTree`` (a few times faster on thousands of disks).
-    """
-    if len(c) < 2:
-        return np.zeros((0, 2), dtype=int)
-    reach = 2.0 * float(np.max(radii)) + margin
-    pairs = cKDTree(c).query_pairs(reach * (1.0 + 1e-9), output_type="ndarray")
-    i, j = pairs[:, 0], pairs[:, 1]
-    d = c[i] - c[j]
-    near = np.hypot(d[:, 0], d[:, 1]) <= radii[i] + radii[j] + margin
-    pairs = pairs[near]
-    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
-
-
-def _local_columns(rows: SparseRows, dofs: np.ndarray) -> np.ndarray:
-    """The rows as dense columns over the coordinates ``dofs`` (sorted): shape (len(dofs), K)."""
-    out = np.zeros((len(dofs), len(rows.cols)))
-    K, W = rows.cols.shape
-    np.add.at(out, (np.searchsorted(dofs, rows.cols.ravel()), np.repeat(np.arange(K), W)),
-              rows.values.ravel())  # fmt: skip
-    return out
 
 
 def _contact_state(

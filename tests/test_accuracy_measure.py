@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from solver.frames import EnergyBudget, Frame
 from solver.scene import SceneError
 from solver.system import System
-from solver.timestepping import _Accuracy
+from solver.timestep_accuracy import AccuracyMonitor
 from tests.scene_data import gravity_scene, uniform_wheel
 
 BOX = {
@@ -85,7 +85,7 @@ def test_the_running_deepest_overlap_is_that_of_every_pair_one_by_one(disks, mov
         system = System(gravity_scene(bodies, [BOX, ARC] if arc else [BOX]))
     except SceneError:  # a disk on the bowl's arc at the start
         assume(False)
-    accuracy = _Accuracy(system)
+    accuracy = AccuracyMonitor(system)
     q = np.array(system.q0, dtype=float)
     frames = [_frame(0.0, q)]
     for t, (movers, shift, back) in enumerate(moves, start=1):

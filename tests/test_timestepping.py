@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import timestep_kernels, timestepping
+from solver import timestep_kernels, timestep_lcp, timestepping
 from solver.complementarity import LCPResult, banded_lcp
 from solver.errors import InputError
 from solver.frames import Frame
@@ -131,7 +131,7 @@ def test_an_unsolvable_contact_problem_fails_the_run_and_keeps_what_was_computed
     def no_solution(M, q):
         return LCPResult(np.zeros(len(q)), np.asarray(q), "ray_termination", iterations=1)
 
-    monkeypatch.setattr(timestepping, "lemke", no_solution)
+    monkeypatch.setattr(timestep_lcp, "lemke", no_solution)
     monkeypatch.setattr(timestepping, "USE_KERNEL", False)  # the numpy path calls lemke
     trajectory = run(TimeSteppingStepper(system, t_end=1.0, dt_out=0.01, h=1e-3))
 
@@ -277,7 +277,7 @@ def test_a_long_frictionless_chain_gets_the_exact_lcp_solution(restitution, comp
         banded_solves.append(1)
         return banded_lcp(*args, **kwargs)
 
-    monkeypatch.setattr(timestepping, "banded_lcp", counted)
+    monkeypatch.setattr(timestep_lcp, "banded_lcp", counted)
     runs = {
         solver: run(TimeSteppingStepper(system, 0.05, 0.01, h=1e-3, contact_solver=solver))
         for solver in ("auto", "lemke")
