@@ -904,7 +904,8 @@ class TimeSteppingStepper:
             feature_pairs = self._static_index.query(c, radii, margin).pairs
         else:
             feature_pairs = np.zeros((0, 2), dtype=int)
-        pairs = _disk_pairs(c, radii, margin)
+        # compliant body–body contacts are forces (solver.compliance), not contacts
+        pairs = _disk_pairs(c, radii, margin) if self.system.rigid_disk_pairs else _NO_PAIRS
         self._candidates = (feature_pairs[:, 0], feature_pairs[:, 1], pairs)
         self._candidate_tables = None
         self._candidate_centres = c.copy()
@@ -1313,7 +1314,8 @@ class _Accuracy:
                 parts.append(
                     system.feature_arrays.contacts(pairs[:, 0], pairs[:, 1], c, zeros, spin, radii)
                 )
-        disk_pairs = _disk_pairs(c, radii, 0.0)
+        # a compliant body–body overlap is the contact's, not a penetration
+        disk_pairs = _disk_pairs(c, radii, 0.0) if system.rigid_disk_pairs else _NO_PAIRS
         if len(disk_pairs):
             parts.append(disk_disk(c, zeros, spin, radii, disk_pairs[:, 0], disk_pairs[:, 1]))
         if not parts:
@@ -1381,6 +1383,10 @@ def _closing(
     start = rows.g - before * rows.u_n + 0.5 * before * before * a_n
     end = rows.g + after * rows.u_n + 0.5 * after * after * a_n
     return (start > GAP_TOL) & (end <= GAP_TOL) & (rows.u_n < -CUT_SPEED * closing_speed)
+
+
+_NO_PAIRS = np.zeros((0, 2), dtype=int)
+"""No disk pairs (:func:`_disk_pairs` of disks that meet by a compliant force)."""
 
 
 def _disk_pairs(c: np.ndarray, radii: np.ndarray, margin: float) -> np.ndarray:
