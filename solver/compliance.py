@@ -41,7 +41,7 @@ from scipy.special import beta, betaincinv
 
 from solver.event_tolerances import TIME_TOL
 from solver.frames import ContactState, Event
-from solver.geometry import Segment, disk_feature_contact
+from solver.geometry import Segment, disk_disk_contact, disk_feature_contact
 
 STEP_SHARE = 0.02
 """Largest ODE step while a compliant contact presses, as a share of its period."""
@@ -79,23 +79,36 @@ class CompliantSet:
         ``release``.
     """
 
-    def __init__(self, system: Any, features: list[tuple[str, Any, Any]]) -> None:
+    def __init__(
+        self, system: Any, features: list[tuple[str, Any, Any]], between: Any = None
+    ) -> None:
         self.system = system
         self.features = features
-        self._k = [float(law.stiffness) for _, _, law in features]
-        self._c = [float(law.damping) for _, _, law in features]
-        self._p = [float(law.exponent) for _, _, law in features]
+        self.between = between
+        """The compliance of every body–body contact (``contact.compliance``), or None."""
+        # one law per "other": the features, then (with ``between``) each disk as the
+        # second disk j of a pair (i, j), i < j, at index len(features) + j
+        laws = [law for _, _, law in features]
+        if between is not None:
+            laws += [between] * system.n_disks
+        self._k = [float(law.stiffness) for law in laws]
+        self._c = [float(law.damping) for law in laws]
+        self._p = [float(law.exponent) for law in laws]
         self.engaged: frozenset[tuple[int, int]] | None = None
 
     def __len__(self) -> int:
         return len(self.features)
 
     def for_system(self, system: Any) -> CompliantSet:
-        """The same compliant features for ``system`` (a run's copy), nothing engaged."""
-        return CompliantSet(system, self.features)
+        """The same compliant contacts for ``system`` (a run's copy), nothing engaged."""
+        return CompliantSet(system, self.features, self.between)
 
     def _pairs(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
-        """``(disk, feature, DiskContact)`` of every disk and compliant feature (all of them)."""
+        """``(disk, other, DiskContact)`` of every compliant pair (all of them).
+
+        ``other`` is a feature's index, or ``len(features) + j`` for the disk
+        j of a body–body pair ``(disk, j)``, ``disk < j`` (normal from j to disk).
+        """
         system = self.system
         c, cd = system.centres(q), system.centre_velocities(v)
         om = system.angular_velocities(v)
@@ -105,7 +118,31 @@ class CompliantSet:
                 dc = disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k])
                 if dc is not None:
                     out.append((k, f, dc))
+        if self.between is not None:
+            base, radii = len(self.features), system.radii
+            for i in range(system.n_disks):
+                for j in range(i + 1, system.n_disks):
+                    dc = disk_disk_contact(
+                        c[i], cd[i], radii[i], om[i], c[j], cd[j], radii[j], om[j]
+                    )
+                    if dc is not None:
+                        out.append((i, base + j, dc))
         return out
+
+    def _other_id(self, f: int) -> str:
+        """Scene id of the other side of a pair: the feature's, or the second disk's."""
+        if f < len(self.features):
+            return self.features[f][0]
+        return self.system.disk_body_id(f - len(self.features))
+
+    def _mass(self, k: int, f: int) -> float:
+        """Mass (kg) that the pair's spring moves: the disk's, or two disks' reduced mass."""
+        system = self.system
+        m = float(system.M_diag[system._disk_ix[k]])
+        if f < len(self.features):
+            return m
+        other = float(system.M_diag[system._disk_ix[f - len(self.features)]])
+        return m * other / (m + other)
 
     def _spring(self, f: int, g: float) -> float:
         """``k·δ^p`` (N) at gap ``g`` (δ = −g), continued smoothly (odd) past δ = 0."""
@@ -146,6 +183,8 @@ class CompliantSet:
         (:mod:`solver.compliance_flow`).
         """
         system = self.system
+        if f >= len(self.features):  # two disks: not a stop (DOP853)
+            return None
         _, feature, _ = self.features[f]
         if (
             self._p[f] != 1.0
@@ -176,10 +215,13 @@ class CompliantSet:
     def force(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Generalized force (N, N·m) of the compliant contacts at ``(q, v)``."""
         out = np.zeros(self.system.N)
+        base = len(self.features)
         for k, f, dc in self._pairs(q, v):
             force = self._force(k, f, dc)
             if force != 0.0:
                 self.system._add_disk_force(out, k, force * dc.n)
+                if f >= base:  # the other disk: the opposite force
+                    self.system._add_disk_force(out, f - base, -force * dc.n)
         return out
 
     def energy(self, q: np.ndarray) -> float:
@@ -210,16 +252,16 @@ class CompliantSet:
         Per overlap, the period ``2π/√(k_eff/m)`` of the spring linearised at
         the deepest overlap the motion can reach from here, ``δ_m =
         (δ^(p+1) + (p+1) m δ̇²/(2k))^(1/(p+1))`` (energy, damping ignored),
-        ``k_eff = p·k·δ_m^(p−1)``. ``inf`` when nothing presses (a disk
+        ``k_eff = p·k·δ_m^(p−1)``, m the disk's mass (two disks: their
+        reduced mass). ``inf`` when nothing presses (a disk
         released inside a stop feels no force).
         """
-        system = self.system
         best = math.inf
         for k, f, dc in self._pairs(q, v):
             pressing = dc.g <= 0.0 if self.engaged is None else (k, f) in self.engaged
             if pressing:
                 p, stiff = self._p[f], self._k[f]
-                m = float(system.M_diag[system._disk_ix[k]])
+                m = self._mass(k, f)
                 reach = (-dc.g) ** (p + 1.0) + (p + 1.0) * m * dc.u_n**2 / (2.0 * stiff)
                 delta_m = reach ** (1.0 / (p + 1.0))
                 k_eff = p * stiff * delta_m ** (p - 1.0)
@@ -249,7 +291,7 @@ class CompliantSet:
         """The force (N) of every pressing pair under :attr:`engaged`, by ``(body, other)``."""
         system = self.system
         return {
-            (system.disk_body_id(k), self.features[f][0]): self._force(k, f, dc)
+            (system.disk_body_id(k), self._other_id(f)): self._force(k, f, dc)
             for k, f, dc in self._pairs(q, v)
             if self.engaged is None or (k, f) in self.engaged
             if self.engaged is not None or dc.g < 0.0
@@ -258,7 +300,7 @@ class CompliantSet:
     def pair_names(self, q: np.ndarray, v: np.ndarray) -> list[tuple[str, str]]:
         """``(body, other)`` of each row of :meth:`event_values`, in the same order."""
         system = self.system
-        return [(system.disk_body_id(k), self.features[f][0]) for k, f, _ in self._pairs(q, v)]
+        return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._pairs(q, v)]
 
     def states(self, q: np.ndarray, v: np.ndarray) -> list[ContactState]:
         """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0."""
@@ -270,7 +312,7 @@ class CompliantSet:
                 out.append(
                     ContactState(
                         body=system.disk_body_id(k),
-                        other=self.features[f][0],
+                        other=self._other_id(f),
                         lam=max(force, 0.0),
                         tau=0.0,
                         u_n=float(dc.u_n),

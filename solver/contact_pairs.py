@@ -626,7 +626,12 @@ class DiskKinematics:
         return found
 
     def _disk_pair_rows(self, c: np.ndarray, margin: float, disks: np.ndarray) -> np.ndarray:
-        """Disk pairs ``(i, j)``, ``i < j``, of one of ``disks`` within ``margin`` (m): sorted."""
+        """Disk pairs ``(i, j)``, ``i < j``, of one of ``disks`` within ``margin`` (m): sorted.
+
+        None when the disks meet by a compliant force (``System.rigid_disk_pairs``).
+        """
+        if not self.system.rigid_disk_pairs:  # issue 22's hook: solver.compliance has them
+            return np.zeros((0, 2), dtype=np.intp)
         if len(disks) > FEW_DISKS:
             found = self._all_disk_pairs(c, margin)
             chosen = np.zeros(len(c), dtype=bool)
