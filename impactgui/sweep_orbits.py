@@ -210,8 +210,11 @@ class OrbitOverlay(QObject):
     # ------------------------------------------------------------------ draw
 
     def clear(self) -> None:
-        """Remove the drawn branches from the plot."""
+        """Remove the drawn branches (and their legend entries) from the plot."""
+        legend = self.window.plot_item.legend
         for item in self._items:
+            if legend is not None:
+                legend.removeItem(item)
             self.window.plot_item.removeItem(item)
         self._items = []
         self.stretches = []
@@ -229,11 +232,21 @@ class OrbitOverlay(QObject):
                     speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.impacts] or [0.0]
                     self.marks += [(mark, p, s) for s in speeds]
         plot = window.plot_item
+        if plot.legend is None:
+            plot.addLegend(
+                offset=(-10, -10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 200)
+            )
+        named: set[tuple[int, bool]] = set()
         for stretch in self.stretches:
             colour = BRANCH_COLOURS[stretch.branch % len(BRANCH_COLOURS)]
             style = Qt.PenStyle.SolidLine if stretch.stable else Qt.PenStyle.DashLine
+            key = (stretch.branch, stretch.stable)
+            name = None
+            if key not in named:
+                named.add(key)
+                name = f"branch {stretch.branch}, {'stable' if stretch.stable else 'unstable'}"
             item = pg.PlotDataItem(
-                stretch.p, stretch.speed, pen=pg.mkPen(colour, width=2, style=style)
+                stretch.p, stretch.speed, pen=pg.mkPen(colour, width=2, style=style), name=name
             )
             plot.addItem(item)
             self._items.append(item)

@@ -489,7 +489,8 @@ class SweepWindow(QWidget):
         controls.addStretch(1)
         side = QWidget()
         side.setLayout(controls)
-        scroll = QScrollArea()
+        side.setFixedWidth(380)
+        self.controls_scroll = scroll = QScrollArea()
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -793,6 +794,11 @@ class SweepWindow(QWidget):
             f"{IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else self._column_label(column)
         )
         self.plot.setLabel("left", ylabel)
+        for side, log in (("bottom", self._log_x), ("left", self._log_y)):
+            # an SI prefix on a log axis scales the powers of ten ("×0.001"): none there
+            axis = self.plot_item.getAxis(side)
+            axis.setSIPrefixEnableRanges(() if log else None)
+            axis.updateAutoSIPrefix()
 
     def to_view(self, data: np.ndarray) -> np.ndarray:
         """Data ``(x, y)`` rows in the plot's view coordinates (log10 on a log axis).
