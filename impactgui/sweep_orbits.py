@@ -10,7 +10,8 @@ solid line, an unstable one dashed; each located bifurcation is a marker
 (fold ○, period doubling □, torus ◇, grazing △) and a line of the list under
 the button. The brute-force diagram (Run sweep) and the branches share the
 axes, so the branches show the unstable orbits and coexisting motions the
-simulations miss.
+simulations miss. A click on a branch opens that orbit in the main window: the
+scene started on it at its section, one period long, its multipliers in the title.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QPointF, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
@@ -33,6 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from solver.orbit_branches import Followed, follow_branches
+from solver.orbits import orbit_scene
+from solver.scene import scene_to_dict
+from solver.scene_paths import with_values
 from solver.system import System
 
 if TYPE_CHECKING:
@@ -271,6 +275,50 @@ class OrbitOverlay(QObject):
             window.plot.setLabel("left", "impact speed |u_n⁻| (m/s)")
             window.plot.setTitle("Periodic orbits: stable solid, unstable dashed", color="k")
         plot.setLogMode(x=window._log_x, y=False)
+
+    def orbit_at(self, scene_pos: Any) -> tuple[int, int] | None:
+        """``(branch, row)`` of the drawn orbit nearest ``scene_pos`` within the click radius."""
+        from impactgui.sweep_window import CLICK_RADIUS_PX
+
+        window = self.window
+        view = window.plot_item.vb
+        if not self.branches or not view.sceneBoundingRect().contains(scene_pos):
+            return None
+        M = System(window.scene).M
+        best, best_distance = None, CLICK_RADIUS_PX
+        for b, followed in enumerate(self.branches):
+            for k, (p, orbit, _mark) in enumerate(followed.rows):
+                speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.impacts]
+                for x, y in window.to_view(np.array([(p, v) for v in speeds])):
+                    marker = view.mapViewToScene(QPointF(float(x), float(y)))
+                    distance = math.hypot(marker.x() - scene_pos.x(), marker.y() - scene_pos.y())
+                    if distance <= best_distance:
+                        best, best_distance = (b, k), distance
+        return best
+
+    def open_orbit(self, branch: int, row: int) -> dict[str, Any]:
+        """Ask for the orbit's scene in the main window (``run_requested``); returns it.
+
+        The scene starts on the orbit at its section and runs one period
+        (:func:`solver.orbits.orbit_scene`); its title gives the parameter and the
+        multipliers.
+        """
+        window = self.window
+        p, orbit, _mark = self.branches[branch].rows[row]
+        path = window.first.path()
+        scene = orbit_scene(with_values(window.scene, {path: p}), orbit)
+        data = scene_to_dict(scene)
+        mu = ", ".join(
+            f"{m.real:.4g}{m.imag:+.4g}i" if m.imag else f"{m.real:.4g}" for m in orbit.multipliers
+        )
+        kind = "stable" if orbit.stable else "unstable"
+        data["title"] = (
+            f"{window.scene.title} — periodic orbit (period {orbit.period}, {kind}) at "
+            f"{path} = {p:.9g}; multipliers {mu}"
+        )
+        window.status.setText(f"Opened the {kind} orbit at {path} = {p:.6g} in the main window.")
+        window.run_requested.emit(data)
+        return data
 
     def summary(self) -> str:
         """The list under the button: each branch's length and how it ended, each bifurcation."""

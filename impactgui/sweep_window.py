@@ -859,7 +859,14 @@ class SweepWindow(QWidget):
 
     @Slot(object)
     def _on_plot_clicked(self, event: Any) -> None:
-        if event.button() != Qt.MouseButton.LeftButton or not self._shown:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        orbit = self.orbits.orbit_at(event.scenePos())
+        if orbit is not None:  # a branch's orbit under the click comes first
+            event.accept()
+            self.orbits.open_orbit(*orbit)
+            return
+        if not self._shown:
             return
         run = self.point_at(event.scenePos())
         if run is not None:

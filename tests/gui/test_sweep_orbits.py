@@ -5,22 +5,26 @@ The linear impact oscillator (m = k = 1, c = 0.1, F = 1, e = 0.8, stop at 0.2) f
 What is drawn is checked against ``python -m solver orbits`` run on the same scene
 and range (its branches.csv and orbit_impacts.csv): every orbit's impact speed, solid
 where the CSV says stable and dashed where not, split at the doubling, and the
-doubling's marker at its row.
+doubling's marker at its row; a click on an orbit opens a scene that starts on it.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 import subprocess
 import sys
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
 from impactgui.sweep_window import SweepWindow
-from solver.scene import scene_to_dict
+from solver.orbits import run_map, start_state
+from solver.scene import parse_scene, scene_to_dict
+from tests.gui.test_sweep_window import click_at
 from tests.test_orbits import oscillator
 
 
@@ -84,6 +88,23 @@ def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtb
     assert mark[1] == w_pd and mark[2] == pytest.approx(speeds["0", pd["point"]][0], abs=1e-12)
     assert f"period doubling at forces[0].omega = {w_pd:.9g}" in overlay.report.text()
     assert "branch 1 (period 2)" in overlay.report.text()
+
+    # a click on a drawn orbit opens it: the scene starts on it and runs one period
+    row = next(r for r in rows if r["branch"] == "0" and r["point"] == "1")
+    w = float(row["forces[0].omega"])
+    sweep.plot_item.vb.autoRange()
+    opened = []
+    sweep.run_requested.connect(opened.append)
+    click_at(qtbot, sweep, w, speeds["0", "1"][0])
+    assert len(opened) == 1
+    data = opened[0]
+    assert data["forces"][0]["omega"] == w and data["solver"]["t_end"] == 2 * math.pi / w
+    z0 = np.array([data["bodies"][0]["x"], data["bodies"][0]["vx"]])
+    assert np.array_equal(z0, [float(row["mass.x"]), float(row["mass.vx"])])
+    assert "periodic orbit (period 1, stable)" in data["title"] and "multipliers" in data["title"]
+    # the program's own run of that scene over its end time comes back to where it started
+    back = run_map(parse_scene(data), start_state(parse_scene(data)), data["solver"]["t_end"])
+    assert np.max(np.abs(back.z_end - z0)) < 1e-10
 
 
 def test_continue_orbits_says_why_it_cannot_run(qtbot):
