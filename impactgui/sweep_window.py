@@ -22,7 +22,11 @@ Cancel stops the worker processes at once; the points finished so far stay.
 Export writes ``summary.csv`` and ``impacts.csv`` — the same bytes as
 ``python -m solver sweep`` writes for the same grid — and a PNG of the plot.
 Clicking a point asks for that run (the scene with those values) in the main
-window (:class:`SweepLauncher` opens it there and runs it).
+window (:class:`SweepLauncher` opens it there and runs it). A field with
+*log spacing* runs values evenly spaced on a log scale and is drawn on a log
+axis; *log scale* puts the observable on a log axis. *Continue orbits*
+(:mod:`impactgui.sweep_orbits`) draws the branches of periodic orbits over the
+first field on the same axes.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -57,6 +62,7 @@ from PySide6.QtWidgets import (
 from impactgui.grid import show_grid
 from impactgui.image_export import render_widget
 from impactgui.names import IMPACT_SPEED_LABEL, field_label
+from impactgui.sweep_orbits import OrbitOverlay
 from solver.scene import Scene, SceneError, scene_to_dict
 from solver.scene_paths import NumericField, numeric_fields
 from solver.sweep import (
@@ -440,6 +446,7 @@ class SweepWindow(QWidget):
         self.image = pg.ImageItem()
         self.colour_bar: pg.ColorBarItem | None = None
         self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
+        self.orbits = OrbitOverlay(self)
 
         self._layout()
         self._update_buttons()
@@ -478,10 +485,17 @@ class SweepWindow(QWidget):
         controls.addWidget(self.progress)
         controls.addWidget(self.status)
         controls.addLayout(exports)
+        controls.addWidget(self.orbits.box)
         controls.addStretch(1)
         side = QWidget()
         side.setLayout(controls)
         side.setFixedWidth(380)
+        self.controls_scroll = scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFixedWidth(400)
+        side = scroll
         layout = QHBoxLayout(self)
         layout.addWidget(side)
         layout.addWidget(self.plot, 1)
@@ -780,6 +794,11 @@ class SweepWindow(QWidget):
             f"{IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else self._column_label(column)
         )
         self.plot.setLabel("left", ylabel)
+        for side, log in (("bottom", self._log_x), ("left", self._log_y)):
+            # an SI prefix on a log axis scales the powers of ten ("×0.001"): none there
+            axis = self.plot_item.getAxis(side)
+            axis.setSIPrefixEnableRanges(() if log else None)
+            axis.updateAutoSIPrefix()
 
     def to_view(self, data: np.ndarray) -> np.ndarray:
         """Data ``(x, y)`` rows in the plot's view coordinates (log10 on a log axis).
@@ -840,7 +859,14 @@ class SweepWindow(QWidget):
 
     @Slot(object)
     def _on_plot_clicked(self, event: Any) -> None:
-        if event.button() != Qt.MouseButton.LeftButton or not self._shown:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        orbit = self.orbits.orbit_at(event.scenePos())
+        if orbit is not None:  # a branch's orbit under the click comes first
+            event.accept()
+            self.orbits.open_orbit(*orbit)
+            return
+        if not self._shown:
             return
         run = self.point_at(event.scenePos())
         if run is not None:
@@ -941,8 +967,9 @@ class SweepWindow(QWidget):
         self.export_png()
 
     def shutdown(self) -> None:
-        """Cancel a running sweep and join its thread; idempotent."""
+        """Cancel a running sweep and join its thread (and a continuation's); idempotent."""
         self._redraw_timer.stop()
+        self.orbits.shutdown()
         if self._worker is not None:
             self._worker.cancel()
         self._join()

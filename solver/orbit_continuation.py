@@ -37,6 +37,8 @@ from solver.scene_paths import with_values
 MAX_CORRECTOR_STEPS = 12
 P_STEP = 1.5e-8
 """Relative step of the one-sided difference ∂P/∂p (about √ε: truncation and round-off alike)."""
+ARC_TOL = 1e-6
+"""Arclength bracket at which :func:`bisect_on_arclength` may stop."""
 MAX_DAMPING = 8
 """Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
@@ -297,6 +299,9 @@ def bisect_on_arclength(
 ) -> BranchPoint:
     """Halve the arclength bracket ``[0, h]`` from ``a`` until its ends' ``p`` differ by ≤ ``tol``.
 
+    and the bracket is at most ``ARC_TOL`` long: at a fold ``p`` is flat in the
+    arclength (its error goes like the bracket's square), so ``p`` alone would stop early.
+
     ``sign_at_a(point)`` says whether the test function at ``point`` has ``a``'s sign.
     """
     x0, t0 = np.r_[a.orbit.state, a.p], a.tangent
@@ -311,7 +316,7 @@ def bisect_on_arclength(
         else:
             hi = mid
         best = point
-        if p_hi is not None and abs(point.p - p_hi) <= tol:
+        if p_hi is not None and abs(point.p - p_hi) <= tol and hi - lo <= ARC_TOL:
             break
         p_hi = point.p
         if hi - lo <= 1e-15 * (1 + h):

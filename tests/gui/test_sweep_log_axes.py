@@ -25,6 +25,9 @@ def test_log_spaced_sweep_is_drawn_on_log_axes_and_clicks_find_the_runs(qtbot, w
     assert [x for x, _, _ in shown] == pytest.approx([0.05, 0.15, 0.45], rel=1e-12)
     assert [y for _, y, _ in shown] == pytest.approx([t_zeno(1.0, x) for x, *_ in shown], rel=1e-9)
     assert sweep.plot_item.ctrl.logXCheck.isChecked() and sweep.plot_item.ctrl.logYCheck.isChecked()
+    # the ticks read the values themselves (no SI scaling of the powers of ten: "×0.001")
+    assert sweep.plot_item.getAxis("bottom").autoSIPrefixScale == 1.0
+    assert sweep.plot_item.getAxis("bottom").tickStrings([math.log10(0.05)], 1.0, 1.0) == ["0.05"]
     x_view, y_view = sweep.scatter.getData()
     assert sorted(x_view) == pytest.approx([math.log10(v) for v in (0.05, 0.15, 0.45)], abs=1e-12)
     assert sorted(y_view) == pytest.approx(sorted(math.log10(y) for _, y, _ in shown), abs=1e-12)
