@@ -265,9 +265,9 @@ def _warm_up(tmp: Path) -> None:
 
 
 def fuzz_scenes(
-    count: int, seed: int, wall: float, stall: float, every: int, start: int = 0
+    count: int, seed: int, wall: float, stall: float, every: int, first: int = 0
 ) -> dict:
-    """Scenes ``start`` .. ``count - 1`` of the seed's sequence (those before: drawn, not run)."""
+    """Scenes ``first`` .. ``count - 1`` of the seed's sequence (those before: drawn, not run)."""
     rng = np.random.default_rng(seed)
     bases = [json.loads(path.read_text(encoding="utf-8")) for path in SCENES]
     outcomes: Counter[str] = Counter()
@@ -284,7 +284,7 @@ def fuzz_scenes(
         for k in range(count):
             data = copy.deepcopy(bases[rng.integers(len(bases))])
             labels = [_mutate(data, rng) for _ in range(rng.integers(1, 4))]
-            if k < start:
+            if k < first:
                 continue  # drawn only, so that scene k is the same whatever the start
             if STOP["asked"]:
                 print(f"== stopped before scene {k}: resume with --scene-start {k}")
@@ -368,8 +368,8 @@ def impact_problem(rng):
     return M, G, v, e, H, mu, law, cond
 
 
-def fuzz_impacts(count: int, seed: int, start: int = 0, every: int = 0) -> dict:
-    """Problems ``start`` .. ``count - 1`` of the seed's sequence (those before: drawn only)."""
+def fuzz_impacts(count: int, seed: int, first: int = 0, every: int = 0) -> dict:
+    """Problems ``first`` .. ``count - 1`` of the seed's sequence (those before: drawn only)."""
     rng = np.random.default_rng(seed)
     outcomes: Counter[str] = Counter()
     problems: list[str] = []
@@ -378,13 +378,13 @@ def fuzz_impacts(count: int, seed: int, start: int = 0, every: int = 0) -> dict:
     signal.signal(signal.SIGPROF, _on_alarm)
     for k in range(count):
         M, G, v, e, H, mu, law, cond = impact_problem(rng)
-        if k < start:
+        if k < first:
             continue
         if STOP["asked"]:
             print(f"== stopped before impact problem {k}: resume with --impact-start {k}")
             break
-        if every and k > start and k % every == 0:
-            print(f"== impact problems {start}..{k - 1}: {dict(outcomes)}", flush=True)
+        if every and k > first and k % every == 0:
+            print(f"== impact problems {first}..{k - 1}: {dict(outcomes)}", flush=True)
             print(f"  CPU time per call: {_percentiles(durations)}", flush=True)
         Md = np.diag(M) if M.ndim == 1 else M
         kinetic = 0.5 * v @ Md @ v
