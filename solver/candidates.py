@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.gap_set import FEW_PAIRS, GapSet
+from solver.gap_set import GapSet
 from solver.geometry import bounding_box
 from solver.motion_state import MotionState, Setup
 
@@ -165,15 +165,7 @@ class CandidateSearch:
         n = self.s.system.n_disks
         features = len(self.s.kin.feature_list)
         every = n * features + n * (n - 1) // 2
-        if len(pairs) != every:
-            complete = False
-        elif every <= FEW_PAIRS:  # a few pairs: what their codes encode, compared in Python
-            rows = zip(
-                pairs.first.tolist(), pairs.second.tolist(), pairs.feature.tolist(), strict=True
-            )
-            complete = len({(i, f if f >= 0 else features + j) for i, j, f in rows}) == every
-        else:
-            complete = len(set(pairs.codes().tolist())) == every
+        complete = len(pairs) == every and len(set(pairs.codes().tolist())) == every
         self._complete_pairs = (pairs, complete)
         return complete
 
@@ -184,25 +176,12 @@ class CandidateSearch:
             return every
         active = tuple(self.m.active)
         if self._watched[:2] != (every, active):
-            held = every.pairs
-            if len(held) <= FEW_PAIRS:  # a few pairs: compared in Python, no arrays of codes
-                # (disk, other disk or -1, feature or -1): a pair's identity, as its code is
-                active_pairs = {
-                    (pair.i, pair.j, max(pair.feature_index, -1))
-                    for pair, _ in self.m.active.values()
-                }
-                rows = zip(
-                    held.first.tolist(), held.second.tolist(), held.feature.tolist(), strict=True
-                )
-                # the rows kept, as increasing indices
-                kept = [
-                    n for n, (i, j, f) in enumerate(rows) if (i, j, max(f, -1)) not in active_pairs
-                ]
-                # the watched set takes the float rows the candidates have made
-                watched = every.subset(kept) if kept else self.s.no_gaps
-            else:
-                active_codes = [self.s.kin.pair_code(pair) for pair, _ in self.m.active.values()]
-                keep = np.nonzero(~np.isin(held.codes(), active_codes))[0]
-                watched = GapSet(self.s.kin, held.select(keep)) if len(keep) else self.s.no_gaps
+            active_codes = {self.s.kin.pair_code(pair) for pair, _ in self.m.active.values()}
+            # the rows kept, as increasing indices; the watched set takes the float rows
+            # the candidates have made (GapSet.subset)
+            kept = [
+                n for n, code in enumerate(every.pairs.codes().tolist()) if code not in active_codes
+            ]
+            watched = every.subset(kept) if kept else self.s.no_gaps
             self._watched = (every, active, watched)
         return self._watched[2]

@@ -33,7 +33,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.gap_closing import clear_rows, closing_times
-from solver.gap_set import FEW_PAIRS, GapSet
+from solver.gap_set import GapSet
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
 from solver.modal_flow import quiet_rows
@@ -311,16 +311,8 @@ class EventLocator:
         bare distance to the corner below zero at ``tb`` means the gap closed
         in between, at its root.
         """
-        if len(gaps) <= FEW_PAIRS:  # a few rows: tested in floats
-            g_a, g_b = g_a.tolist(), g_b.tolist()
-            left = [
-                n
-                for n, *_ in gaps.few_vertex_rows
-                if math.isfinite(g_a[n]) and g_a[n] > 0.0 and math.isinf(g_b[n])
-            ]
-        else:
-            rows = gaps.vertex_rows
-            left = rows[np.isfinite(g_a[rows]) & (g_a[rows] > 0.0) & np.isinf(g_b[rows])]
+        rows = gaps.vertex_rows
+        left = rows[np.isfinite(g_a[rows]) & (g_a[rows] > 0.0) & np.isinf(g_b[rows])]
         best: FoundEvent | None = None
         for n in left:
             if self.roots.gap(piece, gaps, n, tb) < -GAP_EVENT_TOL:

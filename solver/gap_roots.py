@@ -13,7 +13,6 @@ an impact that opens a hair and closes again. After every flight piece
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.gap_closing import crossed, flight_clear, passed_through
-from solver.gap_set import FEW_PAIRS, GapSet
+from solver.gap_set import GapSet
 from solver.motion_state import MotionState, Setup
 
 
@@ -271,30 +270,17 @@ class GapRoots:
 
 def _gap_tests(
     ga: np.ndarray, gb: np.ndarray, una: np.ndarray, unb: np.ndarray
-) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rows of :meth:`GapRoots.gap_event`'s three searches, in increasing order.
 
     From the gaps ``ga``, ``gb`` (m) and normal speeds ``una``, ``unb`` (m/s)
     at both ends of a sub-interval: a gap below ``−GAP_EVENT_TOL`` at the
     end (closed), positive at both ends with ``u_n`` turning from negative
     to positive (a dip), about zero at the start and not below
-    ``−GAP_EVENT_TOL`` at the end (it may reopen and close). Up to
-    ``FEW_PAIRS`` rows are tested in floats (numpy's comparisons, NaN
-    failing each), more on arrays.
+    ``−GAP_EVENT_TOL`` at the end (it may reopen and close); NaN fails each.
     """
-    if len(ga) > FEW_PAIRS:
-        return (
-            np.nonzero(gb < -GAP_EVENT_TOL)[0],
-            np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0],
-            np.nonzero((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))[0],
-        )
-    closed, dips, reopen = [], [], []
-    rows = zip(ga.tolist(), gb.tolist(), una.tolist(), unb.tolist(), strict=True)
-    for n, (g_a, g_b, u_a, u_b) in enumerate(rows):
-        if g_b < -GAP_EVENT_TOL:
-            closed.append(n)
-        if g_a > 0 and g_b > 0 and u_a < 0 and u_b > 0:
-            dips.append(n)
-        if abs(g_a) <= GAP_TOL and g_b >= -GAP_EVENT_TOL:
-            reopen.append(n)
-    return closed, dips, reopen
+    return (
+        np.nonzero(gb < -GAP_EVENT_TOL)[0],
+        np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0],
+        np.nonzero((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))[0],
+    )
