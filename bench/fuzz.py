@@ -84,6 +84,14 @@ class Cut(BaseException):
     """Raised by the alarm: the run took longer than the bench allows."""
 
 
+STOP = {"asked": False}
+"""Set by SIGTERM/SIGINT: the loops end after the current case and print their counts."""
+
+
+def _on_stop(signum, frame):
+    STOP["asked"] = True
+
+
 def _on_alarm(signum, frame):
     raise Cut
 
@@ -256,7 +264,10 @@ def _warm_up(tmp: Path) -> None:
             cli.main(["run", str(scene_path), "--out", str(tmp / "warm")], stderr=io.StringIO())
 
 
-def fuzz_scenes(count: int, seed: int, wall: float, stall: float, every: int) -> dict:
+def fuzz_scenes(
+    count: int, seed: int, wall: float, stall: float, every: int, first: int = 0
+) -> dict:
+    """Scenes ``first`` .. ``count - 1`` of the seed's sequence (those before: drawn, not run)."""
     rng = np.random.default_rng(seed)
     bases = [json.loads(path.read_text(encoding="utf-8")) for path in SCENES]
     outcomes: Counter[str] = Counter()
@@ -273,6 +284,11 @@ def fuzz_scenes(count: int, seed: int, wall: float, stall: float, every: int) ->
         for k in range(count):
             data = copy.deepcopy(bases[rng.integers(len(bases))])
             labels = [_mutate(data, rng) for _ in range(rng.integers(1, 4))]
+            if k < first:
+                continue  # drawn only, so that scene k is the same whatever the start
+            if STOP["asked"]:
+                print(f"== stopped before scene {k}: resume with --scene-start {k}")
+                break
             kinds.update(labels)
             scene_path.write_text(_scene_text(data), encoding="utf-8", errors="surrogatepass")
             out_dir = Path(tmp) / f"out{k % 2}"
@@ -307,6 +323,7 @@ def fuzz_scenes(count: int, seed: int, wall: float, stall: float, every: int) ->
             outcomes[outcome] += 1
             if outcome.startswith(("hang", "traceback", "non-finite", "crash", "exit 3 before")):
                 problems.append(f"scene {k} {labels}: {outcome}: {stderr.getvalue()[-200:]!r}")
+                print("  !", problems[-1], flush=True)
             if (k + 1) % every == 0:
                 _print_scene_report(report, k + 1, time.monotonic() - started)
     return report
@@ -351,7 +368,8 @@ def impact_problem(rng):
     return M, G, v, e, H, mu, law, cond
 
 
-def fuzz_impacts(count: int, seed: int) -> dict:
+def fuzz_impacts(count: int, seed: int, first: int = 0, every: int = 0) -> dict:
+    """Problems ``first`` .. ``count - 1`` of the seed's sequence (those before: drawn only)."""
     rng = np.random.default_rng(seed)
     outcomes: Counter[str] = Counter()
     problems: list[str] = []
@@ -360,6 +378,14 @@ def fuzz_impacts(count: int, seed: int) -> dict:
     signal.signal(signal.SIGPROF, _on_alarm)
     for k in range(count):
         M, G, v, e, H, mu, law, cond = impact_problem(rng)
+        if k < first:
+            continue
+        if STOP["asked"]:
+            print(f"== stopped before impact problem {k}: resume with --impact-start {k}")
+            break
+        if every and k > first and k % every == 0:
+            print(f"== impact problems {first}..{k - 1}: {dict(outcomes)}", flush=True)
+            print(f"  CPU time per call: {_percentiles(durations)}", flush=True)
         Md = np.diag(M) if M.ndim == 1 else M
         kinetic = 0.5 * v @ Md @ v
         start = time.thread_time()
@@ -384,6 +410,7 @@ def fuzz_impacts(count: int, seed: int) -> dict:
             problems.append(f"impact {k} ({law}): {elapsed:.2f} s")
         if outcome.startswith(("crash", "hang")):
             problems.append(f"impact {k} ({law}): {outcome}")
+            print("  !", problems[-1], flush=True)
         if result is None:
             continue
         finite = np.all(np.isfinite(result.v_plus)) and np.all(np.isfinite(result.impulse))
@@ -424,11 +451,15 @@ def main() -> None:
     parser.add_argument("--scene-wall", type=float, default=20.0)
     parser.add_argument("--stall", type=float, default=10.0)
     parser.add_argument("--report-every", type=int, default=250)
+    parser.add_argument("--scene-start", type=int, default=0, help="resume at this scene")
+    parser.add_argument("--impact-start", type=int, default=0, help="resume at this problem")
     args = parser.parse_args()
     sys.setrecursionlimit(1000)
+    signal.signal(signal.SIGTERM, _on_stop)
+    signal.signal(signal.SIGINT, _on_stop)
     if args.impacts:
         t0 = time.monotonic()
-        report = fuzz_impacts(args.impacts, args.seed)
+        report = fuzz_impacts(args.impacts, args.seed, args.impact_start, 10 * args.report_every)
         print(f"== {args.impacts} impact problems ({time.monotonic() - t0:.0f} s)")
         for key, value in sorted(report["outcomes"].items()):
             print(f"  {key}: {value}")
@@ -438,8 +469,15 @@ def main() -> None:
         sys.stdout.flush()
     if args.scenes:
         t0 = time.monotonic()
-        report = fuzz_scenes(args.scenes, args.seed, args.scene_wall, args.stall, args.report_every)
-        _print_scene_report(report, args.scenes, time.monotonic() - t0)
+        report = fuzz_scenes(
+            args.scenes,
+            args.seed,
+            args.scene_wall,
+            args.stall,
+            args.report_every,
+            args.scene_start,
+        )
+        _print_scene_report(report, len(report["durations"]), time.monotonic() - t0)
 
 
 if __name__ == "__main__":

@@ -3,29 +3,32 @@
     .venv/bin/python bench/gui.py [--seconds S] [--frames N] [--without-plots] [--trace]
 
 For each load — the window idle (baseline), the paper-004 wheel against a
-curb, a 200-bead touching chain — the script runs the scene in the real
-main window (worker thread, playback at real time) for ``S`` wall-clock
-seconds and prints the frames drawn per second (target 60; ÷idle: the share
-of the idle window's display ticks that drew a new frame), the longest gap
-between two display-timer ticks (target < 50 ms; ÷idle: against the idle
-window's longest gap; CPU: the most CPU time the GUI thread spent in one gap,
-which a loaded machine does not lengthen), how many gaps were over 50 ms, the frames computed
-per second (drawing cannot
-outrun the solver), the memory per frame computed and the GUI thread's CPU time
-per frame drawn (what other programs on the machine change least). Memory after ``N``
-frames (1e5 by default): the wheel is run that far at full speed and the
+curb, a 200-bead touching chain, and the playback of the bundled
+newton_cradle_5_staged's finished run (the drawing alone, solver idle) — the
+script runs the scene in the real main window (worker thread, playback at real
+time) for ``S`` wall-clock seconds and prints the frames drawn per second
+(target 60; ÷idle: the share of the idle window's display ticks that drew a
+new frame), the longest gap between two display-timer ticks (target < 50 ms;
+÷idle: against the idle window's longest gap; CPU: the most CPU time the GUI
+thread spent in one gap, which a loaded machine does not lengthen), how many
+gaps were over 50 ms, the frames computed per second (drawing cannot outrun
+the solver), the memory per frame computed and the GUI thread's CPU time per
+frame drawn (what other programs on the machine change least). Memory after
+``N`` frames (1e5 by default): the wheel is run that far at full speed and the
 resident size printed; for the chain, whose solver is far slower, it is
 projected from the memory per frame. Then the 2000-bead spring chain
 (chain_forced's pattern; its first step decomposes the whole chain's linear
-flow, minutes of work in a child process): the longest stall of the event
-loop (a 5 ms timer's longest gap; goal <= 100 ms) from Run until ``S``
-seconds after the run is prepared, and how long Pause, Reset and Close take
-while that first step computes (goal < 500 ms). ``--without-plots`` hides the plots
-dock, to tell the canvas's cost from the plots'. ``--trace`` times every
-per-frame hook of the GUI thread (``HOOKS``: the slots that take a batch, the
-display tick, the canvas frame, each view's paint) and prints, per load, the
-calls, total and longest time (wall clock and CPU) of each. Offscreen by default
-(``QT_QPA_PLATFORM``); numbers are printed, never asserted.
+flow, minutes of work in a child process): the longest stall of the event loop
+(a 5 ms timer's longest gap; goal <= 100 ms) from Run until ``S`` seconds
+after the run is prepared, and how long Pause, Reset and Close take while that
+first step computes (goal < 500 ms). ``--without-plots`` hides the plots dock,
+to tell the canvas's cost from the plots'. ``--trace`` times every per-frame
+hook of the GUI thread (``HOOKS``: the slots that take a batch, the display
+tick, the canvas frame, each view's paint) and prints, per load, the calls,
+total and longest time (wall clock and CPU) of each. Offscreen by default
+(``QT_QPA_PLATFORM``); on a virtual X display: ``xvfb-run -a -s "-screen 0
+1600x1000x24" env QT_QPA_PLATFORM=xcb .venv/bin/python bench/gui.py``. Numbers
+are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -300,6 +303,54 @@ def measure(
     return load
 
 
+def measure_playback(
+    app: QApplication,
+    window: MainWindow,
+    recorder: TickRecorder,
+    name: str,
+    data: dict,
+    seconds: float,
+) -> Load:
+    """Play back ``data``'s finished run at real time for ``seconds``: the drawing alone.
+
+    The run is computed first at full speed; the clock then starts again at
+    t = 0 with the solver idle, so the frames drawn per second are what the
+    window's drawing can do (on a real display: the screen's 60 Hz).
+    """
+    window.reset_run()
+    window.doc.set_data(data)
+    window.playback_bar.set_speed(AS_FAST_AS_POSSIBLE)
+    window.start_run()
+    while window.runner is not None and window.runner.status == "running":
+        wait(app, 0.1)
+    window.pause_run()
+    window.playback_bar.set_speed(1.0)
+    window.clock.seek(0.0)
+    window.clock.play()
+    gc.collect()
+    wait(app, 0.3)
+    drawn0, start, cpu0 = window.frames_drawn, time.perf_counter(), time.thread_time()
+    recorder.reset()
+    wait(app, seconds)
+    elapsed, cpu = time.perf_counter() - start, time.thread_time() - cpu0
+    window.clock.pause()
+    drawn = window.frames_drawn - drawn0
+    load = Load(
+        name,
+        drawn_per_s=drawn / elapsed,
+        ticks_per_s=recorder.ticks / elapsed,
+        longest_gap_ms=recorder.longest * 1000,
+        longest_gap_cpu_ms=recorder.longest_cpu * 1000,
+        late_gaps=recorder.late,
+        computed_per_s=0.0,
+        bytes_per_frame=0.0,
+        gui_cpu_ms_per_frame=1e3 * cpu / max(drawn, 1),
+    )
+    window.reset_run()
+    window.playback_bar.set_speed(1.0)
+    return load
+
+
 def memory_after(
     app: QApplication, window: MainWindow, data: dict, frames: int
 ) -> tuple[int, float, float]:
@@ -334,14 +385,18 @@ class StallRecorder(QObject):
     def reset(self) -> None:
         """Start afresh."""
         self.last = time.perf_counter()
+        self.last_cpu = time.thread_time()
         self.longest = 0.0
+        self.longest_cpu = 0.0
 
     @Slot()
     def on_tick(self) -> None:
-        """One tick."""
-        now = time.perf_counter()
+        """One tick; also the most CPU time of the GUI thread between two (the work a stall
+        holds: what a loaded machine adds to the wall-clock gap is waiting for a core)."""
+        now, cpu = time.perf_counter(), time.thread_time()
         self.longest = max(self.longest, now - self.last)
-        self.last = now
+        self.longest_cpu = max(self.longest_cpu, cpu - self.last_cpu)
+        self.last, self.last_cpu = now, cpu
 
 
 def spring_chain_answers(app: QApplication, beads: int, seconds: float) -> dict[str, float]:
@@ -372,6 +427,7 @@ def spring_chain_answers(app: QApplication, beads: int, seconds: float) -> dict[
     answers["prepared_s"] = time.perf_counter() - start
     wait(app, seconds)
     answers["stall"] = stalls.longest * 1e3
+    answers["stall_cpu"] = stalls.longest_cpu * 1e3
     answers["frames"] = len(window.runner.trajectory)
     for name, call in (("pause", window.pause_run), ("reset", window.reset_run)):
         start = time.perf_counter()
@@ -430,6 +486,9 @@ def main() -> None:
     results = [
         measure(app, window, recorder, name, data, args.seconds, hooks) for name, data in loads
     ]
+    cradle = scene_to_dict(load_scene(SCENES_DIR / "newton_cradle_5_staged.json"))
+    cradle["solver"] = {**cradle.get("solver", {}), "t_end": args.seconds + 2.0}
+    results.append(measure_playback(app, window, recorder, "cradle playback", cradle, args.seconds))
     idle = results[0]
     for load in results:
         print(
@@ -442,7 +501,9 @@ def main() -> None:
         )
     print(
         f"targets: {TARGET_FPS:g} frames drawn per second, gaps < {TARGET_GAP_MS:g} ms; "
-        f"idle window: {idle.ticks_per_s:.1f} ticks/s, longest gap {idle.longest_gap_ms:.1f} ms"
+        f"idle window: {idle.ticks_per_s:.1f} ticks/s, longest gap {idle.longest_gap_ms:.1f} ms; "
+        f"cradle playback: the bundled 5-ball cradle's finished run played back at real time; "
+        f"load {os.getloadavg()[0]:.1f}"
     )
 
     gc.collect()
@@ -468,7 +529,9 @@ def main() -> None:
         print(
             f"{args.spring_beads}-bead spring chain: prepared in {answers['prepared_s']:.1f} s, "
             f"{answers['frames']:.0f} frames computed in the {args.seconds:g} s after; longest "
-            f"stall of the event loop {answers['stall']:.0f} ms (goal <= {TARGET_STALL_MS:g}); "
+            f"stall of the event loop {answers['stall']:.0f} ms (goal <= {TARGET_STALL_MS:g}; "
+            f"most GUI-thread CPU in one gap {answers['stall_cpu']:.0f} ms; load "
+            f"{os.getloadavg()[0]:.1f}); "
             f"inside its first step: Pause {answers['pause']:.1f} ms, Reset "
             f"{answers['reset']:.0f} ms, Close {answers['close']:.0f} ms "
             f"(goal < {TARGET_ANSWER_MS:g})"

@@ -47,6 +47,7 @@ from impactgui.scene_items import (
     boundary_points,
     distance_to_polyline,
 )
+from impactgui.soft_look import OverlapDrawing
 from impactgui.tool_host import Hit, Point
 from impactgui.tools import IMPULSE_SCALE, TOOL_TYPES, VELOCITY_SCALE, Tool
 from solver.frames import Event, Frame
@@ -126,12 +127,17 @@ class _FrameLayout:
     bead_slots: np.ndarray
     """Per body: its slot in the layer's ``BeadField``, or -1 when it is not a bead."""
 
-    def index_of(self, body_id: str) -> int | None:
-        """The body's place in ``ids`` (None: not drawn); the map is made on first use."""
+    @property
+    def index(self) -> dict[str, int]:
+        """Each drawn body's place in ``ids`` (the same dict at every call: made on first use)."""
         index = self.__dict__.get("_index")
         if index is None:
             index = self.__dict__["_index"] = {name: k for k, name in enumerate(self.ids)}
-        return index.get(body_id)
+        return index
+
+    def index_of(self, body_id: str) -> int | None:
+        """The body's place in ``ids`` (None: not drawn)."""
+        return self.index.get(body_id)
 
     @classmethod
     def empty(cls) -> _FrameLayout:
@@ -141,48 +147,58 @@ class _FrameLayout:
 
     @classmethod
     def of(cls, system: Any, data: Mapping[str, Any], layer: SceneLayer) -> _FrameLayout:
-        """The layout of ``system``'s state for the body drawings of ``layer``."""
-        n_coords = sum(len(coord_names) for _, coord_names, _ in system.dof_labels)
-        constants = [0.0]
+        """The layout of ``system``'s state for the body drawings of ``layer``.
+
+        One short step per body (2000 beads: a few milliseconds); the beads'
+        rail heights are read from the bead field at once.
+        """
+        labels = system.dof_labels
+        n_coords = sum(len(coord_names) for _, coord_names, _ in labels)
         kinds = {body["id"]: body["type"] for body in data["bodies"]}
-        columns: dict[str, list[int]] = {key: [] for key in ("x", "y", "angle", "vx", "vy")}
+        drawings = layer.bodies
+        rows: list[tuple[int, int, int, int, int]] = []
         ids: list[str] = []
         turns: list[bool] = []
         carts: list[tuple[CartItem, int, int]] = []
         slots: list[int] = []
+        bead_rows: list[int] = []
         offset = 0
-        for body_id, coord_names, rate_names in system.dof_labels:
-            coords = {name: offset + k for k, name in enumerate(coord_names)}
-            rates = {name: offset + k for k, name in enumerate(rate_names)}
+        for body_id, coord_names, rate_names in labels:
+            start = offset
             offset += len(coord_names)
-            item = layer.bodies.get(body_id)
+            item = drawings.get(body_id)
             if item is None:
                 continue
             kind = kinds.get(body_id, "wheel")
-            if kind == "bead":
-                constants.append(item.pos().y())
-                row = (coords["x"], n_coords + len(constants) - 1, n_coords)
-                row_rates = (rates["vx"], n_coords)
-            elif kind == "axle_cart" and isinstance(item, CartItem):
-                row = (coords["xC"], coords["yC"], coords["phi"])
-                row_rates = (rates["vxC"], rates["vyC"])
-                carts.append((item, coords["thetaA"], coords["thetaB"]))
+            if kind == "bead":  # y: the rail height (a constant); angle and vy: 0
+                bead_rows.append(len(ids))
+                x = start + coord_names.index("x")
+                rows.append((x, -1, n_coords, start + rate_names.index("vx"), n_coords))
             else:
-                row = (coords["x"], coords["y"], coords["phi"])
-                row_rates = (rates["vx"], rates["vy"])
-            for key, index in zip(("x", "y", "angle", "vx", "vy"), (*row, *row_rates), strict=True):
-                columns[key].append(index)
+                names = ("xC", "yC", "phi", "vxC", "vyC")
+                if kind != "axle_cart" or not isinstance(item, CartItem):
+                    names = ("x", "y", "phi", "vx", "vy")
+                else:
+                    theta = [start + coord_names.index(name) for name in ("thetaA", "thetaB")]
+                    carts.append((item, theta[0], theta[1]))
+                found = [start + coord_names.index(name) for name in names[:3]]
+                found += [start + rate_names.index(name) for name in names[3:]]
+                rows.append(tuple(found))  # type: ignore[arg-type]
             ids.append(body_id)
             turns.append(kind != "bead")
             slots.append(item.slot if isinstance(item, BeadDrawing) else -1)
-        arrays = {key: np.array(values, dtype=int) for key, values in columns.items()}
+        table = np.array(rows, dtype=int).reshape(len(rows), 5)
+        bead_slots = np.array(slots, dtype=int)
+        beads = np.array(bead_rows, dtype=int)
+        constants = np.concatenate(([0.0], layer.beads.positions(bead_slots[beads])[:, 1]))
+        table[beads, 1] = n_coords + 1 + np.arange(len(beads))
         return cls(
             ids,
-            np.array(constants),
+            constants,
+            *(table[:, k].copy() for k in range(5)),
             turns=turns,
             carts=carts,
-            bead_slots=np.array(slots, dtype=int),
-            **arrays,
+            bead_slots=bead_slots,
         )
 
 
@@ -308,6 +324,8 @@ class SceneCanvas(QWidget):
         self._impulse_arrows = self._overlay(ArrowField(width=3.0), 20)
         self._impulse_labels: list[pg.TextItem] = []
         self.forcing = ForcingDrawing(self.view)
+        self.overlaps = OverlapDrawing(self.view)
+        """The overlap δ of each compliant contact of the frame shown (``soft_look``)."""
         self._velocity_handles = self._overlay(
             _HandleScatter(size=9, pen=pg.mkPen(VELOCITY_COLOUR), brush=pg.mkBrush("w")), 21
         )
@@ -372,6 +390,7 @@ class SceneCanvas(QWidget):
         self.camera_moved_by_user = False
         """The user panned or zoomed since the last fit: a run no longer moves the view."""
         self.view.sigRangeChangedManually.connect(self._on_camera_moved_by_user)
+        self.view.sigRangeChanged.connect(self._on_range_changed)
 
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         document.changed.connect(self._on_document_changed)
@@ -940,11 +959,15 @@ class SceneCanvas(QWidget):
             (xs[k], ys[k], hx, hy, VELOCITY_COLOUR)
             for k, hx, hy in zip(moving.tolist(), heads_x.tolist(), heads_y.tolist(), strict=True)
         )
-        self._trails.append(np.column_stack((x, y)))
+        xy = np.column_stack((x, y))
+        self._trails.append(xy)
         self._keep_in_view(x, y)
-        self.layer.update_springs(centres)
+        self.layer.update_springs_at(layout.index, xy)
         self.forcing.show_time(centres, float(frame.t))
         self._show_forces(frame)
+        if frame.contacts or self.overlaps.depths:
+            pixel = self.view.viewPixelSize()[0]
+            self.overlaps.show(frame.contacts, centres, self.layer.radius, pixel)
         impacts = [event for event in events if event.type == "impact"]
         for event in impacts[-FLASHES_PER_FRAME_MAX:]:
             point = self._impact_point(event, centres)
@@ -958,6 +981,15 @@ class SceneCanvas(QWidget):
                 self._flash_timer.start()
             else:
                 self._flash_timer.stop()
+
+    def start_run(self, system: Any) -> None:
+        """Make the drawing of a run of ``system`` now, ahead of its first frame (``show_frame``).
+
+        The bodies stay where the scene has them until a frame is shown. A
+        run already drawn is kept.
+        """
+        if system is not self._system:
+            self._start_animation(system)
 
     def clear_animation(self) -> None:
         """Leave the animation: back to the editable scene of the document."""
@@ -987,6 +1019,7 @@ class SceneCanvas(QWidget):
         self.current_time = 0.0
         self._frame_velocity.set_arrows([])
         self._forces.set_arrows([])
+        self.overlaps.clear()
         self._flashes.clear()
         self._flash_timer.stop()
         self.legend.hide()
@@ -1110,6 +1143,12 @@ class SceneCanvas(QWidget):
             return centre
         best = min(found, key=lambda n: n.d)
         return (float(best.point[0]), float(best.point[1]))
+
+    @Slot(object, object)
+    def _on_range_changed(self, _view: object, _ranges: object) -> None:
+        """Zoomed: the overlaps' δ labels show once δ is a few pixels long."""
+        if self.overlaps.depths:
+            self.overlaps.relabel(self.view.viewPixelSize()[0])
 
     @Slot()
     def _on_flash_tick(self) -> None:

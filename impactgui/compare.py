@@ -23,6 +23,9 @@ Instead of the law, any number of the scene can vary (*Vary*: a restitution,
 a friction, a speed, a stiffness — the numbers Run ▸ Sweep offers, by their
 path): each value listed runs a copy with that field changed, under the
 scene's own law (paper 004's wheel with ``contact.restitution`` 0 and 0.3).
+Or the open scene runs *beside a preset*, a bundled scene chosen by its
+title, each under its own law and contacts: the Hertzian cradle (compliant
+contacts) beside the rigid staged cradle shows what the staged law idealises.
 Below the panels the runs' velocities of the first body are overlaid in one
 plot, one colour per run; with the main window's canvas given, every run's
 bodies' centres are drawn there too, as trails in the same colours
@@ -32,6 +35,7 @@ bodies' centres are drawn there too, as trails in the same colours
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,12 +56,21 @@ from PySide6.QtWidgets import (
 
 from impactgui.compare_trails import CompareTrails, run_colour
 from impactgui.grid import show_grid
+from impactgui.plots import plot_with_legend_beside
+from impactgui.presets import bundled_presets
 from impactgui.worker import SimulationRunner
 from solver.errors import InputError
 from solver.events import GAP_TOL
 from solver.frames import Frame, StepOutput
 from solver.impact import resolve_impact
-from solver.scene import IMPACT_LAWS, Scene, SceneError, parse_scene, scene_to_dict
+from solver.scene import (
+    IMPACT_LAWS,
+    Scene,
+    SceneError,
+    load_scene,
+    parse_scene,
+    scene_to_dict,
+)
 from solver.scene_paths import numeric_fields, with_values
 from solver.simulation import make_stepper
 from solver.system import System
@@ -68,6 +81,10 @@ BODY_LIMIT = 10
 ANGULAR_RATES = ("omega", "omegaA", "omegaB")
 ENERGY_ROUNDOFF = 1e-12
 """An energy change below this fraction of the energy before is shown as 0 (round-off)."""
+
+
+BESIDE_PRESET = "@beside-preset"
+"""The Vary entry that runs the open scene beside a chosen bundled scene."""
 
 
 def scene_with_law(scene: Scene, law: str) -> Scene:
@@ -173,11 +190,10 @@ class LawPanel(QWidget):
         self.runner = runner
         self.overlay_curves: list[tuple[pg.PlotDataItem, int]] = []
         """Curves of this run in the dialog's overlay plot, with their state columns."""
-        self.plot = pg.PlotWidget(background="w", title=f"<b>{self.title}</b>")
+        self.graphics, self.plot = plot_with_legend_beside(f"<b>{self.title}</b>")
         self.plot.setLabel("left", "velocity (m/s)")
         self.plot.setLabel("bottom", "t (s)")
         show_grid(self.plot, "w", alpha=0.2)
-        self.plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setClipToView(True)
         self.summary = QLabel("running…")
@@ -185,7 +201,7 @@ class LawPanel(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.graphics, 1)
         layout.addWidget(self.summary)
         self.columns: list[tuple[str, int]] = []
         self._curves: list[pg.PlotDataItem] = []
@@ -305,8 +321,15 @@ class CompareDialog(QDialog):
         self.vary.addItem("the impact law", "")
         for field in numeric_fields(scene):
             self.vary.addItem(f"{field.path} (now {field.value:.6g})", field.path)
+        self.vary.addItem("beside a preset", BESIDE_PRESET)
         self.vary.currentIndexChanged.connect(self._on_vary_changed)
         controls.addWidget(self.vary)
+        self.beside = QComboBox()
+        for preset in bundled_presets():
+            self.beside.addItem(preset.title, str(preset.path))
+        self.beside.setToolTip("The bundled scene to run beside the open one")
+        self.beside.setVisible(False)
+        controls.addWidget(self.beside)
         self.values = QLineEdit()
         self.values.setPlaceholderText("values, e.g. 0, 0.3")
         self.values.setToolTip("The values of the field to compare, separated by commas")
@@ -321,24 +344,47 @@ class CompareDialog(QDialog):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         layout.addLayout(self.grid, 1)
-        self.overlay = pg.PlotWidget(background="w", title="the runs overlaid")
-        self.overlay.setLabel("left", "velocity (m/s)")
-        self.overlay.setLabel("bottom", "t (s)")
-        show_grid(self.overlay, "w", alpha=0.2)
-        self.overlay.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.overlay, self.overlay_plot = plot_with_legend_beside("the runs overlaid")
+        self.overlay_plot.setLabel("left", "velocity (m/s)")
+        self.overlay_plot.setLabel("bottom", "t (s)")
+        show_grid(self.overlay_plot, "w", alpha=0.2)
         self.overlay.setVisible(False)
         layout.addWidget(self.overlay, 1)
 
     @Slot(int)
     def _on_vary_changed(self, _index: int) -> None:
-        field = bool(self.vary.currentData())
+        beside = self.vary.currentData() == BESIDE_PRESET
+        field = bool(self.vary.currentData()) and not beside
         self.values.setVisible(field)
+        self.beside.setVisible(beside)
         for box in self.checkboxes.values():
-            box.setEnabled(not field)
-        self.message.setText(
-            "List two or more values of the field and press Run."
-            if field
-            else "Tick two or more laws and press Run."
+            box.setEnabled(not field and not beside)
+        if beside:
+            text = "Choose the preset to run beside the open scene and press Run."
+        elif field:
+            text = "List two or more values of the field and press Run."
+        else:
+            text = "Tick two or more laws and press Run."
+        self.message.setText(text)
+
+    def run_beside(self, path: str | Path) -> bool:
+        """Run the open scene and the bundled scene at ``path`` side by side, each its own way.
+
+        E.g. the Hertzian cradle (compliant contacts) beside the rigid staged
+        one: what the staged law idealises.
+        """
+        try:
+            other = load_scene(path)
+        except (SceneError, InputError, OSError) as error:
+            problems = getattr(error, "problems", None) or [str(error)]
+            self.message.setText(f"beside: {Path(path).name}: {problems[0]}")
+            return False
+        return self._start(
+            [
+                (f"open: {self.scene.title}", self.scene.contact.impact_law, self.scene),
+                (f"preset: {other.title}", other.contact.impact_law, other),
+            ],
+            linked=False,
         )
 
     def run_field(self, path: str, values: list[float]) -> bool:
@@ -363,6 +409,8 @@ class CompareDialog(QDialog):
 
     def run(self, laws: list[str] | None = None) -> bool:
         """Run the scene under ``laws`` (default: the ticked ones); False on bad input."""
+        if laws is None and self.vary.currentData() == BESIDE_PRESET:
+            return self.run_beside(str(self.beside.currentData()))
         if laws is None and self.vary.currentData():
             text = self.values.text()
             try:
@@ -381,8 +429,12 @@ class CompareDialog(QDialog):
             box.setChecked(law in laws)
         return self._start([(law, law, scene_with_law(self.scene, law)) for law in laws])
 
-    def _start(self, variants: list[tuple[str, str, Scene]]) -> bool:
-        """Run each ``(title, law, scene)`` in its own panel and in the overlay."""
+    def _start(self, variants: list[tuple[str, str, Scene]], linked: bool = True) -> bool:
+        """Run each ``(title, law, scene)`` in its own panel and in the overlay.
+
+        ``linked``: the panels share their axes (copies of one scene); two
+        different scenes keep their own ranges.
+        """
         self.shutdown()
         self._clear_panels()
         if self.trails is not None:
@@ -398,7 +450,7 @@ class CompareDialog(QDialog):
             panel = LawPanel(law, SimulationRunner(stepper, self), title=title)
             self.grid.addWidget(panel, 0, column)
             self.panels.append(panel)
-        for panel in self.panels[1:]:
+        for panel in self.panels[1:] if linked else ():
             panel.plot.setXLink(self.panels[0].plot)
             panel.plot.setYLink(self.panels[0].plot)
         self._fill_overlay()
@@ -418,9 +470,8 @@ class CompareDialog(QDialog):
 
     def _fill_overlay(self) -> None:
         """One colour per run, one line style per velocity of the first body."""
-        self.overlay.clear()
-        if self.overlay.plotItem.legend is not None:
-            self.overlay.plotItem.legend.clear()
+        self.overlay_plot.clear()
+        self.overlay_plot.legend.clear()
         styles = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine)
         for index, panel in enumerate(self.panels):
             colour = run_colour(index, len(self.panels))
@@ -430,7 +481,7 @@ class CompareDialog(QDialog):
             ]
             for j, (label, column) in enumerate(own):
                 pen = pg.mkPen(colour, width=1.5, style=styles[j % len(styles)])
-                curve = self.overlay.plot(name=f"{panel.title}: {label}", pen=pen)
+                curve = self.overlay_plot.plot(name=f"{panel.title}: {label}", pen=pen)
                 panel.overlay_curves.append((curve, column))
         self.overlay.setVisible(bool(self.panels))
 

@@ -103,6 +103,10 @@ possible"), s."""
 SOLVER_AHEAD_S = 1.0
 """Seconds of playback (wall clock) the solver may be ahead of the screen before it
 computes in the background, leaving the GIL to the drawing."""
+CANVAS_START_DELAY_MS = 20
+"""The canvas draws a prepared run this long after the plots and the log take it, ms: a
+display frame apart, so the window paints and answers between the two (2000 beads: about
+10 ms of the GUI thread each)."""
 
 Answer = QMessageBox.StandardButton
 
@@ -775,12 +779,22 @@ class MainWindow(QMainWindow):
         self.progress.start(runner.system.scene.solver.t_end)
         self.clock.set_trajectory(runner.trajectory)
         self._update_horizon()
+        # the canvas makes its drawing of the run a display frame later, so that this turn,
+        # the canvas's and the first frame's each stall the window less
+        QTimer.singleShot(CANVAS_START_DELAY_MS, self._start_canvas_run)
         if self._resume_at is not None:
             self.clock.resume_at(*self._resume_at)
             self._resume_at = None
         elif self.run_state == "running":
             self.clock.play()
         self._show_progress()
+
+    @Slot()
+    def _start_canvas_run(self) -> None:
+        """The canvas draws the prepared run's bodies, before its first frame comes."""
+        runner = self.runner
+        if runner is not None and runner.system is not None:
+            self.canvas.start_run(runner.system)
 
     @Slot(object)
     def _on_run_preparation_failed(self, error: BaseException) -> None:

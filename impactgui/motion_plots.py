@@ -34,7 +34,13 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QCheckBox, QGraphicsLineItem, QHBoxLayout, QVBoxLayout, QWidget
 
 from impactgui.grid import show_grid
-from impactgui.plots import CURSOR_COLOUR, GrowingSeries, legend_beside
+from impactgui.plots import (
+    CURSOR_COLOUR,
+    GrowingSeries,
+    flat_range,
+    legend_beside,
+    round_off_centre,
+)
 
 if TYPE_CHECKING:
     from solver.frames import Frame
@@ -176,7 +182,10 @@ class MotionPlots(QWidget):
             plot.addItem(cursor, ignoreBounds=True)
             self._cursors[plot.vb] = cursor
             plot.vb.sigYRangeChanged.connect(self._on_y_range_changed)
+            plot.vb.sigRangeChangedManually.connect(self._on_range_changed_manually)
         self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self._flat: dict[pg.ViewBox, tuple[float, float]] = {}
+        """Value ranges set for curves flat to round-off (pyqtgraph's auto-range is off there)."""
         self._series: dict[tuple[str, str], GrowingSeries] = {}
         self._columns: dict[str, BodyColumns] = {}
         self._chosen: list[str] = []
@@ -213,6 +222,9 @@ class MotionPlots(QWidget):
         self.curves.clear()
         self._series.clear()
         self._read = self._drawn = 0
+        for view in self._flat:
+            view.enableAutoRange(axis=pg.ViewBox.YAxis)
+        self._flat.clear()
 
     def set_run(self, trajectory: Trajectory, system: System, selected: str | None) -> None:
         """Plot the run of ``system`` whose frames grow in ``trajectory``.
@@ -321,6 +333,42 @@ class MotionPlots(QWidget):
         for key, curve in self.curves.items():
             curve.setData(*self._series[key].data())
         self._drawn = self._read
+        self._fit_flat_axes()
+
+    def _fit_flat_axes(self) -> None:
+        """A value axis whose curves are flat to round-off shows their value with a margin.
+
+        pyqtgraph's auto-range would spread a wheel's height 0.5 m ± 1e-16 or
+        a resting bead's ẋ of -1e-15 m/s over the whole axis, with ticks
+        1e-16 apart; such an axis shows 0.5 ± 0.1 or 0 ± 1 instead
+        (``round_off_centre``, as the live plots do). Once the data move, the
+        auto-range takes over again; a range zoomed by hand is left alone.
+        """
+        for quantity, plot in self.plot_of.items():
+            view = plot.vb
+            low, high = math.inf, -math.inf
+            for (_, shown_quantity), curve in self.curves.items():
+                if shown_quantity == quantity:
+                    _, y = curve.getOriginalDataset()
+                    finite = y[np.isfinite(y)] if y is not None else np.zeros(0)
+                    if finite.size:
+                        low, high = min(low, finite.min()), max(high, finite.max())
+            centre = round_off_centre(float(low), float(high)) if low <= high else None
+            auto = view.autoRangeEnabled()[1]
+            if centre is not None and (auto or view in self._flat):
+                y_range = flat_range(centre)
+                if self._flat.get(view) != y_range:
+                    plot.setYRange(*y_range, padding=0)  # Y's auto-range goes off
+                    self._flat[view] = y_range
+            elif centre is None and view in self._flat:
+                del self._flat[view]
+                view.enableAutoRange(axis=pg.ViewBox.YAxis)
+
+    @Slot(object)
+    def _on_range_changed_manually(self, mask: list[bool]) -> None:
+        """Zoomed or panned by hand: a flat axis is the user's from now on."""
+        if mask[1]:
+            self._flat.pop(self.sender(), None)
 
     def _catch_up(self) -> None:
         """Read the frames new since the last time into the series."""

@@ -4,7 +4,8 @@ Five pyqtgraph plots share one time axis (linked), each with a legend beside
 it (``legend_beside``: never over the newest data), axis units and a vertical
 cursor at the playback time. The time axis leaves ``TIME_MARGIN`` either side
 (an impact at t = 0 is clear of the border); a value axis whose data are all
-round-off (``ROUND_OFF``) shows 0 ± 1:
+round-off (``ROUND_OFF``) shows 0 ± 1, and data flat to round-off show their value with a
+margin (``round_off_centre``):
 
 * λ per contact, N (one curve per body–obstacle pair, broken where the
   contact is not active);
@@ -545,12 +546,36 @@ def _grown_range(
     low, high = bounds.low, bounds.high
     if low > high:
         return None
-    if max(abs(low), abs(high)) <= ROUND_OFF:
-        low = high = 0.0
+    centre = round_off_centre(low, high)
+    if centre is not None:
+        low = high = centre
     if current is not None and current[0] <= low and high <= current[1]:
         return current
-    margin = RANGE_MARGIN * (high - low) or RANGE_MARGIN * abs(high) or 1.0
+    if low == high:
+        return flat_range(low)
+    margin = RANGE_MARGIN * (high - low)
     return low - margin, high + margin
+
+
+def round_off_centre(low: float, high: float) -> float | None:
+    """The value data in ``[low, high]`` stand at when they differ from it by round-off only.
+
+    0 when both are within ``ROUND_OFF`` of 0 (τ of a pure roll, ``-1e-15``);
+    the middle when the span is round-off of their size (a rolling wheel's
+    height, 0.5 m to 1e-16); None when the data move. An axis then shows
+    the value with a margin (``flat_range``), never ticks 1e-15 apart.
+    """
+    if max(abs(low), abs(high)) <= ROUND_OFF:
+        return 0.0
+    if high - low <= ROUND_OFF * max(1.0, abs(low), abs(high)):
+        return 0.5 * (low + high)
+    return None
+
+
+def flat_range(centre: float) -> tuple[float, float]:
+    """The value range shown for data flat at ``centre``: ±``RANGE_MARGIN``·|centre|, or ±1."""
+    margin = RANGE_MARGIN * abs(centre) or 1.0
+    return centre - margin, centre + margin
 
 
 _LINE_OPTIONS = {"connect": "finite", "skipFiniteCheck": True}
@@ -571,7 +596,8 @@ often, ms (each refit reads the data up to that time once)."""
 
 ROUND_OFF = 1e-9
 """Data no farther than this from 0 are round-off: a value axis showing only such data shows
-0 ± 1, never ``-1e-15`` (τ of a pure roll)."""
+0 ± 1, never ``-1e-15`` (τ of a pure roll); data whose span is this share of their size are
+flat (``round_off_centre``)."""
 
 
 def legend_beside(plot: pg.PlotItem) -> pg.LegendItem:
@@ -592,6 +618,21 @@ def legend_beside(plot: pg.PlotItem) -> pg.LegendItem:
     grid.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
     plot.legend = legend
     return legend
+
+
+def plot_with_legend_beside(
+    title: str | None = None,
+) -> tuple[pg.GraphicsLayoutWidget, pg.PlotItem]:
+    """A white plot in a widget of its own, its legend beside it (``legend_beside``).
+
+    For a single plot (a Compare panel, the overlay): a ``PlotWidget``'s
+    legend can only float over its curves.
+    """
+    widget = pg.GraphicsLayoutWidget()
+    widget.setBackground("w")
+    plot = widget.addPlot(row=0, col=0, title=title)
+    legend_beside(plot)
+    return widget, plot
 
 
 def time_span(plot: pg.PlotItem) -> tuple[float, float]:

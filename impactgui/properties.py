@@ -50,8 +50,10 @@ class FieldSpec:
     """One editable field: its key path inside the item, label, unit and editor kind.
 
     ``kind``: ``"number"``, ``"optional"`` (a number or blank for the default),
-    ``"pair"`` (two numbers), ``"text"``, ``"choice"`` (one of ``choices``) or
-    ``"info"`` (shown, not editable).
+    ``"compliance"`` (a number of a boundary's ``compliance``: a blank stiffness
+    is a rigid boundary, ``PropertyPanel._compliance_edit``), ``"pair"`` (two
+    numbers), ``"text"``, ``"choice"`` (one of ``choices``) or ``"info"``
+    (shown, not editable).
     """
 
     key: tuple[str, ...]
@@ -68,7 +70,14 @@ def _f(key: str, label: str, unit: str = "", kind: str = "number", *choices: str
 _CONTACT_OVERRIDES = (
     _f("restitution", "restitution e", "–", "optional"),
     _f("friction", "friction μ", "–", "optional"),
+    _f("compliance.stiffness", "soft: stiffness k", "N/m^p", "compliance"),
+    _f("compliance.damping", "soft: damping c", "N·s/m", "compliance"),
+    _f("compliance.exponent", "soft: exponent p", "1 or 1.5", "compliance"),
 )
+
+COMPLIANCE_DEFAULTS = {"damping": 0.0, "exponent": 1.0}
+"""A soft boundary's damping and exponent until they are typed (the scene format's defaults);
+a blank stiffness makes the boundary rigid again."""
 
 ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
     "wheel": (
@@ -266,10 +275,17 @@ class FieldEditor(QWidget):
                 self._set_text(k, _number_text(pair[k]))
             return
         self._set_text(0, _number_text(value))
+        edit = self.editors[0]
+        assert isinstance(edit, QLineEdit)
         if self.spec.kind == "optional":
-            edit = self.editors[0]
-            assert isinstance(edit, QLineEdit)
             edit.setPlaceholderText(f"scene default ({_number_text(default)})")
+        elif self.spec.kind == "compliance":
+            name = self.spec.key[-1]
+            edit.setPlaceholderText(
+                "rigid (type k to make it soft)"
+                if name == "stiffness"
+                else f"{_number_text(COMPLIANCE_DEFAULTS[name])} when soft"
+            )
 
     def _set_text(self, k: int, text: str) -> None:
         edit = self.editors[k]
@@ -293,7 +309,7 @@ class FieldEditor(QWidget):
         texts = [e.text() for e in self.editors if isinstance(e, QLineEdit)]
         if self.spec.kind == "text":
             return texts[0].strip()
-        if self.spec.kind == "optional":
+        if self.spec.kind in ("optional", "compliance"):
             return _parse_number(texts[0]) if texts[0].strip() else None
         numbers = [_parse_number(text) for text in texts]
         return numbers if self.spec.kind == "pair" else numbers[0]
@@ -310,6 +326,28 @@ class FieldEditor(QWidget):
     def _on_edited(self) -> None:
         if self.spec.kind != "info":
             self._apply(self)
+
+
+def _compliance_edit(
+    data: dict[str, Any], path: FieldPath, value: float | None
+) -> tuple[FieldPath, Any]:
+    """The field set by typing ``value`` (None: blank) in a boundary's compliance field ``path``.
+
+    A stiffness typed on a rigid boundary makes it soft: the whole
+    ``compliance`` object, ``{"stiffness": k, "damping": 0, "exponent": 1}``,
+    as the scene format writes it; a blank stiffness makes it rigid (the
+    object is removed). A blank damping or exponent is its default. Raises
+    ValueError (shown red) for a damping or exponent of a rigid boundary.
+    """
+    owner, name = path[:-1], str(path[-1])
+    compliance = get_field(data, owner)
+    if name == "stiffness":
+        if value is None or compliance is None:
+            return owner, None if value is None else {"stiffness": value, **COMPLIANCE_DEFAULTS}
+        return path, value
+    if compliance is None:
+        raise ValueError("a rigid boundary: type its stiffness k first")
+    return path, COMPLIANCE_DEFAULTS[name] if value is None else value
 
 
 class PropertyPanel(QWidget):
@@ -459,6 +497,12 @@ class PropertyPanel(QWidget):
             editor.show_error(str(error))
             return
         data = self.document.data
+        if editor.spec.kind == "compliance":
+            try:
+                path, value = _compliance_edit(data, path, value)
+            except ValueError as error:
+                editor.show_error(str(error))
+                return
         if value == get_field(data, path):
             editor.show_error("")
             return

@@ -25,6 +25,7 @@ from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import QDockWidget, QLabel, QVBoxLayout, QWidget
 
 from impactgui.grid import show_grid
+from impactgui.plots import legend_beside
 from solver.reference import Comparison, Reference, compare_trajectory, recognise
 
 if TYPE_CHECKING:
@@ -38,6 +39,9 @@ REFERENCE_SAMPLES = 4000
 """Points of the dashed reference curve (plus both sides of every predicted impact)."""
 TICK_LIMIT = 2000
 """At most this many impact ticks per row."""
+LEFT_AXIS_WIDTH = 100
+"""Width of every plot's value axis, px: room for the impact row's "closed form", and the
+plots' time axes line up."""
 SIMULATED_PEN = pg.mkPen(30, 90, 200, width=2)
 REFERENCE_PEN = pg.mkPen(200, 30, 30, width=2, style=Qt.PenStyle.DashLine)
 TICK_PEN = pg.mkPen(200, 30, 30, width=2)
@@ -155,12 +159,11 @@ class ReferenceOverlay(QWidget):
             plot = self.view.addPlot(row=j, col=0)
             show_grid(plot, "w", alpha=0.2)
             plot.setLabel("left", f"{column} ({unit})")
-            legend = plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
+            legend_beside(plot)  # never over the curves
             self.simulated.append(plot.plot(name="simulated", pen=SIMULATED_PEN))
             self.dashed.append(
                 plot.plot(times, values[:, j], name=reference.title, pen=REFERENCE_PEN)
             )
-            legend.setBrush(pg.mkBrush(255, 255, 255, 200))
             self.plots.append(plot)
         ticks = self.view.addPlot(row=len(reference.columns), col=0)
         ticks.setLabel("left", "impacts")
@@ -178,6 +181,8 @@ class ReferenceOverlay(QWidget):
         self.plots.append(ticks)
         for plot in self.plots[1:]:
             plot.setXLink(self.plots[0])
+        for plot in self.plots:  # one width: the plots line up under one time axis
+            plot.getAxis("left").setWidth(LEFT_AXIS_WIDTH)
         self.plots[0].setXRange(0.0, reference.t_valid)
         self.label.setText(self._describe("running…"))
         self._set_dock_title(f"{DOCK_TITLE}: {reference.name.replace('_', ' ')}")

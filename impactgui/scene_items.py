@@ -25,6 +25,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from impactgui import soft_look
 from impactgui.spring_field import SpringField, SpringShape
 
 BACKGROUND = QColor("#ffffff")
@@ -338,6 +339,10 @@ class BeadField(pg.GraphicsObject):
     def position(self, slot: int) -> tuple[float, float]:
         """Where the bead in ``slot`` is drawn, m."""
         return float(self._x[slot]), float(self._y[slot])
+
+    def positions(self, slots: np.ndarray) -> np.ndarray:
+        """Where the beads in ``slots`` are drawn, shape (n, 2), m."""
+        return np.column_stack((self._x[slots], self._y[slots]))
 
     def set_selected(self, slot: int, selected: bool) -> None:
         """Draw the bead in ``slot`` with the selection outline or not."""
@@ -829,13 +834,51 @@ class TrailField(pg.PlotCurveItem):
 # ------------------------------------------------------------ scene drawing
 
 
+def _is_soft(boundary: Any) -> bool:
+    """True when ``boundary`` (scene-file dict) carries a ``compliance``."""
+    return isinstance(boundary, Mapping) and bool(boundary.get("compliance"))
+
+
+def _discs(data: Mapping[str, Any]) -> tuple[np.ndarray, list[float]]:
+    """The bodies' centres (n, 2) and radii (a cart: its wheels') as the scene places them, m."""
+    centres, radii = [], []
+    for body in data.get("bodies", []):
+        try:
+            if body.get("type") == "bead":
+                centre, radius = (body["x"], body["rail_y"]), body["radius"]
+            else:
+                centre = body["position"]
+                radius = body.get("radius", body.get("wheel_radius"))
+            centres.append((float(centre[0]), float(centre[1])))
+            radii.append(float(radius))
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+            continue
+    return np.array(centres, dtype=float).reshape(-1, 2), radii
+
+
+def _soft_band_of(
+    boundary: Any, discs: tuple[np.ndarray, list[float]]
+) -> tuple[float, float] | None:
+    """(side, width) of a soft boundary's band (``soft_look``), None for a rigid one."""
+    if not _is_soft(boundary):
+        return None
+    try:
+        points = boundary_points(boundary)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if len(points) < 2 or not np.all(np.isfinite(points)):
+        return None
+    centres, radii = discs
+    return soft_look.material_side(points, centres), soft_look.band_width(points, radii)
+
+
 class SceneLayer:
     """Draws one scene (a scene-file dict) into a ViewBox and keeps its items for animation.
 
     ``boundaries`` draw as thick lines with their ids; ``bodies`` maps each
     body id to its DiskItem / CartItem, or for a bead its ``BeadDrawing``
     (all beads are drawn by the one ``beads`` field); ``springs`` holds each spring's
-    points, re-shaped with ``update_springs`` (all drawn by one ``SpringField``). Beads
+    points, re-shaped with ``update_springs_at`` (all drawn by one ``SpringField``). Beads
     on the same rail share one rail line. The id labels can be hidden (``set_labels_visible``);
     hidden labels are not moved.
 
@@ -917,14 +960,17 @@ class SceneLayer:
         scene: a label costs more to make than its body).
         """
         wanted: set[tuple[Any, ...]] = set()
-        for index, boundary in enumerate(data.get("boundaries", [])):
+        boundaries = data.get("boundaries", [])
+        discs = _discs(data) if any(_is_soft(b) for b in boundaries) else None
+        for index, boundary in enumerate(boundaries):
             key = ("boundaries", index)
             selected = selection == key
             wanted.add(key)
+            band = _soft_band_of(boundary, discs) if discs is not None else None
             self._update_part(
                 key,
-                (boundary, selected),
-                lambda items, b=boundary, s=selected: self._build_boundary(items, b, s),
+                (boundary, selected, band),
+                lambda items, b=boundary, s=selected, w=band: self._build_boundary(items, b, s, w),
             )
         rails: set[float] = set()
         posed, self._posed = self._posed, set()
@@ -956,7 +1002,7 @@ class SceneLayer:
             lambda items: self._build_springs(items, springs, chosen),
         )
         if self.springs:
-            self.update_springs(self.centres())
+            self.update_springs_at(*self.centre_rows())
         self._posed.clear()
 
     def _reset_pose(self, body_id: str, body: Mapping[str, Any]) -> None:
@@ -1003,12 +1049,19 @@ class SceneLayer:
             self._add(items, pins, 6)
 
     def _build_boundary(
-        self, items: list[QGraphicsItem], boundary: Mapping[str, Any], selected: bool
+        self,
+        items: list[QGraphicsItem],
+        boundary: Mapping[str, Any],
+        selected: bool,
+        band: tuple[float, float] | None = None,
     ) -> None:
+        """The boundary's line and id; ``band``: (side, width) of a soft one's hatched band."""
         try:
             points = boundary_points(boundary)
         except (KeyError, TypeError, ValueError):
             return
+        if band is not None and band[1] > 0.0:
+            self._add(items, soft_look.band_item(soft_look.soft_band(points, *band)), 1.5)
         colour = SELECTION_COLOUR if selected else BOUNDARY_COLOUR
         curve = pg.PlotCurveItem(points[:, 0], points[:, 1], pen=_pen(colour, BOUNDARY_WIDTH))
         self._add(items, curve, 2)
@@ -1129,13 +1182,37 @@ class SceneLayer:
 
     def centres(self) -> dict[str, tuple[float, float]]:
         """Current centre of every body item, m."""
-        return {body_id: (item.pos().x(), item.pos().y()) for body_id, item in self.bodies.items()}
+        index, xy = self.centre_rows()
+        return dict(zip(index, map(tuple, xy.tolist()), strict=True))
+
+    def centre_rows(self) -> tuple[dict[str, int], np.ndarray]:
+        """Every body's row in an array of current centres, and that array (n, 2), m.
+
+        The beads' centres are read from the bead field at once (2000 beads: a
+        few array operations, not 2000 ``pos`` calls).
+        """
+        index = {body_id: k for k, body_id in enumerate(self.bodies)}
+        xy = np.zeros((len(index), 2))
+        drawings = list(self.bodies.values())
+        beads = [(k, item.slot) for k, item in enumerate(drawings) if isinstance(item, BeadDrawing)]
+        if beads:
+            rows, slots = np.array(beads, dtype=int).T
+            xy[rows] = self.beads.positions(slots)
+        if len(beads) < len(index):
+            for k, item in enumerate(drawings):
+                if not isinstance(item, BeadDrawing):
+                    xy[k] = (item.pos().x(), item.pos().y())
+        return index, xy
 
     def radius(self, body_id: str) -> float:
         """Drawn radius of a body (an axle cart: half its span), m."""
         return self._radii.get(body_id, 0.0)
 
-    def update_springs(self, centres: Mapping[str, tuple[float, float]]) -> None:
-        """Re-shape every spring between its ends' current positions (``SpringField.update``)."""
+    def update_springs_at(self, index: Mapping[str, int], xy: np.ndarray) -> None:
+        """Re-shape every spring between its ends' centres, rows ``index[id]`` of ``xy`` (m).
+
+        Pass the same ``index`` object with each frame: the springs' ends are
+        looked up in it once (``SpringField.update_at``).
+        """
         if self._spring_field is not None:
-            self._spring_field.update(centres, self.radius)
+            self._spring_field.update_at(index, xy, self.radius)

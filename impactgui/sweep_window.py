@@ -22,7 +22,11 @@ Cancel stops the worker processes at once; the points finished so far stay.
 Export writes ``summary.csv`` and ``impacts.csv`` — the same bytes as
 ``python -m solver sweep`` writes for the same grid — and a PNG of the plot.
 Clicking a point asks for that run (the scene with those values) in the main
-window (:class:`SweepLauncher` opens it there and runs it).
+window (:class:`SweepLauncher` opens it there and runs it). A field with
+*log spacing* runs values evenly spaced on a log scale and is drawn on a log
+axis; *log scale* puts the observable on a log axis. *Continue orbits*
+(:mod:`impactgui.sweep_orbits`) draws the branches of periodic orbits over the
+first field on the same axes.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -57,6 +62,7 @@ from PySide6.QtWidgets import (
 from impactgui.grid import show_grid
 from impactgui.image_export import render_widget
 from impactgui.names import IMPACT_SPEED_LABEL, field_label
+from impactgui.sweep_orbits import OrbitOverlay
 from solver.scene import Scene, SceneError, scene_to_dict
 from solver.scene_paths import NumericField, numeric_fields
 from solver.sweep import (
@@ -238,6 +244,11 @@ class FieldChooser(QWidget):
         self.count.setRange(1, 100000)
         self.count.setValue(21)
         self.unit = QLabel()
+        self.log = QCheckBox("log spacing (start and stop > 0)")
+        self.log.setToolTip(
+            "Values evenly spaced on a log scale, as PATH=START:STOP:COUNT:log on the command "
+            "line; the plot's axis is logarithmic"
+        )
         layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addRow("field", self.combo)
@@ -245,6 +256,7 @@ class FieldChooser(QWidget):
         layout.addRow("to", self.stop)
         layout.addRow("count", self.count)
         layout.addRow("unit", self.unit)
+        layout.addRow("", self.log)
         self.combo.currentIndexChanged.connect(self._on_field_changed)
         self._on_field_changed(self.combo.currentIndex())
 
@@ -269,8 +281,8 @@ class FieldChooser(QWidget):
         self.start.setSingleStep(step)
         self.stop.setSingleStep(step)
 
-    def choose(self, path: str, start: float, stop: float, count: int) -> None:
-        """Set the field (by path), its range and count."""
+    def choose(self, path: str, start: float, stop: float, count: int, log: bool = False) -> None:
+        """Set the field (by path), its range and count (``log``: log spacing)."""
         index = self.combo.findData(path)
         if index < 0:
             raise KeyError(f"{path}: not a number of this scene")
@@ -278,6 +290,7 @@ class FieldChooser(QWidget):
         self.start.setValue(start)
         self.stop.setValue(stop)
         self.count.setValue(count)
+        self.log.setChecked(log)
 
     def path(self) -> str:
         """The chosen field's path."""
@@ -289,7 +302,8 @@ class FieldChooser(QWidget):
 
     def axis(self) -> Axis:
         """The chosen values (raises ``SweepError`` for a bad range)."""
-        return Axis.linspace(self.path(), self.start.value(), self.stop.value(), self.count.value())
+        spacing = Axis.logspace if self.log.isChecked() else Axis.linspace
+        return spacing(self.path(), self.start.value(), self.stop.value(), self.count.value())
 
 
 # ------------------------------------------------------------------ the window
@@ -342,6 +356,8 @@ class SweepWindow(QWidget):
         self._worker: SweepWorker | None = None
         self._started_at = 0.0
         self._shown: list[tuple[float, float, int]] = []
+        self._log_x = False
+        self._log_y = False
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(REDRAW_MS)
@@ -389,6 +405,9 @@ class SweepWindow(QWidget):
         self.scheduler.setToolTip("The address `dask scheduler` prints, e.g. tcp://10.0.0.5:8786")
         self.run_on.currentIndexChanged.connect(self._on_run_on_changed)
         self._on_run_on_changed(self.run_on.currentIndex())
+        self.log_y = QCheckBox("log scale (values > 0)")
+        self.log_y.setToolTip("The observable on a log axis (when every value shown is > 0)")
+        self.log_y.toggled.connect(self._on_observable_changed)
         self.observable = QComboBox()
         self._fill_observables()
         self.observable.currentIndexChanged.connect(self._on_observable_changed)
@@ -427,6 +446,7 @@ class SweepWindow(QWidget):
         self.image = pg.ImageItem()
         self.colour_bar: pg.ColorBarItem | None = None
         self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
+        self.orbits = OrbitOverlay(self)
 
         self._layout()
         self._update_buttons()
@@ -446,6 +466,7 @@ class SweepWindow(QWidget):
         form.addRow("end time", self.t_end)
         form.addRow("output step", self.dt_out)
         form.addRow("observable", self.observable)
+        form.addRow("", self.log_y)
         run_on_box = QGroupBox("Run on")
         run_on = QFormLayout(run_on_box)
         run_on.addRow("where", self.run_on)
@@ -464,10 +485,17 @@ class SweepWindow(QWidget):
         controls.addWidget(self.progress)
         controls.addWidget(self.status)
         controls.addLayout(exports)
+        controls.addWidget(self.orbits.box)
         controls.addStretch(1)
         side = QWidget()
         side.setLayout(controls)
         side.setFixedWidth(380)
+        self.controls_scroll = scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFixedWidth(400)
+        side = scroll
         layout = QHBoxLayout(self)
         layout.addWidget(side)
         layout.addWidget(self.plot, 1)
@@ -576,6 +604,7 @@ class SweepWindow(QWidget):
             return False
         self.plan = plan
         self.result = SweepResult(plan)
+        self._log_x = len(plan.axes) == 1 and self.first.log.isChecked()
         self._clear_plot()
         self.progress.setRange(0, len(plan))
         self.progress.setValue(0)
@@ -755,16 +784,40 @@ class SweepWindow(QWidget):
             )
         self._shown = shown
         data = np.array([(x, y) for x, y, _ in shown], dtype=float).reshape(-1, 2)
-        self.scatter.setData(x=data[:, 0], y=data[:, 1], data=[run for *_, run in shown])
+        self._log_y = self.log_y.isChecked() and bool(len(data)) and bool(np.all(data[:, 1] > 0))
+        self.plot_item.setLogMode(x=self._log_x, y=self._log_y)
+        view = self.to_view(data)
+        self.scatter.setData(x=view[:, 0], y=view[:, 1], data=[run for *_, run in shown])
         self.scatter.setSize(4 if column == IMPACT_SPEED else 7)
         self.plot.setLabel("bottom", self._axis_label(axis.path))
         ylabel = (
             f"{IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else self._column_label(column)
         )
         self.plot.setLabel("left", ylabel)
+        for side, log in (("bottom", self._log_x), ("left", self._log_y)):
+            # an SI prefix on a log axis scales the powers of ten ("×0.001"): none there
+            axis = self.plot_item.getAxis(side)
+            axis.setSIPrefixEnableRanges(() if log else None)
+            axis.updateAutoSIPrefix()
+
+    def to_view(self, data: np.ndarray) -> np.ndarray:
+        """Data ``(x, y)`` rows in the plot's view coordinates (log10 on a log axis).
+
+        The line (a PlotDataItem) follows the plot's log mode by itself; the
+        scatter and the click test take these.
+        """
+        view = np.array(data, dtype=float).reshape(-1, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self._log_x:
+                view[:, 0] = np.log10(view[:, 0])
+            if self._log_y:
+                view[:, 1] = np.log10(view[:, 1])
+        return view
 
     def _draw_map(self, first: Axis, second: Axis, column: str) -> None:
         assert self.result is not None and self.plan is not None
+        self._log_y = False
+        self.plot_item.setLogMode(x=False, y=False)
         n1, n2 = len(first.values), len(second.values)
         grid = np.full((n1, n2), np.nan)
         for point in self.result.points:
@@ -806,7 +859,14 @@ class SweepWindow(QWidget):
 
     @Slot(object)
     def _on_plot_clicked(self, event: Any) -> None:
-        if event.button() != Qt.MouseButton.LeftButton or not self._shown:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        orbit = self.orbits.orbit_at(event.scenePos())
+        if orbit is not None:  # a branch's orbit under the click comes first
+            event.accept()
+            self.orbits.open_orbit(*orbit)
+            return
+        if not self._shown:
             return
         run = self.point_at(event.scenePos())
         if run is not None:
@@ -829,8 +889,9 @@ class SweepWindow(QWidget):
                 return i * len(second.values) + j
             return None
         best, best_distance = None, CLICK_RADIUS_PX
-        for x, y, run in self._shown:
-            marker = view.mapViewToScene(QPointF(x, y))
+        where = self.to_view(np.array([(x, y) for x, y, _ in self._shown]))
+        for (x, y), (*_, run) in zip(where, self._shown, strict=True):
+            marker = view.mapViewToScene(QPointF(float(x), float(y)))
             distance = math.hypot(marker.x() - scene_pos.x(), marker.y() - scene_pos.y())
             if distance <= best_distance:
                 best, best_distance = run, distance
@@ -906,8 +967,9 @@ class SweepWindow(QWidget):
         self.export_png()
 
     def shutdown(self) -> None:
-        """Cancel a running sweep and join its thread; idempotent."""
+        """Cancel a running sweep and join its thread (and a continuation's); idempotent."""
         self._redraw_timer.stop()
+        self.orbits.shutdown()
         if self._worker is not None:
             self._worker.cancel()
         self._join()

@@ -6,7 +6,7 @@ storage, then :func:`solver.complementarity.banded_lcp` (block principal
 pivoting, Júdice & Pires 1994, one banded Cholesky per pivot). On the numpy
 path that is a ``scipy.sparse`` product and a dozen LAPACK calls per step,
 each with its Python overhead. :func:`banded_contact_lcp` does the same in
-one call, compiled by numba when it is installed (the ``fast`` extra):
+one call, compiled by numba:
 
 * the band of ``W`` from the sparse rows of ``G`` (index/value arrays of
   :class:`solver.contact_arrays.SparseRows`), the bandwidth being that of
@@ -25,22 +25,11 @@ one clear ``solver/__pycache__/timestep_kernels*.nb*``.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
 from collections.abc import Callable
 
 import numpy as np
-
-COMPILED = importlib.util.find_spec("numba") is not None
-"""True when numba is installed: :func:`compiled_banded_contact_lcp` is then compiled."""
-
-if COMPILED:
-    from numba.extending import register_jitable as _jitable
-else:
-
-    def _jitable(function):
-        return function
-
+from numba.extending import register_jitable as _jitable
 
 SOLVED, TOO_WIDE, SINGULAR, ITERATION_LIMIT = 0, 1, 2, 3
 """Outcomes of :func:`banded_contact_lcp`."""

@@ -32,7 +32,8 @@ the tests.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ from scipy.special import beta, betaincinv
 
 from solver.event_tolerances import TIME_TOL
 from solver.frames import ContactState, Event
-from solver.geometry import disk_feature_contact
+from solver.geometry import Segment, disk_disk_contact, disk_feature_contact
 
 STEP_SHARE = 0.02
 """Largest ODE step while a compliant contact presses, as a share of its period."""
@@ -66,27 +67,48 @@ class CompliantSet:
     Attributes
     ----------
     engaged : frozenset of (int, int) or None
-        ``None`` (the time-stepper): the force is ``max(0, k·δ^p + c·δ̇)``
-        of every overlap, a function of the state. The event-driven stepper
-        sets, at each phase's start (:meth:`engage`), the ``(disk, feature)``
-        pairs that press; within the phase only they carry a force, the smooth
-        ``k·δ^p + c·δ̇`` (no clamp, so that no ODE step straddles a kink), and
-        the phase ends at a ``touch`` or ``release`` (:class:`CompliantEvents`).
+        ``None`` (a :class:`~solver.system.System`'s own set, the
+        time-stepper's): the force is ``max(0, k·δ^p + c·δ̇)`` of every
+        overlap, a function of the state. An event-driven run works on a copy
+        of the system with a set of its own (:meth:`for_system`,
+        :meth:`solver.system.System.for_one_run`), whose
+        :class:`CompliantEvents` sets, at each phase's start (:meth:`engage`),
+        the ``(disk, feature)`` pairs that press; within the phase only they
+        carry a force, the smooth ``k·δ^p + c·δ̇`` (no clamp, so that no ODE
+        step straddles a kink), and the phase ends at a ``touch`` or
+        ``release``.
     """
 
-    def __init__(self, system: Any, features: list[tuple[str, Any, Any]]) -> None:
+    def __init__(
+        self, system: Any, features: list[tuple[str, Any, Any]], between: Any = None
+    ) -> None:
         self.system = system
         self.features = features
-        self._k = [float(law.stiffness) for _, _, law in features]
-        self._c = [float(law.damping) for _, _, law in features]
-        self._p = [float(law.exponent) for _, _, law in features]
+        self.between = between
+        """The compliance of every body–body contact (``contact.compliance``), or None."""
+        # one law per "other": the features, then (with ``between``) each disk as the
+        # second disk j of a pair (i, j), i < j, at index len(features) + j
+        laws = [law for _, _, law in features]
+        if between is not None:
+            laws += [between] * system.n_disks
+        self._k = [float(law.stiffness) for law in laws]
+        self._c = [float(law.damping) for law in laws]
+        self._p = [float(law.exponent) for law in laws]
         self.engaged: frozenset[tuple[int, int]] | None = None
 
     def __len__(self) -> int:
         return len(self.features)
 
+    def for_system(self, system: Any) -> CompliantSet:
+        """The same compliant contacts for ``system`` (a run's copy), nothing engaged."""
+        return CompliantSet(system, self.features, self.between)
+
     def _pairs(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
-        """``(disk, feature, DiskContact)`` of every disk and compliant feature (all of them)."""
+        """``(disk, other, DiskContact)`` of every compliant pair (all of them).
+
+        ``other`` is a feature's index, or ``len(features) + j`` for the disk
+        j of a body–body pair ``(disk, j)``, ``disk < j`` (normal from j to disk).
+        """
         system = self.system
         c, cd = system.centres(q), system.centre_velocities(v)
         om = system.angular_velocities(v)
@@ -96,7 +118,31 @@ class CompliantSet:
                 dc = disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k])
                 if dc is not None:
                     out.append((k, f, dc))
+        if self.between is not None:
+            base, radii = len(self.features), system.radii
+            for i in range(system.n_disks):
+                for j in range(i + 1, system.n_disks):
+                    dc = disk_disk_contact(
+                        c[i], cd[i], radii[i], om[i], c[j], cd[j], radii[j], om[j]
+                    )
+                    if dc is not None:
+                        out.append((i, base + j, dc))
         return out
+
+    def _other_id(self, f: int) -> str:
+        """Scene id of the other side of a pair: the feature's, or the second disk's."""
+        if f < len(self.features):
+            return self.features[f][0]
+        return self.system.disk_body_id(f - len(self.features))
+
+    def _mass(self, k: int, f: int) -> float:
+        """Mass (kg) that the pair's spring moves: the disk's, or two disks' reduced mass."""
+        system = self.system
+        m = float(system.M_diag[system._disk_ix[k]])
+        if f < len(self.features):
+            return m
+        other = float(system.M_diag[system._disk_ix[f - len(self.features)]])
+        return m * other / (m + other)
 
     def _spring(self, f: int, g: float) -> float:
         """``k·δ^p`` (N) at gap ``g`` (δ = −g), continued smoothly (odd) past δ = 0."""
@@ -126,13 +172,56 @@ class CompliantSet:
             if dc.g <= 0.0 and (self._press(f, dc) > 0.0 or dc.u_n < 0.0)
         )
 
+    def linear_term(
+        self, disk: int, f: int, q: np.ndarray
+    ) -> tuple[int, float, float, float, float] | None:
+        """``(ix, k, c, n_x, x_w)`` of pair ``(disk, f)`` where its force is linear, else None.
+
+        Linear in the bead's coordinate ``q[ix]``: a bead (no y coordinate)
+        against a linear (p = 1) stop that is a vertical segment at ``x =
+        x_w``, its centre on the side ``n_x = ±1`` of it
+        (:mod:`solver.compliance_flow`).
+        """
+        system = self.system
+        if f >= len(self.features):  # two disks: not a stop (DOP853)
+            return None
+        _, feature, _ = self.features[f]
+        if (
+            self._p[f] != 1.0
+            or not isinstance(feature, Segment)
+            or system._disk_iy[disk] is not None
+        ):
+            return None
+        x_wall = float(feature.a[0])
+        ix = system._disk_ix[disk]
+        if float(feature.b[0]) != x_wall or q[ix] == x_wall:
+            return None
+        return ix, self._k[f], self._c[f], math.copysign(1.0, q[ix] - x_wall), x_wall
+
+    def released_energy(self, q: np.ndarray, engaged: frozenset[tuple[int, int]]) -> float:
+        """Energy (J) the stops hold in overlaps that do not press (not in ``engaged``).
+
+        After a damped release the disk leaves the stop with δ > 0 and no
+        force: this energy is dissipated as it goes out (:meth:`dissipation_power`).
+        """
+        zero = np.zeros(self.system.N)
+        total = 0.0
+        for k, f, dc in self._pairs(q, zero):
+            if dc.g < 0.0 and (k, f) not in engaged:
+                p = self._p[f]
+                total += self._k[f] * (-dc.g) ** (p + 1.0) / (p + 1.0)
+        return total
+
     def force(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Generalized force (N, N·m) of the compliant contacts at ``(q, v)``."""
         out = np.zeros(self.system.N)
+        base = len(self.features)
         for k, f, dc in self._pairs(q, v):
             force = self._force(k, f, dc)
             if force != 0.0:
                 self.system._add_disk_force(out, k, force * dc.n)
+                if f >= base:  # the other disk: the opposite force
+                    self.system._add_disk_force(out, f - base, -force * dc.n)
         return out
 
     def energy(self, q: np.ndarray) -> float:
@@ -163,16 +252,16 @@ class CompliantSet:
         Per overlap, the period ``2π/√(k_eff/m)`` of the spring linearised at
         the deepest overlap the motion can reach from here, ``δ_m =
         (δ^(p+1) + (p+1) m δ̇²/(2k))^(1/(p+1))`` (energy, damping ignored),
-        ``k_eff = p·k·δ_m^(p−1)``. ``inf`` when nothing presses (a disk
+        ``k_eff = p·k·δ_m^(p−1)``, m the disk's mass (two disks: their
+        reduced mass). ``inf`` when nothing presses (a disk
         released inside a stop feels no force).
         """
-        system = self.system
         best = math.inf
         for k, f, dc in self._pairs(q, v):
             pressing = dc.g <= 0.0 if self.engaged is None else (k, f) in self.engaged
             if pressing:
                 p, stiff = self._p[f], self._k[f]
-                m = float(system.M_diag[system._disk_ix[k]])
+                m = self._mass(k, f)
                 reach = (-dc.g) ** (p + 1.0) + (p + 1.0) * m * dc.u_n**2 / (2.0 * stiff)
                 delta_m = reach ** (1.0 / (p + 1.0))
                 k_eff = p * stiff * delta_m ** (p - 1.0)
@@ -202,7 +291,7 @@ class CompliantSet:
         """The force (N) of every pressing pair under :attr:`engaged`, by ``(body, other)``."""
         system = self.system
         return {
-            (system.disk_body_id(k), self.features[f][0]): self._force(k, f, dc)
+            (system.disk_body_id(k), self._other_id(f)): self._force(k, f, dc)
             for k, f, dc in self._pairs(q, v)
             if self.engaged is None or (k, f) in self.engaged
             if self.engaged is not None or dc.g < 0.0
@@ -211,7 +300,7 @@ class CompliantSet:
     def pair_names(self, q: np.ndarray, v: np.ndarray) -> list[tuple[str, str]]:
         """``(body, other)`` of each row of :meth:`event_values`, in the same order."""
         system = self.system
-        return [(system.disk_body_id(k), self.features[f][0]) for k, f, _ in self._pairs(q, v)]
+        return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._pairs(q, v)]
 
     def states(self, q: np.ndarray, v: np.ndarray) -> list[ContactState]:
         """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0."""
@@ -223,7 +312,7 @@ class CompliantSet:
                 out.append(
                     ContactState(
                         body=system.disk_body_id(k),
-                        other=self.features[f][0],
+                        other=self._other_id(f),
                         lam=max(force, 0.0),
                         tau=0.0,
                         u_n=float(dc.u_n),
@@ -252,7 +341,8 @@ class CompliantEvents:
     """The event-driven stepper's part for compliant contacts: where their events are.
 
     Reached through three methods: :meth:`begin` (a phase starts: which
-    contacts press in it), :meth:`first` (the earliest ``touch`` or
+    contacts press in it, set on the run's own ``compliance``, see
+    :meth:`solver.system.System.for_one_run`), :meth:`first` (the earliest ``touch`` or
     ``release`` of a smooth piece) and :meth:`emit` (the event row). The
     forces themselves are in the applied force (:meth:`CompliantSet.force`).
     """
@@ -271,37 +361,105 @@ class CompliantEvents:
         """A phase starts at ``(q, v)``: fix which compliant contacts press in it."""
         self.compliance.engage(q, v)
 
-    def first(self, piece: Any, ta: float, tb: float) -> CompliantEvent | None:
+    def first(
+        self, piece: Any, ta: float, tb: float, n_sub: int | None = None
+    ) -> CompliantEvent | None:
         """The earliest ``touch`` or ``release`` in ``(ta, tb]`` of ``piece`` (or None).
 
-        Sub-points split the piece; a value positive at a sub-point and not
-        positive at the next is bisected to ``TIME_TOL``, and the event is put
-        on the side where it has happened (gap ≤ 0 after a touch, force 0
-        after a release), so the next phase does not find it again.
+        ``n_sub`` sub-points (default: the part's own, for an ODE step)
+        split the piece; a value positive at a sub-point and not positive at
+        the next is bisected to ``TIME_TOL``, and the event is put on the
+        side where it has happened (gap ≤ 0 after a touch, force 0 after a
+        release), so the next phase does not find it again.
         """
-        found = self._first(piece, ta, tb)
+        found = self._first(piece, ta, tb, self.n_sub if n_sub is None else n_sub)
         self._measure(piece, ta, tb if found is None else found.t)
         return found
 
+    def closed_form_pieces(self, pieces: Iterator[Any], q0: np.ndarray) -> Iterator[Any]:
+        """``pieces`` of a closed-form phase from ``q0``, as compliant contacts need them.
+
+        Without ``states``: the frames are made one by one, each with the
+        compliant contacts' rows and the stops' energy (the vectorised
+        frames know only rigid contacts and springs). And with the loss of
+        released overlaps: a disk released with δ > 0 leaves its stop with
+        no force, the stop's energy ``U`` going out as loss
+        (:meth:`CompliantSet.dissipation_power`, ``−dU/dt``). Within a phase
+        nothing presses it again (that would be a ``touch``), so its loss
+        from the phase's start is ``U(q0) − U(q)`` exactly: added to the
+        damping work of each row.
+        """
+        compliance, engaged, N = self.compliance, self.compliance.engaged or frozenset(), self.N
+        stored = compliance.released_energy(q0, engaged)
+        for piece in pieces:
+            if stored == 0.0:
+                yield replace(piece, states=None)
+                continue
+
+            def state(t: float, piece: Any = piece) -> np.ndarray:
+                row = piece.state(t)
+                row[2 * N + 1] += stored - compliance.released_energy(row[:N], engaged)
+                return row
+
+            yield replace(piece, state=state, states=None)
+
     def _measure(self, piece: Any, ta: float, tb: float) -> None:
-        """Add ``∫F dt`` over ``[ta, tb]`` (Gauss–Legendre) and the largest F to each contact."""
+        """Add ``∫F dt`` over ``[ta, tb]`` (Gauss–Legendre) and the largest F to each contact.
+
+        The largest F is that of the nodes; on a closed-form piece (a third
+        of the contact's period, the nodes far apart) a node larger than its
+        neighbours is polished to the crest between them (:meth:`_crest`).
+        """
         if not tb > ta or not self.compliance.engaged:
             return
         nodes, weights = _GAUSS
         half = 0.5 * (tb - ta)
         N = self.N
+        samples = []
         for x, w in zip(nodes, weights, strict=True):
-            y = piece.state(ta + half * (1.0 + x))
+            t = ta + half * (1.0 + x)
+            y = piece.state(t)
             forces = self.compliance.pressing_forces(y[:N], y[N : 2 * N])
+            samples.append((t, forces))
             for key, force in forces.items():
                 record = self._measures.setdefault(key, [ta, 0.0, 0.0])
                 record[1] += half * w * force
                 record[2] = max(record[2], force)
+        if piece.motion is None:
+            return
+        for j in range(1, len(samples) - 1):
+            (t0, before), (_, forces), (t1, after) = samples[j - 1 : j + 2]
+            for key, force in forces.items():
+                if before.get(key, -math.inf) <= force >= after.get(key, -math.inf):
+                    record = self._measures[key]
+                    record[2] = max(record[2], self._crest(piece, key, t0, t1))
 
-    def _first(self, piece: Any, ta: float, tb: float) -> CompliantEvent | None:
+    def _crest(self, piece: Any, key: tuple[str, str], lo: float, hi: float) -> float:
+        """The largest force (N) of contact ``key`` on ``piece`` in ``[lo, hi]`` (golden search)."""
+        N = self.N
+
+        def force(t: float) -> float:
+            y = piece.state(t)
+            return self.compliance.pressing_forces(y[:N], y[N : 2 * N])[key]
+
+        g = 0.5 * (math.sqrt(5.0) - 1.0)
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        fa, fb = force(a), force(b)
+        for _ in range(60):
+            if fa < fb:
+                lo, a, fa = a, b, fb
+                b = lo + g * (hi - lo)
+                fb = force(b)
+            else:
+                hi, b, fb = b, a, fa
+                a = hi - g * (hi - lo)
+                fa = force(a)
+        return max(fa, fb)
+
+    def _first(self, piece: Any, ta: float, tb: float, n_sub: int) -> CompliantEvent | None:
         if not tb > ta:
             return None
-        ts = np.linspace(ta, tb, self.n_sub + 1)
+        ts = np.linspace(ta, tb, n_sub + 1)
         before = self._values(piece.state(ts[0]))
         for j in range(1, len(ts)):
             after = self._values(piece.state(ts[j]))

@@ -13,6 +13,7 @@ over a stretch of motion, :mod:`solver.gap_closing`'s.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -384,7 +385,7 @@ class _PairsByKey(dict):
 
     def __init__(self, kin: DiskKinematics) -> None:
         super().__init__()
-        self._kin = kin
+        self._kin = weakref.proxy(kin)  # kin holds this dict: no cycle
 
     def __missing__(self, key: Hashable) -> ContactPair:
         kin = self._kin
@@ -625,7 +626,12 @@ class DiskKinematics:
         return found
 
     def _disk_pair_rows(self, c: np.ndarray, margin: float, disks: np.ndarray) -> np.ndarray:
-        """Disk pairs ``(i, j)``, ``i < j``, of one of ``disks`` within ``margin`` (m): sorted."""
+        """Disk pairs ``(i, j)``, ``i < j``, of one of ``disks`` within ``margin`` (m): sorted.
+
+        None when the disks meet by a compliant force (``System.rigid_disk_pairs``).
+        """
+        if not self.system.rigid_disk_pairs:  # issue 22's hook: solver.compliance has them
+            return np.zeros((0, 2), dtype=np.intp)
         if len(disks) > FEW_DISKS:
             found = self._all_disk_pairs(c, margin)
             chosen = np.zeros(len(c), dtype=bool)

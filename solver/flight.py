@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.integrate import DOP853
 
+from solver.compliance_flow import compliant_bead_model
 from solver.contact import solve_with_modes
 from solver.errors import SolverError
 from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
@@ -194,13 +195,20 @@ class SmoothMotion:
         if not self.s.closed_form or self.across_spring:
             self.across_spring = False
             return None
-        model = self.bead_model()
+        compliance = self.s.system.compliance
+        if compliance is None:
+            model, pressing = self.bead_model(), None
+        else:  # the pressing compliant stops are springs and dampers of the phase
+            pressing = compliance.engaged or frozenset()
+            model = compliant_bead_model(self.s.system, self.m.q, pressing)
         if model is None or np.any(model.separations(self.m.q) <= 0.0):
             return None
         evals = self.contacts.active_evals(self.m.q, self.m.v)
         if any(e.n[1] != 0.0 for e in evals):
             return None
-        key = (tuple(self.m.active), model.separation_rows.tobytes())
+        key: tuple = (tuple(self.m.active), model.separation_rows.tobytes())
+        if pressing is not None:  # the pressing stops are part of the model
+            key += (pressing,)
         flow = self._flows.get(key)
         if flow is None:
             A = np.array([e.G for e in evals]).reshape(-1, self.s.N)

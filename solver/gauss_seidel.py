@@ -20,15 +20,14 @@ is why ``max_sweeps`` bounds the work). The sweeps stop when
 no impulse changed by more than ``tol`` times the largest impulse, or after
 ``max_sweeps``.
 
-:func:`reference_sweeps` is the plain-Python loop; :func:`sweeps` is the same
-function compiled by numba when it is installed (the ``fast`` extra), and
-the reference otherwise. Tests check that the two agree.
+:func:`reference_sweeps` is the loop as written; :func:`sweeps` is that
+function compiled by numba (a dependency: docs/INSTALL.md) and cached on
+disk. Tests check that the two agree.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 from collections.abc import Callable
 
 import numpy as np
@@ -114,20 +113,14 @@ def reference_sweeps(
     return max_sweeps
 
 
-COMPILED = importlib.util.find_spec("numba") is not None
-"""True when :func:`sweeps` runs the numba-compiled kernel (numba is installed)."""
-
-
 @functools.cache
 def _kernel() -> Callable[..., int]:
-    """The compiled kernel, made on first use (importing numba takes a while), or the loop."""
-    if not COMPILED:
-        return reference_sweeps
+    """The compiled kernel, made on first use (importing numba takes a while)."""
     import numba
 
     return numba.njit(cache=True)(reference_sweeps)
 
 
 def sweeps(*args) -> int:
-    """:func:`reference_sweeps` (same arguments), compiled by numba when it is installed."""
+    """:func:`reference_sweeps` (same arguments), compiled by numba."""
     return _kernel()(*args)

@@ -70,6 +70,8 @@ class GeneralPhase:
         linear = None if constant is not None else self.smooth.linear_motion()
         if linear is not None:
             pieces = self.smooth.linear_pieces(*linear)
+            if self.compliant is not None:  # frames one by one, a released disk's loss
+                pieces = self.compliant.closed_form_pieces(pieces, m.q)
             reach = math.inf if self.pairs.pairs_complete() else budget
         elif constant is not None:
             a, power = constant
@@ -107,7 +109,9 @@ class GeneralPhase:
             missed = self.roots.missed(piece, gaps, found, a if constant is not None else None)
             found = missed or found
             if self.compliant is not None:  # a touch or release ends the phase at the kink
-                soft = self.compliant.first(piece, piece.ta, found.t if found else piece.tb)
+                # a closed-form piece's sub-points follow the beads' travel, as for its gaps
+                n_sub = self.locator._linear_subpoints(piece) if linear is not None else None
+                soft = self.compliant.first(piece, piece.ta, found.t if found else piece.tb, n_sub)
                 found = soft or found
             limit = found.t if found else piece.tb
             self.recorder.emit_samples(

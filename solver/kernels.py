@@ -19,24 +19,23 @@ solver passes, in a fixed order, with a line of progress for each:
 The Makefile runs ``python -m solver compile`` after installing; the command
 line and the window call :func:`compile_if_cold` at start, which compiles
 (with the same progress) only when the stamp of this exact code and numba
-version is missing. Without numba there is nothing to compile (docs/INSTALL.md:
-a platform without numba wheels is not a target; the plain-Python loops
-remain the reference).
+version is missing. The stamp lies next to the code, as numba's cache does;
+in a read-only install, where numba caches in the user's cache dir, it lies
+in ``$XDG_CACHE_HOME/impactgui`` (``~/.cache/impactgui``), so a second run is
+quiet. numba is a dependency (docs/INSTALL.md: a platform without numba
+wheels is not a target); the plain loops these kernels are compiled from are
+the tests' references.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-AVAILABLE = importlib.util.find_spec("numba") is not None
-"""True when numba is installed (it is a dependency; see docs/INSTALL.md)."""
 
 MODULES = ("timestep_kernels", "chain_lcp", "gauss_seidel", "stop_closing", "kernels")
 """Modules whose source decides the compiled code (their hash names the stamp)."""
@@ -133,35 +132,79 @@ _WARM_UPS: dict[str, Callable[[], None]] = {
 }
 
 
-def stamp_path() -> Path:
-    """The file that says the kernels of this code and numba version are compiled and cached."""
+def _stamp_name() -> str:
+    """The stamp's name: a hash of the kernels' sources, numba's version and where they live.
+
+    The folder is in the hash because numba caches per source folder: a second
+    install of the same code elsewhere compiles its own kernels.
+    """
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
+    digest.update(str(here).encode())
     for name in MODULES:
         digest.update((here / f"{name}.py").read_bytes())
-    if AVAILABLE:
-        import numba
+    import numba
 
-        digest.update(numba.__version__.encode())
+    digest.update(numba.__version__.encode())
+    return f"impactgui-kernels-{digest.hexdigest()[:16]}.stamp"
+
+
+def user_cache_dir() -> Path:
+    """This program's folder in the user's cache (XDG: ``$XDG_CACHE_HOME/impactgui``).
+
+    Where the stamp goes when the install cannot be written; numba's own
+    cache then moves to the same user cache (``$XDG_CACHE_HOME/numba``).
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+    return root / "impactgui"
+
+
+def stamp_paths() -> list[Path]:
+    """Where the stamp may be, in the order it is written: the first folder that can be.
+
+    ``NUMBA_CACHE_DIR`` when set (numba's cache is there and nowhere else);
+    else next to the code, as numba's cache is, then the user's cache dir
+    (:func:`user_cache_dir`) for a read-only install.
+    """
+    name = _stamp_name()
     cache = os.environ.get("NUMBA_CACHE_DIR")
-    folder = Path(cache) if cache else here / "__pycache__"
-    return folder / f"impactgui-kernels-{digest.hexdigest()[:16]}.stamp"
+    if cache:
+        return [Path(cache) / name]
+    here = Path(__file__).resolve().parent
+    return [here / "__pycache__" / name, user_cache_dir() / name]
+
+
+def stamp_path() -> Path | None:
+    """The stamp that says the kernels of this code and numba version are compiled and cached;
+    None when there is none yet."""
+    return next((path for path in stamp_paths() if path.is_file()), None)
 
 
 def is_cold() -> bool:
-    """True when numba is installed and the kernels of this code were not compiled yet."""
-    return AVAILABLE and not stamp_path().exists()
+    """True when the kernels of this code were not compiled yet."""
+    return stamp_path() is None
+
+
+def _write_stamp() -> Path | None:
+    """Write the stamp in the first folder of :func:`stamp_paths` that can be written."""
+    for stamp in stamp_paths():
+        try:
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            stamp.write_text("compiled\n")
+        except OSError:
+            continue  # a read-only install: the next folder
+        return stamp
+    return None  # nowhere: the next start compiles (or loads) again, with its lines
 
 
 def compile_all(progress: Progress | None = None) -> list[str]:
     """Compile (or load from numba's disk cache) every kernel; the names, in order.
 
     ``progress(done, total, name)`` is called before each kernel and once
-    with ``done == total`` at the end. Writes the stamp (:func:`stamp_path`)
-    when its folder can be written.
+    with ``done == total`` at the end. Writes the stamp in the first folder of
+    :func:`stamp_paths` that can be written.
     """
-    if not AVAILABLE:
-        return []
     total = len(KERNEL_NAMES)
     for done, name in enumerate(KERNEL_NAMES):
         if progress is not None:
@@ -169,12 +212,7 @@ def compile_all(progress: Progress | None = None) -> list[str]:
         _WARM_UPS[name]()
     if progress is not None:
         progress(total, total, "")
-    stamp = stamp_path()
-    try:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.write_text("compiled\n")
-    except OSError:
-        pass  # a read-only install: numba's own cache still holds the code
+    _write_stamp()
     return list(KERNEL_NAMES)
 
 

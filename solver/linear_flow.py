@@ -844,10 +844,19 @@ def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
         ``M q̈ + C q̇ + K q = f0 + Σ harmonics`` equals ``system.applied_force``
         as long as ``model.separations(q) > 0``; None when the scene is not linear.
     """
+    if getattr(system, "compliance", None) is not None:  # solver.compliance_flow adds it
+        return None
+    return rigid_bead_model(system, q)
+
+
+def rigid_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
+    """:func:`linear_bead_model` of the scene's beads, springs and forcing alone.
+
+    The forces of compliant contacts are left out: while a set of them
+    presses, :func:`solver.compliance_flow.compliant_bead_model` adds theirs.
+    """
     disks = system._disks
     if system.n_disks != system.N or any(d.iy is not None for d in disks):
-        return None
-    if getattr(system, "compliance", None) is not None:  # a compliant contact's force: DOP853
         return None
     q = np.asarray(q, dtype=float)
     # the model depends on q only through the orientation of the rest-length springs:

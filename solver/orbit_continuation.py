@@ -8,9 +8,9 @@ the corrector is Newton on
     P(z; p) − z = 0,    t_kᵀ (x − x_k) = h,
 
 with the Jacobian ``[[Φ − I, ∂P/∂p], [t_kᵀ]]`` (``Φ`` the exact monodromy,
-``∂P/∂p`` by central differences of the program's own map). The parameter may thus
-turn back: a fold is passed. :func:`bisect_on_arclength` locates a sign change
-of a test function (:mod:`solver.orbit_bifurcations`) between two points.
+``∂P/∂p`` by a one-sided difference of the program's own map, once per point).
+The parameter may thus turn back: a fold is passed. :func:`bisect_on_arclength`
+locates a sign change of a test function (:mod:`solver.orbit_bifurcations`) between two points.
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ from solver.orbits import (
 from solver.scene_paths import with_values
 
 MAX_CORRECTOR_STEPS = 12
+P_STEP = 1.5e-8
+"""Relative step of the one-sided difference ∂P/∂p (about √ε: truncation and round-off alike)."""
+ARC_TOL = 1e-6
+"""Arclength bracket at which :func:`bisect_on_arclength` may stop."""
+MAX_DAMPING = 8
+"""Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
 """A failed corrector halves the step down to this fraction of the first; then the branch ends."""
 
@@ -71,20 +77,36 @@ class Branch:
             raise SolverError(f"periodic orbit at {self.label(p)}: {error}") from None
         return run, monodromy(base, z, run.impacts, span), span
 
-    def p_derivative(self, z: np.ndarray, p: float) -> np.ndarray:
-        h = 1e-6 * max(1.0, abs(p))
-        plus = self.evaluate(z, p + h)[0].z_end
-        minus = self.evaluate(z, p - h)[0].z_end
-        return (plus - minus) / (2.0 * h)
+    def p_derivative(self, z: np.ndarray, p: float, z_end: np.ndarray | None = None) -> np.ndarray:
+        """``∂P/∂p`` by a one-sided difference, step ``P_STEP · max(1, |p|)``.
 
-    def jacobian(self, z: np.ndarray, p: float, J: np.ndarray) -> np.ndarray:
-        """``[Φ − I, ∂P/∂p]``, shape (n, n + 1)."""
+        ``z_end`` is ``P(z; p)`` when the caller has it (the corrector's own run): then
+        the column costs one run of the map.
+        """
+        h = P_STEP * max(1.0, abs(p))
+        if z_end is None:
+            z_end = self.evaluate(z, p)[0].z_end
+        return (self.evaluate(z, p + h)[0].z_end - z_end) / h
+
+    def jacobian(
+        self, z: np.ndarray, p: float, J: np.ndarray, column: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``[Φ − I, ∂P/∂p]``, shape (n, n + 1) (``column`` the ∂P/∂p to use, if known)."""
         n = len(z)
-        return np.column_stack([J - np.eye(n), self.p_derivative(z, p)])
+        if column is None:
+            column = self.p_derivative(z, p)
+        return np.column_stack([J - np.eye(n), column])
 
-    def tangent(self, z: np.ndarray, p: float, J: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    def tangent(
+        self,
+        z: np.ndarray,
+        p: float,
+        J: np.ndarray,
+        previous: np.ndarray,
+        column: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Unit null vector of ``[Φ − I, ∂P/∂p]``, oriented along ``previous``."""
-        A = self.jacobian(z, p, J)
+        A = self.jacobian(z, p, J, column)
         t = np.linalg.solve(np.vstack([A, previous]), np.r_[np.zeros(len(z)), 1.0])
         t /= np.linalg.norm(t)
         return t if t @ previous >= 0 else -t
@@ -100,19 +122,29 @@ class Branch:
         n = len(x0) - 1
         x = x0 + h * t0
         residual = math.inf
+        previous = None
+        column = None  # ∂P/∂p, computed at the first iterate and kept (a chord in that column)
         for step in range(MAX_CORRECTOR_STEPS + 1):
             z, p = x[:n], float(x[n])
             run, J, span = self.evaluate(z, p)
+            if n_impacts is not None and previous is not None:
+                x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
+                z, p = x[:n], float(x[n])
+                if len(run.impacts) != n_impacts:
+                    break  # no step along Newton's direction keeps the impacts
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
             if converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
                 orbit = make_orbit(
                     z, self.t_section, self.period, span, J, run.impacts, step, residual
                 )
-                return BranchPoint(p, orbit, self.tangent(z, p, J, t0))
+                return BranchPoint(p, orbit, self.tangent(z, p, J, t0, column))
             if step == MAX_CORRECTOR_STEPS:
                 break
-            A = np.vstack([self.jacobian(z, p, J), t0])
+            if column is None:
+                column = self.p_derivative(z, p, run.z_end)
+            A = np.vstack([self.jacobian(z, p, J, column), t0])
+            previous = x
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
         changed = ""
         if n_impacts is not None and len(run.impacts) != n_impacts:
@@ -123,6 +155,105 @@ class Branch:
         raise SolverError(
             f"the corrector at {self.label(float(x[n]))} did not converge in "
             f"{MAX_CORRECTOR_STEPS} steps (residual {residual:.3g}){changed}"
+        )
+
+    def _damped(self, x, previous, n_impacts, run, J, span):
+        """Halve a Newton step (up to ``MAX_DAMPING`` times) whose map changed the impact count.
+
+        Near a grazing the map is only piecewise smooth: a full Newton step may land where
+        an impact is missing (or an extra one appears) and the step is then meaningless.
+        """
+        n = len(x) - 1
+        for _ in range(MAX_DAMPING):
+            if len(run.impacts) == n_impacts:
+                break
+            x = 0.5 * (previous + x)
+            run, J, span = self.evaluate(x[:n], float(x[n]))
+        return x, run, J, span
+
+    def orbit_at(self, p: float, z: np.ndarray, n_impacts: int) -> PeriodicOrbit:
+        """The orbit with ``n_impacts`` impacts at the fixed parameter ``p``, Newton from ``z``.
+
+        Newton steps that change the map's impact count are halved (:meth:`_damped`).
+
+        Raises
+        ------
+        SolverError
+            No such orbit found in ``MAX_CORRECTOR_STEPS`` steps (or a run failed).
+        """
+        n = len(z)
+        x = np.r_[z, p]
+        previous = None
+        extra = False
+        for step in range(MAX_CORRECTOR_STEPS + 1):
+            run, J, span = self.evaluate(x[:n], p)
+            extra = extra or len(run.impacts) > n_impacts
+            if previous is not None:
+                x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
+                if len(run.impacts) != n_impacts:
+                    break
+            z = x[:n]
+            g = run.z_end - z
+            residual = float(np.max(np.abs(g)))
+            if len(run.impacts) == n_impacts and converged(residual, z):
+                impacts = run.impacts
+                return make_orbit(z, self.t_section, self.period, span, J, impacts, step, residual)
+            if step == MAX_CORRECTOR_STEPS:
+                break
+            try:
+                dz = np.linalg.solve(J - np.eye(n), -g)
+            except np.linalg.LinAlgError:
+                break
+            previous, x = x, np.r_[z + dz, p]
+        error = SolverError(f"no orbit with {n_impacts} impacts found at {self.label(p)}")
+        error.extra_impact = extra  # a step met an extra impact (a free flight grazing?)
+        raise error
+
+    def doubled_start(self, at: BranchPoint, h: float) -> tuple[BranchPoint, BranchPoint]:
+        """Branch switching at a period doubling: ``self`` is the doubled branch (period 2K).
+
+        ``at`` is the located period doubling of the period-K branch. There the 2K map
+        has a multiplier +1 (−1 squared) and the doubled orbits bifurcate from the
+        period-K one along ``v``, the eigenvector of the multiplier −1, with the parameter
+        changing only to second order: the first doubled orbit is the corrector's point
+        at arclength ``h`` (halved while it fails, down to ``MIN_STEP_FRACTION``) along
+        the tangent ``(v, 0)``, the predictor ``z + h v``.
+
+        Returns the junction (the period-doubling orbit as a period-2K orbit) and the
+        first doubled orbit.
+
+        Raises
+        ------
+        SolverError
+            No doubled orbit found (the corrector fell back on the period-K orbit, or failed).
+        """
+        mu, vectors = np.linalg.eig(at.orbit.monodromy)
+        j = int(np.argmin(np.abs(mu + 1.0)))
+        v = np.real(vectors[:, j])
+        t0 = np.r_[v / np.linalg.norm(v), 0.0]
+        x0 = np.r_[at.orbit.state, at.p]
+        run, J, span = self.evaluate(at.orbit.state, at.p)
+        residual = float(np.max(np.abs(run.z_end - at.orbit.state)))
+        orbit = make_orbit(
+            at.orbit.state, self.t_section, self.period, span, J, run.impacts, 0, residual
+        )
+        junction = BranchPoint(at.p, orbit, t0)
+        single = Branch(self.scene, self.path, self.period // 2, self.t_section, self.period_s)
+        step, problem = h, ""
+        while step >= h * MIN_STEP_FRACTION:
+            try:
+                point = self.correct(x0, t0, step)
+            except SolverError as error:
+                problem = str(error)
+            else:
+                half = single.evaluate(point.orbit.state, point.p)[0].z_end - point.orbit.state
+                if float(np.max(np.abs(half))) > 1e-3 * step:
+                    return junction, point
+                problem = f"the corrector at {self.label(point.p)} found the period-K orbit again"
+            step /= 2
+        raise SolverError(
+            f"no period-{self.period} orbit found next to the period doubling at "
+            f"{self.label(at.p)}: {problem}"
         )
 
     def first(self, orbit: PeriodicOrbit, p: float, direction: float) -> BranchPoint:
@@ -168,6 +299,9 @@ def bisect_on_arclength(
 ) -> BranchPoint:
     """Halve the arclength bracket ``[0, h]`` from ``a`` until its ends' ``p`` differ by ≤ ``tol``.
 
+    and the bracket is at most ``ARC_TOL`` long: at a fold ``p`` is flat in the
+    arclength (its error goes like the bracket's square), so ``p`` alone would stop early.
+
     ``sign_at_a(point)`` says whether the test function at ``point`` has ``a``'s sign.
     """
     x0, t0 = np.r_[a.orbit.state, a.p], a.tangent
@@ -182,7 +316,7 @@ def bisect_on_arclength(
         else:
             hi = mid
         best = point
-        if p_hi is not None and abs(point.p - p_hi) <= tol:
+        if p_hi is not None and abs(point.p - p_hi) <= tol and hi - lo <= ARC_TOL:
             break
         p_hi = point.p
         if hi - lo <= 1e-15 * (1 + h):

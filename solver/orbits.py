@@ -147,6 +147,23 @@ def shifted_scene(scene: Any, t_section: float) -> Any:
     return with_values(scene, values) if values else scene
 
 
+def orbit_scene(scene: Any, orbit: PeriodicOrbit) -> Any:
+    """``scene`` started on ``orbit``: its state at the section, the forcing's phase there.
+
+    The scene's clock starts at the section (each harmonic force's phase advanced by
+    ``ω t_section``) and runs one span (``solver.t_end = K T``), so a run of it is
+    the orbit's period from its section. ``scene`` must be at the orbit's parameter.
+    """
+    base = shifted_scene(scene, orbit.t_section)
+    system = System(base)
+    n = system.N
+    values: dict[str, float] = {"solver.t_end": float(orbit.span)}
+    for b, ix in _bead_paths(system):
+        values[f"bodies[{b}].x"] = float(orbit.state[ix])
+        values[f"bodies[{b}].vx"] = float(orbit.state[n + ix])
+    return with_values(base, values)
+
+
 def start_state(scene: Any) -> np.ndarray:
     """The scene's initial ``(q, v)``."""
     system = System(scene)

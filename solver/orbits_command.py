@@ -1,15 +1,15 @@
 """``python -m solver orbits``: a branch of periodic orbits over one scene field (docs/ORBITS.md).
 
     python -m solver orbits SCENE.json --vary PATH=START:STOP --out DIR
-        [--period K] [--transient T] [--max-points N] [--step S]
+        [--period K] [--transient T] [--max-points N] [--step S] [--follow-doubling]
 
-Pseudo-arclength continuation (:mod:`solver.orbit_continuation`) from the
-orbit the scene reaches after T s at START, in steps of arclength S in
-``(state, parameter)``, until the parameter passes STOP or N orbits; folds,
-period doublings and tori between two orbits are located by bisection
-(:mod:`solver.orbit_bifurcations`) and written as extra rows. A corrector that
-fails at the smallest step ends the branch: the last orbit found is marked
-``end`` and the reason (naming the parameter value) goes to stderr, exit 3.
+The branches are followed by :func:`solver.orbit_branches.follow_branches`
+(pseudo-arclength from the orbit the scene reaches after T s at START, in steps
+of arclength S in ``(state, parameter)``, until the parameter passes STOP or N
+orbits; bifurcations located as extra rows; a grazing ends a branch with a
+``grazing`` row, exit 0). A corrector that fails at the smallest step ends the
+branch: the last orbit found is marked ``end`` and the reason (naming the
+parameter value) goes to stderr, exit 3.
 """
 
 from __future__ import annotations
@@ -20,14 +20,11 @@ import math
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
-
 from solver.errors import InputError, SolverError
-from solver.orbit_bifurcations import LOCATE_TOL, crossings, indicator
-from solver.orbit_continuation import Branch, bisect_on_arclength
+from solver.orbit_branches import follow_branches
 from solver.orbits import PeriodicOrbit, find_orbit
 from solver.scene import SceneError, load_scene
-from solver.scene_paths import check_settable, with_values
+from solver.scene_paths import check_settable
 from solver.system import System
 
 DEFAULT_MAX_POINTS = 50
@@ -67,6 +64,14 @@ def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
         "--step",
         metavar="S",
         help="arclength step in (state, parameter) (default |STOP − START| / (N − 1))",
+    )
+    parser.add_argument(
+        "--follow-doubling",
+        action="store_true",
+        help=(
+            "at the first located period doubling, start the doubled branch (period 2K, "
+            "branch 1) along the multiplier −1's eigenvector and follow it too"
+        ),
     )
     return parser
 
@@ -148,8 +153,10 @@ def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
     return head, order
 
 
-def _row(point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]) -> list[str]:
-    row = ["0", str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
+def _row(
+    branch: int, point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]
+) -> list[str]:
+    row = [str(branch), str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
     row += ["1" if orbit.stable else "0", mark]
     for mu in orbit.multipliers:
         row += [repr(float(mu.real)), repr(float(mu.imag))]
@@ -176,57 +183,42 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         for line in problems:
             print(line, file=stderr)
         return 2
-    orbits: list[tuple[float, PeriodicOrbit, str]] = []
-    failure = ""
-    branch = Branch(scene, path, period)
-    try:
-        first_scene = with_values(scene, {path: p_start})
-        label = branch.label(p_start)
-        orbit = find_orbit(first_scene, period=period, transient=transient, label=label)
-        start = branch.first(orbit, p_start, math.copysign(1.0, p_stop - p_start))
-        orbits.append((start.p, orbit, ""))
-        previous = start
-        for point in branch.points(start, h, p_stop, n_max if h else 1):
-            for kind in crossings(previous.orbit, point.orbit):
-                a_sign = indicator(kind, previous.orbit) < 0.0
-
-                def same(candidate, kind=kind, a_sign=a_sign):
-                    value = indicator(kind, candidate.orbit)
-                    return value is not None and (value < 0.0) == a_sign
-
-                h_ab = float(
-                    previous.tangent
-                    @ (np.r_[point.orbit.state, point.p] - np.r_[previous.orbit.state, previous.p])
-                )
-                found = bisect_on_arclength(branch, previous, h_ab, same, LOCATE_TOL)
-                orbits.append((found.p, found.orbit, kind))
-            orbits.append((point.p, point.orbit, ""))
-            previous = point
-    except (InputError, SceneError, SolverError) as error:
-        failure = str(error)
-        if orbits and orbits[-1][1].impacts:
-            M = System(scene).M
-            speed = min(abs(i.normal_velocities(M)[0]) for i in orbits[-1][1].impacts)
-            failure += f"; the last orbit's slowest impact is at {speed:.3g} m/s"
+    followed = follow_branches(
+        scene,
+        path,
+        p_start,
+        p_stop,
+        h,
+        n_max,
+        period=period,
+        transient=transient,
+        follow_doubling=args.follow_doubling,
+    )
+    M = System(scene).M
+    orbits = [
+        (b, k, value, orbit, mark or ("end" if k == len(f.rows) - 1 else ""))
+        for b, f in enumerate(followed)
+        for k, (value, orbit, mark) in enumerate(f.rows)
+    ]
+    failure = "; ".join(f.failure for f in followed if f.failure)
+    note = "\n".join(f.note for f in followed if f.note)
     out_dir.mkdir(parents=True, exist_ok=True)
     head, order = _columns(System(scene), path)
     with open(out_dir / "branches.csv", "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(head)
-        for point, (value, orbit, mark) in enumerate(orbits):
-            last = point == len(orbits) - 1
-            writer.writerow(_row(point, value, orbit, mark or ("end" if last else ""), order))
+        for b, point, value, orbit, mark in orbits:
+            writer.writerow(_row(b, point, value, orbit, mark, order))
     with open(out_dir / "orbit_impacts.csv", "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(IMPACT_COLUMNS)
-        M = System(scene).M
-        for point, (_value, orbit, _mark) in enumerate(orbits):
+        for b, point, _value, orbit, _mark in orbits:
             for impact in orbit.impacts:
                 u_minus, u_plus = impact.normal_velocities(M)
                 t = orbit.t_section + impact.t
                 writer.writerow(
                     [
-                        "0",
+                        str(b),
                         str(point),
                         repr(t),
                         impact.body,
@@ -235,6 +227,8 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
                         repr(u_plus),
                     ]
                 )
+    if note:
+        print(note, file=stderr)
     if failure:
         print(f"solver failed: {failure}", file=stderr)
         return 3

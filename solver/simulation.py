@@ -140,17 +140,20 @@ def drive(
     return unexpected
 
 
-def _compliance_not_computed(scene: Any) -> str:
-    """The refusal of compliant body–body contacts (``contact.compliance`` with two disks).
+COMPLIANT_BODIES_MAX = 50
+"""Most disks with compliant body–body contacts: every pair is evaluated at every step."""
 
-    Compliant boundaries are computed (solver.compliance); compliant contacts
-    between bodies are not yet (docs/LIMITS.md): running them rigid would
-    silently answer another question.
+
+def _too_many_compliant_bodies(n_disks: int) -> str:
+    """The refusal of ``contact.compliance`` between more than ``COMPLIANT_BODIES_MAX`` disks.
+
+    Compliant body–body contacts (solver.compliance) evaluate every pair of
+    disks at every force evaluation, n(n − 1)/2 of them (docs/LIMITS.md).
     """
     return (
-        "contact.compliance: compliant contacts between bodies are not computed yet "
-        "(only disks against compliant boundaries); give the boundaries their own "
-        "`compliance` and remove it from `contact`"
+        f"contact.compliance: compliant contacts between bodies are computed for at most "
+        f"{COMPLIANT_BODIES_MAX} disks (every pair is evaluated at every step), got {n_disks}; "
+        "give the boundaries their own `compliance` and remove it from `contact`"
     )
 
 
@@ -195,8 +198,8 @@ def make_stepper(
         raise InputError(f"`method` must be one of {', '.join(METHODS)}, got {method!r}")
     for key, problem in run_size_problems(t_end, dt_out, settings.dt, method):
         raise InputError(f"`{key}` {problem}")
-    if system.scene.contact.compliance is not None and system.n_disks > 1:
-        raise InputError(_compliance_not_computed(system.scene))
+    if system.scene.contact.compliance is not None and system.n_disks > COMPLIANT_BODIES_MAX:
+        raise InputError(_too_many_compliant_bodies(system.n_disks))
     if system.scene.actions:  # timed user actions: plain runs between them (solver.actions)
         from solver.actions import ActionStepper
 
@@ -211,8 +214,6 @@ def make_stepper(
         # most runs, need not load (0.2 s at every start, and 28 000 objects on the heap)
         from solver.timestepping import TimeSteppingStepper
 
-        if system.compliance is not None:  # a state-only force (an event-driven run fixes phases)
-            system.compliance.engaged = None
         return TimeSteppingStepper(system, t_end, dt_out, h=settings.dt)
     one_blas_thread()
     return EventDrivenStepper(

@@ -26,17 +26,16 @@ decision that rounding could turn — is not decided here: the loop reports
 makes the state where the phase ends with its work integrals, summed as the
 phase's pieces sum them (:meth:`solver.flight.SmoothMotion.linear_pieces`).
 
-The loops are plain Python on floats and arrays; with the ``fast`` extra
-(numba) :func:`compiled_phase_end` compiles :func:`phase_end`, which runs
-them for one phase (a few seconds, once: cached on disk). Tests compare the
-compiled and the plain loop, and both paths of the stepper.
+The loops are written on floats and arrays; :func:`compiled_phase_end`
+compiles :func:`phase_end` with numba, which runs them for one phase (a few
+seconds, once: cached on disk). Tests compare the compiled and the plain
+loop.
 """
 
 from __future__ import annotations
 
 import cmath
 import functools
-import importlib.util
 import math
 from collections.abc import Callable
 
@@ -50,10 +49,6 @@ from solver.event_tolerances import (
     TIME_TOL,
     WORK_NODES,
 )
-
-COMPILED = importlib.util.find_spec("numba") is not None
-"""True when numba is installed: :func:`compiled_phase_end` is then compiled."""
-
 
 SUBINTERVALS_PER_RATE = 16
 """Sub-intervals per ``1 / max_rate`` (s) of the flow."""
@@ -414,20 +409,13 @@ def compiled_phase_end() -> Callable[..., int]:
     return numba.njit(cache=True)(phase_end)
 
 
-def phase_search() -> Callable[..., int]:
-    """:func:`phase_end`, compiled when numba is installed."""
-    return compiled_phase_end() if COMPILED else phase_end
-
-
 def load_compiled() -> None:
     """Compile (or load from numba's cache) the loop now, for the argument types the stepper passes.
 
     A sweep's fork server calls this once (:mod:`solver.sweep_preload`): the
     workers it forks start with the loop in memory instead of each loading it
-    at its first phase (about 0.8 s). Nothing without numba.
+    at its first phase (about 0.8 s).
     """
-    if not COMPILED:
-        return
     N, S, m = 1, 2, 5
     vector = np.zeros(N)
     compiled_phase_end()(

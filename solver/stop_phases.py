@@ -51,7 +51,7 @@ from solver.stop_closing import (
     GAUSS_LEGENDRE,
     SUBINTERVALS_PER_RATE,
     UNDECIDED,
-    phase_search,
+    compiled_phase_end,
     samples_due,
 )
 
@@ -108,7 +108,7 @@ class StopPhase:
         row = np.empty(2 * self.s.N + 3)
         # the row is always filled (no sample is "due" to the loop): the state the phase ends
         # in is the same whatever the output grid, which only reads the motion on the way
-        status = phase_search()(
+        status = compiled_phase_end()(
             self.m.t, self.s.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, self.m.q, self.m.v,
             *maps, A, b,
             1e-13 * scale, forcing, C, self.m.work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,

@@ -19,6 +19,7 @@ speeds (m/s), hence multipliers are forces in N.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -255,8 +256,14 @@ class System:
                     self._features.append((boundary.id + suffix, feature, e, mu))
                 else:  # a force, not a constraint: not among the rigid features
                     compliant.append((boundary.id + suffix, feature, law))
-        self.compliance = CompliantSet(self, compliant) if compliant else None
-        """The compliant boundary features (:mod:`solver.compliance`), None if there are none."""
+        # contact.compliance makes every body–body contact compliant (two disks or more)
+        between = scene.contact.compliance if len(ix) > 1 else None
+        self.compliance = (
+            CompliantSet(self, compliant, between) if compliant or between is not None else None
+        )
+        """The compliant contacts (:mod:`solver.compliance`), None if there are none."""
+        self.rigid_disk_pairs = between is None
+        """Whether two disks meet as rigid bodies (impacts), not by a compliant force."""
         self.disk_restitution, self.disk_friction = scene.contact_params(None)
         self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
 
@@ -546,6 +553,24 @@ class System:
         if self._disk_iy[k] is not None:
             f[self._disk_iy[k]] += force[1]
 
+    def for_one_run(self) -> System:
+        """This system as one event-driven run uses it: itself, or a copy of its own.
+
+        With compliant contacts a run fixes, phase by phase, which of them
+        press (:class:`solver.compliance.CompliantEvents`), and its forces,
+        events and rows follow that set. The run then gets a shallow copy of
+        the system with a :class:`~solver.compliance.CompliantSet` of its own,
+        which only its ``CompliantEvents`` engages: this system's own
+        ``compliance`` is never engaged (the clamped force of a state,
+        ``engaged = None``), so one system serves any number of runs, of
+        either method, interleaved.
+        """
+        if self.compliance is None:
+            return self
+        run = copy.copy(self)
+        run.compliance = self.compliance.for_system(run)
+        return run
+
     def applied_force(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Generalized applied force (N, N·m): gravity, springs, dampers, forcing.
 
@@ -754,8 +779,12 @@ class System:
         return out
 
     def disk_pairs(self, c: np.ndarray, margin: float) -> list[tuple[int, int]]:
-        """Disk pairs (i < j) whose gap may be ≤ ``margin`` (uniform-grid broadphase)."""
-        if self.n_disks < 2:
+        """Disk pairs (i < j) whose gap may be ≤ ``margin`` (uniform-grid broadphase).
+
+        None when the disks' contacts are compliant (:attr:`rigid_disk_pairs`):
+        they are forces, not contacts.
+        """
+        if self.n_disks < 2 or not self.rigid_disk_pairs:
             return []
         return [(int(i), int(j)) for i, j in disk_pairs(c, self.radii, margin).pairs]
 

@@ -210,7 +210,7 @@ class AccuracyMonitor:
                 if len(pairs):
                     gaps = self._gaps(C[frames], pairs, pairs[:, :1], feature_gaps, "features")
                     take(frames, pairs, gaps, False)
-        if D > 1:
+        if D > 1 and system.rigid_disk_pairs:  # a compliant body–body overlap is no penetration
             for frames, pairs in self._near(C, self._kept_disks, self._search_disks):
                 if len(pairs):
                     take(frames, pairs, self._gaps(C[frames], pairs, pairs, disk_gaps, "disks"),

@@ -202,7 +202,8 @@ class ContactDetector:
             feature_pairs = self._static_index.query(c, radii, margin).pairs
         else:
             feature_pairs = np.zeros((0, 2), dtype=int)
-        pairs = disk_pairs(c, radii, margin)
+        # compliant body–body contacts are forces (solver.compliance), not contacts
+        pairs = disk_pairs(c, radii, margin) if self.system.rigid_disk_pairs else NO_PAIRS
         self._candidates = (feature_pairs[:, 0], feature_pairs[:, 1], pairs)
         self._candidate_tables = None
         self._candidate_centres = c.copy()
@@ -297,6 +298,10 @@ def closing(
     start = rows.g - before * rows.u_n + 0.5 * before * before * a_n
     end = rows.g + after * rows.u_n + 0.5 * after * after * a_n
     return (start > GAP_TOL) & (end <= GAP_TOL) & (rows.u_n < -CUT_SPEED * closing_speed)
+
+
+NO_PAIRS = np.zeros((0, 2), dtype=int)
+"""No disk pairs (:func:`disk_pairs` of disks that meet by a compliant force)."""
 
 
 def disk_pairs(c: np.ndarray, radii: np.ndarray, margin: float) -> np.ndarray:

@@ -11,9 +11,10 @@ from solver import chain_lcp
 from solver.complementarity import banded_lcp, lemke
 from solver.contact_arrays import SparseRows
 
-SOLVERS = [pytest.param(chain_lcp.banded_contact_lcp, id="plain-python")]
-if chain_lcp.COMPILED:
-    SOLVERS.append(pytest.param("compiled", id="numba"))
+SOLVERS = [
+    pytest.param(chain_lcp.banded_contact_lcp, id="plain-python"),
+    pytest.param("compiled", id="numba"),
+]
 
 
 def solver_of(solver):

@@ -225,7 +225,7 @@ def test_a_system_run_event_driven_then_time_stepping_gives_the_fresh_time_stepp
 
     scene = stop_scene({"stiffness": K, "damping": 40.0}, t_end=0.7)
     system = System(scene)
-    simulate(system, method="event-driven")  # leaves its last phase's pressing set behind
+    simulate(system, method="event-driven")  # its pressing sets were its own copy's
     again = simulate(system, method="time-stepping")
     fresh = simulate(scene, method="time-stepping")
     assert make_stepper(system, method="time-stepping").system.compliance.engaged is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -88,7 +87,6 @@ def test_one_frictional_contact_obeys_newton_and_coulomb(problem):
     assert_contact_law(problem, G, H, lam_n, lam_t, v_next)
 
 
-@pytest.mark.skipif(not gauss_seidel.COMPILED, reason="numba is not installed (the fast extra)")
 @given(contact_problems(max_contacts=6), st.integers(1, 30))
 def test_compiled_kernel_is_the_reference_loop(problem, max_sweeps):
     reference = solve(problem, gauss_seidel.reference_sweeps, 1e-12, max_sweeps)

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from solver import kernels
 
 ROOT = Path(__file__).resolve().parents[1]
-
-pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is a dependency")
 
 
 def _python(code: str, cache: Path) -> subprocess.CompletedProcess:
@@ -100,9 +97,79 @@ def test_the_compile_command_reports_each_kernel(monkeypatch, capsys):
         "_WARM_UPS",
         {name: (lambda n=name: called.append(n)) for name in kernels.KERNEL_NAMES},
     )
-    monkeypatch.setattr(kernels, "stamp_path", lambda: Path(os.devnull) / "no-stamp")
+    monkeypatch.setattr(kernels, "stamp_paths", lambda: [Path(os.devnull) / "no-stamp"])
     assert main(["compile"]) == 0
     assert called == list(kernels.KERNEL_NAMES)
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "compiling the solver's kernels, once: 1/4 quiet_steps…"
     assert err[-1] == "compiling the solver's kernels, once: done (4)"
+
+
+def _read_only_copy(tmp_path: Path) -> Path:
+    """A copy of ``solver/`` that cannot be written, even by root: each ``__pycache__`` is a file.
+
+    Neither numba (its in-tree cache) nor the stamp can make a folder there; without
+    root, the copy is also made read-only.
+    """
+    root = tmp_path / "install"
+    shutil.copytree(ROOT / "solver", root / "solver", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in [root / "solver", *(p for p in (root / "solver").rglob("*") if p.is_dir())]:
+        (folder / "__pycache__").write_text("a read-only install\n")
+    for path in [root, *root.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    return root
+
+
+def test_a_read_only_install_compiles_once_then_runs_quietly(tmp_path):
+    """The install cannot be written: numba caches in the user's cache dir, and the stamp
+    goes there too (``$XDG_CACHE_HOME/impactgui``), so the second run prints no compile
+    lines and compiles nothing. Before, the stamp could not be written and every run
+    printed the compile lines again."""
+    install = _read_only_copy(tmp_path)
+    xdg = tmp_path / "xdg"
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    env.update(XDG_CACHE_HOME=str(xdg), PYTHONPATH=str(install), PYTHONDONTWRITEBYTECODE="1")
+    scene = ROOT / "resources" / "scenes" / "bouncing_ball.json"
+    code = textwrap.dedent(
+        f"""
+        import json
+        from solver import kernels
+        from solver.cli import main
+        assert kernels.__file__.startswith({str(install)!r}), kernels.__file__
+        cold = kernels.is_cold()
+        status = main(["run", {str(scene)!r}, "--out", OUT,
+                       "--t-end", "0.2", "--method", "time-stepping"])
+        kernel = kernels.dispatchers()["quiet_steps"]
+        print(json.dumps([cold, status, len(kernel.stats.cache_hits),
+                          sum(kernel.stats.cache_misses.values())]))
+        """
+    )
+    runs = []
+    try:
+        for name in ("one", "two"):
+            runs.append(
+                subprocess.run(
+                    [sys.executable, "-c", code.replace("OUT", repr(str(tmp_path / name)))],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=900,
+                    cwd=tmp_path,
+                )
+            )
+    finally:
+        for path in [install, *install.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)  # so that tmp_path can be removed
+    first, second = runs
+    assert first.returncode == 0, first.stderr
+    cold, status, _, misses = json.loads(first.stdout.splitlines()[-1])
+    assert cold and status == 0 and misses >= 1
+    assert "compiling the solver's kernels, once: done (4)" in first.stderr.splitlines()
+    assert (xdg / "numba").is_dir()  # numba moved its cache to the user's cache dir
+    assert len(list((xdg / "impactgui").glob("impactgui-kernels-*.stamp"))) == 1
+
+    assert second.returncode == 0, second.stderr
+    cold, status, hits, misses = json.loads(second.stdout.splitlines()[-1])
+    assert not cold and status == 0
+    assert hits >= 1 and misses == 0  # loaded from numba's cache, not compiled
+    assert "compiling" not in second.stderr

@@ -20,7 +20,7 @@ M, C, K, F, W, E, S = 1.0, 0.1, 1.0, 1.0, 2.0, 0.8, 0.2
 T = 2 * math.pi / W
 
 
-def oscillator(stop=S, forcing=True, e=E):
+def oscillator(stop=S, forcing=True, e=E, x0=0.0):
     forces = [{"body": "mass", "type": "harmonic", "amplitude": [F, 0.0], "omega": W, "phase": 0.0}]
     return parse_scene(
         {
@@ -40,7 +40,7 @@ def oscillator(stop=S, forcing=True, e=E):
                     "rail_y": 0.0,
                     "mass": M,
                     "radius": 0.05,
-                    "x": 0.0,
+                    "x": x0,
                     "vx": 0.0,
                 }
             ],
@@ -293,24 +293,186 @@ def test_cli_locates_the_period_doubling_where_the_closed_form_multiplier_is_min
     assert float(rows[k - 1]["mu_1_re"]) > -1 > float(rows[k + 1]["mu_1_re"])
 
 
-def test_branch_ending_at_a_grazing_in_free_flight_says_so(tmp_path):
-    """The anchor moved towards the stop: the free flight's crest reaches the stop (closed form)."""
+def grazing_omega():
+    """ω where the free forced motion's amplitude F / √((k − mω²)² + (cω)²) equals the stop's S.
+
+    A quadratic in ω²: m² ω⁴ + (c² − 2 k m) ω² + k² − (F/S)² = 0, the root above resonance.
+    """
+    a, b, c = M**2, C**2 - 2 * K * M, K**2 - (F / S) ** 2
+    return math.sqrt((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+
+
+def test_grazing_where_the_impact_speed_vanishes_is_the_free_motion_touching_the_stop():
+    from solver.orbit_bifurcations import locate_grazing
+    from solver.orbit_continuation import Branch
+    from solver.scene_paths import with_values
+
+    w_g = grazing_omega()
+    assert 2.44 < w_g < 2.45
+    w = 2.44  # on the unstable one-impact branch, just below the grazing
+    t_star, v_minus = closed_form_orbit(w, 1.9, 0.01)
+    assert 0 < v_minus < 0.02
+    period = 2 * math.pi / w
+    z = free_motion(t_star, S, -E * v_minus, period, W=w)
+    path = "forces[0].omega"
+    orbit = find_orbit(with_values(oscillator(), {path: w}), np.array(z))
+    assert len(orbit.impacts) == 1 and not orbit.stable
+    found = locate_grazing(Branch(oscillator(), path), w, orbit, np.eye(1), direction=1, step=1e-3)
+    assert found is not None and found.how == "impact" and found.speed < 1e-4
+    assert abs(found.p - w_g) < 1e-9
+    # the state at the section is the free periodic motion's (amplitude S) there, to 1e-6
+    d = K - M * w_g**2
+    a, b = F * d / (d * d + (C * w_g) ** 2), -F * C * w_g / (d * d + (C * w_g) ** 2)
+    x_free, v_free = b, w_g * a  # x_p(0) = b, ẋ_p(0) = ω a (x_p = a sin ωt + b cos ωt)
+    assert math.hypot(a, b) == pytest.approx(S, abs=1e-12)
+    assert np.allclose(found.orbit.state, [x_free, v_free], rtol=0, atol=1e-6)
+
+
+def test_branch_ending_at_a_grazing_in_free_flight_is_located_against_the_closed_form(tmp_path):
+    """The anchor moved towards the stop: the free flight's crest touches the stop.
+
+    The test solves the grazing independently: the periodicity conditions of the
+    one-impact orbit with the anchor ``a`` unknown, plus a crest of the free flight
+    at the stop (x = S, ẋ = 0 at some t_c): four equations in (t*, v⁻, a, t_c).
+    """
     import csv
+
+    from scipy.optimize import brentq, root
 
     args = ("--vary", "springs[0].anchor[0]=0.5:0.6", "--step", "0.05", "--transient", "100")
     code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "100")
-    assert code == 3
-    assert "springs[0].anchor[0] = 0.527" in err and "2 impacts, the orbit before 1" in err
+    assert code == 0, err
+    assert "grazing at springs[0].anchor[0] = 0.527" in err and "free flight" in err
     rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
     impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
-    assert rows[-1]["bifurcation"] == "end" and len(impacts) == len(rows)
+    marks = [r["bifurcation"] for r in rows]
+    assert marks[-1] == "grazing" and marks.count("grazing") == 1 and "end" not in marks
+    a_row = float(rows[-1]["springs[0].anchor[0]"])
+    t_row, u_row = float(impacts[-1]["t"]), -float(impacts[-1]["u_n_minus"])
 
-    def crest_gap(k):  # S − max x over the free flight, the spring's anchor at a
-        a = float(rows[k]["springs[0].anchor[0]"])
-        t, u_plus = float(impacts[k]["t"]), float(impacts[k]["u_n_plus"])
-        xs = [
-            free_motion(t, S - a, -u_plus, t + T * f)[0] + a for f in np.linspace(0, 1, 4001)[1:-1]
+    def flight(t_star, v_minus, a, t):  # the bead's x, ẋ in free flight after the impact
+        x, v = free_motion(t_star, S - a, -E * v_minus, t)
+        return x + a, v
+
+    def crest(t_star, v_minus, a):  # the free flight's highest x: a fine grid, then ẋ = 0
+        ts = t_star + T * np.linspace(0.0, 1.0, 20001)[1:-1]
+        k = int(np.argmax([flight(t_star, v_minus, a, t)[0] for t in ts]))
+        return brentq(lambda t: flight(t_star, v_minus, a, t)[1], ts[k - 1], ts[k + 1], xtol=1e-15)
+
+    def conditions(u):
+        t_star, v_minus, a, t_c = u
+        x_end, v_end = flight(t_star, v_minus, a, t_star + T)
+        x_c, v_c = flight(t_star, v_minus, a, t_c)
+        return [x_end - S, v_end - v_minus, x_c - S, v_c]
+
+    guess = [t_row, u_row, a_row, crest(t_row, u_row, a_row)]
+    solution = root(conditions, guess, tol=1e-14).x
+    assert np.max(np.abs(conditions(solution))) < 1e-12
+    assert abs(solution[2] - a_row) < 1e-8
+    # the row's orbit (one impact) crests just below the stop, on the side where it exists
+    x_crest = flight(t_row, u_row, a_row, crest(t_row, u_row, a_row))[0]
+    assert 0.0 <= S - x_crest < 1e-7
+
+
+def test_cli_follows_the_branch_through_its_fold_to_the_grazing_where_it_ends(tmp_path):
+    """Stop at 1.5 (beyond the static deflection F/k = 1): the impacting resonance bends
+    to higher ω (the stop stiffens the oscillator) and folds back at ω ≈ 1.65; the
+    unstable branch then comes down to the grazing above resonance (ω ≈ 1.286), where
+    the free motion's amplitude is the stop's distance.
+
+    The test finds the fold independently: the periodicity conditions G(t*, v⁻; ω) = 0
+    of the one-impact orbit (closed form) and det ∂G/∂(t*, v⁻) = 0 (central differences
+    of the closed form), three equations in (t*, v⁻, ω).
+    """
+    import csv
+
+    from scipy.optimize import root
+
+    stop = 1.5
+
+    def conditions(t_star, v_minus, w):
+        x, v = free_motion(t_star, stop, -E * v_minus, t_star + 2 * math.pi / w, W=w)
+        return np.array([x - stop, v - v_minus])
+
+    def fold(u):
+        t_star, v_minus, w = u
+        h = 1e-5
+        dt = (conditions(t_star + h, v_minus, w) - conditions(t_star - h, v_minus, w)) / (2 * h)
+        dv = (conditions(t_star, v_minus + h, w) - conditions(t_star, v_minus - h, w)) / (2 * h)
+        return [*conditions(t_star, v_minus, w), np.linalg.det(np.column_stack([dt, dv]))]
+
+    args = ("--vary", "forces[0].omega=1.0:1.75", "--step", "0.1", "--transient", "200")
+    # from x = −4 the transient reaches the impacting orbit (from rest at ω = 1.6: the free
+    # one); from ω = 1 the bisection brackets the fold widely (it stopped 4e-8 early once)
+    code, err = _cli(tmp_path, oscillator(stop=stop, x0=-4.0), *args, "--max-points", "200")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    marks = [r["bifurcation"] for r in rows]
+    assert marks.count("fold") == 1, (code, err, marks)
+    k = marks.index("fold")
+    w_row = float(rows[k]["forces[0].omega"])
+    omegas = [float(r["forces[0].omega"]) for r in rows]
+    assert omegas[k - 1] < w_row and omegas[-1] < w_row  # the branch turns back in ω
+    assert rows[k - 1]["stable"] == "1" and rows[k + 1]["stable"] == "0"
+    # μ − 1 goes like the arclength to the fold, ω like its square: ω is the sharp one
+    assert abs(float(rows[k]["mu_1_re"]) - 1.0) < 1e-4 and float(rows[k]["mu_1_im"]) == 0.0
+    guess = [float(impacts[k]["t"]), -float(impacts[k]["u_n_minus"]), w_row]
+    solution = root(fold, guess, tol=1e-14).x
+    assert np.max(np.abs(fold(solution))) < 1e-10
+    assert abs(solution[2] - w_row) < 1e-9  # 2e-12 measured
+    # the unstable branch ends at the grazing: F / √((k − mω²)² + (cω)²) = stop, ω > 1
+    assert marks[-1] == "grazing" and all(r["stable"] == "0" for r in rows[k + 1 :])
+    assert "an impact's speed tends to 0" in err
+    a, b, c = M**2, C**2 - 2 * K * M, K**2 - (F / stop) ** 2
+    w_graze = math.sqrt((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+    assert abs(float(rows[-1]["forces[0].omega"]) - w_graze) < 1e-9  # 3e-13 measured
+
+
+def test_cli_follows_the_doubled_branch_from_the_period_doubling(tmp_path):
+    """--follow-doubling: branch 1 starts at the located period doubling (ω ≈ 1.13004).
+
+    Its orbits have period 2 and two impacts (t₁, v₁), (t₂, v₂) that the test checks
+    against the closed form: the free flight from the stop at t₁ leaving at −e v₁ is
+    back at the stop with v₂ at t₂, and from t₂ back with v₁ at t₁ + 2T. They differ,
+    by a gap that closes like √|ω − ω_PD| (a pitchfork of the twice-iterated map).
+    """
+    import csv
+
+    args = ("--vary", "forces[0].omega=1.15:1.1", "--step", "0.01", "--transient", "100")
+    code, err = _cli(tmp_path, oscillator(), *args, "--max-points", "6", "--follow-doubling")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")))
+    single = [r for r in rows if r["branch"] == "0"]
+    doubled = [r for r in rows if r["branch"] == "1"]
+    pd = next(r for r in single if r["bifurcation"] == "period_doubling")
+    w_pd = float(pd["forces[0].omega"])
+    assert len(doubled) == 7 and all(r["period"] == "2" for r in doubled)  # junction + 6
+    # the junction: the period-doubling orbit itself, its multipliers squared
+    junction = doubled[0]
+    assert junction["forces[0].omega"] == pd["forces[0].omega"]
+    assert junction["mass.x"] == pd["mass.x"] and junction["mass.vx"] == pd["mass.vx"]
+    for k in (1, 2):
+        mu = complex(float(pd[f"mu_{k}_re"]), float(pd[f"mu_{k}_im"])) ** 2
+        assert (
+            abs(complex(float(junction[f"mu_{k}_re"]), float(junction[f"mu_{k}_im"])) - mu) < 1e-8
+        )
+    gaps = []
+    for r in doubled[1:]:
+        w = float(r["forces[0].omega"])
+        period = 2 * math.pi / w
+        assert r["n_impacts"] == "2" and w < w_pd  # the stable side: the doubling is supercritical
+        (t1, v1), (t2, v2) = [
+            (float(i["t"]), -float(i["u_n_minus"]))
+            for i in impacts
+            if i["branch"] == "1" and i["point"] == r["point"]
         ]
-        return S - max(xs)
-
-    assert 0.0 < crest_gap(-1) < 0.5 * crest_gap(0) and crest_gap(-1) < 5e-4
+        x, v = free_motion(t1, S, -E * v1, t2, W=w)
+        assert abs(x - S) < 1e-10 and abs(v - v2) < 1e-10
+        x, v = free_motion(t2, S, -E * v2, t1 + 2 * period, W=w)
+        assert abs(x - S) < 1e-10 and abs(v - v1) < 1e-10
+        gaps.append(((v1 - v2) ** 2, w_pd - w))
+    assert all(g > 0 for g, _ in gaps) and gaps[0][0] < gaps[-1][0]
+    ratios = [g / dw for g, dw in gaps]
+    assert max(ratios) < 1.2 * min(ratios)  # (v₁ − v₂)² ∝ ω_PD − ω: a pitchfork

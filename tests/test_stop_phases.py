@@ -22,7 +22,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
-from solver import stop_closing
+from solver import stop_closing, stop_phases
 from solver.scene import load_scene
 from solver.simulation import make_stepper
 from solver.stop_phases import StopPhase
@@ -168,12 +168,16 @@ def test_the_coordinates_closed_forms_are_the_phases_rows(params, t0, tau):
     assert rate == pytest.approx(v[0], rel=0.0, abs=1e-11 * scale)
 
 
-def test_the_plain_loop_runs_without_numba(monkeypatch):
-    """Without the ``fast`` extra the plain loop serves, with the same run."""
+def test_the_plain_loop_gives_the_compiled_loops_run(monkeypatch):
+    """The loop as written (the compiled kernel's source, run by Python): the same run."""
     scene = oscillator_scene(1.0, 50.0, 0.5, 20.0, 12.0, 0.3, 0.05, 1.0, 0.8, t_end=0.8)
     compiled = run(scene, True)
-    monkeypatch.setattr(stop_closing, "COMPILED", False)
+    calls: list[int] = []
+    monkeypatch.setattr(
+        stop_phases, "compiled_phase_end", lambda: calls.append(1) or stop_closing.phase_end
+    )
     plain = run(scene, True)
+    assert calls  # the stop phases ran the plain loop
     assert [e[1:4] for e in plain[0]] == [e[1:4] for e in compiled[0]]
     assert [e[0] for e in plain[0]] == pytest.approx([e[0] for e in compiled[0]], abs=1e-12)
 

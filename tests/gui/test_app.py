@@ -109,13 +109,12 @@ def test_a_cold_kernel_cache_is_compiled_at_start_with_progress(qtbot, monkeypat
     from solver import kernels
 
     called: list[str] = []
-    monkeypatch.setattr(kernels, "AVAILABLE", True)
     monkeypatch.setattr(
         kernels,
         "_WARM_UPS",
         {name: (lambda n=name: called.append(n)) for name in kernels.KERNEL_NAMES},
     )
-    monkeypatch.setattr(kernels, "stamp_path", lambda: tmp_path / "kernels.stamp")
+    monkeypatch.setattr(kernels, "stamp_paths", lambda: [tmp_path / "kernels.stamp"])
     stream = io.StringIO()
     app_module._compile_kernels_if_cold(stream)
     assert called == list(kernels.KERNEL_NAMES)

@@ -117,3 +117,64 @@ def test_an_impact_is_a_vertical_step_in_v(qtbot, window, tmp_path: Path) -> Non
     _, v_other = window.motion_plots.series("other", "v")
     assert v_other[-1] == pytest.approx(0.5)
     assert math.isclose(t[-1], 1.0)
+
+
+def test_a_coordinate_flat_to_round_off_shows_a_clean_axis(qtbot, tmp_path: Path) -> None:
+    # issue 25: round-off read 0 on the τ axis; a motion plot's axis spread a rolling wheel's
+    # height 0.1 m ± 3e-17 over its whole height, ticks 1e-17 apart
+    from impactgui.motion_plots import MotionPlots
+    from solver.frames import EnergyBudget, Frame, StepOutput
+    from solver.record import Trajectory
+    from solver.scene import load_scene
+    from solver.system import System
+
+    system = System(load_scene(_scene(tmp_path, [WHEEL])))
+    plots = MotionPlots()
+    qtbot.addWidget(plots)
+    plots.resize(520, 900)
+    plots.show()
+    plots.set_quantities(("x", "y", "vy", "v", "omega"))
+    trajectory = Trajectory()
+    plots.set_run(trajectory, system, None)
+    noise = (1.4e-17, -2.8e-17, 0.0)
+    frames = [
+        Frame(
+            k * 1e-3,
+            "sample",
+            np.array([0.2 + 0.3e-3 * k, 0.1 + noise[k % 3], -3e-3 * k]),  # rolls: ω r = -v
+            np.array([0.3, 100 * noise[k % 3], -3.0 + 16 * noise[(k + 1) % 3]]),
+            (),
+            EnergyBudget(0.09, 0.0, 0.0, 0.0, 0.0),
+        )
+        for k in range(200)
+    ]
+    trajectory.append(StepOutput(frames, []))
+    plots.redraw()
+    x_view = plots.plot_of["x"].vb
+    qtbot.waitUntil(lambda: x_view.viewRange()[1][1] < 0.3)  # pyqtgraph's auto-range ran
+    # (quantity, the value it stands at): the wheel's height, ẏ, speed and spin
+    for quantity, value in (("y", 0.1), ("vy", 0.0), ("v", 0.3), ("omega", -3.0)):
+        plot = plots.plot_of[quantity]
+        low, high = plot.vb.viewRange()[1]
+        margin = 0.2 * abs(value) or 1.0
+        assert (low, high) == pytest.approx((value - margin, value + margin), rel=1e-9), quantity
+        axis = plot.getAxis("left")
+        texts = [
+            text
+            for spacing, values in axis.tickValues(low, high, axis.height())
+            for text in axis.tickStrings(values, 1.0, spacing)
+        ]
+        assert len(set(texts)) >= 2 and not any("e" in text for text in texts), (quantity, texts)
+    # x moves: pyqtgraph's auto-range shows it all, as before
+    low, high = x_view.viewRange()[1]
+    assert low <= 0.2 and 0.2 + 0.3e-3 * 199 <= high
+    # once the height moves (a bounce), the axis follows the data again
+    more = [
+        Frame(0.2 + k * 1e-3, "sample", np.array([0.26, 0.1 + 0.01 * k, 0.0]), np.zeros(3), (),
+              EnergyBudget(0.09, 0.0, 0.0, 0.0, 0.0))
+        for k in range(1, 30)
+    ]  # fmt: skip
+    trajectory.append(StepOutput(more, []))
+    plots.redraw()
+    qtbot.waitUntil(lambda: plots.plot_of["y"].vb.viewRange()[1][1] >= 0.1 + 0.01 * 29)
+    plots.clear()

@@ -1,0 +1,83 @@
+"""The closed form of pressing compliant contacts of beads on rails (p = 1).
+
+A bead on the rail ``y = y_r`` pressing a linear (p = 1) compliant stop
+that is a vertical segment ``x = x_w`` feels, along its rail,
+
+    F·n_x = −k·(x − x_w − n_x r) − c·ẋ,     n_x = sign(x − x_w),
+
+since its overlap is ``δ = r − n_x (x − x_w)`` and ``δ̇ = −n_x ẋ``: the
+stop is a spring of stiffness k with rest position ``x_w + n_x r`` and a
+damper c from the bead to the ground. While a fixed set of such contacts
+presses (a phase of the event-driven stepper), the bead scene with them is
+linear: ``k`` goes into ``K``, ``c`` into ``C`` and ``k (x_w + n_x r)``
+into the constant force ``f0`` of :class:`solver.linear_flow.LinearBeadModel`,
+and the engine's closed-form linear flow gives the motion exactly. The
+model holds while the bead's centre stays on its side of the wall line
+(``n_x (x − x_w) > 0``), one more separation row; the release, where
+``k δ + c δ̇`` returns to 0, is located on the exact motion like the other
+compliant events (:class:`solver.compliance.CompliantEvents`).
+
+Any other pressing contact (a Hertz stop, p = 1.5; a slanted segment, an
+arc or a corner; a wheel) is not linear: :func:`compliant_bead_model` is
+None and the phase is integrated by DOP853.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from solver.linear_flow import LinearBeadModel, rigid_bead_model
+
+
+def compliant_bead_model(
+    system: Any, q: np.ndarray, engaged: Iterable[tuple[int, int]]
+) -> LinearBeadModel | None:
+    """The linear model of a bead scene while the compliant pairs ``engaged`` press, or None.
+
+    Parameters
+    ----------
+    system : solver.system.System
+        The compiled scene (with compliant boundaries).
+    q : numpy.ndarray, shape (N,)
+        Coordinates at the phase's start (m): they fix the side ``n_x`` of each stop.
+    engaged : iterable of (int, int)
+        The pressing ``(disk, compliant feature)`` pairs of the phase.
+
+    Returns
+    -------
+    LinearBeadModel or None
+        The scene's own model (:func:`solver.linear_flow.rigid_bead_model`)
+        with each pressing stop's spring, damper and rest position added and
+        a separation row ``n_x (x − x_w)`` per stop; None when the scene is
+        not linear or some pressing contact is not a linear vertical stop.
+    """
+    base = rigid_bead_model(system, q)
+    pairs = sorted(engaged)
+    if base is None or not pairs:
+        return base
+    K, C, f0 = base.K.copy(), base.C.copy(), base.f0.copy()
+    rows, offsets = [base.separation_rows], [base.separation_offsets]
+    for disk, feature in pairs:
+        term = system.compliance.linear_term(disk, feature, q)
+        if term is None:
+            return None
+        ix, k, c, side, x_wall = term
+        K[ix, ix] += k
+        C[ix, ix] += c
+        f0[ix] += k * (x_wall + side * system.radii[disk])
+        row = np.zeros(len(q))
+        row[ix] = side
+        rows.append(row[None, :])
+        offsets.append(np.array([side * x_wall]))
+    return LinearBeadModel(
+        M=base.M,
+        C=C,
+        K=K,
+        f0=f0,
+        harmonics=base.harmonics,
+        separation_rows=np.vstack(rows),
+        separation_offsets=np.concatenate(offsets),
+    )

@@ -1,0 +1,117 @@
+"""Run ▸ Sweep ▸ Continue orbits: the branches drawn over the diagram.
+
+The linear impact oscillator (m = k = 1, c = 0.1, F = 1, e = 0.8, stop at 0.2) from
+ω = 1.15 down through its period doubling at ω ≈ 1.13004, with the doubled branch.
+What is drawn is checked against ``python -m solver orbits`` run on the same scene
+and range (its branches.csv and orbit_impacts.csv): every orbit's impact speed, solid
+where the CSV says stable and dashed where not, split at the doubling, and the
+doubling's marker at its row; a click on an orbit opens a scene that starts on it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import subprocess
+import sys
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from impactgui.sweep_window import SweepWindow
+from solver.orbits import run_map, start_state
+from solver.scene import parse_scene, scene_to_dict
+from tests.gui.test_sweep_window import click_at
+from tests.test_orbits import oscillator
+
+
+def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtbot, tmp_path):
+    scene = oscillator()
+    sweep = SweepWindow(scene)
+    qtbot.addWidget(sweep)
+    sweep.show()
+    qtbot.waitExposed(sweep)
+    sweep.first.choose("forces[0].omega", 1.15, 1.1, 6)
+    sweep.transient.setValue(100.0)
+    overlay = sweep.orbits
+    overlay.points.setValue(6)
+    overlay.step.setValue(0.01)
+    overlay.doubling.setChecked(True)
+    with qtbot.waitSignal(overlay.ended, timeout=120000) as ended:
+        assert overlay.start()
+        assert not overlay.button.isEnabled()  # the window keeps running meanwhile
+    assert ended.args == ["finished"] and overlay.button.isEnabled()
+
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene_to_dict(scene)))
+    cli = subprocess.run(
+        [
+            sys.executable, "-m", "solver", "orbits", str(path), "--out", str(tmp_path / "out"),
+            "--vary", "forces[0].omega=1.15:1.1", "--step", "0.01", "--transient", "100",
+            "--max-points", "6", "--follow-doubling",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    speeds = defaultdict(list)
+    for impact in csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")):
+        speeds[impact["branch"], impact["point"]].append(-float(impact["u_n_minus"]))
+
+    # every orbit's impacts are on the drawn pieces, with the CSV's stability
+    drawn = {
+        (s.branch, p, round(v, 12), s.stable)
+        for s in overlay.stretches
+        for p, v in zip(s.p, s.speed, strict=True)
+    }
+    for row in rows:
+        for v in speeds[row["branch"], row["point"]]:
+            key = (int(row["branch"]), float(row["forces[0].omega"]), round(v, 12))
+            assert (*key, row["stable"] == "1") in drawn
+    branch0 = [s for s in overlay.stretches if s.branch == 0]
+    assert [s.stable for s in branch0] == [True, False]
+    pd = next(r for r in rows if r["bifurcation"] == "period_doubling")
+    w_pd = float(pd["forces[0].omega"])
+    assert branch0[0].p[-1] == branch0[1].p[0] == w_pd  # split at the doubling
+    assert {s.branch for s in overlay.stretches} == {0, 1}
+    # the pens: solid stable, dashed unstable
+    styles = {item.opts["pen"].style() for item in overlay._items if item.opts["pen"] is not None}
+    assert styles == {Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine}
+    kinds = [k for k, *_ in overlay.marks]
+    assert "period_doubling" in kinds
+    (mark,) = [m for m in overlay.marks if m[0] == "period_doubling"]
+    assert mark[1] == w_pd and mark[2] == pytest.approx(speeds["0", pd["point"]][0], abs=1e-12)
+    assert f"period doubling at forces[0].omega = {w_pd:.9g}" in overlay.report.text()
+    assert "branch 1 (period 2)" in overlay.report.text()
+
+    # a click on a drawn orbit opens it: the scene starts on it and runs one period
+    row = next(r for r in rows if r["branch"] == "0" and r["point"] == "1")
+    w = float(row["forces[0].omega"])
+    sweep.plot_item.vb.autoRange()
+    opened = []
+    sweep.run_requested.connect(opened.append)
+    click_at(qtbot, sweep, w, speeds["0", "1"][0])
+    assert len(opened) == 1
+    data = opened[0]
+    assert data["forces"][0]["omega"] == w and data["solver"]["t_end"] == 2 * math.pi / w
+    z0 = np.array([data["bodies"][0]["x"], data["bodies"][0]["vx"]])
+    assert np.array_equal(z0, [float(row["mass.x"]), float(row["mass.vx"])])
+    assert "periodic orbit (period 1, stable)" in data["title"] and "multipliers" in data["title"]
+    # the program's own run of that scene over its end time comes back to where it started
+    back = run_map(parse_scene(data), start_state(parse_scene(data)), data["solver"]["t_end"])
+    assert np.max(np.abs(back.z_end - z0)) < 1e-10
+
+
+def test_continue_orbits_says_why_it_cannot_run(qtbot):
+    sweep = SweepWindow(oscillator(forcing=False))
+    qtbot.addWidget(sweep)
+    sweep.first.choose("springs[0].stiffness", 1.0, 2.0, 3)
+    with qtbot.waitSignal(sweep.orbits.ended, timeout=60000) as ended:
+        sweep.orbits.start()
+    assert ended.args == ["finished"]
+    assert "harmonic" in sweep.orbits.report.text() and not sweep.orbits.stretches
