@@ -68,54 +68,90 @@ same float), as in the other CSV files.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
-import signal
 import threading
-import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import islice, product
-from multiprocessing import forkserver
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from solver.contact_pairs import continued_nearest
-from solver.errors import InputError, SolverError
-from solver.frames import Event, Frame
-from solver.geometry import disk_contact_from_nearest, disk_disk_contact
-from solver.impact_period import NO_PERIOD, ImpactPeriod, forcing_period, impact_period
 from solver.record import ENERGY_COLUMNS, trajectory_columns, write_csv_atomic
 from solver.scene import Scene, SceneError, parse_scene, run_size_problems, scene_to_dict
 from solver.scene_paths import ScenePathError, check_settable, with_values
-from solver.simulation import METHODS, Watchdog, make_stepper, one_blas_thread
-from solver.stages import normal_speeds
-from solver.system import Contact, System
+from solver.simulation import METHODS, one_blas_thread
+from solver.sweep_point import (
+    Cell,
+    ContactNormals,
+    ImpactRecord,
+    PointResult,
+    PointTask,
+    SweepError,
+    Value,
+    impact_state_columns,
+    run_point,
+)
+from solver.sweep_runners import (
+    PARENT_CHECK_S,
+    POINTS_PER_WORKER,
+    STOP_POLL_S,
+    _DaskRunner,
+    _PoolRunner,
+    default_workers,
+)
+from solver.system import System
 
 SUMMARY_FILE = "summary.csv"
+
+
+__all__ = [  # this module's names and its parts' (importable from here as before)
+    "CONTACT_COLUMNS",
+    "IMPACTS_FILE",
+    "IMPACT_COLUMNS",
+    "PARENT_CHECK_S",
+    "PERIOD_COLUMNS",
+    "POINTS_PER_WORKER",
+    "STOP_POLL_S",
+    "SUMMARY_COLUMNS",
+    "SUMMARY_FILE",
+    "Axis",
+    "Cell",
+    "ContactNormals",
+    "ImpactRecord",
+    "PointResult",
+    "PointTask",
+    "Sweep",
+    "SweepError",
+    "SweepResult",
+    "Value",
+    "default_workers",
+    "impact_state_columns",
+    "one_blas_thread",
+    "run_point",
+    "sweep",
+]
+
+
 IMPACTS_FILE = "impacts.csv"
+
+
 SUMMARY_COLUMNS = ("status", "t_end", "n_impacts", "t_zeno", "E_dissipated")
+
+
 PERIOD_COLUMNS = ("period", "impacts_per_period", "period_s")
 """The last columns of ``summary.csv``, after ``message``."""
+
+
 CONTACT_COLUMNS = ("contact_time", "peak_force", "impulse")
 """After the period columns, for a scene with compliant contacts only: the first contact's."""
 """Summary columns between the varied paths and the final state."""
+
+
 IMPACT_COLUMNS = ("t", "body", "other", "u_n_minus", "u_n_plus", "impulse")
 """Impact columns between the varied paths and the impacting body's state."""
-
-Value = float | str
-"""A value given to a scene field: a number, or a string (``contact.impact_law``)."""
-Cell = float | int | str | None
-"""One cell of a table: ``None`` is an empty CSV field."""
-
-
-class SweepError(InputError):
-    """A sweep is refused before anything runs; ``str(error)`` is one line naming the path."""
 
 
 # ------------------------------------------------------------------------ axes
@@ -226,349 +262,6 @@ def _value(text: str) -> Value:
     except ValueError:
         return text
     return number if math.isfinite(number) else text
-
-
-# --------------------------------------------------------------- one point
-
-
-@dataclass(frozen=True)
-class PointTask:
-    """Everything a worker needs to run one point (plain data: it is pickled).
-
-    ``scene`` is the changed scene as a JSON object.
-    """
-
-    run: int
-    values: tuple[Value, ...]
-    scene: dict[str, Any]
-    t_end: float | None
-    method: str | None
-    transient: float
-    dt_out: float | None = None
-
-
-@dataclass(frozen=True)
-class ImpactRecord:
-    """One impact of a point: time (s), contact, normal speeds (m/s), impulse (N·s), state.
-
-    ``u_n_minus`` / ``u_n_plus`` are ``None`` when the contact has no normal
-    (an axle cart's impulse); ``state`` is the impacting body's state just before, in
-    the order of :attr:`SweepResult.impact_state_columns` (``None`` where
-    the body has no such coordinate).
-    """
-
-    t: float
-    body: str
-    other: str
-    u_n_minus: float | None
-    u_n_plus: float | None
-    impulse: float
-    state: tuple[float | None, ...]
-
-
-@dataclass(frozen=True)
-class PointResult:
-    """What one point of a sweep gave.
-
-    Attributes
-    ----------
-    run : int
-        Index of the point in grid order (from 0).
-    values : tuple of float or str
-        The values of the varied fields, in axis order.
-    status : str
-        ``"finished"`` or ``"failed"``.
-    t_end : float
-        Time the run reached (s).
-    n_impacts : int
-        ``impact`` events of the whole run.
-    t_zeno : float or None
-        Time of the first ``zeno`` event (s), if any.
-    E_dissipated : float or None
-        Energy dissipated by the end (J); ``None`` if no frame was computed.
-    final_state : tuple of float
-        ``[q, v]`` at the end in the columns of ``trajectory.csv`` (empty if no frame).
-    message : str
-        The solver's message (why it failed, or how it finished).
-    impacts : tuple of ImpactRecord
-        The impacts at ``t >= transient``.
-    period : solver.impact_period.ImpactPeriod
-        The period of those impacts (forcing periods, impacts per period, s).
-    contact : tuple or None
-        ``(contact_time, peak_force, impulse)`` of the first compliant
-        contact (``None`` cells if none ended); ``None`` for a rigid scene.
-    """
-
-    run: int
-    values: tuple[Value, ...]
-    status: str
-    t_end: float
-    n_impacts: int
-    t_zeno: float | None
-    E_dissipated: float | None
-    final_state: tuple[float, ...]
-    message: str
-    impacts: tuple[ImpactRecord, ...] = ()
-    period: ImpactPeriod = NO_PERIOD
-    contact: tuple[Cell, ...] | None = None
-
-    def summary_row(self) -> list[Cell]:
-        """The point's row of ``summary.csv`` (columns :attr:`SweepResult.summary_columns`)."""
-        return [
-            self.run,
-            *self.values,
-            self.status,
-            self.t_end,
-            self.n_impacts,
-            self.t_zeno,
-            self.E_dissipated,
-            *self.final_state,
-            self.message,
-            self.period.period,
-            self.period.impacts_per_period,
-            self.period.seconds,
-            *(self.contact or ()),
-        ]
-
-    def impact_rows(self) -> list[list[Cell]]:
-        """The point's rows of ``impacts.csv`` (columns :attr:`SweepResult.impact_columns`)."""
-        return [
-            [
-                self.run,
-                *self.values,
-                impact.t,
-                impact.body,
-                impact.other,
-                impact.u_n_minus,
-                impact.u_n_plus,
-                impact.impulse,
-                *impact.state,
-            ]
-            for impact in self.impacts
-        ]
-
-
-def _state_names(system: System) -> tuple[list[str], list[str]]:
-    coords: list[str] = []
-    rates: list[str] = []
-    for _body, coord_names, rate_names in system.dof_labels:
-        coords += [name for name in coord_names if name not in coords]
-        rates += [name for name in rate_names if name not in rates]
-    return coords, rates
-
-
-def impact_state_columns(system: System) -> list[str]:
-    """Names of the impacting body's state columns for a scene's bodies.
-
-    The coordinates any body has, then its rates, in the order the system
-    lists them: ``x,y,phi,vx,vy,omega`` with a wheel, ``x,vx`` for beads only.
-    """
-    coords, rates = _state_names(system)
-    return coords + rates
-
-
-class _BodyStates:
-    """Where each body's coordinates and rates sit in ``q``, ``v`` and the state columns."""
-
-    def __init__(self, system: System) -> None:
-        coords, rates = _state_names(system)
-        self.columns = coords + rates
-        self._slots: dict[str, list[tuple[int, bool, int]]] = {}
-        q_start = v_start = 0
-        for body, coord_names, rate_names in system.dof_labels:
-            slots = [(coords.index(name), True, q_start + k) for k, name in enumerate(coord_names)]
-            slots += [
-                (len(coords) + rates.index(name), False, v_start + k)
-                for k, name in enumerate(rate_names)
-            ]
-            self._slots[body] = slots
-            q_start += len(coord_names)
-            v_start += len(rate_names)
-
-    def state(self, body: str, q: np.ndarray, v: np.ndarray) -> tuple[float | None, ...]:
-        """``body``'s cells of the state columns (``None`` where it has no such coordinate)."""
-        cells: list[float | None] = [None] * len(self.columns)
-        for column, is_coordinate, index in self._slots.get(body, []):
-            cells[column] = float(q[index] if is_coordinate else v[index])
-        return tuple(cells)
-
-
-class ContactNormals:
-    """Normal speeds of impacts recorded without their contact's Jacobian (time-stepping).
-
-    The time-stepping method records an impact's generalized velocities just
-    before and after (``Event.v_minus``, ``Event.v_plus``) and its contact by
-    name (``body``, ``other``), not the contact's normal. The normal is that
-    of the contact's geometry at the impact's position — the one the step
-    resolved the impact on — so ``u_n = G·v`` with its Jacobian ``G``.
-    """
-
-    def __init__(self, system: System) -> None:
-        self._system = system
-        self._features = {fid: feature for fid, feature, _e, _mu in system.features}
-
-    def speeds(self, event: Event, q: np.ndarray) -> tuple[float, float] | None:
-        """``(u_n_minus, u_n_plus)`` (m/s, positive when approaching / separating) of ``event``.
-
-        Parameters
-        ----------
-        event : Event
-            An ``impact`` event with ``v_minus`` and ``v_plus``.
-        q : numpy.ndarray
-            Generalized coordinates at the impact.
-
-        Returns
-        -------
-        tuple of float, or None
-            ``None`` when the event has no velocities or the contact no
-            normal (a body that is not a disk, centres that coincide).
-        """
-        if event.v_minus is None or event.v_plus is None:
-            return None
-        contact = self._contact(event.body, event.other, q)
-        if contact is None:
-            return None
-        u_minus = float(contact.G_local @ event.v_minus[contact.dofs])
-        u_plus = float(contact.G_local @ event.v_plus[contact.dofs])
-        return -u_minus, u_plus
-
-    def _contact(self, body: str, other: str, q: np.ndarray) -> Contact | None:
-        system = self._system
-        try:
-            i = system.disk_index(body)
-        except KeyError:
-            return None
-        centres = system.centres(q)
-        still = np.zeros(2)  # the speeds come from v_minus and v_plus, not from here
-        feature = self._features.get(other)
-        if feature is not None:
-            near = feature.nearest(centres[i])
-            if near is None:  # a centre on a corner, or past a segment's end by round-off
-                try:
-                    near = continued_nearest(feature, centres[i])
-                except SolverError:
-                    return None
-            contact = disk_contact_from_nearest(near, still, system.radii[i], 0.0)
-            return system.generalize((body, other), body, other, contact, i, None, 0.0, 0.0)
-        try:
-            j = system.disk_index(other)
-        except KeyError:
-            return None
-        pair = disk_disk_contact(
-            centres[i], still, system.radii[i], 0.0, centres[j], still, system.radii[j], 0.0
-        )
-        if pair is None:
-            return None
-        return system.generalize((body, other), body, other, pair, i, j, 0.0, 0.0)
-
-
-def run_point(task: PointTask) -> PointResult:
-    """Run one point of a sweep to its end (or failure); never raises.
-
-    An exception the stepper does not turn into a failure (a bug, a
-    scene that fails to compile) gives a ``failed`` point with its message.
-    """
-    t_reached = 0.0
-    n_impacts = 0
-    t_zeno: float | None = None
-    impacts: list[ImpactRecord] = []
-    last: Frame | None = None
-    status, message = "failed", ""
-    compliant = False
-    touched: dict[tuple[str, str], float] = {}
-    contact: tuple[Cell, ...] | None = None
-    try:
-        scene = parse_scene(task.scene)
-        if scene.has_compliance:  # the first compliant contact's measures (CONTACT_COLUMNS)
-            compliant, contact = True, (None, None, None)
-        stepper = make_stepper(scene, t_end=task.t_end, method=task.method, dt_out=task.dt_out)
-        watchdog = Watchdog()
-        bodies = _BodyStates(stepper.system)
-        normals = ContactNormals(stepper.system)
-        while stepper.status == "running":
-            out = stepper.step()
-            pre = {frame.t: frame for frame in out.frames if frame.kind == "pre"}
-            for event in out.events:
-                if event.type == "zeno" and t_zeno is None:
-                    t_zeno = event.t
-                if compliant and event.type == "touch":
-                    touched.setdefault((event.body, event.other), event.t)
-                if compliant and event.type == "release" and contact == (None, None, None):
-                    t_touch = touched.get((event.body, event.other))
-                    if t_touch is not None:
-                        contact = (
-                            float(event.t - t_touch),
-                            float(event.peak_force),
-                            float(event.normal_impulse),
-                        )
-                if event.type != "impact":
-                    continue
-                n_impacts += 1
-                if event.t >= task.transient:
-                    before = pre.get(event.t) or last or (out.frames[0] if out.frames else None)
-                    impacts.append(_impact_record(event, before, bodies, normals))
-            if out.frames:
-                last = out.frames[-1]
-            t_reached = stepper.t
-            watchdog.check(t_reached)
-        status, message = stepper.status, stepper.message
-    except SolverError as error:  # a stall the watchdog saw
-        message = str(error)
-    except Exception as error:  # a point never stops the sweep: it fails with the reason
-        message = f"internal error ({type(error).__name__}: {error})"
-    return PointResult(
-        run=task.run,
-        values=task.values,
-        status="finished" if status == "finished" else "failed",
-        t_end=float(t_reached),
-        n_impacts=n_impacts,
-        t_zeno=t_zeno,
-        E_dissipated=None if last is None else float(last.energy.dissipated),
-        final_state=() if last is None else _trajectory_state(stepper.system, last),
-        message=message,
-        impacts=tuple(impacts),
-        period=impact_period(
-            [impact.t for impact in impacts],
-            [(impact.body, impact.other) for impact in impacts],
-            [impact.u_n_minus for impact in impacts],
-            forcing_period(task.scene),
-        ),
-        contact=contact,
-    )
-
-
-def _impact_record(
-    event: Event, before: Frame | None, bodies: _BodyStates, normals: ContactNormals
-) -> ImpactRecord:
-    speeds = normal_speeds(event)
-    if before is None:
-        state: tuple[float | None, ...] = (None,) * len(bodies.columns)
-    else:
-        v = event.v_minus if event.v_minus is not None else before.v
-        state = bodies.state(event.body, before.q, v)
-        if speeds is None:
-            speeds = normals.speeds(event, before.q)
-    return ImpactRecord(
-        t=float(event.t),
-        body=event.body,
-        other=event.other,
-        u_n_minus=None if speeds is None else speeds[0],
-        u_n_plus=None if speeds is None else speeds[1],
-        impulse=float(event.normal_impulse),
-        state=state,
-    )
-
-
-def _trajectory_state(system: System, frame: Frame) -> tuple[float, ...]:
-    """``frame``'s state in the column order of ``trajectory.csv``."""
-    cells: list[float] = []
-    q_start = v_start = 0
-    for _body, coord_names, rate_names in system.dof_labels:
-        cells += [float(x) for x in frame.q[q_start : q_start + len(coord_names)]]
-        cells += [float(x) for x in frame.v[v_start : v_start + len(rate_names)]]
-        q_start += len(coord_names)
-        v_start += len(rate_names)
-    return tuple(cells)
 
 
 # -------------------------------------------------------------------- the plan
@@ -879,205 +572,3 @@ def sweep(
         axes = [Axis(path, tuple(values)) for path, values in axes.items()]
     plan = Sweep(scene, axes, t_end=t_end, transient=transient, method=method, dt_out=dt_out)
     return plan.run(workers=workers, scheduler=scheduler, on_point=on_point)
-
-
-# -------------------------------------------------------------------- runners
-
-
-def default_workers() -> int:
-    """The number of cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-PARENT_CHECK_S = 1.0
-"""How often a pool worker checks that the process running the sweep still exists, s."""
-
-
-def _start_worker(sweep_pid: int) -> None:
-    """Pool worker start-up: Ctrl-C is the parent's to handle; end with the sweep.
-
-    A sweep killed outright (SIGKILL, a crash) cannot stop its workers, and
-    they would finish their points for nobody (the pool's fork server keeps
-    them alive): each worker ends itself within ``PARENT_CHECK_S`` of the
-    process that ran the sweep.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_end_with, args=(sweep_pid,), daemon=True).start()
-    one_blas_thread()
-
-
-def _end_with(pid: int) -> None:
-    while True:
-        time.sleep(PARENT_CHECK_S)
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            os._exit(1)
-        except PermissionError:
-            continue
-
-
-def _lost(task: PointTask, reason: str) -> PointResult:
-    return PointResult(
-        run=task.run,
-        values=task.values,
-        status="failed",
-        t_end=0.0,
-        n_impacts=0,
-        t_zeno=None,
-        E_dissipated=None,
-        final_state=(),
-        message=f"the worker running this point was lost: {reason}",
-    )
-
-
-STOP_POLL_S = 0.05
-"""How often a running sweep looks at its ``stop`` event while no point finishes, s."""
-POINTS_PER_WORKER = 2
-"""Points handed to the pool at a time, per worker: each worker has its next point
-waiting, and an interrupted sweep has only these few to abandon."""
-
-
-def _start_fork_server() -> None:
-    """Start the pool's fork server (once per process) deaf to Ctrl-C.
-
-    Ctrl-C on a terminal signals every process of the foreground group, the
-    pool's included. Workers ignore it once started (``_start_worker``), but
-    the fork server that forks them spends seconds importing the solver
-    first, and a Ctrl-C then would end it with a traceback. An ignored
-    signal stays ignored in a started program (a blocked one does not:
-    the start unblocks it), so the server is started with SIGINT ignored;
-    its workers inherit that. Only the main thread may change it; the
-    server starts in a few milliseconds, and a Ctrl-C within them is lost.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        forkserver.ensure_running()
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        forkserver.ensure_running()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextmanager
-def _ctrl_c_deferred() -> Iterator[None]:
-    """Hold a Ctrl-C (SIGINT) that comes within the block until its end.
-
-    Submitting a point may start a worker; a Ctrl-C in the middle of that
-    leaves a process the pool does not know of, which no one stops. The
-    signal is raised again once the block is done. Outside the main thread
-    signals cannot be handled, and nothing is held.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    came: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, _frame: came.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if came:
-            signal.raise_signal(signal.SIGINT)
-
-
-class _PoolRunner:
-    """Points on a local ``ProcessPoolExecutor`` (forkserver processes: safe beside threads).
-
-    At most ``POINTS_PER_WORKER`` points per worker are submitted at a time,
-    the next ones as points finish: stopping early has only those to abandon,
-    and their processes are ended at once instead of finishing them.
-    """
-
-    def __init__(self, workers: int | None) -> None:
-        if workers is not None and workers < 1:
-            raise SweepError(f"--workers: must be >= 1, got {workers}")
-        self._workers = workers or default_workers()
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["solver.sweep_preload"])
-        _start_fork_server()
-        self._executor = ProcessPoolExecutor(
-            max_workers=self._workers,
-            mp_context=context,
-            initializer=_start_worker,
-            initargs=(os.getpid(),),
-        )
-        self._submitted: dict[Future[PointResult], PointTask] = {}
-
-    def run(self, tasks: list[PointTask], stop: threading.Event) -> Iterator[PointResult]:
-        waiting = iter(tasks)
-        self._submit(waiting)
-        while self._submitted and not stop.is_set():
-            done, _ = wait(self._submitted, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: self._submitted[f].run):
-                error = future.exception()
-                yield _lost(self._submitted[future], str(error)) if error else future.result()
-                del self._submitted[future]  # only once the caller has the point
-            self._submit(waiting)
-
-    def _submit(self, waiting: Iterator[PointTask]) -> None:
-        with _ctrl_c_deferred():
-            for task in islice(waiting, POINTS_PER_WORKER * self._workers - len(self._submitted)):
-                self._submitted[self._executor.submit(run_point, task)] = task
-
-    def stop(self) -> None:
-        """Abandon the points not done: end the workers now, then the pool.
-
-        No future is cancelled here: the pool's own thread marks the
-        abandoned ones (cancelling them from this thread as well makes that
-        thread fail on a cancelled future when it finds the workers gone).
-        """
-        if any(not future.done() for future in self._submitted):
-            for process in list((getattr(self._executor, "_processes", None) or {}).values()):
-                process.terminate()
-        self._executor.shutdown(wait=True, cancel_futures=True)
-
-
-class _DaskRunner:
-    """Points on a Dask distributed cluster (``pip install impactgui[cluster]``)."""
-
-    def __init__(self, address: str) -> None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise SweepError(
-                "--scheduler: needs Dask distributed (pip install impactgui[cluster])"
-            ) from None
-        try:
-            self._client = Client(address, timeout="10s", set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as error:
-            raise SweepError(f"--scheduler: cannot reach {address}: {error}") from None
-        self._futures: list[Any] = []
-
-    def run(self, tasks: list[PointTask], stop: threading.Event) -> Iterator[PointResult]:
-        from distributed import as_completed
-
-        token = uuid.uuid4().hex[:12]
-        owner = {}
-        for task in tasks:
-            future = self._client.submit(
-                run_point, task, key=f"impactgui-point-{token}-{task.run}", pure=False
-            )
-            owner[future.key] = task
-            self._futures.append(future)
-        finished = as_completed(self._futures, loop=self._client.loop)
-        while not finished.is_empty() and not stop.is_set():
-            if not finished.has_ready():
-                stop.wait(STOP_POLL_S)
-                continue
-            for future in finished.next_batch(block=False):
-                task = owner[future.key]
-                if future.status == "finished":
-                    yield future.result()
-                else:
-                    yield _lost(task, f"{future.status}: {future.exception()}")
-
-    def stop(self) -> None:
-        unfinished = [future for future in self._futures if not future.done()]
-        if unfinished:
-            self._client.cancel(unfinished)
-        self._client.close()

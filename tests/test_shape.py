@@ -18,15 +18,13 @@ CLASS_LINES = 600
 
 MODULES_OVER = {
     # still to split (issue 21, item 7); sizes when listed
-    "scene.py": 1244,
-    "reference.py": 1187,
-    "sweep.py": 1083,
     "timestep_kernels.py": 996,  # a split needs kernels.MODULES (the compiled stamp) to follow
     "linear_flow.py": 928,
     "contact_pairs.py": 856,
 }
 CLASSES_OVER = {
     "gap_set.py:GapSet": 671,  # still to split (issue 21, item 7)
+    "system.py:System": 620,  # grew past 600 on main (b3f551d)
 }
 
 

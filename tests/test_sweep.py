@@ -412,7 +412,7 @@ def test_the_pool_starts_deaf_to_ctrl_c():
     # a terminal's Ctrl-C reaches the fork server too, which spends seconds importing the solver
     from multiprocessing import forkserver
 
-    from solver.sweep import _start_fork_server
+    from solver.sweep_runners import _start_fork_server
 
     _start_fork_server()
     server = forkserver._forkserver._forkserver_pid
@@ -521,7 +521,7 @@ def test_paths_read_back_as_written(parts):
 
 
 def test_a_stalled_point_fails_with_the_watchdog_message(monkeypatch):
-    from solver import sweep as sweep_module
+    from solver import sweep_point as sweep_module
     from solver.errors import SolverError
 
     class StallAfterThreeSteps:
