@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from scipy.special import beta, betaincinv
 
-from solver.event_tolerances import TIME_TOL
+from solver.event_tolerances import FRICTION_FLOOR, TIME_TOL
 from solver.frames import ContactState, Event
 from solver.geometry import Segment, disk_disk_contact, disk_feature_contact
 
@@ -49,8 +49,14 @@ STEP_SHARE = 0.02
 _GAUSS = np.polynomial.legendre.leggauss(8)
 """Gauss–Legendre nodes and weights on [−1, 1] for a contact's impulse over a piece."""
 
-COMPLIANT_EVENTS = ("touch", "release")
-"""Event types of compliant contacts (``events.csv``): no impact, no velocity jump."""
+COMPLIANT_EVENTS = ("touch", "release", "stick", "slip")
+"""Event types of compliant contacts (``events.csv``): no impact, no velocity jump.
+
+A wheel pressing a compliant feature with friction also ``stick``s (its slip
+speed reaches 0) and ``slip``s (its holding force reaches μF)."""
+
+STICK_SPEED = 1e-9
+"""Slip speed (m/s) at or below which a pressing wheel starts a phase at rest (stuck if it can)."""
 
 
 class CompliantSet:
@@ -80,11 +86,22 @@ class CompliantSet:
     """
 
     def __init__(
-        self, system: Any, features: list[tuple[str, Any, Any]], between: Any = None
+        self,
+        system: Any,
+        features: list[tuple[str, Any, Any]],
+        between: Any = None,
+        friction: list[float] | None = None,
     ) -> None:
         self.system = system
         self.features = features
         self.between = between
+        self.friction = list(friction) if friction is not None else [0.0] * len(features)
+        """Coulomb μ of each compliant feature (wheels rub on it; two disks do not)."""
+        self.modes: dict[tuple[int, int], float] = {}
+        """Friction mode of each pressing wheel–feature pair with μ > 0 (an
+        event-driven phase's, fixed by :meth:`engage`): the slip direction
+        ``s = ±1`` (friction ``−μ F s``), or ``0.0`` stuck (friction the
+        tangential force that keeps ``u̇_t = 0``, as long as it is at most μF)."""
         """The compliance of every body–body contact (``contact.compliance``), or None."""
         # one law per "other": the features, then (with ``between``) each disk as the
         # second disk j of a pair (i, j), i < j, at index len(features) + j
@@ -101,7 +118,7 @@ class CompliantSet:
 
     def for_system(self, system: Any) -> CompliantSet:
         """The same compliant contacts for ``system`` (a run's copy), nothing engaged."""
-        return CompliantSet(system, self.features, self.between)
+        return CompliantSet(system, self.features, self.between, self.friction)
 
     def _pairs(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
         """``(disk, other, DiskContact)`` of every compliant pair (all of them).
@@ -159,18 +176,74 @@ class CompliantSet:
             return max(0.0, self._press(f, dc)) if dc.g < 0.0 else 0.0
         return self._press(f, dc) if (k, f) in self.engaged else 0.0
 
-    def engage(self, q: np.ndarray, v: np.ndarray) -> None:
-        """Fix the pressing pairs for the phase starting at ``(q, v)``.
+    def engage(self, q: np.ndarray, v: np.ndarray, other: np.ndarray | None = None) -> None:
+        """Fix the pressing pairs and their friction modes for the phase starting at ``(q, v)``.
 
         A pair presses when it overlaps or touches (``g ≤ 0``) and either its
         force ``k·δ^p + c·δ̇`` is positive or it is closing (``u_n < 0``: just
-        touched, δ = 0).
+        touched, δ = 0). A pressing wheel on a feature with friction slips
+        in the direction of its slip speed ``u_t`` while ``|u_t| >
+        STICK_SPEED``; at rest it sticks if the tangential force that keeps
+        it at rest (``other``: the rest of the applied force) is at most μF,
+        and otherwise slips against that force (as resting contact does).
         """
+        pairs = self._pairs(q, v)
         self.engaged = frozenset(
             (k, f)
-            for k, f, dc in self._pairs(q, v)
+            for k, f, dc in pairs
             if dc.g <= 0.0 and (self._press(f, dc) > 0.0 or dc.u_n < 0.0)
         )
+        self.modes = {}
+        for k, f, dc in pairs:
+            if (k, f) in self.engaged and self._rubs(k, f):
+                self.modes[k, f] = 0.0 if abs(dc.u_t) <= STICK_SPEED else math.copysign(1.0, dc.u_t)
+        if other is not None and 0.0 in self.modes.values():
+            for (k, f), tangential, normal in self._sticking(q, v, other):
+                if abs(tangential) > self.friction[f] * normal:  # cannot hold: slips
+                    self.modes[k, f] = -math.copysign(1.0, tangential)
+
+    def _rubs(self, k: int, f: int) -> bool:
+        """Whether pair ``(k, f)`` has Coulomb friction: a wheel on a feature with μ > 0."""
+        return (
+            f < len(self.features)
+            and self.friction[f] > FRICTION_FLOOR
+            and self.system._disk_iy[k] is not None
+        )
+
+    def _tangent_row(self, k: int, dc: Any) -> np.ndarray:
+        """Generalized direction (N,) of a tangential contact force: ``t`` on the centre, r on φ.
+
+        Its power with a velocity is ``u_t`` times the force (``u_t = t·ċ + rω``).
+        """
+        system = self.system
+        row = np.zeros(system.N)
+        row[system._disk_ix[k]] = dc.t[0]
+        row[system._disk_iy[k]] = dc.t[1]
+        row[int(system._iphi[k])] = system.radii[k]
+        return row
+
+    def _sticking(
+        self, q: np.ndarray, v: np.ndarray, other: np.ndarray, pairs: list | None = None
+    ) -> list[tuple[tuple[int, int], float, float]]:
+        """``((k, f), T, F)`` of the stuck pairs: the tangential forces that keep them at rest.
+
+        ``u̇_t = J M⁻¹ f + γ_t = 0`` for every stuck pair at once, ``f`` the
+        applied force (``other``, the compliant normal forces and the slipping
+        pairs' friction) plus ``Jᵀ T``: ``(J M⁻¹ Jᵀ) T = −(J M⁻¹ f + γ_t)``.
+        """
+        pairs = self._pairs(q, v) if pairs is None else pairs
+        stuck = [(k, f, dc) for k, f, dc in pairs if self.modes.get((k, f)) == 0.0]
+        if not stuck:
+            return []
+        f_total = other + self._forces(pairs)
+        m_inv = 1.0 / self.system.M_diag
+        J = np.array([self._tangent_row(k, dc) for k, _, dc in stuck])
+        b = J @ (m_inv * f_total) + np.array([dc.gamma_t for _, _, dc in stuck])
+        T = np.linalg.solve((J * m_inv) @ J.T, -b)
+        return [
+            ((k, f), float(T[a]), max(self._press(f, dc), 0.0))
+            for a, (k, f, dc) in enumerate(stuck)
+        ]
 
     def linear_term(
         self, disk: int, f: int, q: np.ndarray
@@ -212,16 +285,33 @@ class CompliantSet:
                 total += self._k[f] * (-dc.g) ** (p + 1.0) / (p + 1.0)
         return total
 
-    def force(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Generalized force (N, N·m) of the compliant contacts at ``(q, v)``."""
+    def force(self, q: np.ndarray, v: np.ndarray, other: np.ndarray | None = None) -> np.ndarray:
+        """Generalized force (N, N·m) of the compliant contacts at ``(q, v)``.
+
+        The normal forces, the slipping pairs' friction ``−μ F s`` and, given
+        ``other`` (the rest of the applied force), the stuck pairs' friction.
+        """
+        pairs = self._pairs(q, v)
+        out = self._forces(pairs)
+        if other is not None and 0.0 in self.modes.values():
+            contact = {(k, f): dc for k, f, dc in pairs}
+            for (k, f), tangential, _ in self._sticking(q, v, other, pairs):
+                out += tangential * self._tangent_row(k, contact[k, f])
+        return out
+
+    def _forces(self, pairs: list[tuple[int, int, Any]]) -> np.ndarray:
+        """The normal forces and the slipping pairs' friction (N, N·m) of ``pairs``."""
         out = np.zeros(self.system.N)
         base = len(self.features)
-        for k, f, dc in self._pairs(q, v):
+        for k, f, dc in pairs:
             force = self._force(k, f, dc)
             if force != 0.0:
                 self.system._add_disk_force(out, k, force * dc.n)
                 if f >= base:  # the other disk: the opposite force
                     self.system._add_disk_force(out, f - base, -force * dc.n)
+                slip = self.modes.get((k, f))
+                if slip:  # −μ F s along the tangent, at the contact point
+                    out -= self.friction[f] * force * slip * self._tangent_row(k, dc)
         return out
 
     def energy(self, q: np.ndarray) -> float:
@@ -243,7 +333,11 @@ class CompliantSet:
         total = 0.0
         for k, f, dc in self._pairs(q, v):
             if dc.g < 0.0:
-                total += (self._force(k, f, dc) - self._spring(f, dc.g)) * (-dc.u_n)
+                force = self._force(k, f, dc)
+                total += (force - self._spring(f, dc.g)) * (-dc.u_n)
+                slip = self.modes.get((k, f))
+                if slip:  # friction −μ F s against the slip speed u_t
+                    total += self.friction[f] * force * slip * dc.u_t
         return total
 
     def max_step(self, q: np.ndarray, v: np.ndarray) -> float:
@@ -269,7 +363,9 @@ class CompliantSet:
                     best = min(best, STEP_SHARE * 2.0 * math.pi * math.sqrt(m / k_eff))
         return best
 
-    def event_values(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def event_values(
+        self, q: np.ndarray, v: np.ndarray, other: np.ndarray | None = None
+    ) -> np.ndarray:
         """Per disk and feature: ``(touch, release)``, each falling through 0 at its event.
 
         A pressing pair (:attr:`engaged`): touch ``+inf``; release ``k·δ^p +
@@ -279,13 +375,24 @@ class CompliantSet:
         disk pushed back in before it got out presses again).
         """
         engaged = self.engaged or frozenset()
+        pairs = self._pairs(q, v)
+        held = {}
+        if other is not None and 0.0 in self.modes.values():
+            held = {pair: (t, n) for pair, t, n in self._sticking(q, v, other, pairs)}
         rows = []
-        for k, f, dc in self._pairs(q, v):
+        for k, f, dc in pairs:
+            stick = slip = math.inf
+            mode = self.modes.get((k, f))
+            if mode:  # slipping: s·u_t falls to 0 where it stops
+                stick = mode * dc.u_t
+            elif mode == 0.0 and (k, f) in held:  # stuck: μF − |T| falls to 0 where it slips
+                tangential, normal = held[k, f]
+                slip = self.friction[f] * normal - abs(tangential)
             if (k, f) in engaged:
-                rows.append((math.inf, self._press(f, dc)))
+                rows.append((math.inf, self._press(f, dc), stick, slip))
             else:
-                rows.append((dc.g if dc.g >= 0.0 else -self._press(f, dc), math.inf))
-        return np.array(rows, dtype=float).reshape(-1, 2)
+                rows.append((dc.g if dc.g >= 0.0 else -self._press(f, dc), math.inf, stick, slip))
+        return np.array(rows, dtype=float).reshape(-1, 4)
 
     def pressing_forces(self, q: np.ndarray, v: np.ndarray) -> dict[tuple[str, str], float]:
         """The force (N) of every pressing pair under :attr:`engaged`, by ``(body, other)``."""
@@ -302,19 +409,29 @@ class CompliantSet:
         system = self.system
         return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._pairs(q, v)]
 
-    def states(self, q: np.ndarray, v: np.ndarray) -> list[ContactState]:
-        """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0."""
+    def states(self, q: np.ndarray, v: np.ndarray, t: float | None = None) -> list[ContactState]:
+        """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0.
+
+        ``tau`` is the friction: ``−μ F s`` slipping, the holding force stuck
+        (given the time ``t`` of the state, for the applied force).
+        """
         out = []
         system = self.system
+        held = {}
+        if t is not None and 0.0 in self.modes.values():
+            other = system.applied_force(t, q, v, compliant=False)
+            held = {pair: tangential for pair, tangential, _ in self._sticking(q, v, other)}
         for k, f, dc in self._pairs(q, v):
             force = self._force(k, f, dc)
             if force > 0.0 or (self.engaged is not None and (k, f) in self.engaged):
+                slip = self.modes.get((k, f))
+                tau = -self.friction[f] * force * slip if slip else held.get((k, f), 0.0)
                 out.append(
                     ContactState(
                         body=system.disk_body_id(k),
                         other=self._other_id(f),
                         lam=max(force, 0.0),
-                        tau=0.0,
+                        tau=float(tau),
                         u_n=float(dc.u_n),
                         u_t=float(dc.u_t),
                         mode="compliant",
@@ -352,14 +469,19 @@ class CompliantEvents:
         # each pressing contact's touch time, impulse ∫F dt so far and largest force
         self._measures: dict[tuple[str, str], list[float]] = {}
 
-    def _values(self, y: np.ndarray) -> np.ndarray:
-        """:meth:`CompliantSet.event_values` of the row ``y = (q, v, work)``."""
+    def _values(self, t: float, y: np.ndarray) -> np.ndarray:
+        """:meth:`CompliantSet.event_values` of the row ``y = (q, v, work)`` at ``t`` (s)."""
         N = self.N
-        return self.compliance.event_values(y[:N], y[N : 2 * N])
+        q, v = y[:N], y[N : 2 * N]
+        other = None
+        if 0.0 in self.compliance.modes.values():  # a stuck wheel: its holding force
+            other = self.compliance.system.applied_force(t, q, v, compliant=False)
+        return self.compliance.event_values(q, v, other)
 
-    def begin(self, q: np.ndarray, v: np.ndarray) -> None:
-        """A phase starts at ``(q, v)``: fix which compliant contacts press in it."""
-        self.compliance.engage(q, v)
+    def begin(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
+        """A phase starts at ``(t, q, v)``: which compliant contacts press in it, how they rub."""
+        system = self.compliance.system
+        self.compliance.engage(q, v, system.applied_force(t, q, v, compliant=False))
 
     def first(
         self, piece: Any, ta: float, tb: float, n_sub: int | None = None
@@ -460,9 +582,9 @@ class CompliantEvents:
         if not tb > ta:
             return None
         ts = np.linspace(ta, tb, n_sub + 1)
-        before = self._values(piece.state(ts[0]))
+        before = self._values(ts[0], piece.state(ts[0]))
         for j in range(1, len(ts)):
-            after = self._values(piece.state(ts[j]))
+            after = self._values(ts[j], piece.state(ts[j]))
             crossed = (before > 0.0) & (after <= 0.0)
             if crossed.any():
                 best: CompliantEvent | None = None
@@ -484,7 +606,7 @@ class CompliantEvents:
             mid = 0.5 * (lo + hi)
             if not lo < mid < hi:
                 break
-            if self._values(piece.state(mid))[row, col] > 0.0:
+            if self._values(mid, piece.state(mid))[row, col] > 0.0:
                 lo = mid
             else:
                 hi = mid
@@ -498,6 +620,9 @@ class CompliantEvents:
         contact time in ``message``.
         """
         body, other = found.key
+        if found.kind in ("stick", "slip"):  # a wheel on a compliant feature changes mode
+            out.events.append(Event(t=found.t, type=found.kind, body=body, other=other))
+            return
         if found.kind == "touch":
             self._measures[found.key] = [found.t, 0.0, 0.0]
             out.events.append(Event(t=found.t, type="touch", body=body, other=other))

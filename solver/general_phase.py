@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.compliance import COMPLIANT_EVENTS
+from solver.compliance import CompliantEvent
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
 from solver.event_tolerances import SUBPOINTS_FLIGHT, SUBPOINTS_ODE, TIME_TOL
@@ -64,7 +64,7 @@ class GeneralPhase:
         s, m = self.s, self.m
         t0 = m.t
         if self.compliant is not None:
-            self.compliant.begin(m.q, m.v)
+            self.compliant.begin(m.t, m.q, m.v)
         budget = 0.25 * self.pairs.margin - self.pairs.moved()
         constant = self.smooth.constant_motion()
         linear = None if constant is not None else self.smooth.linear_motion()
@@ -127,7 +127,7 @@ class GeneralPhase:
                 if found.kind == "spring":
                     self.smooth.across_spring = True
                     self.handler.project()
-                elif self.compliant is not None and found.kind in COMPLIANT_EVENTS:
+                elif isinstance(found, CompliantEvent):  # touch, release, stick, slip
                     self.compliant.emit(out, found)
                     self.handler.project()
                 else:

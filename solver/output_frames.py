@@ -81,7 +81,7 @@ class Recorder:
         compliance = self.s.system.compliance
         if compliance is None:
             return rigid
-        return rigid + tuple(compliance.states(q, v))  # pressing compliant contacts: λ = F
+        return rigid + tuple(compliance.states(q, v, t))  # pressing compliant contacts: λ = F
 
     def _rigid_contact_states(
         self, t: float, q: np.ndarray, v: np.ndarray

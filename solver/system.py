@@ -248,6 +248,7 @@ class System:
         ]
         self._features: list[tuple[str, Any, float, float]] = []
         compliant: list[tuple[str, Any, Any]] = []
+        rubbing: list[float] = []  # the compliant features' Coulomb μ
         for boundary in scene.boundaries:
             e, mu = scene.contact_params(boundary)
             law = scene.compliance_for(boundary)
@@ -256,10 +257,13 @@ class System:
                     self._features.append((boundary.id + suffix, feature, e, mu))
                 else:  # a force, not a constraint: not among the rigid features
                     compliant.append((boundary.id + suffix, feature, law))
+                    rubbing.append(float(mu))
         # contact.compliance makes every body–body contact compliant (two disks or more)
         between = scene.contact.compliance if len(ix) > 1 else None
         self.compliance = (
-            CompliantSet(self, compliant, between) if compliant or between is not None else None
+            CompliantSet(self, compliant, between, rubbing)
+            if compliant or between is not None
+            else None
         )
         """The compliant contacts (:mod:`solver.compliance`), None if there are none."""
         self.rigid_disk_pairs = between is None
@@ -571,11 +575,14 @@ class System:
         run.compliance = self.compliance.for_system(run)
         return run
 
-    def applied_force(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Generalized applied force (N, N·m): gravity, springs, dampers, forcing.
+    def applied_force(
+        self, t: float, q: np.ndarray, v: np.ndarray, compliant: bool = True
+    ) -> np.ndarray:
+        """Generalized applied force (N, N·m): gravity, springs, dampers, forcing, compliance.
 
         A bead feels only the rail-parallel component of its forces; the rail
-        carries the rest.
+        carries the rest. ``compliant=False`` leaves the compliant contacts
+        out (the rest, which a stuck wheel's friction must hold).
         """
         f = self._weight.copy()
         if self._springs or self._forcing:
@@ -587,8 +594,8 @@ class System:
                 np.add.at(f, dofs, np.hstack((force, -force)).ravel()[which])
             for h in self._forcing:
                 self._add_disk_force(f, h.disk, h.amplitude * np.sin(h.omega * t + h.phase))
-        if self.compliance is not None:
-            f += self.compliance.force(q, v)
+        if self.compliance is not None and compliant:
+            f += self.compliance.force(q, v, f.copy() if self.compliance.modes else None)
         return f
 
     def energy(self, q: np.ndarray, v: np.ndarray) -> tuple[float, float, float]:
