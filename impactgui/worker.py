@@ -76,6 +76,14 @@ every 2 s (load average 5): 27 against 18 frames drawn per second, 62
 against 87 gaps over 50 ms, the solver 10 % slower (30 ms: 55 % slower).
 """
 
+HANDOVER_FRAMES_MAX = 4000
+"""A batch of more frames is handed over in pieces of about this many (``split_output``),
+each once the GUI thread has taken the one before: one step of a rolling wheel can hold
+100 s of frames (100 000), whose appending and plotting took the GUI thread 160-190 ms in
+one piece, and pieces posted together were taken in one turn all the same."""
+HANDOVER_WAIT_MAX_S = 0.5
+"""The worker waits at most this long for a piece to be taken before it posts the next, s."""
+
 _PAUSE_POLL_S = 0.05
 
 
@@ -170,6 +178,33 @@ def _gui_activity() -> _GuiActivity:
     return _gui_activity_instance
 
 
+def split_output(batch: StepOutput, size: int) -> list[StepOutput]:
+    """``batch`` as pieces of about ``size`` frames, in order; their union is ``batch``.
+
+    A cut never falls between frames of the same time (an impact's ``pre``
+    and ``post``); each event goes with the piece whose last frame is at or
+    after its time (events after the last frame: the last piece).
+    """
+    frames, events = batch.frames, batch.events
+    if len(frames) <= size:
+        return [batch]
+    pieces: list[StepOutput] = []
+    start = first_event = 0
+    while start < len(frames):
+        end = min(start + size, len(frames))
+        while end < len(frames) and frames[end].t == frames[end - 1].t:
+            end += 1
+        last = frames[end - 1].t if end < len(frames) else float("inf")
+        stop = first_event
+        while stop < len(events) and events[stop].t <= last:
+            stop += 1
+        pieces.append(StepOutput(frames[start:end], events[first_event:stop]))
+        start, first_event = end, stop
+    if first_event < len(events):
+        pieces[-1].events.extend(events[first_event:])
+    return pieces
+
+
 class SimulationWorker(QObject):
     """Builds one stepper (if given a way to) and steps it to its end in a worker thread.
 
@@ -232,6 +267,8 @@ class SimulationWorker(QObject):
         self._stop_requested = False
         self._horizon: float | None = None
         self._duty = (WORK_SLICE_S, REST_S)
+        self._taken = threading.Event()
+        """Set by ``piece_taken`` (or ``stop``): the next piece of a large batch may go."""
 
     def pause(self) -> None:
         """Stop stepping after the current step until ``resume`` or ``step_once``."""
@@ -255,6 +292,11 @@ class SimulationWorker(QObject):
         with self._control:
             self._stop_requested = True
             self._control.notify_all()
+        self._taken.set()
+
+    def piece_taken(self) -> None:
+        """The GUI thread has taken the last batch handed over (thread-safe)."""
+        self._taken.set()
 
     def set_horizon(self, t: float | None) -> None:
         """Take no step once the stepper's time has reached ``t`` (s); ``None``: no limit.
@@ -342,7 +384,7 @@ class SimulationWorker(QObject):
         try:
             while True:
                 if (batch.frames or batch.events) and self._must_hand_over(stepper.t):
-                    self.batch_ready.emit(batch)
+                    self._hand_over(batch)
                     batch = StepOutput()
                 go_on, single, waited = self._next_step_allowed(thread, stepper.t)
                 if not go_on:
@@ -362,7 +404,7 @@ class SimulationWorker(QObject):
                 now = time.monotonic()
                 # the first step's frames at once: the next step may take long (a big flow)
                 if single or first or now - last_handover >= self._batch_interval:
-                    self.batch_ready.emit(batch)
+                    self._hand_over(batch)
                     batch = StepOutput()
                     last_handover = now
                 work_slice, rest = self._duty
@@ -379,8 +421,24 @@ class SimulationWorker(QObject):
         if callable(close):  # a child process (impactgui.solver_process): let it go
             close()
         if batch.frames or batch.events:
-            self.batch_ready.emit(batch)
+            self._hand_over(batch)
         self.run_ended.emit(status, message)
+
+    def _hand_over(self, batch: StepOutput) -> None:
+        """Emit ``batch``; a very large one in pieces, each once the one before was taken.
+
+        The GUI thread then appends and draws each piece in a turn of its
+        own, with display ticks between them. Once the run is stopped the
+        rest goes at once (``stop`` delivers what was handed over).
+        """
+        pieces = split_output(batch, HANDOVER_FRAMES_MAX)
+        for k, piece in enumerate(pieces):
+            if k:
+                self._taken.wait(HANDOVER_WAIT_MAX_S)
+            self._taken.clear()
+            if self._stop_requested:
+                self._taken.set()
+            self.batch_ready.emit(piece)
 
 
 class SimulationRunner(QObject):
@@ -619,6 +677,8 @@ class SimulationRunner(QObject):
     def _on_batch(self, batch: StepOutput) -> None:
         self.trajectory.append(batch)
         self.frames_added.emit(batch)
+        if self._worker is not None:
+            self._worker.piece_taken()
 
     @Slot(str, str)
     def _on_run_ended(self, status: str, message: str) -> None:
