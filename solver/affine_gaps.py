@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse
 from scipy.optimize import brentq
 
 from solver.event_location import FoundEvent
@@ -46,7 +47,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.geometry import Arc, Segment, Vertex
-from solver.modal_flow import quiet_rows
+from solver.modal_flow import ModalPhase, SplitPhase, quiet_rows
 from solver.motion_state import MotionState, Setup
 
 if TYPE_CHECKING:
@@ -100,25 +101,33 @@ class AffineGaps:
         default_factory=dict, compare=False, repr=False
     )
 
-    def rows(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def rows(self, q: np.ndarray) -> tuple[scipy.sparse.csr_array, np.ndarray]:
         """``(A, b)`` with the gaps ``A q − b`` (m) on the side of each stop that ``q`` is on.
 
-        A bead whose centre is on a stop's line has a zero row (no side).
-        The arrays are kept per combination of sides (do not modify them).
+        ``A`` is sparse (K, n): a gap reads one or two coordinates, so a chain
+        of N beads keeps O(N) numbers, not K × N (:func:`dense` where a dense
+        array is needed). A bead whose centre is on a stop's line has an
+        empty row (no side). The arrays are kept per combination of sides (do
+        not modify them).
         """
         return self.sided_rows(q)[:2]
 
-    def sided_rows(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    def sided_rows(self, q: np.ndarray) -> tuple[scipy.sparse.csr_array, np.ndarray, bool]:
         """:meth:`rows` and whether every row has a side (no bead centre on a stop's line)."""
         side = np.where(self.second < 0, np.sign(q[self.first] - self.line), self.order)
         key = (len(q), side.tobytes())
         found = self.known_rows.get(key)
         if found is None:
-            A = np.zeros((len(side), len(q)))
             rows = np.arange(len(side))
-            A[rows, self.first] = side
             beads = self.second >= 0
-            A[rows[beads], self.second[beads]] = -side[beads]
+            entries = np.concatenate((side, -side[beads]))
+            at = (
+                np.concatenate((rows, rows[beads])),
+                np.concatenate((self.first, self.second[beads])),
+            )
+            A = scipy.sparse.csr_array((entries, at), shape=(len(side), len(q)))
+            A.eliminate_zeros()
+            A.sort_indices()
             found = (A, side * self.line + self.reach, bool(np.all(side)))
             self.known_rows[key] = found
         return found
@@ -183,6 +192,23 @@ def affine_gaps(system: System, gaps: GapSet) -> AffineGaps | None:
         np.array(order),
         np.array(pair_rows, dtype=int),
     )
+
+
+def dense(A: Any) -> np.ndarray:
+    """The rows ``A`` (sparse or not) as a dense array."""
+    return A.toarray() if scipy.sparse.issparse(A) else np.asarray(A, dtype=float)
+
+
+def projections(motion: Any, A: Any) -> Any:
+    """``motion.projections(A)``: sparse rows where the motion reads them so, dense otherwise."""
+    return motion.projections(A if isinstance(motion, (ModalPhase, SplitPhase)) else dense(A))
+
+
+def _row_dots(rows: Any, X: np.ndarray) -> np.ndarray:
+    """``rows[k] · X[k]`` per ``k`` (rows sparse or dense, (k, n); X (k, n))."""
+    if scipy.sparse.issparse(rows):
+        return np.asarray(rows.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("kn,kn->k", X, rows)
 
 
 class AffineScan:
@@ -258,7 +284,7 @@ class AffineScan:
         near = close.any(axis=1)
         curves: Projections | bool | None = None
         if near.any():
-            curves = motion.projections(A) or False
+            curves = projections(motion, A) or False
             near[self._opening(motion, A, b, ts, g, u, close, low, curves, scale)] = False
         turning = (u[:-1] < SCREEN_SPEED) & (u[1:] > -SCREEN_SPEED)
         turning[near] = False
@@ -267,7 +293,7 @@ class AffineScan:
             turning &= ~quiet
         if turning.any():
             if curves is None:
-                curves = motion.projections(A) or False
+                curves = projections(motion, A) or False
             if curves:
                 near[_low_minima_closed_form(curves, b, ts, u, turning, low)] = True
             else:
@@ -276,7 +302,7 @@ class AffineScan:
         for j in np.nonzero(near)[0]:
             ta, tb = ts[j], ts[j + 1]
             if curves is None:
-                curves = motion.projections(A) or False
+                curves = projections(motion, A) or False
             if curves:
                 decided, best = self._closed_form_event(
                     curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale,
@@ -455,9 +481,9 @@ class AffineScan:
         rows = A[ks]
         for step in range(NEWTON_STEPS + 1):
             Q, V, acc = motion.kinematics(t)
-            gap = np.einsum("kn,kn->k", Q, rows) - b[ks]
-            rate = np.einsum("kn,kn->k", V, rows)
-            curvature = np.einsum("kn,kn->k", acc, rows)
+            gap = _row_dots(rows, Q) - b[ks]
+            rate = _row_dots(rows, V)
+            curvature = _row_dots(rows, acc)
             if step < NEWTON_STEPS:
                 bent = curvature > 0.0
                 t = np.clip(t - np.where(bent, rate / np.where(bent, curvature, 1.0), 0.0), ta, tb)

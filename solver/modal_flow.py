@@ -71,6 +71,9 @@ error is ``eps / SEPARATION`` of the displacement scale ``force / rate²``, 1e-1
 SPARSE_KEPT = 4
 """Row arrays (gaps, springs) whose sparse moduli a flow keeps (:meth:`ModalFlow.sparse_rows`)."""
 
+ABS_CHUNK = 64
+"""Rows of ``|Φ|`` made at a time for :meth:`ModalPhase.curvature_bounds` (O(N) memory)."""
+
 NO_BOUND = 1e300
 """A mode's curvature bound when it has none (finite, so that ``0 · NO_BOUND = 0``)."""
 
@@ -133,8 +136,8 @@ class ModalFlow:
         top = float(np.max(np.abs(w2), initial=0.0))
         w2 = np.where(np.abs(w2) <= ZERO_MODE_TOL * n * np.finfo(float).eps * top, 0.0, w2)
         self.omega2 = np.maximum(w2, 0.0)
-        self.modes = V / root[:, None]  # Φ: Φᵀ M Φ = I
-        self._modes_abs = np.abs(self.modes)
+        V /= root[:, None]
+        self.modes = V  # Φ: Φᵀ M Φ = I (in place: one N × N array, the one a modal flow needs)
         self._sparse_rows: list[tuple[np.ndarray, scipy.sparse.csr_matrix]] = []
         alpha, beta = damping
         self.rates = alpha + beta * self.omega2  # c per mode (1/s)
@@ -208,14 +211,18 @@ class ModalFlow:
         """
         return self._max_rate
 
-    def sparse_rows(self, rows: np.ndarray) -> scipy.sparse.csr_matrix:
-        """``|rows|`` as a sparse matrix, kept for the last ``SPARSE_KEPT`` arrays (by identity)."""
-        for kept, sparse in self._sparse_rows:
+    def sparse_rows(self, rows: Any) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
+        """``|rows|`` (dense or sparse) as a sparse matrix of the columns it reads, and those
+        columns; kept for the last ``SPARSE_KEPT`` arrays (by identity)."""
+        for kept, found in self._sparse_rows:
             if kept is rows:
-                return sparse
-        sparse = scipy.sparse.csr_matrix(np.abs(rows))
-        self._sparse_rows = [(rows, sparse), *self._sparse_rows[: SPARSE_KEPT - 1]]
-        return sparse
+                return found
+        sparse = scipy.sparse.csr_matrix(abs(rows) if scipy.sparse.issparse(rows) else np.abs(rows))
+        sparse.eliminate_zeros()
+        columns = np.unique(sparse.indices)
+        found = (scipy.sparse.csr_matrix(sparse[:, columns]), columns)
+        self._sparse_rows = [(rows, found), *self._sparse_rows[: SPARSE_KEPT - 1]]
+        return found
 
     def start(self, t0: float, q0: ArrayLike, v0: ArrayLike) -> ModalPhase:
         """The motion from ``(q0, v0)`` at time ``t0`` (s, m, m/s)."""
@@ -365,17 +372,24 @@ class ModalPhase:
         self._curvature_kept = ((ta, tb), terms)
         return terms
 
-    def curvature_bounds(self, rows: np.ndarray, ta: float, tb: float) -> np.ndarray:
+    def curvature_bounds(self, rows: Any, ta: float, tb: float) -> np.ndarray:
         """Bounds of ``|d²/dt² rows @ q|`` (m/s²) over ``[ta, tb]`` (s), one per row.
 
         ``|rows| |Φ| b`` with ``b`` the modes' bounds (:meth:`curvature_terms`):
-        each bead's acceleration bounded apart, O(N · modes), then the rows'
-        (sparse: a gap or a spring has two entries, :meth:`ModalFlow.sparse_rows`).
-        Looser than ``|rows Φ| b`` (it forgets how the two beads of a gap
-        move together), enough to show a quiet gap open.
+        each bead the rows read has its acceleration bounded apart, O(N · modes),
+        then the rows' (sparse: a gap or a spring has two entries,
+        :meth:`ModalFlow.sparse_rows`). ``|Φ|`` is made ``ABS_CHUNK`` rows at
+        a time, never kept. Looser than ``|rows Φ| b`` (it forgets how the two
+        beads of a gap move together), enough to show a quiet gap open.
         """
-        beads = self.flow._modes_abs @ self.curvature_terms(ta, tb)
-        return self.flow.sparse_rows(rows) @ beads
+        sparse, columns = self.flow.sparse_rows(rows)
+        terms = self.curvature_terms(ta, tb)
+        modes = self.flow.modes
+        beads = np.empty(len(columns))
+        for start in range(0, len(columns), ABS_CHUNK):
+            chunk = columns[start : start + ABS_CHUNK]
+            beads[start : start + ABS_CHUNK] = np.abs(modes[chunk]) @ terms
+        return sparse @ beads
 
     def reaction(self, t: ArrayLike) -> np.ndarray:
         """No constraints: an empty row per time."""
@@ -385,9 +399,19 @@ class ModalPhase:
         """Coordinates (m) and velocities (m/s) at ``t0``: ``q0`` exactly, ``Φ Φᵀ M v0``."""
         return self._q0.copy(), self.flow.modes @ self._eta_dot0
 
-    def projections(self, rows: np.ndarray) -> ModalProjections:
-        """The projections ``rows @ q(t)`` (m) as closed forms, O(modes) per value."""
-        return ModalProjections(self, np.asarray(rows, dtype=float))
+    def projections(self, rows: Any) -> ModalProjections:
+        """The projections ``rows @ q(t)`` (m) as closed forms, O(modes) per value.
+
+        ``rows`` dense or sparse (a chain's gaps: two entries a row, O(N) memory).
+        """
+        if scipy.sparse.issparse(rows):
+            rows = scipy.sparse.csr_array(rows)
+            if not rows.has_sorted_indices:
+                rows = rows.copy()
+                rows.sort_indices()  # a row's terms summed in the order of a dense row's
+        else:
+            rows = np.asarray(rows, dtype=float)
+        return ModalProjections(self, rows)
 
 
 class ModalProjections:
@@ -398,18 +422,28 @@ class ModalProjections:
     so a value is O(modes).
     """
 
-    def __init__(self, phase: ModalPhase, rows: np.ndarray) -> None:
+    def __init__(self, phase: ModalPhase, rows: Any) -> None:
         self._phase = phase
         self._rows = rows
         self._weights: dict[int, tuple[np.ndarray, float]] = {}
 
+    def _entries(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The columns of row ``k``'s nonzero entries (increasing) and the entries."""
+        rows = self._rows
+        if scipy.sparse.issparse(rows):
+            span = slice(rows.indptr[k], rows.indptr[k + 1])
+            idx, values = rows.indices[span], rows.data[span]
+            keep = values != 0.0
+            return idx[keep], values[keep]
+        idx = np.nonzero(rows[k])[0]
+        return idx, rows[k][idx]
+
     def _weight(self, k: int) -> tuple[np.ndarray, float]:
         found = self._weights.get(k)
         if found is None:
-            row = self._rows[k]
-            idx = np.nonzero(row)[0]
+            idx, values = self._entries(k)
             phase = self._phase
-            found = (row[idx] @ phase.flow.modes[idx], float(row[idx] @ phase._q0[idx]))
+            found = (values @ phase.flow.modes[idx], float(values @ phase._q0[idx]))
             self._weights[k] = found
         return found
 
@@ -481,7 +515,7 @@ def quiet_rows(
     sub-point, which this bound shows harmless. None when ``motion`` is
     not a :class:`ModalPhase` (mask (J, K) otherwise).
     """
-    if not isinstance(motion, ModalPhase) or not len(rows):
+    if not isinstance(motion, ModalPhase) or not rows.shape[0]:
         return None
     lows = np.minimum(values[:-1], values[1:])
     quiet = np.empty(lows.shape, dtype=bool)
@@ -609,13 +643,19 @@ class SplitPhase:
         held, rest = (p.initial_state() for p in self.parts)
         return self._join([held[0], rest[0]]), self._join([held[1], rest[1]])
 
-    def projections(self, rows: np.ndarray) -> SplitProjections | None:
-        """The projections ``rows @ q(t)`` (m): the sum of the parts', or None."""
-        rows = np.asarray(rows, dtype=float)
-        parts = [
-            p.projections(rows[:, idx])
-            for p, idx in zip(self.parts, (self.flow.held, self.flow.rest), strict=True)
-        ]
+    def projections(self, rows: Any) -> SplitProjections | None:
+        """The projections ``rows @ q(t)`` (m): the sum of the parts', or None.
+
+        ``rows`` dense or sparse; a part that is not modal reads them dense.
+        """
+        if not scipy.sparse.issparse(rows):
+            rows = np.asarray(rows, dtype=float)
+        parts = []
+        for p, idx in zip(self.parts, (self.flow.held, self.flow.rest), strict=True):
+            part = rows[:, idx]
+            if scipy.sparse.issparse(part) and not isinstance(p, ModalPhase):
+                part = part.toarray()
+            parts.append(p.projections(part))
         if any(p is None for p in parts):
             return None
         return SplitProjections(parts)

@@ -93,6 +93,7 @@ class StopPhase:
         if affine is None:
             return False
         A, b, sided = affine.sided_rows(self.m.q)
+        A = A.toarray()  # the compiled phase reads dense rows (a few beads)
         flow = self.smooth.free_flow() if sided else None
         if flow is None:
             return False

@@ -117,6 +117,7 @@ def phase_arguments(params, t0):
     gaps = stepper.pairs.candidates()
     affine = stepper.stop_phase._stop_gaps(gaps)
     A, b, _ = affine.sided_rows(stepper.motion.q)
+    A = A.toarray()  # the compiled loop reads dense rows
     flow = stepper.smooth.free_flow()
     # forced at resonance (omega = sqrt(k/m), no damping) the motion grows as t sin(omega t):
     # no closed form of the loop's kind, and the stepper takes the general path
