@@ -33,7 +33,7 @@ from solver.event_tolerances import (
 )
 from solver.flight import Piece
 from solver.gap_closing import clear_rows, closing_times
-from solver.gap_set import GapSet
+from solver.gap_set import GapSet, values_many
 from solver.geometry import disk_segment_contacts
 from solver.linear_flow import LinearBeadModel
 from solver.modal_flow import quiet_rows
@@ -366,12 +366,12 @@ class EventLocator:
 
         The rows of ``piece.states`` hold the positions and velocities that
         ``piece.state`` gives at the same times, bit for bit, and the gaps
-        of all rows are computed at once (:meth:`GapSet.values_many`, the
+        of all rows are computed at once (:func:`solver.gap_set.values_many`, the
         numbers of :meth:`GapSet.values`).
         """
         Y = piece.states(ts)
         N = self.s.N
-        many = gaps.values_many(Y[:, :N], Y[:, N : 2 * N])
+        many = values_many(gaps, Y[:, :N], Y[:, N : 2 * N])
         if many is None:
             return [self.event_values(t, y, gaps) for t, y in zip(ts, Y, strict=True)]
         g, u_n = many

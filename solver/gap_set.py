@@ -380,63 +380,6 @@ class GapSet:
         self.arc_gaps(c, cd, g, u_n)
         return g, u_n
 
-    def values_many(self, Q: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """:meth:`values` at each row of ``Q``, ``V`` (T, N): ``(g, u_n)``, each (T, pairs).
-
-        Row ``k`` holds the numbers :meth:`values` gives at ``(Q[k], V[k])``,
-        bit for bit: the array route's elementwise operations on one more
-        axis (a :func:`row_dots` sum written out from ``0.0``, as numpy sums).
-        None for a set with arcs (they go one by one: ask :meth:`values`).
-        """
-        if self.arc_rows or self.cover_arcs:
-            return None
-        system = self.kin.system
-        C, CD = system.centres_many(Q), system.centre_velocities_many(V)
-        g, u_n = np.empty((len(Q), self._n)), np.empty((len(Q), self._n))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if len(self.disk_rows):
-                d = C[:, self.I] - C[:, self.J]
-                d0, d1 = d[..., 0], d[..., 1]
-                dist = np.hypot(d0, d1)
-                rel = CD[:, self.I] - CD[:, self.J]
-                speed = (d0 * rel[..., 0] + d1 * rel[..., 1]) / dist
-                passed = self.order * d0 < 0.0
-                g[:, self.disk_rows] = np.where(passed, -dist - self.rsum, dist - self.rsum)
-                u_n[:, self.disk_rows] = np.where(passed, -speed, speed)
-            if len(self.segment_rows):
-                k = self.seg_disks
-                w = C[:, k] - self.seg_a
-                e0, e1 = self.seg_e[:, 0], self.seg_e[:, 1]
-                s = (0.0 + w[..., 0] * e0 + w[..., 1] * e1) / self.seg_len2
-                w0, w1 = w[..., 0] - s * e0, w[..., 1] - s * e1
-                dist = np.hypot(w0, w1)
-                inside = (s > 0.0) & (s < 1.0)
-                rate = CD[:, k]
-                g[:, self.segment_rows] = np.where(inside, dist - self.seg_radii, np.inf)
-                u_n[:, self.segment_rows] = np.where(
-                    inside, (0.0 + w0 * rate[..., 0] + w1 * rate[..., 1]) / dist, np.nan
-                )
-            if len(self.vertex_rows):
-                k = self.vertex_disks
-                w = C[:, k] - self.vertex_p
-                w0, w1 = w[..., 0], w[..., 1]
-                dist = np.hypot(w0, w1)
-                gap = dist - self.vertex_radii
-                if len(self.cover_rows):
-                    cw = C[:, self.cover_disks] - self.cover_a
-                    e0, e1 = self.cover_e[:, 0], self.cover_e[:, 1]
-                    s = (0.0 + cw[..., 0] * e0 + cw[..., 1] * e1) / self.cover_len2
-                    reach = 0.0 / self.cover_len
-                    covered = (s > -reach) & (s < 1.0 + reach)
-                    hidden = np.zeros(gap.shape, dtype=bool)
-                    for column, place in enumerate(self.cover_rows.tolist()):
-                        hidden[:, place] |= covered[:, column]
-                    gap = np.where(hidden, np.inf, gap)
-                rate = CD[:, k]
-                g[:, self.vertex_rows] = gap
-                u_n[:, self.vertex_rows] = (0.0 + w0 * rate[..., 0] + w1 * rate[..., 1]) / dist
-        return g, u_n
-
     def gaps(self, q: np.ndarray, band: bool = False, bare: bool = False) -> np.ndarray:
         """``g`` per pair (m), as :meth:`values` without the speeds.
 
@@ -446,7 +389,7 @@ class GapSet:
         """
         c = self.kin.system.centres(q)
         if self._n <= FEW_PAIRS:
-            return self._few_gaps(c, REGION_TOL if band else 0.0, bare)
+            return self._few_values(c, None, REGION_TOL if band else 0.0, bare)[0]
         g = np.empty(self._n)
         self.disk_gaps(c, None, g, None)
         self.segment_gaps(c, None, g, None, REGION_TOL if band else 0.0)
@@ -454,51 +397,25 @@ class GapSet:
         self.arc_gaps(c, None, g, None, REGION_TOL if band else 0.0)
         return g
 
-    def _few_gaps(self, c: np.ndarray, band: float, bare: bool) -> np.ndarray:
-        """:meth:`gaps` in float arithmetic, one pair at a time: the same numbers, bit for bit.
-
-        The operations of :meth:`disk_gaps`, :meth:`segment_gaps`,
-        :meth:`vertex_gaps` (with :meth:`_hidden`) in the same order,
-        ``np.hypot`` as there; arcs as in :meth:`arc_gaps`. ``c`` are the
-        disk centres (K, 2), ``band`` the region tolerance (m).
-        """
-        g = [0.0] * self._n
-        points = c.tolist()
-        hypot = np.hypot
-        for n, i, j, rsum, order in self.few_disk_rows:
-            d0, d1 = points[i][0] - points[j][0], points[i][1] - points[j][1]
-            dist = float(hypot(d0, d1))
-            g[n] = -dist - rsum if order * d0 < 0.0 else dist - rsum
-        for n, k, ax, ay, ex, ey, length2, _, _, r in self.few_segment_rows:
-            w0, w1 = points[k][0] - ax, points[k][1] - ay
-            s = (w0 * ex + w1 * ey) / length2
-            w0, w1 = w0 - s * ex, w1 - s * ey
-            reach = band / math.sqrt(length2) if band else 0.0
-            inside = s > -reach and s < 1.0 + reach
-            g[n] = float(hypot(w0, w1)) - r if inside else math.inf
-        hidden = set() if bare else self._few_hidden(c, points, band)
-        for m, (n, k, px, py, r) in enumerate(self.few_vertex_rows):
-            w0, w1 = points[k][0] - px, points[k][1] - py
-            g[n] = math.inf if m in hidden else float(hypot(w0, w1)) - r
-        out = np.array(g)
-        if self.arc_rows:
-            self.arc_gaps(c, None, out, None, band)
-        return out
-
-    def _few_values(self, c: np.ndarray, cd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`values` in float arithmetic, one pair at a time: the same numbers, bit for bit.
+    def _few_values(
+        self, c: np.ndarray, cd: np.ndarray | None, band: float = 0.0, bare: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`values` (``cd`` given) or :meth:`gaps` (``cd`` None: no speeds) in floats.
 
         The operations of :meth:`disk_gaps`, :meth:`segment_gaps` and
-        :meth:`vertex_gaps` (with :meth:`_hidden`) in the same order; the
-        distances of all pairs from one ``np.hypot`` call, as there; a
-        :func:`row_dots` sum as numpy's (from ``0.0``: two products of
-        ``−0.0`` add to ``0.0``); a division by a zero distance as numpy's
-        (:func:`_quotient`); arcs as in :meth:`arc_gaps`. ``c`` and ``cd``
-        are the disk centres (K, 2) (m) and their velocities (m/s).
+        :meth:`vertex_gaps` (with :meth:`_hidden`) in the same order, one pair
+        at a time: the same numbers, bit for bit. The distances of all pairs
+        from one ``np.hypot`` call, as there; a :func:`row_dots` sum as
+        numpy's (from ``0.0``: two products of ``−0.0`` add to ``0.0``); a
+        division by a zero distance as numpy's (:func:`_quotient`); arcs as in
+        :meth:`arc_gaps`. ``c`` and ``cd`` are the disk centres (K, 2) (m) and
+        their velocities (m/s); ``band`` (m) and ``bare`` as :meth:`gaps` takes
+        them.
         """
         n = self._n
         g, u_n = [0.0] * n, [0.0] * n
-        points, rates = c.tolist(), cd.tolist()
+        points = c.tolist()
+        rates = None if cd is None else cd.tolist()
         # the vectors w whose lengths are needed: disk pairs, segments whose region
         # holds the centre, vertices, in this order
         w0s: list[float] = []
@@ -513,7 +430,8 @@ class GapSet:
             x, y = points[k]
             w0, w1 = x - ax, y - ay
             s = (w0 * ex + w1 * ey) / length2
-            if s > 0.0 and s < 1.0:
+            reach = band / math.sqrt(length2) if band else 0.0
+            if s > -reach and s < 1.0 + reach:
                 inside.append((m, k, r))
                 w0s.append(w0 - s * ex)
                 w1s.append(w1 - s * ey)
@@ -527,33 +445,37 @@ class GapSet:
         distances = np.hypot(w0s, w1s).tolist() if w0s else w0s
         at = 0
         for m, i, j, rsum, order in disk_rows:
-            w0, w1, d = w0s[at], w1s[at], distances[at]
+            w0, d = w0s[at], distances[at]
+            passed = order * w0 < 0.0  # beads that have passed each other
+            g[m] = -d - rsum if passed else d - rsum
+            if rates is not None:
+                (ui, vi), (uj, vj) = rates[i], rates[j]
+                x = w0 * (ui - uj) + w1s[at] * (vi - vj)
+                speed = x / d if d else _quotient(x, d)
+                u_n[m] = -speed if passed else speed
             at += 1
-            (ui, vi), (uj, vj) = rates[i], rates[j]
-            x = w0 * (ui - uj) + w1 * (vi - vj)
-            speed = x / d if d else _quotient(x, d)
-            if order * w0 < 0.0:  # beads that have passed each other
-                g[m], u_n[m] = -d - rsum, -speed
-            else:
-                g[m], u_n[m] = d - rsum, speed
         for m, k, r in inside:
-            w0, w1, d = w0s[at], w1s[at], distances[at]
-            at += 1
-            ui, vi = rates[k]
-            x = 0.0 + w0 * ui + w1 * vi  # row_dots: numpy's sum starts from 0.0
-            g[m], u_n[m] = d - r, x / d if d else _quotient(x, d)
-        if vertex_rows:
-            hidden = self._few_hidden(c, points, 0.0)
-            for place, (m, k, _, _, r) in enumerate(vertex_rows):
-                w0, w1, d = w0s[at], w1s[at], distances[at]
-                at += 1
+            d = distances[at]
+            g[m] = d - r
+            if rates is not None:
                 ui, vi = rates[k]
-                x = 0.0 + w0 * ui + w1 * vi
-                g[m] = math.inf if place in hidden else d - r
+                x = 0.0 + w0s[at] * ui + w1s[at] * vi  # row_dots: numpy's sum starts from 0.0
                 u_n[m] = x / d if d else _quotient(x, d)
-        out_g, out_u = np.array(g), np.array(u_n)
+            at += 1
+        if vertex_rows:
+            hidden = set() if bare else self._few_hidden(c, points, band)
+            for place, (m, k, _, _, r) in enumerate(vertex_rows):
+                d = distances[at]
+                g[m] = math.inf if place in hidden else d - r
+                if rates is not None:
+                    ui, vi = rates[k]
+                    x = 0.0 + w0s[at] * ui + w1s[at] * vi
+                    u_n[m] = x / d if d else _quotient(x, d)
+                at += 1
+        out_g = np.array(g)
+        out_u = None if rates is None else np.array(u_n)
         if self.arc_rows:
-            self.arc_gaps(c, cd, out_g, out_u)
+            self.arc_gaps(c, cd, out_g, out_u, band)
         return out_g, out_u
 
     def _few_hidden(self, c: np.ndarray, points: list[list[float]], band: float) -> set[int]:
@@ -707,6 +629,64 @@ class GapSet:
                 g[n] = near.d - self.kin.radii[pair.i]
                 if cd is not None:
                     u_n[n] = float(near.n @ cd[pair.i])
+
+
+def values_many(gaps: GapSet, Q: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:meth:`GapSet.values` of ``gaps`` at each row of ``Q``, ``V`` (T, N): each (T, pairs).
+
+    Row ``k`` holds the numbers :meth:`GapSet.values` gives at ``(Q[k], V[k])``,
+    bit for bit: the array route's elementwise operations on one more
+    axis (a :func:`row_dots` sum written out from ``0.0``, as numpy sums).
+    None for a set with arcs (they go one by one: ask :meth:`GapSet.values`).
+    """
+    if gaps.arc_rows or gaps.cover_arcs:
+        return None
+    system = gaps.kin.system
+    C, CD = system.centres_many(Q), system.centre_velocities_many(V)
+    g, u_n = np.empty((len(Q), len(gaps))), np.empty((len(Q), len(gaps)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if len(gaps.disk_rows):
+            d = C[:, gaps.I] - C[:, gaps.J]
+            d0, d1 = d[..., 0], d[..., 1]
+            dist = np.hypot(d0, d1)
+            rel = CD[:, gaps.I] - CD[:, gaps.J]
+            speed = (d0 * rel[..., 0] + d1 * rel[..., 1]) / dist
+            passed = gaps.order * d0 < 0.0
+            g[:, gaps.disk_rows] = np.where(passed, -dist - gaps.rsum, dist - gaps.rsum)
+            u_n[:, gaps.disk_rows] = np.where(passed, -speed, speed)
+        if len(gaps.segment_rows):
+            k = gaps.seg_disks
+            w = C[:, k] - gaps.seg_a
+            e0, e1 = gaps.seg_e[:, 0], gaps.seg_e[:, 1]
+            s = (0.0 + w[..., 0] * e0 + w[..., 1] * e1) / gaps.seg_len2
+            w0, w1 = w[..., 0] - s * e0, w[..., 1] - s * e1
+            dist = np.hypot(w0, w1)
+            inside = (s > 0.0) & (s < 1.0)
+            rate = CD[:, k]
+            g[:, gaps.segment_rows] = np.where(inside, dist - gaps.seg_radii, np.inf)
+            u_n[:, gaps.segment_rows] = np.where(
+                inside, (0.0 + w0 * rate[..., 0] + w1 * rate[..., 1]) / dist, np.nan
+            )
+        if len(gaps.vertex_rows):
+            k = gaps.vertex_disks
+            w = C[:, k] - gaps.vertex_p
+            w0, w1 = w[..., 0], w[..., 1]
+            dist = np.hypot(w0, w1)
+            gap = dist - gaps.vertex_radii
+            if len(gaps.cover_rows):
+                cw = C[:, gaps.cover_disks] - gaps.cover_a
+                e0, e1 = gaps.cover_e[:, 0], gaps.cover_e[:, 1]
+                s = (0.0 + cw[..., 0] * e0 + cw[..., 1] * e1) / gaps.cover_len2
+                reach = 0.0 / gaps.cover_len
+                covered = (s > -reach) & (s < 1.0 + reach)
+                hidden = np.zeros(gap.shape, dtype=bool)
+                for column, place in enumerate(gaps.cover_rows.tolist()):
+                    hidden[:, place] |= covered[:, column]
+                gap = np.where(hidden, np.inf, gap)
+            rate = CD[:, k]
+            g[:, gaps.vertex_rows] = gap
+            u_n[:, gaps.vertex_rows] = (0.0 + w0 * rate[..., 0] + w1 * rate[..., 1]) / dist
+    return g, u_n
 
 
 def _quotient(x: float, d: float) -> float:

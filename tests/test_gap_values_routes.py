@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from solver.contact_pairs import continued_nearest
 from solver.errors import SolverError
-from solver.gap_set import FEW_PAIRS, GapSet
+from solver.gap_set import FEW_PAIRS, GapSet, values_many
 from solver.geometry import Arc
 from solver.record import Trajectory
 from solver.scene import load_scene
@@ -42,12 +42,20 @@ def array_values(gaps: GapSet, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray
     return arrays_of(gaps, system.centres(q), system.centre_velocities(v))
 
 
-def arrays_of(gaps: GapSet, c: np.ndarray, cd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The array route from the centres ``c`` (m) and their velocities ``cd`` (m/s)."""
-    g, u_n = np.empty(len(gaps)), np.empty(len(gaps))
+def arrays_of(
+    gaps: GapSet, c: np.ndarray, cd: np.ndarray | None, band: float = 0.0, bare: bool = False
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The array route from the centres ``c`` (m) and their velocities ``cd`` (m/s).
+
+    ``cd`` None: the gaps alone, with the region ``band`` (m) and ``bare``
+    corners as :meth:`GapSet.gaps` takes them.
+    """
+    g, u_n = np.empty(len(gaps)), None if cd is None else np.empty(len(gaps))
     with np.errstate(invalid="ignore", divide="ignore"):
-        for fill in (gaps.disk_gaps, gaps.segment_gaps, gaps.vertex_gaps, gaps.arc_gaps):
-            fill(c, cd, g, u_n)
+        gaps.disk_gaps(c, cd, g, u_n)
+        gaps.segment_gaps(c, cd, g, u_n, band)
+        gaps.vertex_gaps(c, cd, g, u_n, band, bare)
+        gaps.arc_gaps(c, cd, g, u_n, band)
     return g, u_n
 
 
@@ -110,7 +118,7 @@ def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads
     data=st.data(),
 )
 def test_values_of_many_states_are_the_values_of_each(boundaries, n_wheels, n_beads, n_rows, data):
-    """GapSet.values_many: row k is GapSet.values at state k, bit for bit.
+    """gap_set.values_many: row k is GapSet.values at state k, bit for bit.
 
     A few pairs (values in floats) and more than FEW_PAIRS (arrays); the
     centres and velocities drawn as above; a set with arcs answers None.
@@ -128,7 +136,7 @@ def test_values_of_many_states_are_the_values_of_each(boundaries, n_wheels, n_be
         for k in range(n_beads):
             Q[row, 3 * n_wheels + k] = data.draw(placed(kin, points))[0]
             V[row, 3 * n_wheels + k] = data.draw(speed)
-    many = gaps.values_many(Q, V)
+    many = values_many(gaps, Q, V)
     with_arcs = any(isinstance(pair.feature, Arc) for pair in gaps.pairs) or any(
         isinstance(f, Arc) for pair in gaps.pairs if pair.j < 0 for f in pair.neighbours
     )
@@ -192,7 +200,7 @@ def drive(scene_file: str) -> Trajectory:
 
 
 def test_the_wheel_runs_are_the_runs_of_the_array_route():
-    """Paper 004's wheel (e = 0 and 0.3) over 1 s with values through arrays: the same frames."""
+    """Paper 004's wheel (e = 0 and 0.3), 1 s, gaps and values through arrays: the same frames."""
     for scene_file in ("wheel_curb_e0.json", "wheel_curb_e03.json"):
         floats = drive(scene_file)
         with patch.object(GapSet, "_few_values", arrays_of):
