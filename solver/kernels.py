@@ -37,7 +37,16 @@ from typing import Any
 
 import numpy as np
 
-MODULES = ("timestep_kernels", "chain_lcp", "gauss_seidel", "stop_closing", "kernels")
+MODULES = (
+    "timestep_kernels",
+    "kernel_tables",
+    "kernel_kinematics",
+    "kernel_lemke",
+    "chain_lcp",
+    "gauss_seidel",
+    "stop_closing",
+    "kernels",
+)
 """Modules whose source decides the compiled code (their hash names the stamp)."""
 
 KERNEL_NAMES = ("quiet_steps", "banded_contact_lcp", "sweeps", "phase_end")

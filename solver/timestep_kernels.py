@@ -34,465 +34,50 @@ loop compiles them too, and are plain functions otherwise.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from solver.chain_lcp import SOLVED, banded_contact_lcp
-from solver.geometry import Arc, Segment, Vertex
+from solver.kernel_kinematics import _disk_motion, _pair_kinematics
+from solver.kernel_lemke import _solve_on_basis, compiled_lemke_solve, lemke_solve
+from solver.kernel_tables import (
+    ARC,
+    COMPILED,
+    CUT,
+    DISK,
+    DONE,
+    IMPACT,
+    KERNEL_PAIRS,
+    NEEDS_STEPPER,
+    REPORT_COLUMNS,
+    SEGMENT,
+    VERTEX,
+    KernelScene,
+    kernel_scene,
+)
+from solver.kernel_tables import jitable as _jitable
 
-if TYPE_CHECKING:
-    from solver.system import System
-
-COMPILED = importlib.util.find_spec("numba") is not None
-"""True when numba is installed: :func:`compiled_quiet_steps` is then compiled."""
-
-if COMPILED:
-    from numba.extending import register_jitable as _jitable
-else:
-
-    def _jitable(function):
-        return function
-
-
-KERNEL_PAIRS = 64
-"""Most disk–feature plus disk–disk pairs for which a scene is stepped by the loop (it
-looks at every pair at every step)."""
-
-SEGMENT, VERTEX, ARC, DISK = 0, 1, 2, 3
-"""Kinds of a pair in the loop's tables."""
-
-DONE, NEEDS_STEPPER, IMPACT, CUT = 0, 1, 2, 3
-"""Outcomes of :func:`quiet_steps`: all steps made; the next step is the stepper's; the
-last step made had an impact (its events and frames are the stepper's to write); a pair
-closes within the next step (the stepper cuts it at the closing instant)."""
-
-REPORT_COLUMNS = 12
-"""Columns of the report of a step's closed contacts: ``Λ_n``, ``Λ_t`` (N·s), ``u_n`` at
-the start and end, ``u_t`` at the start and end (m/s), work of the impulses (J), contact
-point (2, m), normal (2), friction coefficient."""
-
-
-@dataclass(frozen=True, eq=False)
-class KernelScene:
-    """A scene as the loop's tables (see :func:`kernel_scene`).
-
-    Attributes
-    ----------
-    accel : numpy.ndarray, shape (N,)
-        ``M⁻¹ f``, the constant applied acceleration (m/s², rad/s²).
-    m_inv : numpy.ndarray, shape (N,)
-        Inverse masses and inertias (1/kg, 1/(kg·m²)).
-    ix, iy, iphi : numpy.ndarray of int, shape (D,)
-        Coordinates of each disk in ``q`` (−1: none, a bead's ``y`` and ``phi``).
-    radius, rail_y : numpy.ndarray, shape (D,)
-        Radii and the beads' rail heights (m).
-    pair_kind, pair_i, pair_j : numpy.ndarray of int, shape (P,)
-        With ``all_pairs``, every pair: its kind (``SEGMENT`` … ``DISK``),
-        its disk and the other disk (``DISK``) or feature index; disk–feature
-        pairs first, by disk then feature, then disk pairs ``i < j`` (the
-        stepper's order). Empty otherwise: the stepper's candidates are used.
-    all_pairs : bool
-        The scene has at most ``KERNEL_PAIRS`` pairs, all looked at each step.
-    feature_kind : numpy.ndarray of int, shape (F,)
-        Kind of each feature.
-    feature_a, feature_b : numpy.ndarray, shape (F, 2)
-        Segment ends; a vertex's or an arc centre's point in ``feature_a`` (m).
-    feature_arc : numpy.ndarray, shape (F, 3)
-        Arc radius (m), start and span (rad).
-    feature_restitution, feature_friction : numpy.ndarray, shape (F,)
-        Contact laws against each feature.
-    disk_restitution, disk_friction : float
-        Contact law between disks.
-    key_stride : int
-        Keys of pairs as the stepper makes them: ``i · key_stride + feature``,
-        or ``+ n_features + j`` for a disk pair.
-    """
-
-    accel: np.ndarray
-    m_inv: np.ndarray
-    ix: np.ndarray
-    iy: np.ndarray
-    iphi: np.ndarray
-    radius: np.ndarray
-    rail_y: np.ndarray
-    pair_kind: np.ndarray
-    pair_i: np.ndarray
-    pair_j: np.ndarray
-    all_pairs: bool
-    feature_kind: np.ndarray
-    feature_a: np.ndarray
-    feature_b: np.ndarray
-    feature_arc: np.ndarray
-    feature_restitution: np.ndarray
-    feature_friction: np.ndarray
-    disk_restitution: float
-    disk_friction: float
-    key_stride: int
-
-
-def kernel_scene(system: System) -> KernelScene | None:
-    """The loop's tables of ``system``, or ``None`` when the loop cannot step it.
-
-    It can when every body is a disk (wheel or bead) and the applied force
-    is the constant weight (no springs, no forcing). With at most
-    ``KERNEL_PAIRS`` disk–feature plus disk–disk pairs the loop looks at
-    all of them; otherwise at the stepper's candidate pairs.
-    """
-    D = system.n_disks
-    features = system.features
-    disk_dofs = system.disk_dofs
-    n_disk_dofs = int(np.sum(disk_dofs.iy >= 0)) * 3 + int(np.sum(disk_dofs.iy < 0))
-    if D == 0 or system.has_springs or system.has_forcing or n_disk_dofs != system.N:
-        return None
-    all_pairs = D * len(features) + D * (D - 1) // 2 <= KERNEL_PAIRS
-    F = len(features)
-    kinds = {Segment: SEGMENT, Vertex: VERTEX, Arc: ARC}
-    feature_a, feature_b, feature_arc = np.zeros((F, 2)), np.zeros((F, 2)), np.zeros((F, 3))
-    feature_kind = np.zeros(F, dtype=np.int64)
-    for k, (_, feature, _, _) in enumerate(features):
-        feature_kind[k] = kinds[type(feature)]
-        if isinstance(feature, Segment):
-            feature_a[k], feature_b[k] = feature.a, feature.b
-        elif isinstance(feature, Vertex):
-            feature_a[k] = feature.p
-        else:
-            feature_a[k] = feature.center
-            feature_arc[k] = (feature.radius, feature.start, feature.span)
-    kind, first, second = [], [], []
-    for i in range(D if all_pairs else 0):
-        for f in range(F):
-            kind.append(int(feature_kind[f]))
-            first.append(i)
-            second.append(f)
-    for i in range(D if all_pairs else 0):
-        for j in range(i + 1, D):
-            kind.append(DISK)
-            first.append(i)
-            second.append(j)
-    m_inv = 1.0 / np.asarray(system.M_diag, dtype=float)
-    rail_y = system.centres(system.q0)[:, 1]
-    return KernelScene(
-        accel=m_inv * system.applied_force(0.0, system.q0, system.v0),
-        m_inv=m_inv,
-        ix=np.asarray(disk_dofs.ix, dtype=np.int64),
-        iy=np.asarray(disk_dofs.iy, dtype=np.int64),
-        iphi=np.asarray(disk_dofs.iphi, dtype=np.int64),
-        radius=np.asarray(system.radii, dtype=float),
-        rail_y=np.where(disk_dofs.iy < 0, rail_y, 0.0),
-        pair_kind=np.array(kind, dtype=np.int64),
-        pair_i=np.array(first, dtype=np.int64),
-        pair_j=np.array(second, dtype=np.int64),
-        all_pairs=all_pairs,
-        feature_kind=feature_kind,
-        feature_a=feature_a,
-        feature_b=feature_b,
-        feature_arc=feature_arc,
-        feature_restitution=np.array([e for _, _, e, _ in features], dtype=float),
-        feature_friction=np.array([mu for _, _, _, mu in features], dtype=float),
-        disk_restitution=float(system.disk_restitution),
-        disk_friction=float(system.disk_friction),
-        key_stride=F + D,
-    )
-
-
-# ---------------------------------------------------------------------- Lemke
-
-
-@_jitable
-def _lexicographic_min_row(
-    tableau: np.ndarray, column: np.ndarray, rows: np.ndarray, n: int, scale: float
-) -> int:
-    """As ``complementarity._lexicographic_min_row``: ties within 1e-12 go to the next column."""
-    candidates = rows.copy()
-    count = len(candidates)
-    for step in range(n + 1):
-        k = tableau.shape[1] - 1 if step == 0 else step - 1
-        best = math.inf
-        for a in range(count):
-            ratio = tableau[candidates[a], k] / column[candidates[a]]
-            best = min(best, ratio)
-        if step == 0:
-            tie = 1e-12 * max(scale, abs(best))
-        else:
-            tie = 1e-12 * max(1.0, abs(best))
-        kept = 0
-        for a in range(count):
-            if tableau[candidates[a], k] / column[candidates[a]] <= best + tie:
-                candidates[kept] = candidates[a]
-                kept += 1
-        count = kept
-        if count == 1:
-            break
-    return int(candidates[0])
-
-
-@_jitable
-def _residual(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> float:
-    """Largest ``|min(z, M z + q)|``: the violation of the LCP (0 for a solution)."""
-    worst = 0.0
-    for i in range(len(z)):
-        w = q[i]
-        for j in range(len(z)):
-            w += M[i, j] * z[j]
-        worst = max(worst, abs(min(z[i], w)))
-    return worst
-
-
-@_jitable
-def lemke_solve(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> int:
-    """Lemke's method as :func:`solver.complementarity.lemke`; the answer is written to ``z``.
-
-    Parameters
-    ----------
-    M : numpy.ndarray, shape (n, n)
-        The LCP matrix.
-    q : numpy.ndarray, shape (n,)
-        The constant term.
-    z : numpy.ndarray, shape (n,)
-        Output: the solution when the result is 0.
-
-    Returns
-    -------
-    int
-        0 solved; 1 no solution found (secondary ray or pivot limit); 2 the
-        final basis is not a solution to working precision (where
-        :func:`~solver.complementarity.lemke` raises).
-    """
-    n = M.shape[0]
-    z[:] = 0.0
-    max_iter = max(100, 50 * n)
-    largest_q = 0.0
-    for i in range(n):
-        largest_q = max(largest_q, abs(q[i]))
-    largest_m = 0.0
-    for i in range(n):
-        for j in range(n):
-            largest_m = max(largest_m, abs(M[i, j]))
-    round_off = 1e-14 * max(1.0, largest_q, largest_m)
-    feasible = True
-    for i in range(n):
-        if q[i] < -round_off:
-            feasible = False
-    if n == 0 or feasible:
-        return 0
-    d = np.empty(n)
-    for i in range(n):
-        magnitude = 0.0
-        for j in range(n):
-            magnitude = max(magnitude, abs(M[i, j]))
-        d[i] = 1.0 / math.sqrt(magnitude if magnitude > 0.0 else 1.0)
-    width = 2 * n + 2
-    tableau = np.zeros((n, width))
-    scale = 0.0
-    for i in range(n):
-        tableau[i, i] = 1.0
-        for j in range(n):
-            tableau[i, n + j] = -(d[i] * M[i, j] * d[j])
-        tableau[i, 2 * n] = -1.0
-        tableau[i, width - 1] = d[i] * q[i]
-        scale = max(scale, abs(tableau[i, width - 1]))
-    artificial = 2 * n
-    basis = np.arange(n)
-    rows = np.arange(n)
-    entering = artificial
-    leave_row = _lexicographic_min_row(tableau, np.ones(n), rows, n, scale)
-    solved = False
-    iterations = 0
-    column = np.empty(n)
-    pivot_row = np.empty(width)
-    while iterations < max_iter:
-        iterations += 1
-        pivot = tableau[leave_row, entering]
-        for j in range(width):
-            pivot_row[j] = tableau[leave_row, j] / pivot
-        for i in range(n):
-            column[i] = tableau[i, entering]
-        for i in range(n):
-            for j in range(width):
-                tableau[i, j] -= column[i] * pivot_row[j]
-        for j in range(width):
-            tableau[leave_row, j] = pivot_row[j]
-        leaving = basis[leave_row]
-        basis[leave_row] = entering
-        if leaving == artificial:
-            solved = True
-            break
-        entering = leaving + n if leaving < n else leaving - n
-        largest = 0.0
-        for i in range(n):
-            column[i] = tableau[i, entering]
-            largest = max(largest, abs(column[i]))
-        threshold = 1e-12 * max(1.0, largest)
-        count = 0
-        for i in range(n):
-            if column[i] > threshold:
-                count += 1
-        if count == 0:
-            break
-        positive = np.empty(count, dtype=np.int64)
-        count = 0
-        for i in range(n):
-            if column[i] > threshold:
-                positive[count] = i
-                count += 1
-        artificial_row = -1
-        for i in range(n):
-            if basis[i] == artificial:
-                artificial_row = i
-                break
-        if artificial_row >= 0 and column[artificial_row] > threshold:
-            smallest = math.inf
-            for a in range(count):
-                smallest = min(smallest, tableau[positive[a], width - 1] / column[positive[a]])
-            r = artificial_row
-            if tableau[r, width - 1] / column[r] <= smallest + 1e-12 * scale:
-                leave_row = r
-                continue
-        leave_row = _lexicographic_min_row(tableau, column, positive, n, scale)
-    if not solved:
-        return 1
-    n_free = 0
-    for i in range(n):
-        if n <= basis[i] < artificial:
-            n_free += 1
-    free = np.empty(n_free, dtype=np.int64)
-    n_free = 0
-    for i in range(n):
-        if n <= basis[i] < artificial:
-            free[n_free] = basis[i] - n
-            z[basis[i] - n] = d[basis[i] - n] * tableau[i, width - 1]
-            n_free += 1
-    return _polish(M, q, z, free, largest_q, largest_m)
-
-
-@_jitable
-def _polish(
-    M: np.ndarray, q: np.ndarray, z: np.ndarray, free: np.ndarray, largest_q: float,
-    largest_m: float,
-) -> int:  # fmt: skip
-    """As ``complementarity._polish``: the basis solved again from the data, the better kept."""
-    n = len(z)
-    largest_z = 0.0
-    for i in range(n):
-        largest_z = max(largest_z, abs(z[i]))
-    clipped = np.maximum(z, 0.0)
-    best = clipped
-    best_residual = _residual(M, q, clipped)
-    if len(free):
-        sub = np.empty((len(free), len(free)))
-        rhs = np.empty(len(free))
-        for a in range(len(free)):
-            rhs[a] = -q[free[a]]
-            for b in range(len(free)):
-                sub[a, b] = M[free[a], free[b]]
-        solution = np.linalg.lstsq(sub, rhs, rcond=np.finfo(np.float64).eps * len(free))[0]
-        refined = np.zeros(n)
-        for a in range(len(free)):
-            refined[free[a]] = max(solution[a], 0.0)
-        residual = _residual(M, q, refined)
-        if residual < best_residual:
-            best, best_residual = refined, residual
-    scale = max(1.0, largest_q, largest_m * largest_z)
-    if best_residual > 1e-9 * scale:
-        return 2
-    z[:] = best
-    return 0
-
-
-# ---------------------------------------------------------------------- kinematics
-
-
-@_jitable
-def _pair_kinematics(
-    kind: int, c_i: np.ndarray, cd_i: np.ndarray, rolling_i: float, r_i: float,
-    c_j: np.ndarray, cd_j: np.ndarray, rolling_j: float, r_j: float,
-    a: np.ndarray, b: np.ndarray, arc: np.ndarray, out: np.ndarray,
-) -> bool:  # fmt: skip
-    """Kinematics of one pair as :mod:`solver.contact_arrays` computes them.
-
-    ``rolling_i = ω_i`` (and ``ω_j`` of the other disk). Writes
-    ``(g, n_x, n_y, point_x, point_y, u_n, u_t, gamma_n)`` to ``out`` and
-    returns whether they exist (``valid``).
-    """
-    curvature = 0.0
-    if kind == DISK:
-        wx, wy = c_i[0] - c_j[0], c_i[1] - c_j[1]
-        d = math.hypot(wx, wy)
-        valid = d > 0.0
-        nx, ny = (wx / d, wy / d) if d != 0.0 else (0.0, 0.0)
-        curvature = 1.0 / d if d != 0.0 else 0.0
-        g = d - r_i - r_j
-        px, py = c_j[0] + r_j * nx, c_j[1] + r_j * ny
-        vx, vy = cd_i[0] - cd_j[0], cd_i[1] - cd_j[1]
-        rolling = r_i * rolling_i + r_j * rolling_j
-    elif kind == SEGMENT:
-        ex, ey = b[0] - a[0], b[1] - a[1]
-        length2 = ex * ex + ey * ey
-        s = ((c_i[0] - a[0]) * ex + (c_i[1] - a[1]) * ey) / length2
-        px, py = a[0] + s * ex, a[1] + s * ey
-        wx, wy = c_i[0] - px, c_i[1] - py
-        d = math.hypot(wx, wy)
-        if d != 0.0:
-            nx, ny = wx / d, wy / d
-        else:
-            length = math.sqrt(length2)
-            nx, ny = -ey / length, ex / length
-        valid = (s > 0.0) and (s < 1.0)
-        g = d - r_i
-        vx, vy = cd_i[0], cd_i[1]
-        rolling = r_i * rolling_i
-    elif kind == VERTEX:
-        wx, wy = c_i[0] - a[0], c_i[1] - a[1]
-        d = math.hypot(wx, wy)
-        valid = d > 0.0
-        nx, ny = (wx / d, wy / d) if d != 0.0 else (0.0, 0.0)
-        curvature = 1.0 / d if d != 0.0 else 0.0
-        g = d - r_i
-        px, py = a[0], a[1]
-        vx, vy = cd_i[0], cd_i[1]
-        rolling = r_i * rolling_i
-    else:
-        wx, wy = c_i[0] - a[0], c_i[1] - a[1]
-        rho = math.hypot(wx, wy)
-        ux, uy = (wx / rho, wy / rho) if rho != 0.0 else (0.0, 0.0)
-        theta = math.atan2(wy, wx)
-        angle = (theta - arc[1]) % (2.0 * math.pi)
-        valid = rho > 0.0 and (arc[2] == 2.0 * math.pi or (angle > 0.0 and angle < arc[2]))
-        side = 1.0 if rho >= arc[0] else -1.0
-        curvature = side * (1.0 / rho if rho != 0.0 else 0.0)
-        g = abs(rho - arc[0]) - r_i
-        nx, ny = side * ux, side * uy
-        px, py = a[0] + arc[0] * ux, a[1] + arc[0] * uy
-        vx, vy = cd_i[0], cd_i[1]
-        rolling = r_i * rolling_i
-    u_n = nx * vx + ny * vy
-    ndx, ndy = curvature * (vx - nx * u_n), curvature * (vy - ny * u_n)
-    out[0] = g
-    out[1], out[2] = nx, ny
-    out[3], out[4] = px, py
-    out[5] = u_n
-    out[6] = (ny * vx - nx * vy) + rolling
-    out[7] = vx * ndx + vy * ndy
-    return valid
-
-
-@_jitable
-def _disk_motion(
-    k: int, q: np.ndarray, v: np.ndarray, ix: np.ndarray, iy: np.ndarray, iphi: np.ndarray,
-    rail_y: np.ndarray, c: np.ndarray, cd: np.ndarray,
-) -> float:  # fmt: skip
-    """Centre and centre velocity of disk ``k`` into ``c`` and ``cd``; returns ``ω``."""
-    c[0], cd[0] = q[ix[k]], v[ix[k]]
-    if iy[k] < 0:
-        c[1], cd[1] = rail_y[k], 0.0
-        return 0.0
-    c[1], cd[1] = q[iy[k]], v[iy[k]]
-    return v[iphi[k]]
+__all__ = [
+    "ARC",
+    "COMPILED",
+    "CUT",
+    "DISK",
+    "DONE",
+    "IMPACT",
+    "KERNEL_PAIRS",
+    "NEEDS_STEPPER",
+    "REPORT_COLUMNS",
+    "SEGMENT",
+    "VERTEX",
+    "KernelScene",
+    "compiled_lemke_solve",
+    "compiled_quiet_steps",
+    "kernel_scene",
+    "lemke_solve",
+    "quiet_steps",
+]
 
 
 # ---------------------------------------------------------------------- steps
@@ -675,81 +260,6 @@ def _banded_contacts(
     return True
 
 
-@_jitable
-def _gauss_solve(A: np.ndarray, b: np.ndarray) -> bool:
-    """Solve ``A x = b`` in place (``b`` becomes ``x``) by elimination with partial pivoting.
-
-    LU with row pivoting, as LAPACK's ``gesv`` that ``numpy.linalg.solve``
-    calls, without its per-call cost on these few-by-few systems. Returns
-    False at an exactly zero pivot, where ``gesv`` reports a singular matrix.
-    """
-    n = len(b)
-    for col in range(n):
-        pivot_row = col
-        for r in range(col + 1, n):
-            if abs(A[r, col]) > abs(A[pivot_row, col]):
-                pivot_row = r
-        if A[pivot_row, col] == 0.0:
-            return False
-        if pivot_row != col:
-            for c in range(n):
-                A[col, c], A[pivot_row, c] = A[pivot_row, c], A[col, c]
-            b[col], b[pivot_row] = b[pivot_row], b[col]
-        for r in range(col + 1, n):
-            factor = A[r, col] / A[col, col]
-            for c in range(col + 1, n):
-                A[r, c] -= factor * A[col, c]
-            b[r] -= factor * b[col]
-    for r in range(n - 1, -1, -1):
-        total = b[r]
-        for c in range(r + 1, n):
-            total -= A[r, c] * b[c]
-        b[r] = total / A[r, r]
-    return True
-
-
-@_jitable
-def _solve_on_basis(lcp: np.ndarray, lcp_q: np.ndarray, basic: np.ndarray, z: np.ndarray) -> bool:
-    """As ``TimeSteppingStepper._solve_on_previous_basis``: one solve, accepted if a solution."""
-    size = len(lcp_q)
-    count = 0
-    for a in range(size):
-        if basic[a]:
-            count += 1
-    index = np.empty(count, dtype=np.int64)
-    count = 0
-    for a in range(size):
-        if basic[a]:
-            index[count] = a
-            count += 1
-    z[:] = 0.0
-    if count:
-        sub = np.empty((count, count))
-        rhs = np.empty(count)
-        for a in range(count):
-            rhs[a] = -lcp_q[index[a]]
-            for b in range(count):
-                sub[a, b] = lcp[index[a], index[b]]
-        if not _gauss_solve(sub, rhs):
-            return False
-        for a in range(count):
-            z[index[a]] = rhs[a]
-    largest = 0.0
-    for a in range(size):
-        largest = max(largest, abs(lcp_q[a]))
-    tol = 1e-13 * max(1.0, largest)
-    for a in range(size):
-        if z[a] < 0.0:
-            return False
-        if not basic[a]:
-            w = lcp_q[a]
-            for b in range(size):
-                w += lcp[a, b] * z[b]
-            if w < -tol:
-                return False
-    return True
-
-
 def quiet_steps(
     q: np.ndarray, v: np.ndarray, first_h: float, h: float, n_steps: int, theta: float,
     dissipated: float, accel: np.ndarray, m_inv: np.ndarray, ix: np.ndarray, iy: np.ndarray,
@@ -789,7 +299,7 @@ def quiet_steps(
     receive the closed contacts (their pair index and whether each is an
     impact) and ``q_prev``, ``v_prev`` the state at its start. With
     ``detect``, the loop stops before a step in which a pair with a wheel,
-    open at its start, closes (as ``timestepping._closing`` predicts it,
+    open at its start, closes (as ``timestep_contacts.closing`` predicts it,
     from the kinematics at ``q_θ``): ``hit_pairs`` receives those pairs.
 
     Returns
@@ -986,11 +496,3 @@ def compiled_quiet_steps() -> Callable[..., float]:
     import numba
 
     return numba.njit(cache=True)(quiet_steps)
-
-
-@functools.cache
-def compiled_lemke_solve() -> Callable[..., int]:
-    """:func:`lemke_solve` compiled by numba on its own (for the tests that compare it)."""
-    import numba
-
-    return numba.njit(cache=True)(lemke_solve)
