@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.actions import install_actions
 from impactgui.canvas import SceneCanvas
+from impactgui.collector import gui_thread_collector
 from impactgui.commands import AddItem
 from impactgui.compare import CompareDialog
 from impactgui.document import SceneDocument
@@ -156,6 +157,8 @@ class MainWindow(QMainWindow):
         recovery: RecoveryStore | None = None,
     ) -> None:
         super().__init__()
+        # made now, in the GUI thread, so that Run allocates nothing before holding it
+        self._collector = gui_thread_collector()
         self.doc = document if document is not None else SceneDocument(self)
         self.settings = settings if settings is not None else QSettings("impactgui", "impactgui")
         self.confirm_discard: Callable[[], QMessageBox.StandardButton] = self._ask_discard
@@ -732,6 +735,17 @@ class MainWindow(QMainWindow):
             self.clock.play()
             self._set_run_state("running" if self.runner.is_running else self.runner.status)
             return True
+        # Nothing is collected from here on: what start_run allocates before the
+        # worker's own hold could cross generation 0's threshold, and a collection
+        # then may walk the oldest generation (seconds for a 2000-bead scene).
+        self._collector.hold()
+        try:
+            return self._start_new_run()
+        finally:
+            self._collector.release()
+
+    def _start_new_run(self) -> bool:
+        """``start_run`` for a scene not yet run: check it, then start its worker."""
         self.properties.apply_pending()
         refused = self.properties.refused()
         if refused:
