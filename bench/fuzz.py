@@ -237,7 +237,7 @@ class _Progress:
 
 
 def _print_scene_report(report: dict, done: int, seconds: float) -> None:
-    print(f"== {done} mutated scenes ({seconds:.0f} s)")
+    print(f"== {done} mutated scenes ({seconds:.0f} s), {len(report['durations'])} run here")
     for key, value in sorted(report["outcomes"].items()):
         print(f"  {key}: {value}")
     print(f"  mutations: { {str(k): v for k, v in report['kinds'].items()} }")

@@ -138,7 +138,7 @@ class ModalFlow:
         self.omega2 = np.maximum(w2, 0.0)
         V /= root[:, None]
         self.modes = V  # Φ: Φᵀ M Φ = I (in place: one N × N array, the one a modal flow needs)
-        self._sparse_rows: list[tuple[np.ndarray, scipy.sparse.csr_matrix]] = []
+        self._sparse_rows: list[tuple[Any, tuple[scipy.sparse.csr_matrix, np.ndarray]]] = []
         alpha, beta = damping
         self.rates = alpha + beta * self.omega2  # c per mode (1/s)
         m = -0.5 * self.rates

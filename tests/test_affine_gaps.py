@@ -278,3 +278,44 @@ def test_a_slanted_segment_or_a_corner_within_reach_is_not_affine():
     scene = oscillator_scene(1.0, 10.0, 0.0, 1.0, 5.0, 0.0, 0.03, 0.0, 0.8)
     stepper = make_stepper(scene)
     assert affine_gaps(stepper.system, stepper.pairs.candidates()) is not None
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_sparse_gap_rows_give_the_dense_rows_values_bit_for_bit(n, k, seed):
+    """The gap rows are kept sparse (two entries, ±1, a row: O(N) memory for a chain); a
+    gap from them is the dense row's, bit for bit: two exact products, one rounding."""
+    from solver.affine_gaps import _row_dots
+
+    rng = np.random.default_rng(seed)
+    pairs = [rng.choice(n, size=2, replace=False) for _ in range(k)]
+    first = np.array([p[0] for p in pairs])
+    second = np.array([p[1] if rng.random() < 0.7 else -1 for p in pairs])
+    affine = _affine_gaps_for_test(first, second, rng)
+    q = rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3)
+    A, _, _ = affine.sided_rows(q)
+    assert A.nnz <= 2 * k  # never k × n numbers
+    dense = np.zeros((k, n))
+    side = np.where(second < 0, np.sign(q[first] - affine.line), affine.order)
+    dense[np.arange(k), first] = side
+    dense[np.arange(k)[second >= 0], second[second >= 0]] = -side[second >= 0]
+    Q = rng.normal(size=(7, n)) * 10.0 ** rng.uniform(-3, 3)
+    assert np.array_equal(Q @ A.T, Q @ dense.T)
+    assert np.array_equal(A.toarray(), dense)
+    rows = rng.integers(k, size=7)
+    assert np.array_equal(_row_dots(A[rows], Q), np.einsum("kn,kn->k", Q, dense[rows]))
+
+
+def _affine_gaps_for_test(first, second, rng):
+    """An :class:`AffineGaps` of pairs (``second >= 0``) and stops at random lines."""
+    from solver.affine_gaps import AffineGaps
+
+    k = len(first)
+    return AffineGaps(
+        first,
+        second,
+        np.where(second < 0, rng.normal(size=k), 0.0),
+        rng.uniform(0.01, 0.1, size=k),
+        np.where(second < 0, 0.0, rng.choice([-1.0, 1.0], size=k)),
+        np.arange(k),
+    )

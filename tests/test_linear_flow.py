@@ -451,3 +451,35 @@ def test_springs_between_the_same_ends_share_one_separation_and_act_as_their_sum
     np.testing.assert_array_equal(model_many.separation_offsets, model_few.separation_offsets)
     np.testing.assert_allclose(model_many.K, model_few.K, rtol=1e-12)
     np.testing.assert_allclose(model_many.f0, model_few.f0, rtol=1e-12, atol=1e-12)
+
+
+def test_a_feeble_spring_runs_without_a_warning(tmp_path):
+    """Fuzz (issue 24, seed 2026, scene 146): a 1e-55 N/m spring made the balancing of the
+    flow's generator print scipy's ``RuntimeWarning: invalid value encountered in cast`` on
+    the command line's stderr (a scale factor of 1e27 cast to an unused permutation). The
+    bead then moves as a free one: x = x0 + v0 t to rounding."""
+    import io
+    import json
+    import warnings
+
+    from solver.cli import main
+
+    scene = {
+        "format": "impactgui-scene", "version": 2, "gravity": [0.0, -9.81],
+        "boundaries": [], "impulses": [], "forces": [],
+        "bodies": [{"id": "m", "type": "bead", "rail_y": 0.0, "mass": 1.0, "radius": 0.05,
+                    "x": 0.0, "vx": -1.0}],
+        "springs": [{"a": "m", "anchor": [-0.5, 0.0], "stiffness": 1e-55, "rest_length": 0.5,
+                     "damping": 0.0}],
+        "solver": {"method": "event-driven", "t_end": 2.0, "dt_out": 0.5},
+    }  # fmt: skip
+    path = tmp_path / "feeble.json"
+    path.write_text(json.dumps(scene), encoding="utf-8")
+    stderr = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["run", str(path), "--out", str(tmp_path / "out")], stderr=stderr) == 0
+    assert stderr.getvalue() == ""
+    last = (tmp_path / "out" / "trajectory.csv").read_text().splitlines()[-1].split(",")
+    assert float(last[0]) == 2.0
+    assert float(last[2]) == pytest.approx(-2.0, abs=1e-12)
