@@ -115,6 +115,10 @@ def test_every_bundled_scene_is_present():
         "newton_cradle_5_sequential",
         "bouncing_ball",
         "axle_cart",
+        "forced_mass_between_stops",
+        "elastic_stop",
+        "soft_floor_ball",
+        "newton_cradle_5_hertz",
     } <= names
 
 
