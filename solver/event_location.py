@@ -312,7 +312,11 @@ class EventLocator:
         in between, at its root.
         """
         rows = gaps.vertex_rows
-        left = rows[np.isfinite(g_a[rows]) & (g_a[rows] > 0.0) & np.isinf(g_b[rows])]
+        hidden = np.isinf(g_b[rows])
+        if not hidden.any():  # the common case: no corner hidden at the end
+            return None
+        g = g_a[rows]
+        left = rows[np.isfinite(g) & (g > 0.0) & hidden]
         best: FoundEvent | None = None
         for n in left:
             if self.roots.gap(piece, gaps, n, tb) < -GAP_EVENT_TOL:

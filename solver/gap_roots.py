@@ -279,8 +279,10 @@ def _gap_tests(
     to positive (a dip), about zero at the start and not below
     ``−GAP_EVENT_TOL`` at the end (it may reopen and close); NaN fails each.
     """
-    return (
-        np.nonzero(gb < -GAP_EVENT_TOL)[0],
-        np.nonzero((ga > 0) & (gb > 0) & (una < 0) & (unb > 0))[0],
-        np.nonzero((np.abs(ga) <= GAP_TOL) & (gb >= -GAP_EVENT_TOL))[0],
-    )
+    closed = np.nonzero(gb < -GAP_EVENT_TOL)[0]
+    # the rarer tests' first terms decide most sub-intervals on their own
+    turning = (una < 0) & (unb > 0)
+    dips = np.nonzero(turning & (ga > 0) & (gb > 0))[0] if turning.any() else closed[:0]
+    near = np.abs(ga) <= GAP_TOL
+    reopen = np.nonzero(near & (gb >= -GAP_EVENT_TOL))[0] if near.any() else closed[:0]
+    return closed, dips, reopen
