@@ -26,114 +26,19 @@ from typing import Any
 
 import numpy as np
 
-from solver.broadphase import StaticIndex, disk_pairs
+from solver.broadphase import StaticIndex
 from solver.cart_rolling import initial_velocity
 from solver.compliance import CompliantSet
 from solver.contact_arrays import DiskDofs, FeatureArrays
 from solver.event_tolerances import FEW_DISKS
-from solver.geometry import (
-    DiskContact,
-    boundary_features,
-    disk_disk_contact,
-    disk_feature_contact,
-)
+from solver.geometry import DiskContact, boundary_features
 from solver.nonholonomic import AxleCart
 from solver.spring_set import SpringSet
+from solver.system_contacts import Contact, SystemContacts
 
 WHEEL_LABELS = (("x", "y", "phi"), ("vx", "vy", "omega"))
 BEAD_LABELS = (("x",), ("vx",))
 CART_LABELS = (("xC", "yC", "phi", "thetaA", "thetaB"), ("vxC", "vyC", "omega", "omegaA", "omegaB"))
-
-
-@dataclass(frozen=True, eq=False, init=False)
-class Contact:
-    """One disk–feature or disk–disk pair at one instant, in generalized form.
-
-    ``G`` and ``H`` (shape (N,)) give ``u_n = G·v`` and ``u_t = H·v`` (m/s), so
-    that ``a_n = G·q̈ + gamma_n`` and ``a_t = H·q̈ + gamma_t`` (m/s²). They are
-    stored sparsely: ``dofs`` (int array) are the generalized coordinates
-    the pair touches and ``G_local`` / ``H_local`` the entries there.
-    ``inside`` is False when the disk's centre has left the feature's Voronoi
-    region and the kinematics are those of the feature continued past its end
-    (the event-driven stepper uses this to find a disk leaving a segment).
-    """
-
-    key: tuple[Any, ...]
-    body: str
-    other: str
-    g: float
-    n: np.ndarray
-    t: np.ndarray
-    point: np.ndarray
-    dofs: np.ndarray
-    G_local: np.ndarray
-    H_local: np.ndarray
-    u_n: float
-    u_t: float
-    gamma_n: float
-    gamma_t: float
-    restitution: float
-    friction: float
-    N: int
-    inside: bool = True
-
-    def __init__(
-        self,
-        key: tuple[Any, ...],
-        body: str,
-        other: str,
-        g: float,
-        n: np.ndarray,
-        t: np.ndarray,
-        point: np.ndarray,
-        dofs: np.ndarray,
-        G_local: np.ndarray,
-        H_local: np.ndarray,
-        u_n: float,
-        u_t: float,
-        gamma_n: float,
-        gamma_t: float,
-        restitution: float,
-        friction: float,
-        N: int,
-        inside: bool = True,
-    ) -> None:
-        # the fields written at once: a frozen dataclass's own __init__ sets them one by
-        # one through object.__setattr__ (2.6 µs a contact; a chain makes one per bead)
-        self.__dict__.update(
-            key=key,
-            body=body,
-            other=other,
-            g=g,
-            n=n,
-            t=t,
-            point=point,
-            dofs=dofs,
-            G_local=G_local,
-            H_local=H_local,
-            u_n=u_n,
-            u_t=u_t,
-            gamma_n=gamma_n,
-            gamma_t=gamma_t,
-            restitution=restitution,
-            friction=friction,
-            N=N,
-            inside=inside,
-        )
-
-    @cached_property
-    def G(self) -> np.ndarray:
-        """Normal Jacobian, shape (N,): ``u_n = G·v`` (m/s)."""
-        out = np.zeros(self.N)
-        out[self.dofs] = self.G_local  # a pair's dofs are distinct
-        return out
-
-    @cached_property
-    def H(self) -> np.ndarray:
-        """Tangential Jacobian, shape (N,): ``u_t = H·v`` (m/s), rolling included."""
-        out = np.zeros(self.N)
-        out[self.dofs] = self.H_local
-        return out
 
 
 @dataclass(frozen=True)
@@ -269,7 +174,8 @@ class System:
         self.rigid_disk_pairs = between is None
         """Whether two disks meet as rigid bodies (impacts), not by a compliant force."""
         self.disk_restitution, self.disk_friction = scene.contact_params(None)
-        self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
+        self.contact_finder = SystemContacts(self)
+        """The search of a state's contacts and their generalized form (a part)."""
 
     # ------------------------------------------------------------ layout
 
@@ -673,7 +579,7 @@ class System:
         """True when the scene has prescribed time-dependent forces."""
         return bool(self._forcing)
 
-    # ------------------------------------------------------------ contacts
+    # ------------------------------------------------------------ contacts (SystemContacts)
 
     def generalize(
         self,
@@ -687,113 +593,22 @@ class System:
         friction: float,
         inside: bool = True,
     ) -> Contact:
-        """The generalized form of disk ``i``'s contact kinematics ``dc``.
-
-        ``j`` is the other disk of a disk–disk contact (it takes the opposite
-        sign), ``None`` against a boundary feature.
-        """
-        (nx, ny), (tx, ty) = dc.n.tolist(), dc.t.tolist()
-        g_local: list[float] = []
-        h_local: list[float] = []
-        for k, sign in ((i, 1.0), (j, -1.0)):
-            if k is None:
-                continue
-            if self._disk_iy[k] is None:
-                g_local.append(sign * nx)
-                h_local.append(sign * tx)
-            else:
-                g_local += (sign * nx, sign * ny, 0.0)
-                h_local += (sign * tx, sign * ty, float(self.radii[k]))
-        return Contact(
-            key=key,
-            body=body,
-            other=other,
-            g=dc.g,
-            n=dc.n,
-            t=dc.t,
-            point=dc.point,
-            dofs=self.pair_dofs(i, j),
-            G_local=np.asarray(g_local),
-            H_local=np.asarray(h_local),
-            u_n=dc.u_n,
-            u_t=dc.u_t,
-            gamma_n=dc.gamma_n,
-            gamma_t=dc.gamma_t,
-            restitution=restitution,
-            friction=friction,
-            N=self.N,
-            inside=inside,
+        """:meth:`SystemContacts.generalize <solver.system_contacts.SystemContacts.generalize>`."""
+        return self.contact_finder.generalize(
+            key, body, other, dc, i, j, restitution, friction, inside
         )
 
     def pair_dofs(self, i: int, j: int | None) -> np.ndarray:
-        """The coordinates a contact of disk ``i`` (and disk ``j``) touches: read-only, shared."""
-        dofs = self._dofs_of_pair.get((i, j))
-        if dofs is None:
-            dofs = np.array(
-                [dof for k in (i, j) if k is not None for dof in self._disk_dofs(k)], dtype=int
-            )
-            dofs.setflags(write=False)
-            self._dofs_of_pair[(i, j)] = dofs
-        return dofs
-
-    def _disk_dofs(self, k: int) -> tuple[int, ...]:
-        """Disk ``k``'s coordinates in ``q``: ``(x,)`` for a bead, ``(x, y, phi)`` for a wheel."""
-        ix = self._disk_ix[k]
-        return (ix,) if self._disk_iy[k] is None else (ix, ix + 1, ix + 2)
+        """:meth:`SystemContacts.pair_dofs <solver.system_contacts.SystemContacts.pair_dofs>`."""
+        return self.contact_finder.pair_dofs(i, j)
 
     def contacts(self, q: np.ndarray, v: np.ndarray, margin: float = 0.0) -> list[Contact]:
-        """Every disk–feature and disk–disk pair whose gap is at most ``margin`` (m).
-
-        Parameters
-        ----------
-        q, v : numpy.ndarray, shape (N,)
-            Generalized coordinates and velocities.
-        margin : float
-            Largest gap (m) to report; pairs farther apart are skipped.
-
-        Returns
-        -------
-        list of Contact
-            In a deterministic order: disk–feature pairs by disk then feature,
-            then disk–disk pairs by (i, j).
-        """
-        if not self.n_disks:
-            return []
-        c = self.centres(q)
-        cd = self.centre_velocities(v)
-        om = self.angular_velocities(v)
-        out: list[Contact] = []
-        if self._features:
-            for k, fi in self._static_index.query(c, self.radii, margin).pairs:
-                fid, feature, e, mu = self._features[fi]
-                dc = disk_feature_contact(feature, c[k], cd[k], self.radii[k], om[k])
-                if dc is None or dc.g > margin:
-                    continue
-                body = self._disk_ids[k]
-                out.append(self.generalize((body, fid), body, fid, dc, int(k), None, e, mu))
-        for i, j in self.disk_pairs(c, margin):
-            dc = disk_disk_contact(
-                c[i], cd[i], self.radii[i], om[i], c[j], cd[j], self.radii[j], om[j]
-            )
-            if dc is None or dc.g > margin:
-                continue
-            bi, bj = self._disk_ids[i], self._disk_ids[j]
-            out.append(
-                self.generalize(
-                    (bi, bj), bi, bj, dc, i, j, self.disk_restitution, self.disk_friction
-                )
-            )
-        return out
+        """:meth:`SystemContacts.contacts <solver.system_contacts.SystemContacts.contacts>`."""
+        return self.contact_finder.contacts(q, v, margin)
 
     def disk_pairs(self, c: np.ndarray, margin: float) -> list[tuple[int, int]]:
-        """Disk pairs (i < j) whose gap may be ≤ ``margin`` (uniform-grid broadphase).
-
-        None when the disks' contacts are compliant (:attr:`rigid_disk_pairs`):
-        they are forces, not contacts.
-        """
-        if self.n_disks < 2 or not self.rigid_disk_pairs:
-            return []
-        return [(int(i), int(j)) for i, j in disk_pairs(c, self.radii, margin).pairs]
+        """:meth:`SystemContacts.disk_pairs <solver.system_contacts.SystemContacts.disk_pairs>`."""
+        return self.contact_finder.disk_pairs(c, margin)
 
 
 def axle_cart_model(body: Any) -> AxleCart:
