@@ -30,6 +30,8 @@ import gc
 
 from PySide6.QtCore import QObject, QTimer, Slot
 
+from impactgui.holds import Holds
+
 CHECK_INTERVAL_MS = 100
 """How often the GUI thread looks at the collector's counts during a run, ms."""
 
@@ -45,8 +47,8 @@ class GuiThreadCollector(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self._holders = 0
         self._was_enabled = True
+        self._holds = Holds(self._take, self._give_back)
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_INTERVAL_MS)
         self._timer.timeout.connect(self.collect_due)
@@ -54,30 +56,30 @@ class GuiThreadCollector(QObject):
     @property
     def holders(self) -> int:
         """Number of ``hold()`` calls not yet released."""
-        return self._holders
+        return self._holds.count
 
     def hold(self) -> None:
         """A worker thread is about to run: collect only in this (GUI) thread from now on.
 
         The first hold walks nothing: what is alive now is frozen, not collected.
         """
-        if self._holders == 0:
-            self._was_enabled = gc.isenabled()
-            gc.disable()
-            gc.freeze()
-            self._timer.start()
-        self._holders += 1
+        self._holds.hold()
 
     def release(self) -> None:
         """A worker thread has ended; after the last one ``gc`` is as it was before, unfrozen."""
-        if self._holders == 0:
-            return
-        self._holders -= 1
-        if self._holders == 0:
-            self._timer.stop()
-            gc.unfreeze()
-            if self._was_enabled:
-                gc.enable()
+        self._holds.release()
+
+    def _take(self) -> None:
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+        gc.freeze()
+        self._timer.start()
+
+    def _give_back(self) -> None:
+        self._timer.stop()
+        gc.unfreeze()
+        if self._was_enabled:
+            gc.enable()
 
     @Slot()
     def collect_due(self) -> None:

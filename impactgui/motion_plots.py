@@ -214,12 +214,7 @@ class MotionPlots(QWidget):
         self._drop_curves()
 
     def _drop_curves(self) -> None:
-        for plot in self.plots:
-            for item in list(plot.listDataItems()):
-                plot.removeItem(item)
-            if plot.legend is not None:
-                plot.legend.clear()
-        self.curves.clear()
+        self._remove_curves()
         self._series.clear()
         self._read = self._drawn = 0
         for view in self._flat:
@@ -274,15 +269,19 @@ class MotionPlots(QWidget):
         if shown:
             self._show_time_axis_on(self.plot_of[shown[-1]])
 
-    @Slot()
-    def _on_box_toggled(self, _checked: bool = False) -> None:
-        self._show_plots()
+    def _remove_curves(self) -> None:
+        """Take every curve and legend entry off the plots (the series read stay)."""
         for plot in self.plots:
             for item in list(plot.listDataItems()):
                 plot.removeItem(item)
             if plot.legend is not None:
                 plot.legend.clear()
         self.curves.clear()
+
+    @Slot()
+    def _on_box_toggled(self, _checked: bool = False) -> None:
+        self._show_plots()
+        self._remove_curves()
         self._drawn = -1
         self.redraw()
 

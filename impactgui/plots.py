@@ -66,6 +66,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from impactgui.device_pixels import to_device
 from impactgui.grid import show_grid
 from impactgui.names import contact_name
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
@@ -362,8 +363,9 @@ class _StemTips(pg.GraphicsObject):
                 continue
             sprite = self._sprite(colour, ratio)
             half = sprite.width() / ratio / 2
-            px = np.rint(t.m11() * x + t.m21() * y + t.dx() - half).astype(int)
-            py = np.rint(t.m12() * x + t.m22() * y + t.dy() - half).astype(int)
+            px, py = to_device(t, x, y)
+            px = np.rint(px - half).astype(int)
+            py = np.rint(py - half).astype(int)
             for a, b in zip(px.tolist(), py.tolist(), strict=True):
                 draw(a, b, sprite)
         painter.restore()

@@ -26,6 +26,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from impactgui import soft_look
+from impactgui.device_pixels import to_device
 from impactgui.spring_field import SpringField, SpringShape
 
 BACKGROUND = QColor("#ffffff")
@@ -429,8 +430,7 @@ class BeadField(pg.GraphicsObject):
         t = transform
         scale = math.hypot(t.m11(), t.m12())
         x, y, r = self._x[live], self._y[live], self._r[live]
-        px = t.m11() * x + t.m21() * y + t.dx()
-        py = t.m12() * x + t.m22() * y + t.dy()
+        px, py = to_device(t, x, y)
         reach = r * scale + 4.0 * _line_scale + BEAD_SPRITE_MIN_PX
         on_screen = (px + reach >= 0) & (px - reach <= width)
         on_screen &= (py + reach >= 0) & (py - reach <= height)
@@ -607,8 +607,7 @@ class ArrowField(_PixelOverlay):
             return
         t = painter.transform()
         x, y = self._ends[:, 0::2], self._ends[:, 1::2]
-        px = t.m11() * x + t.m21() * y + t.dx()
-        py = t.m12() * x + t.m22() * y + t.dy()
+        px, py = to_device(t, x, y)
         dx, dy = px[:, 1] - px[:, 0], py[:, 1] - py[:, 0]
         length = np.hypot(dx, dy)
         shown = length >= 1.0

@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 )
 
 from impactgui.collector import gui_thread_collector
+from impactgui.holds import Holds
 from impactgui.solver_process import StoppedError
 from solver.errors import SolverError
 from solver.frames import StepOutput
@@ -91,21 +92,25 @@ class _SwitchInterval:
     """Holds ``sys.setswitchinterval`` at ``GUI_SWITCH_INTERVAL_S`` while any worker runs."""
 
     def __init__(self) -> None:
-        self.holders = 0
         self._before = sys.getswitchinterval()
+        self._holds = Holds(self._set, self._restore)
+
+    @property
+    def holders(self) -> int:
+        return self._holds.count
 
     def hold(self) -> None:
-        if self.holders == 0:
-            self._before = sys.getswitchinterval()
-            sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
-        self.holders += 1
+        self._holds.hold()
 
     def release(self) -> None:
-        if self.holders == 0:
-            return
-        self.holders -= 1
-        if self.holders == 0:
-            sys.setswitchinterval(self._before)
+        self._holds.release()
+
+    def _set(self) -> None:
+        self._before = sys.getswitchinterval()
+        sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
+
+    def _restore(self) -> None:
+        sys.setswitchinterval(self._before)
 
 
 _switch_interval = _SwitchInterval()
@@ -130,30 +135,34 @@ class _GuiActivity(QObject):
     def __init__(self) -> None:
         super().__init__()
         self.idle = _gui_idle
-        self.holders = 0
         self._application: QCoreApplication | None = None
         self._dispatcher: QAbstractEventDispatcher | None = None
+        self._holds = Holds(self._watch, self._unwatch)
+
+    @property
+    def holders(self) -> int:
+        return self._holds.count
 
     def hold(self) -> None:
-        if self.holders == 0:
-            application = QCoreApplication.instance()
-            dispatcher = QAbstractEventDispatcher.instance()
-            if application is not None and dispatcher is not None:
-                application.installEventFilter(self)
-                dispatcher.aboutToBlock.connect(self._on_about_to_block)
-                self._application, self._dispatcher = application, dispatcher
-        self.holders += 1
+        self._holds.hold()
 
     def release(self) -> None:
-        if self.holders == 0:
-            return
-        self.holders -= 1
-        if self.holders == 0:
-            if self._application is not None and self._dispatcher is not None:
-                self._application.removeEventFilter(self)
-                self._dispatcher.aboutToBlock.disconnect(self._on_about_to_block)
-                self._application = self._dispatcher = None
-            self.idle.set()
+        self._holds.release()
+
+    def _watch(self) -> None:
+        application = QCoreApplication.instance()
+        dispatcher = QAbstractEventDispatcher.instance()
+        if application is not None and dispatcher is not None:
+            application.installEventFilter(self)
+            dispatcher.aboutToBlock.connect(self._on_about_to_block)
+            self._application, self._dispatcher = application, dispatcher
+
+    def _unwatch(self) -> None:
+        if self._application is not None and self._dispatcher is not None:
+            self._application.removeEventFilter(self)
+            self._dispatcher.aboutToBlock.disconnect(self._on_about_to_block)
+            self._application = self._dispatcher = None
+        self.idle.set()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """The GUI thread is handling an event: the worker waits (the event goes on)."""

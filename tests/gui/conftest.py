@@ -8,6 +8,8 @@ thread before the widget goes away.
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,6 +80,17 @@ def run_to_end(qtbot, win: MainWindow, timeout_ms: int = 30000) -> None:
     """Start the window's run and wait until it has finished (or failed)."""
     assert win.start_run(), "the run did not start"
     qtbot.waitUntil(lambda: win.run_state in ("finished", "failed"), timeout=timeout_ms)
+
+
+def run_solver_cli(scene_file: Path, out: Path) -> None:
+    """``python -m solver run scene_file --out out`` in a subprocess; it must succeed."""
+    cli = subprocess.run(
+        [sys.executable, "-m", "solver", "run", str(scene_file), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert cli.returncode == 0, cli.stderr
 
 
 def distinct_colours(png: Path, stride: int = 7) -> int:

@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.gui.conftest import run_to_end, scene_path
+from tests.gui.conftest import run_solver_cli, run_to_end, scene_path
 
 G = 9.81
 
@@ -45,13 +43,7 @@ def _same_files_as_the_command_line(window, tmp_path: Path) -> None:
     saved = tmp_path / "saved.json"
     assert window.save_as(saved)
     assert window.export_csv(tmp_path / "app") is not None
-    cli = subprocess.run(
-        [sys.executable, "-m", "solver", "run", str(saved), "--out", str(tmp_path / "cli")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert cli.returncode == 0, cli.stderr
+    run_solver_cli(saved, tmp_path / "cli")
     for name in ("trajectory.csv", "events.csv", "contacts.csv"):
         assert (tmp_path / "app" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
 

@@ -23,7 +23,7 @@ import pytest
 import impactgui.mainwindow as mainwindow_module
 from solver.frames import StepOutput
 from solver.scene import scene_to_dict
-from tests.gui.conftest import scene_path
+from tests.gui.conftest import run_solver_cli, scene_path
 from tests.scene_data import spring_chain
 
 
@@ -180,8 +180,6 @@ def test_a_run_in_a_child_process_exports_what_the_command_line_writes(
     qtbot, window, monkeypatch, tmp_path
 ) -> None:
     import json
-    import subprocess
-    import sys
 
     children = Children(monkeypatch)
     data = scene_to_dict(spring_chain(40, t_end=0.3, dt_out=0.01))
@@ -192,13 +190,7 @@ def test_a_run_in_a_child_process_exports_what_the_command_line_writes(
     qtbot.waitUntil(lambda: window.run_state in ("finished", "failed"), timeout=120000)
     assert window.run_state == "finished" and len(children.made) == 1
     assert window.export_csv(tmp_path / "app") is not None
-    cli = subprocess.run(
-        [sys.executable, "-m", "solver", "run", str(scene_file), "--out", str(tmp_path / "cli")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert cli.returncode == 0, cli.stderr
+    run_solver_cli(scene_file, tmp_path / "cli")
     names = sorted(p.name for p in (tmp_path / "cli").iterdir())
     assert "trajectory.csv" in names
     for name in names:

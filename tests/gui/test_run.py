@@ -47,6 +47,13 @@ class FailingStepper:
         return self._stepper.step()
 
 
+def open_long_run(window) -> None:
+    """Open the forced chain with t_end = 500 s (a run that outlasts any test), unmodified."""
+    assert window.open_file(scene_path("chain_forced"))
+    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 500.0))
+    window.doc.undo_stack.setClean()
+
+
 def test_run_streams_frames_to_canvas_plots_and_log(qtbot, window) -> None:
     assert window.open_file(scene_path("wheel_curb_e03"))
     # slow motion: the 1 s scene plays for 10 s, so ten frames are drawn even when a
@@ -79,10 +86,8 @@ def test_slow_motion_playback_lags_a_fast_solver(qtbot, window) -> None:
 
 
 def test_pause_holds_the_solver_and_step_advances_one_frame(qtbot, window) -> None:
-    assert window.open_file(scene_path("chain_forced"))
-    # a long run: the solver must still be computing when the test pauses it
-    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 500.0))
-    window.doc.undo_stack.setClean()
+    # the solver must still be computing when the test pauses it
+    open_long_run(window)
     window.playback_bar.set_speed(0.01)
     assert window.start_run()
     qtbot.waitUntil(lambda: window.clock.index >= 1, timeout=10000)
@@ -107,10 +112,7 @@ def test_pause_holds_the_solver_and_step_advances_one_frame(qtbot, window) -> No
 
 
 def test_reset_stops_the_run_and_returns_to_editing(qtbot, window) -> None:
-    assert window.open_file(scene_path("chain_forced"))
-    # a long run, so that it is still computing when Reset is pressed
-    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 500.0))
-    window.doc.undo_stack.setClean()
+    open_long_run(window)  # still computing when Reset is pressed
     assert window.start_run()
     qtbot.waitUntil(lambda: window.frames_drawn >= 2, timeout=10000)
     runner = window.runner
@@ -184,11 +186,8 @@ def test_a_solver_failure_reaches_the_user_and_frames_stay(
 
 
 def test_closing_during_a_run_stops_the_worker(qtbot, window) -> None:
-    assert window.open_file(scene_path("chain_forced"))
-    # a long run, so that it is still computing when the window closes, however slow the
-    # display ticks on a loaded machine
-    window.doc.push(SetProperty(window.doc, ("solver", "t_end"), 500.0))
-    window.doc.undo_stack.setClean()
+    # still computing when the window closes, however slow the display ticks on a loaded machine
+    open_long_run(window)
     assert window.start_run()
     qtbot.waitUntil(lambda: window.frames_drawn >= 2, timeout=10000)
     runner = window.runner
