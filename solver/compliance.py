@@ -121,20 +121,28 @@ class CompliantSet:
         return CompliantSet(system, self.features, self.between, self.friction)
 
     def _pairs(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
-        """``(disk, other, DiskContact)`` of every compliant pair (all of them).
+        """``(disk, other, DiskContact)`` of every compliant pair that has a contact at ``q``
+        (a disk's centre in the feature's Voronoi region; two disks apart)."""
+        return [pair for pair in self._every_pair(q, v) if pair[2] is not None]
+
+    def _every_pair(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
+        """``(disk, other, DiskContact or None)`` of every compliant pair, in a fixed order.
 
         ``other`` is a feature's index, or ``len(features) + j`` for the disk
         j of a body–body pair ``(disk, j)``, ``disk < j`` (normal from j to disk).
+        None: the pair has no contact at ``q`` (the centre outside the feature's
+        Voronoi region). One entry per pair whatever ``q``, so the event rows of
+        two instants compare the same pairs (fuzz, issue 24: a slanted stop whose
+        end regions the bead crosses changed the row count and failed the run).
         """
         system = self.system
         c, cd = system.centres(q), system.centre_velocities(v)
         om = system.angular_velocities(v)
-        out = []
-        for f, (_, feature, _) in enumerate(self.features):
-            for k in range(system.n_disks):
-                dc = disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k])
-                if dc is not None:
-                    out.append((k, f, dc))
+        out = [
+            (k, f, disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k]))
+            for f, (_, feature, _) in enumerate(self.features)
+            for k in range(system.n_disks)
+        ]
         if self.between is not None:
             base, radii = len(self.features), system.radii
             for i in range(system.n_disks):
@@ -142,8 +150,7 @@ class CompliantSet:
                     dc = disk_disk_contact(
                         c[i], cd[i], radii[i], om[i], c[j], cd[j], radii[j], om[j]
                     )
-                    if dc is not None:
-                        out.append((i, base + j, dc))
+                    out.append((i, base + j, dc))
         return out
 
     def _other_id(self, f: int) -> str:
@@ -372,15 +379,20 @@ class CompliantSet:
         c·δ̇`` (smooth through δ = 0, where it is ``c·δ̇``: for c = 0 the force
         ends at δ = 0). Any other pair: release ``+inf``; touch the gap while
         it is positive, and inside the stop ``−(k·δ^p + c·δ̇)`` (a released
-        disk pushed back in before it got out presses again).
+        disk pushed back in before it got out presses again). One row per pair
+        whatever ``q`` (:meth:`_every_pair`; a pair without a contact: ``+inf``).
         """
         engaged = self.engaged or frozenset()
-        pairs = self._pairs(q, v)
+        every = self._every_pair(q, v)
+        pairs = [pair for pair in every if pair[2] is not None]
         held = {}
         if other is not None and 0.0 in self.modes.values():
             held = {pair: (t, n) for pair, t, n in self._sticking(q, v, other, pairs)}
         rows = []
-        for k, f, dc in pairs:
+        for k, f, dc in every:
+            if dc is None:
+                rows.append((math.inf, math.inf, math.inf, math.inf))
+                continue
             stick = slip = math.inf
             mode = self.modes.get((k, f))
             if mode:  # slipping: s·u_t falls to 0 where it stops
@@ -407,7 +419,7 @@ class CompliantSet:
     def pair_names(self, q: np.ndarray, v: np.ndarray) -> list[tuple[str, str]]:
         """``(body, other)`` of each row of :meth:`event_values`, in the same order."""
         system = self.system
-        return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._pairs(q, v)]
+        return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._every_pair(q, v)]
 
     def states(self, q: np.ndarray, v: np.ndarray, t: float | None = None) -> list[ContactState]:
         """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0.
