@@ -86,17 +86,21 @@ class CompliantSet:
         return len(self.features)
 
     def _pairs(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
-        """``(disk, feature, DiskContact)`` of every disk and compliant feature (all of them)."""
+        """``(disk, feature, DiskContact)`` of every disk and compliant feature whose
+        Voronoi region holds the disk's centre (:func:`disk_feature_contact`)."""
+        return [pair for pair in self._every_pair(q, v) if pair[2] is not None]
+
+    def _every_pair(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
+        """``(disk, feature, DiskContact or None)`` of every disk and compliant feature, in
+        a fixed order (None: the centre is outside the feature's Voronoi region)."""
         system = self.system
         c, cd = system.centres(q), system.centre_velocities(v)
         om = system.angular_velocities(v)
-        out = []
-        for f, (_, feature, _) in enumerate(self.features):
-            for k in range(system.n_disks):
-                dc = disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k])
-                if dc is not None:
-                    out.append((k, f, dc))
-        return out
+        return [
+            (k, f, disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k]))
+            for f, (_, feature, _) in enumerate(self.features)
+            for k in range(system.n_disks)
+        ]
 
     def _spring(self, f: int, g: float) -> float:
         """``k·δ^p`` (N) at gap ``g`` (δ = −g), continued smoothly (odd) past δ = 0."""
@@ -187,12 +191,16 @@ class CompliantSet:
         c·δ̇`` (smooth through δ = 0, where it is ``c·δ̇``: for c = 0 the force
         ends at δ = 0). Any other pair: release ``+inf``; touch the gap while
         it is positive, and inside the stop ``−(k·δ^p + c·δ̇)`` (a released
-        disk pushed back in before it got out presses again).
+        disk pushed back in before it got out presses again). One row per disk
+        and feature whatever ``q`` (rows of two instants are compared): a
+        centre outside the feature's Voronoi region has no event there, ``+inf``.
         """
         engaged = self.engaged or frozenset()
         rows = []
-        for k, f, dc in self._pairs(q, v):
-            if (k, f) in engaged:
+        for k, f, dc in self._every_pair(q, v):
+            if dc is None:
+                rows.append((math.inf, math.inf))
+            elif (k, f) in engaged:
                 rows.append((math.inf, self._press(f, dc)))
             else:
                 rows.append((dc.g if dc.g >= 0.0 else -self._press(f, dc), math.inf))
@@ -211,7 +219,7 @@ class CompliantSet:
     def pair_names(self, q: np.ndarray, v: np.ndarray) -> list[tuple[str, str]]:
         """``(body, other)`` of each row of :meth:`event_values`, in the same order."""
         system = self.system
-        return [(system.disk_body_id(k), self.features[f][0]) for k, f, _ in self._pairs(q, v)]
+        return [(system.disk_body_id(k), self.features[f][0]) for k, f, _ in self._every_pair(q, v)]
 
     def states(self, q: np.ndarray, v: np.ndarray) -> list[ContactState]:
         """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0."""

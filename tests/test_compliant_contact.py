@@ -230,3 +230,27 @@ def test_a_system_run_event_driven_then_time_stepping_gives_the_fresh_time_stepp
     fresh = simulate(scene, method="time-stepping")
     assert make_stepper(system, method="time-stepping").system.compliance.engaged is None
     np.testing.assert_array_equal(again.frames[-1].v, fresh.frames[-1].v)
+
+
+def test_a_slanted_stop_whose_end_regions_change_with_the_bead_runs_to_its_end():
+    """Fuzz (issue 24, seed 2026, scene 1764): a compliant segment slanted across the rail,
+    from (0, −0.2) to (1, 0.2). Before, the number of event rows (one per disk and feature
+    whose Voronoi region holds the centre: the segment, its two ends) changed along the way,
+    and the run failed with exit 3 at t = 0.44 s: "operands could not be broadcast
+    together". Now one row per pair, always. The bead on the rail meets the slope with the
+    normal's rail component n_x = −0.4/√1.16: undamped, it leaves at −V, the normal impulse
+    2 M V / |n_x|."""
+    slope = {
+        "id": "stop",
+        "type": "segment",
+        "a": [0.0, -0.2],
+        "b": [1.0, 0.2],
+        "compliance": {"stiffness": K, "damping": 0.0, "exponent": 1.0},
+    }
+    run = simulate(stop_scene({}, extra={"boundaries": [slope]}))
+    assert run.status == "finished"
+    assert len(events_of(run, "touch")) == len(events_of(run, "release")) == 1
+    (release,) = [e for e in run.events if e.type == "release"]
+    assert release.normal_impulse == pytest.approx(2 * M * V * math.sqrt(1.16) / 0.4, rel=1e-9)
+    assert run.frames[-1].v[0] == pytest.approx(-V, abs=1e-9)
+    assert np.ptp(balance(run)) <= 1e-9 * 0.5 * M * V * V
