@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.compliance import hertz_overlap, hertz_stop, linear_overlap, linear_stop
+from solver.compliant_stop import hertz_overlap, hertz_stop, linear_overlap, linear_stop
 from solver.reference_model import (
     _TOUCH,
     Piece,

@@ -16,7 +16,7 @@ import pytest
 from scipy.integrate import quad, solve_ivp
 
 from solver import cli
-from solver.compliance import (
+from solver.compliant_stop import (
     HERTZ_FACTOR,
     hertz_overlap,
     hertz_stop,
