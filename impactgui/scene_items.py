@@ -1067,8 +1067,17 @@ class SceneLayer:
         lengths = np.hypot(*np.diff(points, axis=0).T)
         longest = int(np.argmax(lengths)) if len(lengths) else 0
         middle = points[longest : longest + 2].mean(axis=0)
-        dx, dy = np.abs(points[min(longest + 1, len(points) - 1)] - points[longest])
+        along = points[min(longest + 1, len(points) - 1)] - points[longest]
+        dx, dy = np.abs(along)
         anchor = (-0.2, 0.5) if dy > dx else (0.5, 1.2)
+        if band is not None:
+            # soft: on the bodies' side, clear of an overlap's shading (behind the surface),
+            # and above the middle, clear of the δ label (below it)
+            towards_bodies = -band[0] * np.array([-along[1], along[0]])
+            if dy > dx:
+                anchor = (-0.2, 1.2) if towards_bodies[0] > 0 else (1.2, 1.2)
+            else:
+                anchor = (0.5, 1.2) if towards_bodies[1] >= 0 else (0.5, -0.2)
         label = pg.TextItem(str(boundary.get("id", "")), color=BOUNDARY_COLOUR, anchor=anchor)
         label.setPos(float(middle[0]), float(middle[1]))
         self._add(items, label, 3)

@@ -88,32 +88,21 @@ HANDOVER_WAIT_MAX_S = 0.5
 _PAUSE_POLL_S = 0.05
 
 
-class _SwitchInterval:
+def _switch_interval_holds() -> Holds:
     """Holds ``sys.setswitchinterval`` at ``GUI_SWITCH_INTERVAL_S`` while any worker runs."""
+    before = [sys.getswitchinterval()]
 
-    def __init__(self) -> None:
-        self._before = sys.getswitchinterval()
-        self._holds = Holds(self._set, self._restore)
-
-    @property
-    def holders(self) -> int:
-        return self._holds.count
-
-    def hold(self) -> None:
-        self._holds.hold()
-
-    def release(self) -> None:
-        self._holds.release()
-
-    def _set(self) -> None:
-        self._before = sys.getswitchinterval()
+    def shorten() -> None:
+        before[0] = sys.getswitchinterval()
         sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
 
-    def _restore(self) -> None:
-        sys.setswitchinterval(self._before)
+    def restore() -> None:
+        sys.setswitchinterval(before[0])
+
+    return Holds(shorten, restore)
 
 
-_switch_interval = _SwitchInterval()
+_switch_interval = _switch_interval_holds()
 
 
 _gui_idle = threading.Event()
@@ -129,7 +118,7 @@ class _GuiActivity(QObject):
     Any event the GUI thread handles (a timer's tick, a paint, a batch
     handed over) clears it, through an event filter on the application; the
     event dispatcher's ``aboutToBlock`` sets it again once the GUI thread
-    has nothing left to do and waits. Hold and release in the GUI thread only.
+    has nothing left to do and waits. ``holds``: hold and release in the GUI thread only.
     """
 
     def __init__(self) -> None:
@@ -137,17 +126,7 @@ class _GuiActivity(QObject):
         self.idle = _gui_idle
         self._application: QCoreApplication | None = None
         self._dispatcher: QAbstractEventDispatcher | None = None
-        self._holds = Holds(self._watch, self._unwatch)
-
-    @property
-    def holders(self) -> int:
-        return self._holds.count
-
-    def hold(self) -> None:
-        self._holds.hold()
-
-    def release(self) -> None:
-        self._holds.release()
+        self.holds = Holds(self._watch, self._unwatch)
 
     def _watch(self) -> None:
         application = QCoreApplication.instance()
@@ -548,7 +527,7 @@ class SimulationRunner(QObject):
             if not self._holds_collector:
                 gui_thread_collector().hold()
                 _switch_interval.hold()
-                _gui_activity().hold()
+                _gui_activity().holds.hold()
                 self._holds_collector = True
             self._thread.start()
 
@@ -562,7 +541,7 @@ class SimulationRunner(QObject):
             self._holds_collector = False
             gui_thread_collector().release()
             _switch_interval.release()
-            _gui_activity().release()
+            _gui_activity().holds.release()
 
     @property
     def is_running(self) -> bool:

@@ -57,4 +57,4 @@ def test_the_worker_waits_while_the_gui_thread_handles_an_event(qtbot) -> None:
         qtbot.waitUntil(lambda: len(stepper.times) > taken + 50, timeout=10000)
     finally:
         runner.stop()
-    assert _gui_activity().holders == 0 and _gui_activity().idle.is_set()
+    assert _gui_activity().holds.count == 0 and _gui_activity().idle.is_set()

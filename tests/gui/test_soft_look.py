@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsPathItem
@@ -74,6 +75,17 @@ def test_the_overlap_is_drawn_and_the_force_pulse_plotted(qtbot, window) -> None
     canvas.view.setRange(xRange=(0.8, 1.1), yRange=(-0.12, 0.12), padding=0)
     qtbot.waitUntil(label.isVisible)
     assert label.textItem.toPlainText() == f"δ = {depth * 1e3:.3g} mm"
+    # issue 22: the stop's name reads beside the shaded overlap and the δ label, not under them
+    (name,) = [
+        item
+        for item in canvas.view.addedItems
+        if isinstance(item, pg.TextItem) and item.textItem.toPlainText() == "stop"
+    ]
+    qtbot.waitUntil(lambda: name.isVisible())
+    shading = canvas.view.mapViewToScene(canvas.overlaps.path.path().boundingRect())
+    shading = shading.boundingRect()
+    assert not name.sceneBoundingRect().intersects(shading)
+    assert not name.sceneBoundingRect().intersects(label.sceneBoundingRect())
     # before the touch: nothing pressed, no overlap
     window.clock.seek(T - 0.05)
     qtbot.waitUntil(lambda: not canvas.overlaps.depths)
