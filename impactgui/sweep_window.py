@@ -66,6 +66,7 @@ from impactgui.sweep_orbits import OrbitOverlay
 from solver.scene import Scene, SceneError, scene_to_dict
 from solver.scene_paths import NumericField, numeric_fields
 from solver.sweep import (
+    CONTACT_COLUMNS,
     Axis,
     PointResult,
     Sweep,
@@ -87,6 +88,12 @@ PERIOD_OBSERVABLES = {
     "period_s": "period",
 }
 """The period columns of summary.csv (solver.impact_period), offered after the summary ones."""
+CONTACT_OBSERVABLES = {
+    "contact_time": "contact_time, first compliant contact (touch to release)",
+    "peak_force": "peak_force of that contact",
+    "impulse": "impulse of that contact (∫F dt)",
+}
+"""The compliant contact's summary.csv columns (solver.sweep.CONTACT_COLUMNS), if it has them."""
 OBSERVABLE_UNITS = {
     IMPACT_SPEED: "m/s",
     "t_zeno": "s",
@@ -95,6 +102,9 @@ OBSERVABLE_UNITS = {
     "period": "",
     "impacts_per_period": "",
     "period_s": "s",
+    "contact_time": "s",
+    "peak_force": "N",
+    "impulse": "N·s",
 }
 STATE_UNITS = {
     "x": "m",
@@ -525,6 +535,9 @@ class SweepWindow(QWidget):
             )
         for column, name in PERIOD_OBSERVABLES.items():
             self.observable.addItem(f"{name} ({unit_text(OBSERVABLE_UNITS[column])})", column)
+        if self.scene.has_compliance:
+            for column, name in CONTACT_OBSERVABLES.items():
+                self.observable.addItem(f"{name} ({unit_text(OBSERVABLE_UNITS[column])})", column)
         probe = Sweep(self.scene, [Axis(self.fields[0].path, (self.fields[0].value,))])
         for column in probe.state_columns:
             self.observable.addItem(f"final {column} ({unit_text(state_unit(column))})", column)
@@ -991,6 +1004,11 @@ def point_value(point: PointResult, column: str, plan: Sweep | None) -> float | 
             "impacts_per_period": point.period.impacts_per_period,
             "period_s": point.period.seconds,
         }[column]
+        return None if value is None else float(value)
+    if column in CONTACT_OBSERVABLES:
+        if point.contact is None:
+            return None
+        value = point.contact[CONTACT_COLUMNS.index(column)]
         return None if value is None else float(value)
     if plan is None or not point.final_state:
         return None
