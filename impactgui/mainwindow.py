@@ -1061,6 +1061,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_document_changed(self) -> None:
+        self.clock.loop_end = None  # only an orbit just opened from a sweep plays in a loop
         if self.runner is not None:
             self.reset_run()
             self.statusBar().showMessage("the scene changed: run reset", 5000)

@@ -85,6 +85,8 @@ class PlaybackClock(QObject):
         self._last_tick = time.monotonic()
         self._resume_time: float | None = None
         self._resume_playing = True
+        self.loop_end: float | None = None
+        """Playback time (s) at which playing starts again from 0 once computed (an orbit)."""
         self._timer = QTimer(self)
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(DISPLAY_INTERVAL_MS)
@@ -218,7 +220,10 @@ class PlaybackClock(QObject):
         elif math.isinf(self._speed):
             self._time = self.end_time()
         else:
-            self._time = min(self._time + elapsed * self._speed, self.end_time())
+            t = self._time + elapsed * self._speed
+            if self.loop_end is not None and t >= self.loop_end <= self.end_time():
+                t = 0.0  # one period of an orbit: it starts again
+            self._time = min(t, self.end_time())
         self._show_index(self.frame_index_at(self._time))
         self.time_changed.emit(self._time)
 

@@ -11,7 +11,8 @@ solid line, an unstable one dashed; each located bifurcation is a marker
 the button. The brute-force diagram (Run sweep) and the branches share the
 axes, so the branches show the unstable orbits and coexisting motions the
 simulations miss. A click on a branch opens that orbit in the main window: the
-scene started on it at its section, one period long, its multipliers in the title.
+scene started on it at its section, one period long and played in a loop, its
+multipliers in the title.
 """
 
 from __future__ import annotations
@@ -297,7 +298,7 @@ class OrbitOverlay(QObject):
         return best
 
     def open_orbit(self, branch: int, row: int) -> dict[str, Any]:
-        """Ask for the orbit's scene in the main window (``run_requested``); returns it.
+        """Ask for the orbit's scene in the main window (``orbit_requested``); returns it.
 
         The scene starts on the orbit at its section and runs one period
         (:func:`solver.orbits.orbit_scene`); its title gives the parameter and the
@@ -317,7 +318,7 @@ class OrbitOverlay(QObject):
             f"{path} = {p:.9g}; multipliers {mu}"
         )
         window.status.setText(f"Opened the {kind} orbit at {path} = {p:.6g} in the main window.")
-        window.run_requested.emit(data)
+        window.orbit_requested.emit(data)
         return data
 
     def summary(self) -> str:

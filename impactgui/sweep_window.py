@@ -337,6 +337,9 @@ class SweepWindow(QWidget):
         ``"finished"``, ``"cancelled"`` or ``"failed"``.
     run_requested(object)
         A point was clicked: the scene of that run, as a JSON object.
+    orbit_requested(object)
+        A periodic orbit was clicked: its scene, one period long, as a JSON object
+        (the main window plays it in a loop).
 
     Attributes
     ----------
@@ -352,6 +355,7 @@ class SweepWindow(QWidget):
     point_added = Signal(int)
     sweep_ended = Signal(str)
     run_requested = Signal(object)
+    orbit_requested = Signal(object)
 
     def __init__(self, scene: Scene, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
@@ -1048,19 +1052,27 @@ class SweepLauncher(QObject):
             return None
         sweep_window = SweepWindow(scene, self._window)
         sweep_window.run_requested.connect(self._on_run_requested)
+        sweep_window.orbit_requested.connect(self._on_orbit_requested)
         self.windows.append(sweep_window)
         sweep_window.show()
         return sweep_window
 
     @Slot(object)
-    def _on_run_requested(self, data: dict[str, Any]) -> None:
+    def _on_run_requested(self, data: dict[str, Any]) -> bool:
         window = self._window
         if not window.maybe_discard_changes():
-            return
+            return False
         window.reset_run()
         window.doc.set_data(data)
         window.start_run()
         window.activateWindow()
+        return True
+
+    @Slot(object)
+    def _on_orbit_requested(self, data: dict[str, Any]) -> None:
+        """Run the orbit's scene; its playback starts again at the end of the period."""
+        if self._on_run_requested(data):
+            self._window.clock.loop_end = float(data["solver"]["t_end"])
 
     def shutdown(self) -> None:
         """Cancel every sweep and join its thread; idempotent."""

@@ -5,7 +5,8 @@ The linear impact oscillator (m = k = 1, c = 0.1, F = 1, e = 0.8, stop at 0.2) f
 What is drawn is checked against ``python -m solver orbits`` run on the same scene
 and range (its branches.csv and orbit_impacts.csv): every orbit's impact speed, solid
 where the CSV says stable and dashed where not, split at the doubling, and the
-doubling's marker at its row; a click on an orbit opens a scene that starts on it.
+doubling's marker at its row; a click on an orbit opens a scene that starts on it,
+and the main window plays that period in a loop.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import math
 import subprocess
 import sys
+import time
 from collections import defaultdict
 
 import numpy as np
@@ -94,7 +96,7 @@ def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtb
     w = float(row["forces[0].omega"])
     sweep.plot_item.vb.autoRange()
     opened = []
-    sweep.run_requested.connect(opened.append)
+    sweep.orbit_requested.connect(opened.append)
     click_at(qtbot, sweep, w, speeds["0", "1"][0])
     assert len(opened) == 1
     data = opened[0]
@@ -105,6 +107,57 @@ def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtb
     # the program's own run of that scene over its end time comes back to where it started
     back = run_map(parse_scene(data), start_state(parse_scene(data)), data["solver"]["t_end"])
     assert np.max(np.abs(back.z_end - z0)) < 1e-10
+
+
+def test_an_orbit_opened_from_the_sweep_plays_its_period_in_a_loop(qtbot, window):
+    window.doc.set_data(scene_to_dict(oscillator()))
+    window.sweep_action.trigger()
+    sweep = window.sweeps.windows[-1]
+    qtbot.waitExposed(sweep)
+    sweep.first.choose("forces[0].omega", 1.15, 1.1, 6)
+    sweep.transient.setValue(100.0)
+    sweep.orbits.points.setValue(2)
+    sweep.orbits.step.setValue(0.01)
+    with qtbot.waitSignal(sweep.orbits.ended, timeout=120000):
+        assert sweep.orbits.start()
+    p, orbit, _mark = sweep.orbits.branches[0].rows[0]
+    speed = abs(orbit.impacts[0].normal_velocities(np.eye(1))[0])  # m = 1
+    sweep.plot_item.vb.autoRange()
+    click_at(qtbot, sweep, p, speed)
+    qtbot.waitUntil(lambda: window.run_state == "finished", timeout=60000)
+    data = window.doc.data
+    period = 2 * math.pi / p
+    assert data["solver"]["t_end"] == period and "periodic orbit" in data["title"]
+    clock = window.clock
+    assert clock.end_time() == period
+    shown = []
+    clock.frame_shown.connect(lambda frame, _events: shown.append(frame))
+
+    def tick_past_the_end() -> None:
+        """One display tick, by hand, from 10 ms before the end over 20 ms (speed 1)."""
+        clock.pause()
+        clock.set_speed(1.0)
+        clock.seek(clock.end_time() - 0.01)
+        clock._playing = True  # as the timer would, 20 ms later
+        clock._last_tick = time.monotonic() - 0.02
+        clock._on_tick()
+
+    tick_past_the_end()
+    assert clock.time == 0.0 and clock.index == 0 and clock.is_playing  # wrapped, plays on
+    start = shown[-1]
+    end = clock.trajectory.frame(len(clock.trajectory) - 1)
+    assert start.t == 0.0 and end.t == period
+    z0 = [data["bodies"][0]["x"], data["bodies"][0]["vx"]]
+    assert np.array_equal([start.q[0], start.v[0]], z0)
+    # the orbit is periodic: where the loop jumps from is where it lands, so no jump is seen
+    assert np.max(np.abs(np.concatenate([end.q - start.q, end.v - start.v]))) < 1e-9
+
+    # an ordinary scene (any change makes it one) stops at its end
+    window.doc.set_data(dict(data, title="not an orbit"))
+    assert window.start_run()
+    qtbot.waitUntil(lambda: window.run_state == "finished", timeout=60000)
+    tick_past_the_end()
+    assert clock.time == clock.end_time() == period and not clock.is_playing
 
 
 def test_continue_orbits_says_why_it_cannot_run(qtbot):
