@@ -132,6 +132,15 @@ def _bead_paths(system: System) -> list[tuple[int, int]]:
         raise InputError("`actions`: periodic orbits need a scene without timed actions")
     if scene.impulses:
         raise InputError("`impulses`: periodic orbits need a scene without scheduled impulses")
+    soft = [i for i, b in enumerate(scene.boundaries) if b.compliance is not None]
+    if soft or scene.contact.compliance is not None:
+        # the monodromy knows impacts only: a compliant contact's touch and release have no
+        # saltation here, so its multipliers would be those of a rigid scene
+        where = f"boundaries[{soft[0]}].compliance" if soft else "contact.compliance"
+        raise InputError(
+            f"`{where}`: periodic orbits are computed for rigid contacts only "
+            "(compliant contacts are not in the monodromy yet)"
+        )
     return out
 
 
