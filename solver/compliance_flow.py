@@ -10,7 +10,7 @@ stop is a spring of stiffness k with rest position ``x_w + n_x r`` and a
 damper c from the bead to the ground. While a fixed set of such contacts
 presses (a phase of the event-driven stepper), the bead scene with them is
 linear: ``k`` goes into ``K``, ``c`` into ``C`` and ``k (x_w + n_x r)``
-into the constant force ``f0`` of :class:`solver.linear_flow.LinearBeadModel`,
+into the constant force ``f0`` of :class:`solver.linear_bead_model.LinearBeadModel`,
 and the engine's closed-form linear flow gives the motion exactly. The
 model holds while the bead's centre stays on its side of the wall line
 (``n_x (x − x_w) > 0``), one more separation row; the release, where
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.linear_flow import LinearBeadModel, rigid_bead_model
+from solver.linear_bead_model import LinearBeadModel, rigid_bead_model
 
 
 def compliant_bead_model(
@@ -49,7 +49,7 @@ def compliant_bead_model(
     Returns
     -------
     LinearBeadModel or None
-        The scene's own model (:func:`solver.linear_flow.rigid_bead_model`)
+        The scene's own model (:func:`solver.linear_bead_model.rigid_bead_model`)
         with each pressing stop's spring, damper and rest position added and
         a separation row ``n_x (x − x_w)`` per stop; None when the scene is
         not linear or some pressing contact is not a linear vertical stop.

@@ -35,7 +35,7 @@ from solver.flight import Piece
 from solver.gap_closing import clear_rows, closing_times
 from solver.gap_set import GapSet, values_many
 from solver.geometry import disk_segment_contacts
-from solver.linear_flow import LinearBeadModel
+from solver.linear_bead_model import LinearBeadModel
 from solver.modal_flow import quiet_rows
 from solver.motion_state import MotionState, Setup
 

@@ -11,7 +11,7 @@ quadratics computed in closed form, its output frames — the active contacts'
 states included (:func:`solver.geometry.disk_segment_contacts`), one object
 shared by equal rows — and its event functions built in one vectorised pass.
 Bead scenes with springs or forcing are linear
-(:func:`solver.linear_flow.linear_bead_model`); while every active contact
+(:func:`solver.linear_bead_model.linear_bead_model`); while every active contact
 has a constant ``G`` (its normal along the rail: two beads on one rail, a
 bead against a vertical wall) a phase is the exact motion of a
 :class:`solver.linear_flow.LinearFlow` with ``A`` the active ``G`` rows,

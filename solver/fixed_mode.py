@@ -34,8 +34,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from solver.contact import ACCELERATION_TOL
-from solver.contact_pairs import ContactPair, in_region, vertex_hidden
+from solver.contact_pairs import ContactPair, vertex_hidden
 from solver.event_tolerances import REGION_TOL
+from solver.feature_regions import in_region
 from solver.frames import ContactState
 from solver.geometry import Arc, Segment, Vertex
 

@@ -25,7 +25,8 @@ from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
 from solver.fixed_mode import ModeForces, OneContactReaction
 from solver.frames import ContactState
 from solver.geometry import Segment
-from solver.linear_flow import LinearBeadModel, LinearFlow, LinearPhase, linear_bead_model
+from solver.linear_bead_model import LinearBeadModel, linear_bead_model
+from solver.linear_flow import LinearFlow, LinearPhase
 from solver.motion_state import MotionState, Setup
 
 _GAUSS_LEGENDRE = {n: np.polynomial.legendre.leggauss(n) for n in range(6, WORK_NODES + 1)}
@@ -164,7 +165,7 @@ class SmoothMotion:
         return forces.qdd, np.array([-(ff @ (H.T @ self.m.v)), -(ff @ (H.T @ forces.qdd))])
 
     def bead_model(self) -> LinearBeadModel | None:
-        """:func:`solver.linear_flow.linear_bead_model` at ``q``, kept where ``q`` cannot change it.
+        """The bead model (:func:`~solver.linear_bead_model.linear_bead_model`) at ``q``, kept.
 
         Without springs of nonzero rest length the model does not depend on
         the coordinates: it is made once per run.
@@ -180,7 +181,7 @@ class SmoothMotion:
     def linear_motion(self) -> tuple[LinearPhase, LinearBeadModel] | None:
         """The closed-form motion of this phase of a linear bead scene, if it is one.
 
-        The scene must be linear near ``q`` (:func:`solver.linear_flow.linear_bead_model`,
+        The scene must be linear near ``q`` (:func:`solver.linear_bead_model.linear_bead_model`,
         every rest-length spring's ends apart) and every active contact's
         normal must lie along the rail (``n_y = 0``: two beads on one rail, a
         bead against a vertical wall), so that its ``G`` is constant and its

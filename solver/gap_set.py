@@ -24,10 +24,9 @@ from solver.contact_pairs import (
     ContactPair,
     DiskKinematics,
     PairRows,
-    continued_nearest,
-    in_region,
 )
 from solver.event_tolerances import REGION_TOL
+from solver.feature_regions import continued_nearest, in_region
 from solver.geometry import Arc, Segment, Vertex
 
 FEW_PAIRS = 16

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.linalg
 
 from solver.errors import InputError, SolverError
-from solver.linear_flow import linear_bead_model
+from solver.linear_bead_model import linear_bead_model
 from solver.system import System
 
 GRAZING_TOL = 1e-9

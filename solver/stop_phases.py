@@ -44,7 +44,7 @@ from solver.event_tolerances import (
 from solver.frames import StepOutput
 from solver.gap_set import GapSet
 from solver.impact import ImpactStage
-from solver.linear_flow import LinearBeadModel
+from solver.linear_bead_model import LinearBeadModel
 from solver.motion_state import MotionState, Setup
 from solver.stop_closing import (
     CLOSING,

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from solver.contact_pairs import continued_nearest
 from solver.errors import InputError, SolverError
+from solver.feature_regions import continued_nearest
 from solver.frames import Event, Frame
 from solver.geometry import disk_contact_from_nearest, disk_disk_contact
 from solver.impact_period import NO_PERIOD, ImpactPeriod, forcing_period, impact_period

@@ -10,7 +10,8 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import eigh
 
 from solver.errors import InputError
-from solver.linear_flow import Harmonic, LinearFlow, linear_bead_model
+from solver.linear_bead_model import linear_bead_model
+from solver.linear_flow import Harmonic, LinearFlow
 from solver.scene import parse_scene
 from solver.system import System
 

@@ -23,7 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
-from solver.linear_flow import LinearFlow, linear_bead_model
+from solver.linear_bead_model import linear_bead_model
+from solver.linear_flow import LinearFlow
 from solver.modal_flow import ModalFlow, ModalPhase, modal_flow, quiet_rows
 from solver.record import ENERGY_COLUMNS, Trajectory, write_csv
 from solver.scene import parse_scene
@@ -388,7 +389,7 @@ def test_modal_and_general_routes_give_the_same_impacts(monkeypatch, damping):
         return trajectory
 
     modal = run(ModalFlow)
-    monkeypatch.setattr("solver.linear_flow.MODAL_MIN_BEADS", 10**9)
+    monkeypatch.setattr("solver.linear_bead_model.MODAL_MIN_BEADS", 10**9)
     general = run(LinearFlow)
     ours = [(e.type, e.body, e.other) for e in modal.events]
     theirs = [(e.type, e.body, e.other) for e in general.events]
