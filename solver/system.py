@@ -174,7 +174,7 @@ class System:
         self.rigid_disk_pairs = between is None
         """Whether two disks meet as rigid bodies (impacts), not by a compliant force."""
         self.disk_restitution, self.disk_friction = scene.contact_params(None)
-        self.contact_finder = SystemContacts(self)
+        self.contact_finder = SystemContacts()
         """The search of a state's contacts and their generalized form (a part)."""
 
     # ------------------------------------------------------------ layout
@@ -595,20 +595,20 @@ class System:
     ) -> Contact:
         """:meth:`SystemContacts.generalize <solver.system_contacts.SystemContacts.generalize>`."""
         return self.contact_finder.generalize(
-            key, body, other, dc, i, j, restitution, friction, inside
+            self, key, body, other, dc, i, j, restitution, friction, inside
         )
 
     def pair_dofs(self, i: int, j: int | None) -> np.ndarray:
         """:meth:`SystemContacts.pair_dofs <solver.system_contacts.SystemContacts.pair_dofs>`."""
-        return self.contact_finder.pair_dofs(i, j)
+        return self.contact_finder.pair_dofs(self, i, j)
 
     def contacts(self, q: np.ndarray, v: np.ndarray, margin: float = 0.0) -> list[Contact]:
         """:meth:`SystemContacts.contacts <solver.system_contacts.SystemContacts.contacts>`."""
-        return self.contact_finder.contacts(q, v, margin)
+        return self.contact_finder.contacts(self, q, v, margin)
 
     def disk_pairs(self, c: np.ndarray, margin: float) -> list[tuple[int, int]]:
         """:meth:`SystemContacts.disk_pairs <solver.system_contacts.SystemContacts.disk_pairs>`."""
-        return self.contact_finder.disk_pairs(c, margin)
+        return self.contact_finder.disk_pairs(self, c, margin)
 
 
 def axle_cart_model(body: Any) -> AxleCart:

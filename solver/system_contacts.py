@@ -117,18 +117,18 @@ class Contact:
 class SystemContacts:
     """The contacts of a :class:`~solver.system.System`'s states (a part it owns).
 
-    Parameters
-    ----------
-    system : solver.system.System
-        The system whose disks, features and contact laws are read.
+    It owns the cache of the coordinates each pair touches; the system whose
+    disks, features and contact laws are read is passed to each call (``system``),
+    so the part holds no reference back to its owner: a System and its part are
+    freed by their reference counts, with no cycle for the garbage collector.
     """
 
-    def __init__(self, system: System) -> None:
-        self.system = system
+    def __init__(self) -> None:
         self._dofs_of_pair: dict[tuple[int, int | None], np.ndarray] = {}
 
     def generalize(
         self,
+        system: System,
         key: tuple[Any, ...],
         body: str,
         other: str,
@@ -144,7 +144,6 @@ class SystemContacts:
         ``j`` is the other disk of a disk–disk contact (it takes the opposite
         sign), ``None`` against a boundary feature.
         """
-        system = self.system
         (nx, ny), (tx, ty) = dc.n.tolist(), dc.t.tolist()
         g_local: list[float] = []
         h_local: list[float] = []
@@ -165,7 +164,7 @@ class SystemContacts:
             n=dc.n,
             t=dc.t,
             point=dc.point,
-            dofs=self.pair_dofs(i, j),
+            dofs=self.pair_dofs(system, i, j),
             G_local=np.asarray(g_local),
             H_local=np.asarray(h_local),
             u_n=dc.u_n,
@@ -178,24 +177,26 @@ class SystemContacts:
             inside=inside,
         )
 
-    def pair_dofs(self, i: int, j: int | None) -> np.ndarray:
+    def pair_dofs(self, system: System, i: int, j: int | None) -> np.ndarray:
         """The coordinates a contact of disk ``i`` (and disk ``j``) touches: read-only, shared."""
         dofs = self._dofs_of_pair.get((i, j))
         if dofs is None:
             dofs = np.array(
-                [dof for k in (i, j) if k is not None for dof in self._disk_dofs(k)], dtype=int
+                [dof for k in (i, j) if k is not None for dof in self._disk_dofs(system, k)],
+                dtype=int,
             )
             dofs.setflags(write=False)
             self._dofs_of_pair[(i, j)] = dofs
         return dofs
 
-    def _disk_dofs(self, k: int) -> tuple[int, ...]:
+    def _disk_dofs(self, system: System, k: int) -> tuple[int, ...]:
         """Disk ``k``'s coordinates in ``q``: ``(x,)`` for a bead, ``(x, y, phi)`` for a wheel."""
-        system = self.system
         ix = system._disk_ix[k]
         return (ix,) if system._disk_iy[k] is None else (ix, ix + 1, ix + 2)
 
-    def contacts(self, q: np.ndarray, v: np.ndarray, margin: float = 0.0) -> list[Contact]:
+    def contacts(
+        self, system: System, q: np.ndarray, v: np.ndarray, margin: float = 0.0
+    ) -> list[Contact]:
         """Every disk–feature and disk–disk pair whose gap is at most ``margin`` (m).
 
         Parameters
@@ -211,7 +212,6 @@ class SystemContacts:
             In a deterministic order: disk–feature pairs by disk then feature,
             then disk–disk pairs by (i, j).
         """
-        system = self.system
         if not system.n_disks:
             return []
         c = system.centres(q)
@@ -225,8 +225,8 @@ class SystemContacts:
                 if dc is None or dc.g > margin:
                     continue
                 body = system._disk_ids[k]
-                out.append(self.generalize((body, fid), body, fid, dc, int(k), None, e, mu))
-        for i, j in self.disk_pairs(c, margin):
+                out.append(self.generalize(system, (body, fid), body, fid, dc, int(k), None, e, mu))
+        for i, j in self.disk_pairs(system, c, margin):
             dc = disk_disk_contact(
                 c[i], cd[i], system.radii[i], om[i], c[j], cd[j], system.radii[j], om[j]
             )
@@ -235,18 +235,25 @@ class SystemContacts:
             bi, bj = system._disk_ids[i], system._disk_ids[j]
             out.append(
                 self.generalize(
-                    (bi, bj), bi, bj, dc, i, j, system.disk_restitution, system.disk_friction
+                    system,
+                    (bi, bj),
+                    bi,
+                    bj,
+                    dc,
+                    i,
+                    j,
+                    system.disk_restitution,
+                    system.disk_friction,
                 )
             )
         return out
 
-    def disk_pairs(self, c: np.ndarray, margin: float) -> list[tuple[int, int]]:
+    def disk_pairs(self, system: System, c: np.ndarray, margin: float) -> list[tuple[int, int]]:
         """Disk pairs (i < j) whose gap may be ≤ ``margin`` (uniform-grid broadphase).
 
         None when the disks' contacts are compliant (:attr:`rigid_disk_pairs`):
         they are forces, not contacts.
         """
-        system = self.system
         if system.n_disks < 2 or not system.rigid_disk_pairs:
             return []
         return [(int(i), int(j)) for i, j in disk_pairs(c, system.radii, margin).pairs]
