@@ -148,7 +148,11 @@ def _mutate_once(data, rng):
         ]
         if numbers:
             p = numbers[rng.integers(len(numbers))]
-            _set(data, p, float(_get(data, p) or 1.0) * 10.0 ** rng.integers(-320, 308))
+            try:
+                base = float(_get(data, p) or 1.0)
+            except OverflowError:  # an int past the floats, put there by an earlier mutation
+                base = math.inf
+            _set(data, p, base * 10.0 ** rng.integers(-320, 308))
     elif kind == "nest":
         depth = int(10 ** rng.uniform(0.5, 5.5))
         value = 1.0
