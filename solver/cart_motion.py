@@ -12,7 +12,7 @@ determinant ``2 l > 0`` for every pose. ``Ċ u`` is the vector ``w`` with
 zero wheel-rate components and ``A₂ w₂ = −Ȧ v`` (differentiate ``A C u = 0``).
 The cart's mass matrix is constant, so ``∂T/∂q = 0``.
 
-The state integrated by ``solve_ivp`` (DOP853) is ``(q, u)`` per cart; the
+The state integrated by DOP853 is ``(q, u)`` per cart; the
 full velocity is rebuilt as ``v = C(q) u`` at every output, which is the
 projection onto ``A v = 0``: the no-slip constraints hold to rounding at
 every frame, never drift. Impulses are applied exactly at their times with
@@ -20,17 +20,27 @@ every frame, never drift. Impulses are applied exactly at their times with
 cart's own axes (``frame = "body"``: the same spot of the cart struck from
 the same side wherever it has rolled; :func:`strike_in_body_frame` turns a
 strike given on screen into such an impulse).
+
+A phase (from an impulse to the next, or to ``t_end``) is integrated lazily,
+one DOP853 step at a time and only as far as the next output sample or
+impulse, and a ``step()`` returns when its wall-time slice
+(:data:`solver.event_tolerances.STEP_WALL_SLICE_S`) is spent between two
+DOP853 steps; the next call goes on with the same integrator. The steps
+and their dense outputs are those of one ``solve_ivp`` call over the whole
+phase, so the motion is the same to the bit wherever a call returns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.integrate import solve_ivp
+from scipy.integrate import DOP853
 
+from solver import event_tolerances
 from solver.cart_rolling import (  # initial_velocity: public here too
     WHEEL_RATES,
     initial_velocity,  # noqa: F401
@@ -109,6 +119,9 @@ class CartStepper:
     dof_labels : list of (str, tuple, tuple)
         ``(cart_id, COORD_NAMES, RATE_NAMES)`` per cart: the layout of
         ``Frame.q`` and ``Frame.v``.
+    clock : callable
+        The monotonic clock (s) of the wall-time slice (``time.monotonic``;
+        tests set their own).
     """
 
     def __init__(
@@ -145,8 +158,11 @@ class CartStepper:
         self._grid = grid
         self._next_sample = 0
         self._next_impulse = 0
-        self._solution = None
+        self._ode: DOP853 | None = None  # the phase's integrator, stepped as far as needed
+        self._dense: Any = None  # the dense output of its last step
         self._phase_end = 0.0
+        self._deadline = np.inf  # when the current step's wall-time slice ends (clock s)
+        self.clock: Callable[[], float] = time.monotonic
         self._input = 0.0
         self.dof_labels = [(cart_id, COORD_NAMES, RATE_NAMES) for cart_id in self.cart_ids]
         self.status = "running"
@@ -265,12 +281,24 @@ class CartStepper:
         when = self.t if time is None else max(float(time), self.t)
         entry = {"time": when, "body": body, "point": point, "vector": vector}
         checked = self._check_impulses([entry])  # empty when after t_end: it never happens
+        if checked and self._dense is not None and when <= self._ode.t_old:
+            self._ode = None  # a cut phase's steps went past it: roll again from t
         pending = self._impulses[self._next_impulse :] + checked
         pending.sort(key=lambda item: item[0])
         self._impulses = self._impulses[: self._next_impulse] + pending
 
+    @property
+    def reached(self) -> float:
+        """How far (s) the motion is computed: ``t``, or the current phase's last DOP853 step."""
+        return self.t if self._ode is None else max(self.t, float(self._ode.t))
+
     def step(self) -> StepOutput:
         """Advance to the next output sample or impulse time and return what happened.
+
+        The work of one call is bounded: once ``STEP_WALL_SLICE_S`` of wall
+        time is spent, it returns after the DOP853 step it is in, with an
+        empty output (``reached`` says how far the integration got), and
+        the next call goes on from there with the same integrator.
 
         Returns
         -------
@@ -286,6 +314,7 @@ class CartStepper:
         if self.status != "running":
             raise RuntimeError(f"CartStepper.step: the run is {self.status} ({self.message})")
         out = StepOutput()
+        self._deadline = self.clock() + event_tolerances.STEP_WALL_SLICE_S
         try:
             self._advance(out)
         except SolverError as exc:
@@ -302,7 +331,8 @@ class CartStepper:
             else np.inf
         )
         if impulse_time <= sample_time:
-            self._move_to(impulse_time)
+            if not self._move_to(impulse_time):
+                return  # the slice is spent: the next step goes on
             while (
                 self._next_impulse < len(self._impulses)
                 and self._impulses[self._next_impulse][0] == impulse_time
@@ -311,40 +341,45 @@ class CartStepper:
                 self._next_impulse += 1
             if impulse_time < sample_time:
                 return
-        self._move_to(sample_time)
+        if not self._move_to(sample_time):
+            return
         out.frames.append(self._frame("sample"))
         self._next_sample += 1
         if self._next_sample == len(self._grid):
             self.status = "finished"
             self.message = f"reached t_end = {self.t_end} s"
 
-    def _move_to(self, time: float) -> None:
-        """Integrate the smooth rolling from ``self.t`` to ``time`` (within the current phase)."""
+    def _move_to(self, time: float) -> bool:
+        """Roll from ``self.t`` to ``time`` (within the current phase); False when cut.
+
+        The phase's integrator takes DOP853 steps until one ends at or past
+        ``time`` (the state there is its dense output, or the step's end at
+        the phase's end, as ``solve_ivp`` gives). When the step's slice is
+        spent before that, it returns False with the state unchanged; the
+        next call goes on from the integrator's last step.
+        """
         if time == self.t:
-            return
-        if self._solution is None:
+            return True
+        ode = self._ode
+        if ode is None:
             self._phase_end = (
                 self._impulses[self._next_impulse][0]
                 if self._next_impulse < len(self._impulses)
                 else self.t_end
             )
-            result = solve_ivp(
-                self._rhs,
-                (self.t, self._phase_end),
-                self._state(),
-                method="DOP853",
-                rtol=RTOL,
-                atol=ATOL,
-                dense_output=True,
-            )
-            if result.status < 0:
-                raise SolverError(
-                    f"integration of the rolling failed at t = {self.t}: {result.message}"
-                )
-            self._solution = result
-        state = self._solution.y[:, -1] if time == self._phase_end else self._solution.sol(time)
+            ode = DOP853(self._rhs, self.t, self._state(), self._phase_end, rtol=RTOL, atol=ATOL)
+            self._ode, self._dense = ode, None
+        while ode.t < time:
+            message = ode.step()
+            if ode.status == "failed":
+                raise SolverError(f"integration of the rolling failed at t = {self.t}: {message}")
+            self._dense = ode.dense_output()
+            if ode.t < time and self.clock() > self._deadline:
+                return False
+        state = ode.y if time == self._phase_end else self._dense(time)
         self._set_state(state)
         self.t = time
+        return True
 
     def _state(self) -> np.ndarray:
         return np.concatenate(
@@ -425,7 +460,7 @@ class CartStepper:
         self._u[index] = v_plus[WHEEL_RATES]
         change = cart.kinetic_energy(q, v_plus) - cart.kinetic_energy(q, v_minus)
         self._input += change
-        self._solution = None
+        self._ode = None
         post = self._frame("post")
         out.frames.extend([pre, post])
         out.events.append(

@@ -390,3 +390,30 @@ def test_body_frame_points_must_lie_on_the_axle_and_need_version_2():
     del old["impulses"][0]["frame"]
     old["impulses"] = old["impulses"][:1]
     assert parse_scene(old).impulses[0].frame == "world"
+
+
+def test_impulse_added_inside_a_cut_phase_acts_on_the_rolled_state(monkeypatch):
+    # a step cut at its slice leaves the integrator past t; an impulse scheduled between t
+    # and the integrator's steps acts on the state rolled to its time (not extrapolated)
+    from scipy.integrate import solve_ivp
+
+    import solver.event_tolerances as tolerances
+    from solver.cart_motion import ATOL, RTOL
+
+    monkeypatch.setattr(tolerances, "STEP_WALL_SLICE_S", 0.0)
+    cart = AxleCart(1.0, 0.5, 1.0, 0.1)
+    q0 = np.array([0.0, 0.0, 0.3, 0.0, 0.0])
+    v0 = initial_velocity(cart, q0, (2.0, 1.0))
+    stepper = CartStepper([(cart, q0, v0)], [], 20.0, 10.0, ["c"])
+    stepper.step()  # the sample at 0
+    for _ in range(6):
+        assert not stepper.step().frames  # cut: the integrator is past t = 0
+    assert stepper.t == 0.0 and stepper.reached > 1.0
+    stepper.add_impulse("c", 0.1, (1.0, 0.5), time=0.5)
+    frames, events = run(stepper)
+    assert [e.type for e in events] == ["impulse"]
+    pre = next(f for f in frames if f.kind == "pre")
+    rolled = solve_ivp(
+        stepper._rhs, (0.0, 0.5), np.r_[q0, v0[3:]], method="DOP853", rtol=RTOL, atol=ATOL
+    )
+    np.testing.assert_allclose(pre.q, rolled.y[:5, -1], rtol=0, atol=1e-10)

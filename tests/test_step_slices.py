@@ -96,3 +96,117 @@ def test_the_watchdog_sees_the_work_inside_a_cut_phase(monkeypatch):
     assert stepper.status == "finished"
     assert stepper.t == 1.2
     assert longest > 2  # t alone would have looked stalled past the watchdog's 2 s
+
+
+# ------------------------------------------------------------------ the axle cart's phase
+
+AXLE_CART = SCENES / "axle_cart.json"
+
+
+def _cart_model(t_end, dt_out):
+    """The bundled axle cart (struck at 4 s) rolling on to ``t_end``: one long phase after 4 s.
+
+    Fuzz scene 5842 of seed 2026 is this scene with t_end = 8301 s: one ``step()``
+    integrated the whole phase after the impulse (33,000 DOP853 steps, > 30 s of CPU).
+    """
+    model = load_scene(AXLE_CART)
+    settings = {"t_end": t_end, "dt_out": dt_out}
+    return model.model_copy(update={"solver": model.solver.model_copy(update=settings)})
+
+
+def _counted_cart(model, tick):
+    """A cart stepper whose clock advances ``tick`` s per evaluation of the equations of motion."""
+    stepper = make_stepper(model)
+    now, calls = [0.0], [0]
+    rhs = stepper._rhs
+
+    def counted(t, y):
+        calls[0] += 1
+        now[0] += tick
+        return rhs(t, y)
+
+    stepper._rhs = counted
+    stepper.clock = lambda: now[0]
+    return stepper, calls
+
+
+@pytest.mark.parametrize("dt_out", [0.01, 9.0])
+def test_no_cart_step_runs_past_its_slice_by_more_than_one_integrator_step(dt_out):
+    # one evaluation of the rolling's equations is 0.01 s of the stepper's (fake) clock: a
+    # step may spend the slice and finish the DOP853 step it is in (12 evaluations, 11 more
+    # per rejected try), never the phase (at 5f84c62 the step at 4 s took ~1,700 evaluations)
+    tick = 0.01
+    stepper, calls = _counted_cart(_cart_model(40.0, dt_out), tick)
+    per_step = []
+    while stepper.status == "running":
+        before = calls[0]
+        stepper.step()
+        per_step.append(calls[0] - before)
+    assert stepper.status == "finished"
+    assert stepper.t == 40.0
+    one_unit = 2 + 12 + 2 * 11  # the integrator's start, a step, two rejected tries
+    assert max(per_step) * tick <= events_module.STEP_WALL_SLICE_S + one_unit * tick
+    assert sum(per_step) > 30 * max(per_step)  # the phase's work is spread over many steps
+
+
+def _cart_frames(model, monkeypatch, slice_s):
+    import solver.event_tolerances as tolerances
+
+    monkeypatch.setattr(tolerances, "STEP_WALL_SLICE_S", slice_s)
+    stepper = make_stepper(model)
+    frames, events, cut = [], [], 0
+    while stepper.status == "running":
+        t_before = stepper.t
+        out = stepper.step()
+        if not out.frames and not out.events:
+            cut += 1
+            assert stepper.t == t_before
+            assert stepper.reached > stepper.t  # the watchdog's progress moves on
+        frames += out.frames
+        events += out.events
+    states = np.array([np.r_[f.t, f.q, f.v, f.energy.kinetic] for f in frames])
+    return cut, states, [(e.t, e.type, e.energy_change) for e in events]
+
+
+def test_the_cart_phase_cut_at_every_integrator_step_is_the_uncut_motion_bit_for_bit(
+    monkeypatch,
+):
+    from scipy.integrate import solve_ivp
+
+    from solver.cart_motion import ATOL, RTOL
+
+    model = _cart_model(30.0, 2.5)  # 10 DOP853 steps between two samples
+    cut_whole, states_whole, events_whole = _cart_frames(model, monkeypatch, 3600.0)
+    cut, states_cut, events_cut = _cart_frames(model, monkeypatch, 0.0)
+    assert cut_whole == 0
+    assert cut > 50
+    assert [e[1] for e in events_whole] == ["impulse"]
+    assert np.array_equal(states_cut, states_whole)
+    assert events_cut == events_whole
+    # the same bits as one solve_ivp call over the phase after the impulse (paper 001's
+    # rolling from the post frame), read at the samples from its dense output
+    stepper = make_stepper(model)
+    post = np.flatnonzero(states_whole[:, 0] == 4.0)[-1]  # the pre and post frames at 4 s
+    state = np.r_[states_whole[post, 1:6], states_whole[post, 9:11]]  # q and the wheel rates
+    whole = solve_ivp(
+        stepper._rhs, (4.0, 30.0), state, method="DOP853", rtol=RTOL, atol=ATOL, dense_output=True
+    )
+    later = states_whole[post + 1 :]
+    assert len(later) == 11  # 5, 7.5, ..., 30 s
+    for row in later[:-1]:
+        assert np.array_equal(row[1:6], whole.sol(row[0])[:5])
+    assert np.array_equal(later[-1, 1:6], whole.y[:5, -1])
+
+
+def test_the_cli_answers_on_a_smaller_copy_of_fuzz_scene_5842(tmp_path):
+    import json
+
+    from solver import cli
+
+    data = json.loads(AXLE_CART.read_text(encoding="utf-8"))
+    data["solver"]["t_end"] = 30.0
+    scene = tmp_path / "scene.json"
+    scene.write_text(json.dumps(data), encoding="utf-8")
+    assert cli.main(["run", str(scene), "--out", str(tmp_path / "out")]) == 0
+    rows = (tmp_path / "out" / "trajectory.csv").read_text().splitlines()
+    assert float(rows[-1].split(",")[0]) == 30.0
