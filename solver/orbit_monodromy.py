@@ -23,6 +23,22 @@ impulse along ``M⁻¹ n``,
 The contact direction ``n`` is read off the impact itself, ``n ∝ M (v⁺ − v⁻)``
 (``S`` does not depend on the length or sign of ``n``), and ``e`` likewise,
 ``e = −n·v⁺ / n·v⁻``: the impact the engine computed is the one differentiated.
+
+Compliant stops (linear, p = 1, vertical segments; :mod:`solver.compliance_flow`)
+add two events with no reset (``R = I``): a ``touch`` starts a phase whose flow
+has the stop's spring and damper in ``K`` and ``C``, a ``release`` ends it. Their
+saltation is ``S = I + (f⁺ − f⁻) ∇hᵀ / (∇h · f⁻)``, ``h`` the event function the
+engine watches: the gap ``g`` at a touch from outside, the force
+``F = k δ + c δ̇`` (δ = −g) at a release and at a touch inside the stop (a
+released bead pushed back in). The force is continuous at a release and an
+inside touch (F = 0 there) and at any touch of an undamped stop (F = k·0): ``S = I``.
+At a touch of a damped stop it jumps from 0 to ``c δ̇``: for a bead, contact
+direction ``n`` (its coordinate's unit row), ``f⁺ − f⁻ = (0, c (n·v) M⁻¹ n)``,
+``∇h = (n, 0)`` and ``∇h·f⁻ = n·v``, so
+
+    S = I − [[0, 0], [c M⁻¹ n nᵀ, 0]],
+
+``−c/m`` in the (velocity, position) entry of the bead, whatever the speed.
 """
 
 from __future__ import annotations
@@ -33,6 +49,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
+from solver.compliance_flow import compliant_bead_model
 from solver.errors import InputError, SolverError
 from solver.linear_bead_model import linear_bead_model
 from solver.system import System
@@ -41,23 +58,38 @@ GRAZING_TOL = 1e-9
 """An impact whose normal velocity is below this (m/s, relative to |v|) is grazing: no saltation."""
 
 
+CONTACT_EVENTS = ("touch", "release")
+"""Event kinds of compliant stops that the monodromy differentiates (no velocity jump)."""
+
+
 @dataclass
 class Impact:
-    """One impact of a run: time (s, the run's clock), state before and velocity after."""
+    """One impact (or compliant ``touch`` / ``release``) of a run: time (s, the run's
+    clock), state before and velocity after.
+
+    ``kind`` is ``"impact"`` or one of :data:`CONTACT_EVENTS`; for those ``v_minus``
+    equals ``v_plus`` and ``normal`` holds the gap's gradient in ``q`` (the engine
+    writes no state at them: :func:`fill_contact_states` computes it).
+    """
 
     t: float
-    v_minus: np.ndarray
-    v_plus: np.ndarray
+    v_minus: np.ndarray | None
+    v_plus: np.ndarray | None
     q: np.ndarray | None = None
     body: str = ""
     other: str = ""
+    kind: str = "impact"
+    normal: np.ndarray | None = None
 
     def normal_velocities(self, M: np.ndarray) -> tuple[float, float]:
         """``(u_n⁻, u_n⁺)``: the gap's rate before and after (m/s; negative closing).
 
         The gap's gradient is the impulse's direction ``M (v⁺ − v⁻)`` scaled to a
-        largest entry of 1 (for beads: ``±1`` at a stop, ``±(1, −1)`` between two beads).
+        largest entry of 1 (for beads: ``±1`` at a stop, ``±(1, −1)`` between two beads);
+        at a compliant touch or release, :attr:`normal` (the two rates are equal).
         """
+        if self.normal is not None:
+            return float(self.normal @ self.v_minus), float(self.normal @ self.v_plus)
         n = M @ (self.v_plus - self.v_minus)
         n = n / float(np.max(np.abs(n)))
         return float(n @ self.v_minus), float(n @ self.v_plus)
@@ -94,7 +126,17 @@ def saltation(
     f_minus = np.concatenate([v_minus, a_minus])
     f_plus = np.concatenate([v_plus, a_plus])
     grad = np.concatenate([n, np.zeros(N)])
-    return R + np.outer(f_plus - R @ f_minus, grad) / un_minus
+    return saltation_matrix(R, f_minus, f_plus, grad)
+
+
+def saltation_matrix(
+    R: np.ndarray, f_minus: np.ndarray, f_plus: np.ndarray, grad: np.ndarray
+) -> np.ndarray:
+    """``S = R + (f⁺ − R f⁻) ∇hᵀ / (∇h · f⁻)``: an event ``h(z) = 0`` with reset Jacobian ``R``."""
+    rate = float(grad @ f_minus)
+    if rate == 0.0:
+        raise SolverError("an event whose function does not change along the flow (grazing)")
+    return R + np.outer(f_plus - R @ f_minus, grad) / rate
 
 
 def _acceleration(model: Any, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -104,45 +146,148 @@ def _acceleration(model: Any, t: float, q: np.ndarray, v: np.ndarray) -> np.ndar
     return np.linalg.solve(model.M, force)
 
 
-def _model(system: System, q: np.ndarray) -> Any:
-    model = linear_bead_model(system, q)
+def _model(system: System, q: np.ndarray, engaged: frozenset = frozenset()) -> Any:
+    """The linear model of the phase in which the compliant pairs ``engaged`` press."""
+    if system.compliance is None:
+        model = linear_bead_model(system, q)
+    else:
+        model = compliant_bead_model(system, q, engaged)
     if model is None:
         raise InputError(
             "`bodies`/`springs`: periodic orbits need a linear bead scene (beads on rails, "
-            "springs along the rails)"
+            "springs along the rails, compliant stops linear and vertical)"
         )
     return model
+
+
+class _Contacts:
+    """The pressing compliant pairs along a run, from its start and its touch/release events."""
+
+    def __init__(self, system: System, q: np.ndarray, v: np.ndarray) -> None:
+        self.system = system
+        compliance = system.compliance
+        self.engaged: frozenset = frozenset()
+        self.pairs: dict[tuple[str, str], tuple[int, int]] = {}
+        if compliance is None:
+            return
+        own = compliance.for_system(system)
+        own.engage(q, v)  # as the engine's event-driven run does at its start
+        self.engaged = frozenset(own.engaged or ())
+        for f, (cid, _, _) in enumerate(compliance.features):
+            for k in range(system.n_disks):
+                self.pairs[system.disk_body_id(k), cid] = (k, f)
+
+    def pair(self, event: Impact) -> tuple[int, int]:
+        try:
+            return self.pairs[event.body, event.other]
+        except KeyError:
+            raise SolverError(
+                f"t = {event.t!r} s: a {event.kind} of {event.body} and {event.other}, "
+                "not a compliant stop the orbit code knows"
+            ) from None
+
+    def after(self, event: Impact) -> frozenset:
+        pair = self.pair(event)
+        return self.engaged | {pair} if event.kind == "touch" else self.engaged - {pair}
+
+    def gradient(self, event: Impact, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``∇h`` of the event's function (module docstring); sets ``event.normal``."""
+        k, f = self.pair(event)
+        term = self.system.compliance.linear_term(k, f, q)
+        if term is None:
+            raise InputError(
+                f"`boundaries`: the compliant stop {event.other!r} is not linear and vertical "
+                "(periodic orbits need p = 1 on a vertical segment)"
+            )
+        ix, stiffness, damping, side, x_wall = term
+        N = len(q)
+        normal = np.zeros(N)
+        normal[ix] = side  # g = side (x − x_w) − r
+        event.normal = normal
+        overlap = -(side * (q[ix] - x_wall) - self.system.radii[k])
+        rate = -side * v[ix]
+        grad = np.zeros(2 * N)
+        at_surface = abs(overlap) <= 1e-9 * (1.0 + abs(rate))
+        if event.kind == "touch" and at_surface:
+            grad[ix] = side  # the gap
+        else:  # the force k δ + c δ̇ (its sign does not matter)
+            grad[ix], grad[N + ix] = stiffness * side, damping * side
+        return grad
+
+
+def fill_contact_states(scene: Any, z0: np.ndarray, events: list[Impact]) -> None:
+    """Set ``q``, ``v_minus``, ``v_plus`` of each compliant touch/release of a run.
+
+    The engine writes no state at them; it is the phase's closed-form flow (the
+    engine's own) from the previous event, or from ``z0`` at time 0.
+    """
+    if not any(e.kind in CONTACT_EVENTS for e in events):
+        return
+    system = System(scene)
+    N = system.N
+    q, v = np.array(z0[:N], dtype=float), np.array(z0[N:], dtype=float)
+    contacts = _Contacts(system, q, v)
+    t = 0.0
+    for event in events:
+        if event.kind == "impact":
+            if event.q is None:
+                q, _ = _model(system, q, contacts.engaged).flow().start(t, q, v).state(event.t)
+            q = np.array(event.q if event.q is not None else q, dtype=float)
+            t, v = event.t, np.array(event.v_plus, dtype=float)
+            continue
+        model = _model(system, q, contacts.engaged)
+        q, v = model.flow().start(t, q, v).state(event.t)
+        q, v = np.array(q, dtype=float), np.array(v, dtype=float)
+        event.q, event.v_minus, event.v_plus = q, v, v.copy()
+        contacts.gradient(event, q, v)
+        contacts.engaged = contacts.after(event)
+        t = event.t
 
 
 def monodromy(scene: Any, z0: np.ndarray, impacts: list[Impact], span: float) -> np.ndarray:
     """Jacobian of ``z(0) ↦ z(span)`` for ``scene`` run from ``z0`` with these impacts.
 
-    The impacts' ``q`` (positions at impact) are used when given; otherwise
-    they are found by propagating the closed-form flow from the previous event.
+    ``impacts`` may hold compliant touches and releases (their states filled in by
+    :func:`fill_contact_states`). The impacts' ``q`` (positions at impact) are used
+    when given; otherwise they are found by propagating the closed-form flow from
+    the previous event.
     """
     system = System(scene)
     N = system.N
     q, v = np.array(z0[:N], dtype=float), np.array(z0[N:], dtype=float)
+    contacts = _Contacts(system, q, v)
     t = 0.0
     Phi = np.eye(2 * N)
     times = [i.t for i in impacts]
     if len(set(times)) != len(times):
         raise SolverError("simultaneous impacts: their saltation is not implemented")
     for impact in impacts:
-        model = _model(system, q)
+        model = _model(system, q, contacts.engaged)
         tau = impact.t - t
         Phi = scipy.linalg.expm(flow_generator(model.M, model.C, model.K) * tau) @ Phi
         if impact.q is None:
             q, _ = model.flow().start(t, q, v).state(impact.t)
         else:
             q = np.array(impact.q, dtype=float)
-        a_minus = _acceleration(model, impact.t, q, impact.v_minus)
-        a_plus = _acceleration(model, impact.t, q, impact.v_plus)
-        try:
-            S = saltation(model.M, impact.v_minus, impact.v_plus, a_minus, a_plus)
-        except SolverError as error:
-            raise SolverError(f"t = {impact.t!r} s: {error}") from None
+        if impact.kind in CONTACT_EVENTS:
+            vz = np.array(impact.v_minus, dtype=float)
+            grad = contacts.gradient(impact, q, vz)
+            after = _model(system, q, contacts.after(impact))
+            f_minus = np.concatenate([vz, _acceleration(model, impact.t, q, vz)])
+            f_plus = np.concatenate([vz, _acceleration(after, impact.t, q, vz)])
+            try:
+                S = saltation_matrix(np.eye(2 * N), f_minus, f_plus, grad)
+            except SolverError as error:
+                raise SolverError(f"t = {impact.t!r} s: a {impact.kind}: {error}") from None
+            contacts.engaged = contacts.after(impact)
+        else:
+            a_minus = _acceleration(model, impact.t, q, impact.v_minus)
+            a_plus = _acceleration(model, impact.t, q, impact.v_plus)
+            try:
+                S = saltation(model.M, impact.v_minus, impact.v_plus, a_minus, a_plus)
+            except SolverError as error:
+                raise SolverError(f"t = {impact.t!r} s: {error}") from None
         Phi = S @ Phi
         t, v = impact.t, np.array(impact.v_plus, dtype=float)
-    model = _model(system, q)
+    model = _model(system, q, contacts.engaged)
     return scipy.linalg.expm(flow_generator(model.M, model.C, model.K) * (span - t)) @ Phi

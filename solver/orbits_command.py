@@ -156,7 +156,7 @@ def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
 def _row(
     branch: int, point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]
 ) -> list[str]:
-    row = [str(branch), str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
+    row = [str(branch), str(point), repr(value), str(orbit.period), str(len(orbit.contacts))]
     row += ["1" if orbit.stable else "0", mark]
     for mu in orbit.multipliers:
         row += [repr(float(mu.real)), repr(float(mu.imag))]
@@ -213,7 +213,7 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(IMPACT_COLUMNS)
         for b, point, _value, orbit, _mark in orbits:
-            for impact in orbit.impacts:
+            for impact in orbit.contacts:
                 u_minus, u_plus = impact.normal_velocities(M)
                 t = orbit.t_section + impact.t
                 writer.writerow(
