@@ -83,7 +83,7 @@ class PeriodicOrbit:
     def contacts(self) -> list[Impact]:
         """The impacts and compliant touches: one per contact the orbit makes (the
         ``n_impacts`` of ``branches.csv`` and the rows of ``orbit_impacts.csv``)."""
-        return [i for i in self.impacts if i.kind != "release"]
+        return [i for i in self.impacts if i.kind in ("impact", "touch")]
 
     @property
     def stable(self) -> bool:
@@ -238,8 +238,11 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
     last = trajectory.frames[-1]
     if not math.isclose(last.t, span, rel_tol=1e-12, abs_tol=1e-12):
         raise SolverError(f"the run ended at t = {last.t!r} s, not at the span's end {span!r} s")
-    if any(getattr(c, "active", False) for c in last.contacts):
-        raise SolverError("the motion ends the span in persistent contact (sticking)")
+    if any(c.mode != "compliant" for c in last.contacts):
+        raise SolverError(
+            "the motion ends the span in persistent contact (sticking on a stop); "
+            "choose a section time outside the sticking phase"
+        )
     pre = {f.t: f.q for f in trajectory.frames if f.kind == "pre"}
     impacts = []
     for event in trajectory.events:
