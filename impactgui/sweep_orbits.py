@@ -234,7 +234,7 @@ class OrbitOverlay(QObject):
             self.stretches += _stretches(b, followed, M)
             for p, orbit, mark in followed.rows:
                 if mark in MARKERS:
-                    speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.impacts] or [0.0]
+                    speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.contacts] or [0.0]
                     self.marks += [(mark, p, s) for s in speeds]
         plot = window.plot_item
         if plot.legend is None:
@@ -289,7 +289,7 @@ class OrbitOverlay(QObject):
         best, best_distance = None, CLICK_RADIUS_PX
         for b, followed in enumerate(self.branches):
             for k, (p, orbit, _mark) in enumerate(followed.rows):
-                speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.impacts]
+                speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.contacts]
                 for x, y in window.to_view(np.array([(p, v) for v in speeds])):
                     marker = view.mapViewToScene(QPointF(float(x), float(y)))
                     distance = math.hypot(marker.x() - scene_pos.x(), marker.y() - scene_pos.y())
@@ -352,7 +352,7 @@ def _stretches(branch: int, followed: Followed, M: np.ndarray) -> list[Stretch]:
     current: dict[int, Stretch] = {}
     previous_count = None
     for p, orbit, _mark in followed.rows:
-        speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.impacts]
+        speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.contacts]
         if len(speeds) != previous_count:
             current = {}
         previous_count = len(speeds)

@@ -60,8 +60,9 @@ def crossings(a: PeriodicOrbit, b: PeriodicOrbit) -> list[str]:
 
 
 def slowest_impact(orbit: PeriodicOrbit, M: np.ndarray) -> float:
-    """The smallest normal speed ``|u_n⁻|`` of the orbit's impacts (m/s; inf without impacts)."""
-    return min((abs(i.normal_velocities(M)[0]) for i in orbit.impacts), default=math.inf)
+    """The smallest normal speed ``|u_n⁻|`` of the orbit's impacts and compliant touches
+    (m/s; inf without any)."""
+    return min((abs(i.normal_velocities(M)[0]) for i in orbit.contacts), default=math.inf)
 
 
 @dataclass

@@ -44,12 +44,16 @@ def follow_branches(
     period: int = 1,
     transient: float = 0.0,
     follow_doubling: bool = False,
+    doublings: int = 0,
 ) -> list[Followed]:
-    """Branch 0 from the orbit reached at ``p_start`` (and branch 1, the doubled one).
+    """Branch 0 from the orbit reached at ``p_start`` (and the doubled branches).
 
     ``step`` is the arclength step in (state, parameter) (0: only the first orbit);
     each branch has at most ``max_points`` orbits besides its located rows. A
     failure ends a branch: its ``failure`` says why (naming the parameter value).
+    ``doublings`` (at least 1 with ``follow_doubling``) is how many doubled branches
+    to start, each at the first period doubling of the branch before it: branch 1 of
+    period ``2K``, branch 2 of period ``4K``, … (a period-doubling cascade).
     """
     branch = Branch(scene, path, period)
     M = System(scene).M
@@ -61,17 +65,20 @@ def follow_branches(
     except (InputError, SceneError, SolverError) as error:
         return [Followed([], failure=str(error))]
     followed = [_follow(branch, start, step, p_stop, max_points if step else 1, M)]
-    doubling = followed[0].doubling
-    if follow_doubling and doubling is not None:
-        doubled = Branch(scene, path, 2 * period)
+    levels = max(doublings, 1 if follow_doubling else 0)
+    for level in range(1, levels + 1):
+        doubling = followed[-1].doubling
+        if doubling is None:
+            break
+        doubled = Branch(scene, path, 2**level * period)
         try:
             junction, first = doubled.doubled_start(doubling, step or abs(p_stop - p_start))
         except (InputError, SceneError, SolverError) as error:
-            followed.append(Followed([], failure=f"the doubled branch: {error}"))
-        else:
-            more = _follow(doubled, first, step, p_stop, max_points, M)
-            more.rows.insert(0, (junction.p, junction.orbit, ""))
-            followed.append(more)
+            followed.append(Followed([], failure=f"the doubled branch {level}: {error}"))
+            break
+        more = _follow(doubled, first, step, p_stop, max_points, M)
+        more.rows.insert(0, (junction.p, junction.orbit, ""))
+        followed.append(more)
     return followed
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from solver.errors import InputError, SolverError
-from solver.orbit_monodromy import Impact, monodromy
+from solver.orbit_monodromy import CONTACT_EVENTS, Impact, fill_contact_states, monodromy
 from solver.record import Trajectory
 from solver.scene_paths import with_values
 from solver.simulation import drive, make_stepper
@@ -61,7 +61,8 @@ class PeriodicOrbit:
     multipliers : numpy.ndarray, complex
         Floquet multipliers (eigenvalues of ``monodromy``), by decreasing modulus.
     impacts : list of Impact
-        The impacts over one span from the section (t from the section's run start, s).
+        The impacts over one span from the section (t from the section's run start, s),
+        compliant touches and releases included (``kind``).
     iterations : int
         Newton steps taken.
     residual : float
@@ -77,6 +78,12 @@ class PeriodicOrbit:
     impacts: list[Impact] = field(default_factory=list)
     iterations: int = 0
     residual: float = 0.0
+
+    @property
+    def contacts(self) -> list[Impact]:
+        """The impacts and compliant touches: one per contact the orbit makes (the
+        ``n_impacts`` of ``branches.csv`` and the rows of ``orbit_impacts.csv``)."""
+        return [i for i in self.impacts if i.kind in ("impact", "touch")]
 
     @property
     def stable(self) -> bool:
@@ -132,16 +139,44 @@ def _bead_paths(system: System) -> list[tuple[int, int]]:
         raise InputError("`actions`: periodic orbits need a scene without timed actions")
     if scene.impulses:
         raise InputError("`impulses`: periodic orbits need a scene without scheduled impulses")
-    soft = [i for i, b in enumerate(scene.boundaries) if b.compliance is not None]
-    if soft or scene.contact.compliance is not None:
-        # the monodromy knows impacts only: a compliant contact's touch and release have no
-        # saltation here, so its multipliers would be those of a rigid scene
-        where = f"boundaries[{soft[0]}].compliance" if soft else "contact.compliance"
-        raise InputError(
-            f"`{where}`: periodic orbits are computed for rigid contacts only "
-            "(compliant contacts are not in the monodromy yet)"
-        )
+    _check_compliance(scene)
     return out
+
+
+def _check_compliance(scene: Any) -> None:
+    """InputError, naming the field, for a compliant contact the monodromy does not know.
+
+    Supported: linear (p = 1) compliant stops that are vertical segments (their touch and
+    release saltations, :mod:`solver.orbit_monodromy`). Not: Hertz stops (p = 1.5, a
+    nonlinear phase), slanted segments, polylines and arcs, and compliant contacts between
+    beads (``contact.compliance`` with two beads or more).
+    """
+    shared = scene.contact.compliance
+    if shared is not None and len(scene.bodies) > 1:
+        raise InputError(
+            "`contact.compliance`: periodic orbits do not support compliant contacts between "
+            "bodies (their force is not linear along the rails); give the stops their own "
+            "`compliance` instead"
+        )
+    for i, boundary in enumerate(scene.boundaries):
+        law = scene.compliance_for(boundary)
+        if law is None:
+            continue
+        where = (
+            f"boundaries[{i}].compliance"
+            if boundary.compliance is not None
+            else ("contact.compliance")
+        )
+        if law.exponent != 1:
+            raise InputError(
+                f"`{where}.exponent`: periodic orbits support linear compliant stops only "
+                f"(p = 1), got p = {law.exponent:g} (a Hertz phase has no closed-form flow)"
+            )
+        if boundary.type != "segment" or boundary.a[0] != boundary.b[0]:
+            raise InputError(
+                f"`boundaries[{i}]`: periodic orbits support compliant stops that are vertical "
+                "segments only (a bead's overlap linear in its coordinate)"
+            )
 
 
 def shifted_scene(scene: Any, t_section: float) -> Any:
@@ -203,8 +238,11 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
     last = trajectory.frames[-1]
     if not math.isclose(last.t, span, rel_tol=1e-12, abs_tol=1e-12):
         raise SolverError(f"the run ended at t = {last.t!r} s, not at the span's end {span!r} s")
-    if any(getattr(c, "active", False) for c in last.contacts):
-        raise SolverError("the motion ends the span in persistent contact (sticking)")
+    if any(c.mode != "compliant" for c in last.contacts):
+        raise SolverError(
+            "the motion ends the span in persistent contact (sticking on a stop); "
+            "choose a section time outside the sticking phase"
+        )
     pre = {f.t: f.q for f in trajectory.frames if f.kind == "pre"}
     impacts = []
     for event in trajectory.events:
@@ -219,11 +257,18 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
                     other=event.other,
                 )
             )
+        elif event.type in CONTACT_EVENTS:
+            impacts.append(
+                Impact(
+                    float(event.t), None, None, body=event.body, other=event.other, kind=event.type
+                )
+            )
         elif event.type not in ("energy_gain",):
             raise SolverError(
                 f"t = {event.t!r} s: a {event.type!r} event; periodic orbits are computed for "
-                "motions of free flight and impacts only"
+                "motions of free flight, impacts and compliant touches and releases only"
             )
+    fill_contact_states(scene, z, impacts)
     return StroboscopicRun(np.concatenate([last.q, last.v]), impacts)
 
 

@@ -73,6 +73,16 @@ def add_orbits_parser(commands: Any) -> argparse.ArgumentParser:
             "branch 1) along the multiplier −1's eigenvector and follow it too"
         ),
     )
+    parser.add_argument(
+        "--doublings",
+        metavar="D",
+        default="0",
+        help=(
+            "follow D doubled branches in turn (a period-doubling cascade): branch d, of "
+            "period 2^d K, starts at the first period doubling of branch d − 1 "
+            "(--follow-doubling is --doublings 1)"
+        ),
+    )
     return parser
 
 
@@ -137,6 +147,22 @@ def _plan(
     return scene, path, (start, stop, step, n), period, transient or 0.0
 
 
+MAX_DOUBLINGS = 8
+"""Most doubled branches one command follows (period up to 256 K)."""
+
+
+def _doublings(text: str, problems: list[str]) -> int:
+    value = _float("--doublings", text, problems)
+    if value is None:
+        return 0
+    if not (math.isfinite(value) and value == int(value) and 0 <= value <= MAX_DOUBLINGS):
+        problems.append(
+            f"--doublings: must be a whole number from 0 to {MAX_DOUBLINGS}, got {text!r}"
+        )
+        return 0
+    return int(value)
+
+
 def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
     """branches.csv header and the state index of each state column."""
     n = 2 * system.N
@@ -156,7 +182,7 @@ def _columns(system: System, path: str) -> tuple[list[str], list[int]]:
 def _row(
     branch: int, point: int, value: float, orbit: PeriodicOrbit, mark: str, order: list[int]
 ) -> list[str]:
-    row = [str(branch), str(point), repr(value), str(orbit.period), str(len(orbit.impacts))]
+    row = [str(branch), str(point), repr(value), str(orbit.period), str(len(orbit.contacts))]
     row += ["1" if orbit.stable else "0", mark]
     for mu in orbit.multipliers:
         row += [repr(float(mu.real)), repr(float(mu.imag))]
@@ -169,6 +195,7 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
     """``orbits`` with parsed arguments; returns the exit status (0, 2 or 3)."""
     problems: list[str] = []
     scene, path, (p_start, p_stop, h, n_max), period, transient = _plan(args, problems)
+    doublings = _doublings(args.doublings, problems)
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         problems.append(f"--out: not a directory: {args.out}")
@@ -193,6 +220,7 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         period=period,
         transient=transient,
         follow_doubling=args.follow_doubling,
+        doublings=doublings,
     )
     M = System(scene).M
     orbits = [
@@ -213,7 +241,7 @@ def run_orbits_command(args: argparse.Namespace, stderr: TextIO) -> int:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(IMPACT_COLUMNS)
         for b, point, _value, orbit, _mark in orbits:
-            for impact in orbit.impacts:
+            for impact in orbit.contacts:
                 u_minus, u_plus = impact.normal_velocities(M)
                 t = orbit.t_section + impact.t
                 writer.writerow(

@@ -14,7 +14,7 @@ import scipy.linalg
 from solver.errors import InputError, SolverError
 from solver.orbit_monodromy import monodromy
 from solver.orbits import find_orbit, run_map
-from solver.scene import parse_scene, scene_to_dict
+from solver.scene import parse_scene
 
 M, C, K, F, W, E, S = 1.0, 0.1, 1.0, 1.0, 2.0, 0.8, 0.2
 T = 2 * math.pi / W
@@ -181,15 +181,6 @@ def test_section_off_the_clock_origin_gives_the_same_multipliers(orbit):
 def test_scene_without_harmonic_forcing_is_refused():
     with pytest.raises(InputError, match="harmonic"):
         find_orbit(oscillator(forcing=False))
-
-
-def test_compliant_stop_is_refused_naming_the_field():
-    """The monodromy has no saltation for a compliant touch and release: a soft stop would give
-    a rigid scene's multipliers, so it is refused, not computed wrongly."""
-    soft = scene_to_dict(oscillator())
-    soft["boundaries"][0]["compliance"] = {"stiffness": 1e4, "damping": 0.0, "exponent": 1.0}
-    with pytest.raises(InputError, match=r"`boundaries\[0\]\.compliance`"):
-        find_orbit(parse_scene(soft))
 
 
 def test_unforced_scene_with_a_period_in_seconds_finds_the_rest_state():

@@ -1,0 +1,134 @@
+"""Orbits with a sticking phase: a plastic impact that holds bead b on its stop, then lift-off.
+
+Two beads (tests/test_orbits_2dof.py's scene) with Newton's law e = 0 and a slow, strong
+force on a: b hits the stop, leaves, hits it again and stays there (the force keeps
+pushing it on) until the contact force falls to 0 and it lifts off. The test writes the
+motion itself — each phase a matrix exponential of its own augmented generator
+``(x_a, y_b, v_a, v_b, sin ωt, cos ωt, 1)``, ``y_b = x_b − L``; while b is held its rows are
+zero — and the monodromy from those phases' ``expm`` and the saltation matrices of
+docs/ORBITS.md: at an impact ``R + (f⁺ − R f⁻) ∇hᵀ / (∇h·f⁻)`` with ``f⁺`` the held motion's
+field when b sticks (here ``[[1,0,0,0],[0,0,0,0],[0,−c,1,0],[0,0,0,0]]``: a's damper feels
+b's lost speed), and the identity at the lift-off (the holding force falls continuously to 0).
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.linalg
+from test_orbits_2dof import GAP, K1, K2, C, L, two_beads
+
+from solver.orbits import find_orbit, run_map
+from solver.scene import parse_scene, scene_to_dict
+
+W, FA = 0.4, 1.0
+T = 2 * math.pi / W
+
+
+def sticking_scene():
+    d = scene_to_dict(two_beads())
+    d["contact"]["restitution"] = 0.0
+    d["forces"][0]["omega"] = W
+    d["forces"][0]["amplitude"][0] = FA
+    return parse_scene(d)
+
+
+def generator(held):
+    """d/dt of (x_a, y_b, v_a, v_b, sin ωt, cos ωt, 1); ``held``: b's rows zero."""
+    G = np.zeros((7, 7))
+    G[0, 2] = G[1, 3] = 1.0
+    G[2, :4] = [-(K1 + K2), K2, -2 * C, C]
+    G[2, 4] = FA
+    G[3, :4] = [K2, -K2, C, -C]
+    G[4, 5], G[5, 4] = W, -W
+    if held:
+        G[1] = G[3] = 0.0
+    return G
+
+
+def flow(z, t0, t1, held=False):
+    w = np.r_[z, math.sin(W * t0), math.cos(W * t0), 1.0]
+    return (scipy.linalg.expm(generator(held) * (t1 - t0)) @ w)[:4]
+
+
+def field(z, t, held=False):
+    return (generator(held) @ np.r_[z, math.sin(W * t), math.cos(W * t), 1.0])[:4]
+
+
+def saltation(R, f_minus, f_plus):
+    grad = np.array([0.0, 1.0, 0.0, 0.0])  # h = y_b − GAP
+    return R + np.outer(f_plus - R @ f_minus, grad) / (grad @ f_minus)
+
+
+@pytest.fixture(scope="module")
+def orbit():
+    return find_orbit(sticking_scene(), transient=400.0)
+
+
+def test_sticking_orbit_against_the_closed_form(orbit):
+    kinds = [i.kind for i in orbit.impacts]
+    assert kinds == ["impact", "impact", "liftoff"]
+    first, second, lift = orbit.impacts
+    assert [first.body, second.body, lift.body] == ["b", "b", "b"]
+    to_test = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])
+    z0 = orbit.state - [0.0, L, 0.0, 0.0]  # (x_a, y_b, v_a, v_b)
+    R = np.diag([1.0, 1.0, 1.0, 0.0])  # Newton's law, e = 0, on b
+    A_free = generator(False)[:4, :4]
+    A_held = generator(True)[:4, :4]
+    # first impact: b reaches the stop, leaves at 0 speed (the force pulls it back off)
+    z1 = flow(z0, 0.0, first.t)
+    assert z1[1] == pytest.approx(GAP, abs=1e-10) and z1[3] > 0.0
+    assert z1[3] == pytest.approx(float(first.v_minus[1]), abs=1e-9)
+    f_minus = field(z1, first.t)
+    z1p = R @ z1
+    S1 = saltation(R, f_minus, field(z1p, first.t))
+    assert field(z1p, first.t)[3] < 0.0  # b's acceleration away from the stop: it leaves
+    # second impact: b arrives again and is held
+    z2 = flow(z1p, first.t, second.t)
+    assert z2[1] == pytest.approx(GAP, abs=1e-10) and z2[3] > 0.0
+    assert z2[3] == pytest.approx(float(second.v_minus[1]), abs=1e-9)
+    z2p = R @ z2
+    assert field(z2p, second.t)[3] > 0.0  # the force pushes b on: it sticks
+    S2 = saltation(R, field(z2, second.t), field(z2p, second.t, held=True))
+    expected = np.eye(4)
+    expected[1, 1] = expected[3, 3] = 0.0
+    expected[2, 1] = -C
+    assert np.allclose(S2, expected, rtol=0, atol=1e-12)
+    # held until the holding force b's free acceleration would need falls to 0
+    z3 = flow(z2p, second.t, lift.t, held=True)
+    # (to 1e-8: the engine ends the hold a threshold of about 1e-9 N/kg below zero)
+    assert abs(field(z3, lift.t)[3]) < 1e-8
+    for s in np.linspace(second.t, lift.t, 30)[1:-1]:
+        assert field(flow(z2p, second.t, s, held=True), s)[3] > 0.0  # pushing on the stop
+    assert np.allclose(lift.q - [0.0, L], z3[:2], atol=1e-9)
+    # free again, back to the section state after T: the orbit is the closed form's
+    z_end = flow(z3, lift.t, T)
+    assert np.allclose(z_end, z0, rtol=0, atol=1e-9)
+    Phi = (
+        scipy.linalg.expm(A_free * (T - lift.t))
+        @ np.eye(4)  # lift-off
+        @ scipy.linalg.expm(A_held * (lift.t - second.t))
+        @ S2
+        @ scipy.linalg.expm(A_free * (second.t - first.t))
+        @ S1
+        @ scipy.linalg.expm(A_free * first.t)
+    )
+    assert np.allclose(to_test @ orbit.monodromy, Phi, rtol=0, atol=1e-8)
+    mu = np.linalg.eigvals(Phi)
+    assert np.allclose(np.sort_complex(orbit.multipliers), np.sort_complex(mu), atol=1e-8)
+    # b's state is forgotten at the sticking: two multipliers 0, a's motion gives the others
+    assert np.sum(np.abs(orbit.multipliers) < 1e-12) == 2
+    assert np.all(np.abs(orbit.multipliers[:2]) > 0.01)
+
+
+def test_sticking_monodromy_against_finite_differences(orbit):
+    scene = sticking_scene()
+    h = 1e-6
+    fd = np.zeros((4, 4))
+    for j in range(4):
+        dz = np.zeros(4)
+        dz[j] = h
+        fd[:, j] = (
+            run_map(scene, orbit.state + dz, T).z_end - run_map(scene, orbit.state - dz, T).z_end
+        ) / (2 * h)
+    assert np.allclose(orbit.monodromy, fd, rtol=0, atol=1e-7)
