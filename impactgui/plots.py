@@ -584,6 +584,18 @@ _LINE_OPTIONS = {"connect": "finite", "skipFiniteCheck": True}
 """Curve options: ``connect="finite"`` finds NaN gaps itself in the downsampled data, so
 pyqtgraph's own finite check over the whole series is skipped safely."""
 
+FAR_OFF_LIMIT = 1e6
+"""pyqtgraph's dynamic range limit (its default), in view heights: set on the curves of a
+plot whose value range was zoomed or panned by hand, off while the panel fits the range.
+
+pyqtgraph clips data farther than this from the view, because Qt fails to draw a path
+zoomed in to less than about 1e-7 of its height (pyqtgraph PR 1140). With the limit on,
+pyqtgraph 0.14 makes every curve of a plot anew (clip to view and peak downsampling, O(frames))
+at every change of the value range, not only of the time range: a value-range step of the
+energy plot cost 1-2 ms per curve at 1e5 frames, the run's end 10 ms (bench/gui.py, the
+paper-004 wheel). While the panel sets the ranges, every value lies within about one view
+height, so nothing is far off; once the user zooms by hand it may be, and the limit is on."""
+
 
 LEGEND_TEXT_SIZE = "8pt"
 """Size of the legends' text outside presentation mode."""
@@ -837,7 +849,7 @@ class PlotPanel(QWidget):
             if name == "balance":
                 style.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
             self.energy_curves[name] = _cached(
-                self.energy_plot.plot(name=name, pen=style, **_LINE_OPTIONS)
+                self.energy_plot.plot(name=name, pen=style, **self._line_options(self.energy_plot))
             )
 
     def _forget_ranges(self) -> None:
@@ -845,6 +857,8 @@ class PlotPanel(QWidget):
         self._bounds = {plot: _Bounds() for plot in self.plots}
         self._y_ranges = dict.fromkeys(self.plots)
         self._follow_y = dict.fromkeys(self.plots, True)
+        for plot in self.plots:
+            self._follow_values(plot, True)
         self._x_range = None
         self._until_bounds = {}
         self._x_stepped: tuple[float, float | None] = (time.monotonic(), None)
@@ -1032,8 +1046,14 @@ class PlotPanel(QWidget):
             name = contact_name(*key) if index < LEGEND_LIMIT else None
             pen = pg.mkPen(pg.intColor(index, hues=9, minValue=120), width=1.5)
             series.curves = self.contact_curves[key] = (
-                _cached(self.lambda_plot.plot(name=name, pen=pen, **_LINE_OPTIONS)),
-                _cached(self.tau_plot.plot(name=name, pen=pen, **_LINE_OPTIONS)),
+                _cached(
+                    self.lambda_plot.plot(
+                        name=name, pen=pen, **self._line_options(self.lambda_plot)
+                    )
+                ),
+                _cached(
+                    self.tau_plot.plot(name=name, pen=pen, **self._line_options(self.tau_plot))
+                ),
             )
         for curve, points, plot in (
             (series.curves[0], series.lam, self.lambda_plot),
@@ -1048,6 +1068,19 @@ class PlotPanel(QWidget):
 
     # ---------------------------------------------------------------- ranges
 
+    def _line_options(self, plot: pg.PlotItem) -> dict[str, Any]:
+        """Options of a new curve of ``plot``: no far-off limit while the panel fits its range."""
+        limit = None if self._follow_y.get(plot, True) else FAR_OFF_LIMIT
+        return {**_LINE_OPTIONS, "dynamicRangeLimit": limit}
+
+    def _follow_values(self, plot: pg.PlotItem, follow: bool) -> None:
+        """Fit ``plot``'s value range to the data (True) or leave it to the user (False)."""
+        self._follow_y[plot] = follow
+        limit = None if follow else FAR_OFF_LIMIT
+        for item in plot.listDataItems():
+            if isinstance(item, pg.PlotDataItem) and item.opts["dynamicRangeLimit"] != limit:
+                item.setDynamicRangeLimit(limit)
+
     def _resume_auto_ranged_views(self) -> None:
         """A plot's "A" button turned pyqtgraph's auto-range on: follow the data there again."""
         for plot in self.plots:
@@ -1058,7 +1091,8 @@ class PlotPanel(QWidget):
             if auto_x:
                 self._follow_x, self._x_range = True, None
             if auto_y:
-                self._follow_y[plot], self._y_ranges[plot] = True, None
+                self._follow_values(plot, True)
+                self._y_ranges[plot] = None
 
     @Slot(object)
     def _on_range_changed_manually(self, mask: list[bool]) -> None:
@@ -1069,7 +1103,7 @@ class PlotPanel(QWidget):
         if mask[1]:
             for plot in self.plots:
                 if plot.vb is view:
-                    self._follow_y[plot] = False
+                    self._follow_values(plot, False)
 
     def _fit_ranges(
         self, plots: tuple[pg.PlotItem, ...] | None = None, streaming: bool = False

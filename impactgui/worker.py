@@ -23,6 +23,7 @@ from PySide6.QtCore import (
     QEvent,
     QObject,
     QThread,
+    QTimer,
     Signal,
     Slot,
 )
@@ -82,6 +83,13 @@ HANDOVER_FRAMES_MAX = 4000
 each once the GUI thread has taken the one before: one step of a rolling wheel can hold
 100 s of frames (100 000), whose appending and plotting took the GUI thread 160-190 ms in
 one piece, and pieces posted together were taken in one turn all the same."""
+HANDOVER_SPACING_MS = 16
+"""The GUI thread lets the worker post the next piece this long after it took one, ms (a
+display frame): posted at once, the next piece was taken before the display tick due
+meanwhile, and two to four pieces (5 ms of the GUI thread each) fell in one gap between
+two frames drawn (bench/gui.py, the paper-004 wheel rolling on: 15-20 ms of the gap's
+CPU). Spaced so, a display tick comes between two pieces; the window still takes 4000
+frames a display frame, far more than it shows."""
 HANDOVER_WAIT_MAX_S = 0.5
 """The worker waits at most this long for a piece to be taken before it posts the next, s."""
 
@@ -513,6 +521,10 @@ class SimulationRunner(QObject):
         self._worker.run_ended.connect(self._on_run_ended)
         self._thread.finished.connect(self._on_thread_finished)
         self._holds_collector = False
+        self._handover_timer = QTimer(self)
+        self._handover_timer.setSingleShot(True)
+        self._handover_timer.setInterval(HANDOVER_SPACING_MS)
+        self._handover_timer.timeout.connect(self._let_next_piece_go)
 
     def start(self) -> None:
         """Start stepping in the worker thread.
@@ -665,6 +677,11 @@ class SimulationRunner(QObject):
     def _on_batch(self, batch: StepOutput) -> None:
         self.trajectory.append(batch)
         self.frames_added.emit(batch)
+        self._handover_timer.start()
+
+    @Slot()
+    def _let_next_piece_go(self) -> None:
+        """A display frame after a piece was taken: the worker may post the next one."""
         if self._worker is not None:
             self._worker.piece_taken()
 

@@ -176,3 +176,41 @@ def test_trails_leave_out_repeated_positions_however_long_they_run() -> None:
         np.testing.assert_array_equal(x, expected_x)
         np.testing.assert_array_equal(y, expected_y)
         assert trails.opts["connect"].tolist() == expected_connect
+
+
+def test_a_value_range_step_keeps_the_curves_as_drawn_and_a_hand_zoom_limits_far_points(
+    qtbot,
+) -> None:
+    # with pyqtgraph's far-off limit on, every value-range step made each curve anew
+    # (clip to view, peak downsampling: O(frames)); the run's end spent 10 ms on it at 1e5
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(600, 900)
+    trajectory = Trajectory()
+    panel.set_run(trajectory, None)
+    batch = _energy_frames(0, 20000)
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.redraw()
+    kinetic = panel.energy_curves["kinetic"]
+    x, y = kinetic.getData()  # what is drawn (downsampled to the plot's width)
+    assert 0 < len(x) < 20000
+    low, high = panel.energy_plot.vb.viewRange()[1]
+    panel.energy_plot.setYRange(low - 0.5, high + 0.5, padding=0)  # a step of the value axis
+    x_after, y_after = kinetic.getData()
+    assert x_after is x and y_after is y  # the same arrays: nothing made anew
+    # the same as drawing it afresh with every frame under the new range
+    fresh = panel.energy_plot.plot(**panel._line_options(panel.energy_plot))
+    fresh.setData(*kinetic.getOriginalDataset())
+    np.testing.assert_array_equal(fresh.getData()[0], x)
+    np.testing.assert_array_equal(fresh.getData()[1], y)
+    panel.energy_plot.removeItem(fresh)
+    # zoomed by hand: far-off points are limited as pyqtgraph does (Qt cannot draw them)
+    panel.energy_plot.vb.sigRangeChangedManually.emit([False, True])
+    assert all(
+        curve.opts["dynamicRangeLimit"] == plots_module.FAR_OFF_LIMIT
+        for curve in panel.energy_curves.values()
+    )
+    panel.energy_plot.vb.enableAutoRange(y=True)  # its "A" button: the panel fits it again
+    panel._resume_auto_ranged_views()
+    assert all(curve.opts["dynamicRangeLimit"] is None for curve in panel.energy_curves.values())

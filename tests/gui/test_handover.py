@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt, QTimer
 
-from impactgui.worker import HANDOVER_FRAMES_MAX, split_output
+from impactgui.worker import HANDOVER_FRAMES_MAX, SimulationRunner, split_output
 from solver.frames import StepOutput
 from solver.scene import load_scene, parse_scene, scene_to_dict
 from solver.simulation import make_stepper
@@ -74,3 +75,30 @@ def test_a_long_rolling_step_reaches_the_window_in_pieces_unchanged(qtbot, windo
     states = np.array([np.concatenate((f.q, f.v)) for f in direct.frames])
     assert np.array_equal(trajectory.states()[: len(states)], states)
     assert [(e.t, e.type) for e in trajectory.events] == [(e.t, e.type) for e in direct.events]
+
+
+def test_a_display_tick_comes_between_two_pieces(qtbot) -> None:
+    # bench/gui.py: pieces posted as soon as the one before was taken were taken two to four
+    # in one gap between two frames drawn (5 ms of the GUI thread each)
+    data = scene_to_dict(load_scene(scene_path("wheel_curb_e03")))
+    data["solver"] = {**data["solver"], "t_end": 20.0}
+    runner = SimulationRunner(make_stepper(parse_scene(data)))
+    ticks = [0]
+    display = QTimer()
+    display.setTimerType(Qt.TimerType.PreciseTimer)
+    display.setInterval(10)  # a tick sooner than the display's 16 ms
+    display.timeout.connect(lambda: ticks.__setitem__(0, ticks[0] + 1))
+    arrivals: list[tuple[int, int]] = []
+    runner.frames_added.connect(lambda batch: arrivals.append((ticks[0], len(batch.frames))))
+    display.start()
+    runner.start()
+    try:
+        qtbot.waitUntil(lambda: not runner.is_running, timeout=60000)
+    finally:
+        runner.stop()
+        display.stop()
+    pieces = [k for k, (_, size) in enumerate(arrivals) if size >= HANDOVER_FRAMES_MAX]
+    assert len(pieces) >= 3  # one step held about 19 000 frames
+    for k in pieces[1:]:
+        assert arrivals[k][0] > arrivals[k - 1][0], "two pieces taken with no tick between"
+    assert len(runner.trajectory) == len(_whole_run(parse_scene(data)).frames)
