@@ -181,7 +181,15 @@ class EventHandler:
         pressing = frozenset()
         if found.kind == "gap" and self.m.stalled and found.key not in previous:
             pressing = self._pressing_from_zero(found.key)
-        self.settle(out, previous, hints, pressing)
+        releasing = frozenset()
+        if found.kind == "liftoff" and found.key in previous:
+            # λ has reached zero, falling: the contact lifts off whatever sign the
+            # contact problem gives its λ now. That λ is zero up to round-off of the
+            # forces that cancel in it, which grows with them (springs of 4e7 N/m: a few
+            # 1e-9 N, above the 1e-12 N that decides): kept, the lift-off was found again
+            # at once (until MAX_STALLED_EVENTS) or a few ulps later, phase after phase
+            releasing = frozenset({found.key})
+        self.settle(out, previous, hints, pressing, releasing=releasing)
 
     def _pressing_from_zero(self, key: Hashable) -> frozenset[Hashable]:
         """``{key}`` if its contact rests closed, or hops within ``GAP_TOL``: it presses.
@@ -268,13 +276,15 @@ class EventHandler:
         hints: dict[Hashable, str] | None = None,
         pressing: frozenset[Hashable] = frozenset(),
         known: Sequence[Contact] | None = None,
+        releasing: frozenset[Hashable] = frozenset(),
     ) -> None:
         """Resolve impacts at the current instant, then choose the active contacts.
 
         ``hints`` imposes a friction mode on some contacts (a contact whose
         sticking friction has just reached the cone slides); contacts in
         ``pressing`` are active if they are still closed and at rest, even
-        with λ about zero (:meth:`_pressing_from_zero`). ``known`` are
+        with λ about zero (:meth:`_pressing_from_zero`), and contacts in
+        ``releasing`` are not, whatever λ (a lift-off: :meth:`handle`). ``known`` are
         contacts already evaluated at the current state: when they are the
         closed pairs, in order, they are not evaluated again.
         """
@@ -310,7 +320,7 @@ class EventHandler:
                 and closed[0].friction == 0.0
                 and closed[0].u_n >= -REST_SPEED_TOL
             ):
-                self._settle_one(out, previous, closed[0])
+                self._settle_one(out, previous, closed[0], releasing)
                 return
             u_n = speeds_of(closed)
             if not np.any(u_n < -REST_SPEED_TOL):
@@ -356,7 +366,7 @@ class EventHandler:
             known = []
             for k in chosen.tolist():
                 e = closed[k]
-                if forces.lam[k] > tol or e.key in pressing:
+                if (forces.lam[k] > tol and e.key not in releasing) or e.key in pressing:
                     self.m.active[e.key] = (self.s.kin.pairs[e.key], forces.modes[k])
                     known.append(e)
             if not isinstance(closed, RailContacts):
@@ -370,14 +380,19 @@ class EventHandler:
             self.zeno.check_zeno(out, [] if self.m.active else evaluated)
 
     def _settle_one(
-        self, out: StepOutput, previous: dict[Hashable, tuple[ContactPair, str]], contact: Contact
+        self,
+        out: StepOutput,
+        previous: dict[Hashable, tuple[ContactPair, str]],
+        contact: Contact,
+        releasing: frozenset[Hashable],
     ) -> None:
         """:meth:`_settle` of one closed frictionless contact that does not approach.
 
         No impact; at rest it is active where the contact problem presses it
         (:func:`solver.contact.frictionless_multiplier`: one division, the
-        general solution's bits, with ``λ`` alone deciding as there), then
-        positions and velocities are projected and changes reported.
+        general solution's bits, with ``λ`` alone deciding as there) unless it
+        is ``releasing``, then positions and velocities are projected and
+        changes reported.
         """
         self.m.active = {}
         self.m.phase_forces = None
@@ -385,7 +400,7 @@ class EventHandler:
             f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v)
             lam = frictionless_multiplier(contact, self.s.M_inv, f)
             known = []
-            if lam > 1e-12 * (1.0 + lam):
+            if lam > 1e-12 * (1.0 + lam) and contact.key not in releasing:
                 self.m.active[contact.key] = (self.s.kin.pairs[contact.key], "stick")
                 known.append(contact)
             state = (tuple(self.m.active), self.m.q.tobytes(), self.m.v.tobytes())
