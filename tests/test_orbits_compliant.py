@@ -213,3 +213,13 @@ def test_unsupported_compliance_is_refused_naming_the_field():
         find_orbit(compliant_oscillator(slant=0.05))
     with pytest.raises(InputError, match=r"`contact\.compliance`"):
         find_orbit(compliant_oscillator(beads=2))
+
+
+def test_cli_refuses_a_hertz_stop_with_exit_2_naming_the_field(tmp_path):
+    from test_orbits import _cli
+
+    code, err = _cli(
+        tmp_path, compliant_oscillator(exponent=1.5), "--vary", "forces[0].omega=2:2.1"
+    )
+    assert code == 2 and "`boundaries[0].compliance.exponent`" in err
+    assert "Traceback" not in err
