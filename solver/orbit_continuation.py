@@ -322,3 +322,11 @@ def bisect_on_arclength(
         if hi - lo <= 1e-15 * (1 + h):
             break
     return best
+
+
+def _has_other_events(scene: Any) -> bool:
+    """The scene can have events besides impacts (compliant stops, plastic impacts)."""
+    soft = scene.contact.compliance is not None or any(
+        b.compliance is not None for b in scene.boundaries
+    )
+    return soft or scene.contact.restitution == 0.0

@@ -162,11 +162,8 @@ def _check_compliance(scene: Any) -> None:
         law = scene.compliance_for(boundary)
         if law is None:
             continue
-        where = (
-            f"boundaries[{i}].compliance"
-            if boundary.compliance is not None
-            else ("contact.compliance")
-        )
+        own = boundary.compliance is not None
+        where = f"boundaries[{i}].compliance" if own else "contact.compliance"
         if law.exponent != 1:
             raise InputError(
                 f"`{where}.exponent`: periodic orbits support linear compliant stops only "
@@ -266,7 +263,8 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
         elif event.type not in ("energy_gain",):
             raise SolverError(
                 f"t = {event.t!r} s: a {event.type!r} event; periodic orbits are computed for "
-                "motions of free flight, impacts and compliant touches and releases only"
+                "motions of free flight, impacts, sticking that ends in a lift-off, and "
+                "compliant touches and releases only"
             )
     fill_contact_states(scene, z, impacts)
     return StroboscopicRun(np.concatenate([last.q, last.v]), impacts)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.optimize
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from solver.errors import InputError
@@ -175,6 +175,8 @@ def test_monodromy_against_finite_differences_of_the_simulation():
 
 
 @settings(max_examples=12, deadline=None)
+@example(x=XS, v=0.5, k=400.0, c=2.0)  # starts exactly at the touch, closing
+@example(x=0.201, v=-0.5, k=400.0, c=2.0)  # inside, leaving, k δ + c δ̇ < 0: released
 @given(
     x=st.floats(-0.8, 0.25),
     v=st.floats(-1.5, 1.5),
@@ -188,7 +190,8 @@ def test_determinant_is_liouvilles_law(x, v, k, c):
     scene = compliant_oscillator(k, c)
     z = np.array([x, v])
     run = run_map(scene, z, T)
-    pressing_since = 0.0 if (x > XS and k * (x - XS) + c * v > 0.0) else None
+    # the engine's rule at a phase start: overlapping or touching, and pushing or closing
+    pressing_since = 0.0 if (x >= XS and (k * (x - XS) + c * v > 0.0 or v > 0.0)) else None
     tau = 0.0
     for event in run.impacts:
         if event.kind == "touch":
@@ -210,3 +213,13 @@ def test_unsupported_compliance_is_refused_naming_the_field():
         find_orbit(compliant_oscillator(slant=0.05))
     with pytest.raises(InputError, match=r"`contact\.compliance`"):
         find_orbit(compliant_oscillator(beads=2))
+
+
+def test_cli_refuses_a_hertz_stop_with_exit_2_naming_the_field(tmp_path):
+    from test_orbits import _cli
+
+    code, err = _cli(
+        tmp_path, compliant_oscillator(exponent=1.5), "--vary", "forces[0].omega=2:2.1"
+    )
+    assert code == 2 and "`boundaries[0].compliance.exponent`" in err
+    assert "Traceback" not in err

@@ -168,3 +168,44 @@ def test_continue_orbits_says_why_it_cannot_run(qtbot):
         sweep.orbits.start()
     assert ended.args == ["finished"]
     assert "harmonic" in sweep.orbits.report.text() and not sweep.orbits.stretches
+
+
+def test_continue_orbits_on_a_compliant_stop_draws_its_touch_speeds(qtbot):
+    """A linear compliant stop (tests/test_orbits_compliant.py's bead, k = 400, c = 2) is
+    continued like a rigid one: each orbit's one contact is drawn at its touch speed (the
+    engine's touch, replayed here with the program's own run), stable then dashed past
+    the period doubling at ω ≈ 2.2345."""
+    from solver.orbits import orbit_scene
+    from solver.record import Trajectory
+    from solver.scene_paths import with_values
+    from solver.simulation import drive, make_stepper
+    from solver.system import System
+    from tests.test_orbits_compliant import compliant_oscillator
+
+    scene = compliant_oscillator()
+    sweep = SweepWindow(scene)
+    qtbot.addWidget(sweep)
+    sweep.first.choose("forces[0].omega", 2.0, 2.3, 4)
+    sweep.transient.setValue(120.0)
+    overlay = sweep.orbits
+    overlay.points.setValue(32)
+    overlay.step.setValue(0.05)
+    with qtbot.waitSignal(overlay.ended, timeout=180000) as ended:
+        assert overlay.start()
+    assert ended.args == ["finished"]
+    assert "compliance" not in overlay.report.text()
+    (followed,) = overlay.branches
+    drawn = {(p, round(v, 9)) for s in overlay.stretches for p, v in zip(s.p, s.speed, strict=True)}
+    for p, orbit, _ in followed.rows:
+        (touch,) = orbit.contacts
+        assert touch.kind == "touch"
+        # the touch's speed from an ordinary run of the scene started on the orbit
+        started = System(orbit_scene(with_values(scene, {"forces[0].omega": p}), orbit))
+        stepper = make_stepper(started, t_end=orbit.span, method="event-driven", dt_out=0.01)
+        trajectory = Trajectory(started)
+        drive(stepper, trajectory)
+        (event,) = [e for e in trajectory.events if e.type == "touch"]
+        assert event.t == pytest.approx(touch.t, abs=1e-9)
+        assert (p, round(abs(float(touch.v_minus[0])), 9)) in drawn
+    assert [s.stable for s in overlay.stretches if s.branch == 0] == [True, False]
+    assert [k for k, *_ in overlay.marks if k == "period_doubling"]
