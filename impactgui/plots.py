@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Slot
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -599,6 +599,13 @@ height, so nothing is far off; once the user zooms by hand it may be, and the li
 
 LEGEND_TEXT_SIZE = "8pt"
 """Size of the legends' text outside presentation mode."""
+LEGEND_ROOM_NAME = "wheel – curb, vertex 2"
+"""The legends beside the live plots are at least as wide as an entry of this name from the
+start. A legend that widens moves the plots' right edge, which lays out and re-renders all
+five plots at once: the first contact's entries did so at the start of every paper-004
+wheel run (a 13-17 ms paint of the GUI thread, bench/gui.py). Longer names still widen it."""
+LEGEND_ENTRY_EXTRA_PX = 51
+"""Width of a legend entry beyond its text (its line sample, spacing and margins), px."""
 
 TIME_MARGIN = 0.02
 """Room left and right of the data on the time axis, as a share of the span shown: an impact
@@ -748,8 +755,12 @@ class PlotPanel(QWidget):
             self.impulse_plot,
         )
         self._legends = [legend_beside(plot) for plot in self.plots]
+        font = QFont()
+        font.setPointSizeF(float(LEGEND_TEXT_SIZE.removesuffix("pt")))
+        room = QFontMetricsF(font).horizontalAdvance(LEGEND_ROOM_NAME) + LEGEND_ENTRY_EXTRA_PX
         for legend in self._legends:
             legend.setCacheMode(_CACHED)
+            legend.setMinimumWidth(math.ceil(room))
         cursor_pen = QPen(QColor(CURSOR_COLOUR), 0)  # a cosmetic 1-pixel hairline
         self._cursors: dict[pg.ViewBox, QGraphicsLineItem] = {}
         for plot in self.plots:

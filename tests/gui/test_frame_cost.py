@@ -16,10 +16,11 @@ from PySide6.QtGui import QColor, QFontMetricsF
 from impactgui import plots as plots_module
 from impactgui.canvas import FLASH_TICK_MS, SceneCanvas
 from impactgui.document import SceneDocument
+from impactgui.names import contact_name
 from impactgui.plots import AXIS_WIDTH, ENERGY_TERMS, TIP_SIZE_PX, PlotPanel, _StemTips
 from impactgui.presets import SCENES_DIR
 from impactgui.scene_items import FLASH_DURATION, TrailField
-from solver.frames import EnergyBudget, Event, Frame, StepOutput
+from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
 from solver.record import Trajectory
 from solver.system import System
 
@@ -214,3 +215,30 @@ def test_a_value_range_step_keeps_the_curves_as_drawn_and_a_hand_zoom_limits_far
     panel.energy_plot.vb.enableAutoRange(y=True)  # its "A" button: the panel fits it again
     panel._resume_auto_ranged_views()
     assert all(curve.opts["dynamicRangeLimit"] is None for curve in panel.energy_curves.values())
+
+
+def test_the_first_contact_in_the_legends_moves_no_plot(qtbot) -> None:
+    # its legend entries widened the legends' column: all five plots were laid out and
+    # re-rendered in one paint at the start of every paper-004 wheel run (13-17 ms)
+    doc = SceneDocument()
+    doc.load(SCENES_DIR / "wheel_curb_e03.json")
+    system = System(doc.scene())
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(600, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    trajectory = Trajectory(system)
+    panel.set_run(trajectory, system)
+    qtbot.wait(50)
+    before = [plot.vb.sceneBoundingRect() for plot in panel.plots]
+    contact = ContactState("wheel", "curb#v2", 5.0, 0.0, 0.0, 0.0, "stick")  # longest name
+    frame = Frame(0.0, "sample", system.q0, system.v0, (contact,), EnergyBudget(0, 0, 0, 0, 0))
+    batch = StepOutput([frame], [])
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.redraw()
+    qtbot.wait(50)
+    names = [label.text for _sample, label in panel.lambda_plot.legend.items]
+    assert names == [contact_name("wheel", "curb#v2")]
+    assert [plot.vb.sceneBoundingRect() for plot in panel.plots] == before
