@@ -371,7 +371,16 @@ class CompliantSet:
     def event_values(
         self, q: np.ndarray, v: np.ndarray, other: np.ndarray | None = None
     ) -> np.ndarray:
-        """Per disk and feature: ``(touch, release)``, each falling through 0 at its event.
+        """Per disk and feature: ``(touch, release, stick, slip, touch rate)``.
+
+        The first four fall through 0 at their event; the fifth is the gap's
+        rate ``u_n`` (m/s) where the touch value is the gap or the pair
+        presses, NaN elsewhere (inside a stop, not pressing): a gap positive
+        at two sub-points whose rate turns from negative to positive between
+        them has a minimum there, which may dip below 0; a pressing pair whose
+        force is 0 at a sub-point (just touched, c = 0) has its deepest
+        overlap where the rate turns, and the force may rise and fall back
+        between two sub-points (:meth:`CompliantEvents.first`).
 
         A pressing pair (:attr:`engaged`): touch ``+inf``; release ``k·δ^p +
         c·δ̇`` (smooth through δ = 0, where it is ``c·δ̇``: for c = 0 the force
@@ -389,7 +398,7 @@ class CompliantSet:
         rows = []
         for k, f, dc in every:
             if dc is None:
-                rows.append((math.inf, math.inf, math.inf, math.inf))
+                rows.append((math.inf, math.inf, math.inf, math.inf, math.nan))
                 continue
             stick = slip = math.inf
             mode = self.modes.get((k, f))
@@ -399,10 +408,12 @@ class CompliantSet:
                 tangential, normal = held[k, f]
                 slip = self.friction[f] * normal - abs(tangential)
             if (k, f) in engaged:
-                rows.append((math.inf, self._press(f, dc), stick, slip))
+                rows.append((math.inf, self._press(f, dc), stick, slip, dc.u_n))
+            elif dc.g >= 0.0:
+                rows.append((dc.g, math.inf, stick, slip, dc.u_n))
             else:
-                rows.append((dc.g if dc.g >= 0.0 else -self._press(f, dc), math.inf, stick, slip))
-        return np.array(rows, dtype=float).reshape(-1, 4)
+                rows.append((-self._press(f, dc), math.inf, stick, slip, math.nan))
+        return np.array(rows, dtype=float).reshape(-1, 5)
 
     def pressing_forces(self, q: np.ndarray, v: np.ndarray) -> dict[tuple[str, str], float]:
         """The force (N) of every pressing pair under :attr:`engaged`, by ``(body, other)``."""
@@ -502,7 +513,16 @@ class CompliantEvents:
         split the piece; a value positive at a sub-point and not positive at
         the next is bisected to ``TIME_TOL``, and the event is put on the
         side where it has happened (gap ≤ 0 after a touch, force 0 after a
-        release), so the next phase does not find it again.
+        release), so the next phase does not find it again. A gap positive
+        at both sub-points whose rate turns from negative to positive between
+        them (a dip: a disk that grazes the stop between two sub-points) has
+        its minimum located; if the gap is below 0 there, the touch is the
+        first root before it, as for a rigid gap (``solver/gap_roots.py``).
+        Likewise a pressing pair whose force is 0 at a sub-point (touched at
+        δ = 0 with c = 0) and not positive at the next, its overlap turning
+        between them: where the overlap is deepest the force is positive, and
+        the release is the first root after it (a short press, as a grazing
+        disk makes, falls between two sub-points).
         """
         found = self._first(piece, ta, tb, self.n_sub if n_sub is None else n_sub)
         self._measure(piece, ta, tb if found is None else found.t)
@@ -595,12 +615,28 @@ class CompliantEvents:
         before = self._values(ts[0], piece.state(ts[0]))
         for j in range(1, len(ts)):
             after = self._values(ts[j], piece.state(ts[j]))
-            crossed = (before > 0.0) & (after <= 0.0)
-            if crossed.any():
+            crossed = (before[:, :4] > 0.0) & (after[:, :4] <= 0.0)
+            hits = [
+                (int(r), int(c), ts[j - 1], ts[j])
+                for r, c in zip(*np.nonzero(crossed), strict=True)
+            ]
+            turning = (before[:, 4] < 0.0) & (after[:, 4] > 0.0)
+            if turning.any():
+                free = np.isfinite(after[:, 0]) & (after[:, 0] > 0.0) & ~crossed[:, 0]
+                for row in np.nonzero(turning & free)[0].tolist():  # a dip of the gap
+                    t_min = self._bottom(piece, row, ts[j - 1], ts[j])
+                    if self._values(t_min, piece.state(t_min))[row, 0] <= 0.0:
+                        hits.append((row, 0, ts[j - 1], t_min))
+                rising = np.isfinite(before[:, 1]) & (before[:, 1] <= 0.0) & (after[:, 1] <= 0.0)
+                for row in np.nonzero(turning & rising)[0].tolist():  # a press from F = 0
+                    t_deep = self._bottom(piece, row, ts[j - 1], ts[j])
+                    if self._values(t_deep, piece.state(t_deep))[row, 1] > 0.0:
+                        hits.append((row, 1, t_deep, ts[j]))
+            if hits:
                 best: CompliantEvent | None = None
                 names = None
-                for row, col in zip(*np.nonzero(crossed), strict=True):
-                    t_hit = self._bisect(piece, int(row), int(col), ts[j - 1], ts[j])
+                for row, col, lo, hi in hits:
+                    t_hit = self._bisect(piece, row, col, lo, hi)
                     if best is None or t_hit < best.t:
                         if names is None:
                             y = piece.state(ts[j - 1])
@@ -609,6 +645,24 @@ class CompliantEvents:
                 return best
             before = after
         return None
+
+    def _bottom(self, piece: Any, row: int, lo: float, hi: float) -> float:
+        """Where the gap of ``row`` is least in ``(lo, hi)`` (s): its rate's root, to ``TIME_TOL``.
+
+        The rate is negative at ``lo`` and positive at ``hi``. For a pair
+        that does not press, while the gap is below 0 the row holds the force
+        instead and its rate is NaN, read as positive (the gap has passed its
+        first root, which is all the caller needs).
+        """
+        while hi - lo > TIME_TOL:
+            mid = 0.5 * (lo + hi)
+            if not lo < mid < hi:
+                break
+            if self._values(mid, piece.state(mid))[row, 4] < 0.0:
+                lo = mid
+            else:
+                hi = mid
+        return hi
 
     def _bisect(self, piece: Any, row: int, col: int, lo: float, hi: float) -> float:
         """The first time (s) in ``(lo, hi]`` where value ``(row, col)`` is ≤ 0, to ``TIME_TOL``."""
