@@ -210,3 +210,23 @@ def test_the_cli_answers_on_a_smaller_copy_of_fuzz_scene_5842(tmp_path):
     assert cli.main(["run", str(scene), "--out", str(tmp_path / "out")]) == 0
     rows = (tmp_path / "out" / "trajectory.csv").read_text().splitlines()
     assert float(rows[-1].split(",")[0]) == 30.0
+
+
+def test_the_watchdog_sees_the_work_inside_a_cut_cart_phase(monkeypatch):
+    import solver.event_tolerances as tolerances
+    from solver.simulation import Watchdog, progress
+
+    monkeypatch.setattr(tolerances, "STEP_WALL_SLICE_S", 0.0)
+    now = [0.0]
+    watchdog = Watchdog(stall_seconds=2.0, clock=lambda: now[0])
+    stepper = make_stepper(_cart_model(30.0, 9.0))  # 36 DOP853 steps between two samples
+    stalled_t = longest = 0
+    while stepper.status == "running":
+        t_before = stepper.t
+        stepper.step()
+        stalled_t = stalled_t + 1 if stepper.t == t_before else 0
+        longest = max(longest, stalled_t)
+        now[0] += 1.0  # each step "takes" a second of wall time
+        watchdog.check(progress(stepper))  # raises past 2 s without progress
+    assert stepper.status == "finished"
+    assert longest > 20  # t alone would have looked stalled for 20 s
