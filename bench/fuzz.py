@@ -11,9 +11,9 @@ every run must end with exit 0, 2 or 3, write finite numbers, and keep making
 progress in simulated time. A run is cut after ``--scene-wall`` seconds of
 this process's CPU time (not wall time: the machine may be shared); it is
 counted as a hang when its simulated time did not advance by more than
-``CRAWL`` (relative) in the last ``--stall`` CPU seconds before the cut — a
-run that creeps on by a few ulps a phase is a hang too — else as "cut while
-progressing" (printed with its index, to replay it).
+``solver.simulation.PROGRESS_REL`` of itself in the last ``--stall`` CPU
+seconds before the cut (a run that creeps on by a few ulps a phase is a hang
+too), else as "cut while progressing" (printed with its index, to replay it).
 Cumulative counts are printed every ``--report-every`` scenes.
 
 Impacts: random problems (N <= 6, n <= 6; coupled tangents, mass matrices of
@@ -225,14 +225,6 @@ def _scene_text(data) -> str:
     return re.sub(r'"__DEEP__(\d+)"', expand, json.dumps(data, ensure_ascii=True))
 
 
-CRAWL = 1e-9
-"""Least advance of simulated time, relative to it (at least 1 s), that counts as progress.
-
-Seed 2026's stiff plastic pair (scene 2698) could creep by 1.6e-14 s a phase
-(a lift-off found again a few ulps later): simulated time still rose, and a
-watchdog or a cut that asks only whether it rose would see progress forever."""
-
-
 class _Progress:
     """Wraps Watchdog.check to know when the run last advanced in simulated time."""
 
@@ -249,8 +241,13 @@ class _Progress:
         simulation_module.Watchdog.check = check
 
     def note(self, t: float) -> None:
-        """Note simulated time ``t`` (s): progress when it passed the last by ``CRAWL``."""
-        floor = self.t + CRAWL * max(1.0, abs(self.t)) if math.isfinite(self.t) else -math.inf
+        """Note simulated time ``t`` (s): progress when it passed the last as the watchdog asks.
+
+        By more than ``solver.simulation.PROGRESS_REL`` of it (at least 1 s): seed
+        2026's stiff plastic pair (scene 2698) crept on by 1.6e-14 s a phase.
+        """
+        least = simulation_module.PROGRESS_REL * max(1.0, abs(self.t))
+        floor = self.t + least if math.isfinite(self.t) else -math.inf
         if t > floor:
             self.t, self.at = t, time.process_time()
 

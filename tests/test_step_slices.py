@@ -230,3 +230,23 @@ def test_the_watchdog_sees_the_work_inside_a_cut_cart_phase(monkeypatch):
         watchdog.check(progress(stepper))  # raises past 2 s without progress
     assert stepper.status == "finished"
     assert longest > 20  # t alone would have looked stalled for 20 s
+
+
+def test_the_watchdog_takes_a_run_creeping_on_by_ulps_for_a_stall():
+    # the stiff plastic pair (fuzz scene 2698) crept on by 1.6e-14 s a phase: t rose at
+    # every check and a watchdog that asks only whether it rose never fired
+    from solver.errors import SolverError
+    from solver.simulation import Watchdog
+
+    now = [0.0]
+    watchdog = Watchdog(stall_seconds=5.0, clock=lambda: now[0])
+    t = 0.586570969495
+    with pytest.raises(SolverError, match=r"no progress in simulated time for 5 s.*crept from"):
+        for _ in range(100):
+            watchdog.check(t)
+            t += 256 * 1.6e-14  # a step of 256 such phases
+            now[0] += 1.0
+    slow = Watchdog(stall_seconds=5.0, clock=lambda: now[0])
+    for k in range(100):  # slow but real: 2e-9 of itself a second
+        slow.check(1e3 * (1.0 + 2e-9) ** k)
+        now[0] += 1.0
