@@ -34,10 +34,18 @@ DEFAULT_ATOL = 1e-12
 """Event-driven ODE tolerances used when the scene gives none."""
 STALL_WALL_TIME_S = 30.0
 """Wall time (s) a run may go on without advancing simulated time before it fails."""
+PROGRESS_REL = 1e-9
+"""Least advance of simulated time that counts as progress, relative to it (at least 1 s).
+
+A run that creeps on by a few ulps a phase (an event found again a moment
+after the instant it was handled) still raises ``t``: it is a stall all the same."""
 
 
 class Watchdog:
     """Fails a run whose simulated time has not advanced for ``stall_seconds`` of wall time.
+
+    Advanced means by more than ``PROGRESS_REL`` of the time it last advanced
+    from (at least 1 s): creeping on by ulps is no progress.
 
     Call :meth:`check` with the stepper's :func:`progress` after every step.
     The work inside one step is bounded on its own (a wall-time slice, at
@@ -68,13 +76,19 @@ class Watchdog:
     def check(self, t: float) -> None:
         """Note simulated time ``t`` (s); raise :class:`SolverError` past the stall limit."""
         now = self._clock()
-        if t > self._t:
+        last = self._t
+        if t > last and (last == -math.inf or t > last + PROGRESS_REL * max(1.0, abs(last))):
             self._t, self._since = t, now
             return
         if now - self._since > self.stall_seconds:
+            where = (
+                f"stuck at t = {t!r} s"
+                if t <= last
+                else f"t crept from {last!r} to {t!r} s, less than {PROGRESS_REL:g} of it"
+            )
             raise SolverError(
                 f"no progress in simulated time for {self.stall_seconds:g} s of wall time "
-                f"(stuck at t = {t!r} s; STALL_WALL_TIME_S)"
+                f"({where}; STALL_WALL_TIME_S)"
             )
 
 

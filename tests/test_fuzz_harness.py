@@ -44,3 +44,23 @@ def test_scaling_an_ordinary_number_multiplies_it_by_the_drawn_power_of_ten():
     data = {"solver": {"t_end": 2.5}}
     fuzz._mutate_once(data, _ScaleFirstLeaf())
     assert data["solver"]["t_end"] == 2.5
+
+
+def test_a_run_creeping_by_ulps_makes_no_progress_for_the_hang_count():
+    # the stiff plastic pair of seed 2026 (scene 2698) crept on by 1.6e-14 s a phase
+    fuzz = _fuzz_module()
+    progress = fuzz._Progress.__new__(fuzz._Progress)  # without wrapping Watchdog.check
+    progress.t, progress.at = -math.inf, -1.0
+    progress.note(0.586570969495)
+    first = progress.at
+    assert progress.t == 0.586570969495 and first >= 0.0
+    t = progress.t
+    for _ in range(10_000):  # 1.6e-10 s in all: less than 1e-9 s
+        t += 1.6e-14
+        progress.note(t)
+    assert progress.t == 0.586570969495 and progress.at == first
+    progress.note(0.586570969495 + 2e-9)  # a real step forward
+    assert progress.t == 0.586570969495 + 2e-9
+    progress.note(1e6)
+    progress.note(1e6 + 1e-4)  # 1e-10 relative at 1e6 s: still creeping
+    assert progress.t == 1e6

@@ -210,3 +210,43 @@ def test_the_cli_answers_on_a_smaller_copy_of_fuzz_scene_5842(tmp_path):
     assert cli.main(["run", str(scene), "--out", str(tmp_path / "out")]) == 0
     rows = (tmp_path / "out" / "trajectory.csv").read_text().splitlines()
     assert float(rows[-1].split(",")[0]) == 30.0
+
+
+def test_the_watchdog_sees_the_work_inside_a_cut_cart_phase(monkeypatch):
+    import solver.event_tolerances as tolerances
+    from solver.simulation import Watchdog, progress
+
+    monkeypatch.setattr(tolerances, "STEP_WALL_SLICE_S", 0.0)
+    now = [0.0]
+    watchdog = Watchdog(stall_seconds=2.0, clock=lambda: now[0])
+    stepper = make_stepper(_cart_model(30.0, 9.0))  # 36 DOP853 steps between two samples
+    stalled_t = longest = 0
+    while stepper.status == "running":
+        t_before = stepper.t
+        stepper.step()
+        stalled_t = stalled_t + 1 if stepper.t == t_before else 0
+        longest = max(longest, stalled_t)
+        now[0] += 1.0  # each step "takes" a second of wall time
+        watchdog.check(progress(stepper))  # raises past 2 s without progress
+    assert stepper.status == "finished"
+    assert longest > 20  # t alone would have looked stalled for 20 s
+
+
+def test_the_watchdog_takes_a_run_creeping_on_by_ulps_for_a_stall():
+    # the stiff plastic pair (fuzz scene 2698) crept on by 1.6e-14 s a phase: t rose at
+    # every check and a watchdog that asks only whether it rose never fired
+    from solver.errors import SolverError
+    from solver.simulation import Watchdog
+
+    now = [0.0]
+    watchdog = Watchdog(stall_seconds=5.0, clock=lambda: now[0])
+    t = 0.586570969495
+    with pytest.raises(SolverError, match=r"no progress in simulated time for 5 s.*crept from"):
+        for _ in range(100):
+            watchdog.check(t)
+            t += 256 * 1.6e-14  # a step of 256 such phases
+            now[0] += 1.0
+    slow = Watchdog(stall_seconds=5.0, clock=lambda: now[0])
+    for k in range(100):  # slow but real: 2e-9 of itself a second
+        slow.check(1e3 * (1.0 + 2e-9) ** k)
+        now[0] += 1.0
