@@ -25,7 +25,9 @@ first step computes (goal < 500 ms). ``--without-plots`` hides the plots dock,
 to tell the canvas's cost from the plots'. ``--trace`` times every per-frame
 hook of the GUI thread (``HOOKS``: the slots that take a batch, the display
 tick, the canvas frame, each view's paint) and prints, per load, the calls,
-total and longest time (wall clock and CPU) of each. Offscreen by default
+total and longest time (wall clock and CPU) of each; ``--gaps MS`` also lists, for
+each gap between two display ticks longer than MS ms (or holding more GUI-thread
+CPU), the hooks that ran in it and the GUI thread's collections. Offscreen by default
 (``QT_QPA_PLATFORM``); on a virtual X display: ``xvfb-run -a -s "-screen 0
 1600x1000x24" env QT_QPA_PLATFORM=xcb .venv/bin/python bench/gui.py``. Numbers
 are printed, never asserted.
@@ -39,6 +41,7 @@ import gc
 import importlib
 import os
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -87,21 +90,43 @@ _PAINTED_BY = ("SceneCanvas", "PlotPanel", "MotionPlots", "ReferenceOverlay", "S
 
 
 class HookTimes:
-    """Calls, total and longest time of each traced hook since the last ``reset``."""
+    """Calls, total and longest time of each traced hook since the last ``reset``.
 
-    def __init__(self) -> None:
+    With ``keep_calls``, every call is also kept as ``(start, end, CPU s, depth, name)``
+    (``perf_counter`` seconds; depth: how many traced hooks it runs inside) for
+    ``print_gaps``, with the GUI thread's collections ``(time, "start"/"stop",
+    generation, young objects)``.
+    """
+
+    def __init__(self, keep_calls: bool = False) -> None:
+        self.keep_calls = keep_calls
+        self.depth = 0
         self.reset()
+        if keep_calls:
+            gui_thread = threading.get_ident()
+
+            def on_collection(phase: str, info: dict[str, int]) -> None:
+                if threading.get_ident() == gui_thread:
+                    when = time.perf_counter()
+                    self.collections.append((when, phase, info["generation"], gc.get_count()[0]))
+
+            gc.callbacks.append(on_collection)
 
     def reset(self) -> None:
         """Forget every time."""
+        self.log: list[tuple[float, float, float, int, str]] = []
+        self.collections: list[tuple[float, str, int, int]] = []
         self.calls: dict[str, int] = defaultdict(int)
         self.total: dict[str, float] = defaultdict(float)
         self.cpu: dict[str, float] = defaultdict(float)
         self.longest: dict[str, float] = defaultdict(float)
         self.longest_cpu: dict[str, float] = defaultdict(float)
 
-    def add(self, name: str, seconds: float, cpu_seconds: float) -> None:
-        """One call of ``name`` took ``seconds`` (wall clock), ``cpu_seconds`` of this thread."""
+    def add(self, name: str, start: float, seconds: float, cpu_seconds: float) -> None:
+        """One call of ``name`` from ``start`` took ``seconds`` (wall clock), ``cpu_seconds``
+        of this thread."""
+        if self.keep_calls:
+            self.log.append((start, start + seconds, cpu_seconds, self.depth, name))
         self.calls[name] += 1
         self.total[name] += seconds
         self.cpu[name] += cpu_seconds
@@ -120,6 +145,27 @@ class HookTimes:
                 f"({self.total[name] / elapsed:5.1%}) {self.cpu[name] * 1e3:9.1f} "
                 f"{self.longest[name] * 1e3:8.1f} {self.longest_cpu[name] * 1e3:8.1f}"
             )
+
+    def print_gaps(self, gaps: list[tuple[float, float, float]], over_ms: float) -> None:
+        """What the GUI thread ran in each gap ``(start, end, CPU s)`` longer than ``over_ms``
+        (wall clock) or with more CPU than that: the traced calls of 1 ms or more, nested
+        ones indented, and its collections."""
+        for start, end, cpu in gaps:
+            if max(end - start, cpu) * 1e3 < over_ms:
+                continue
+            print(f"    gap of {(end - start) * 1e3:.1f} ms, {cpu * 1e3:.1f} ms of GUI-thread CPU:")
+            for begin, finish, call_cpu, depth, name in sorted(self.log):
+                if start <= begin and finish <= end and finish - begin >= 1e-3:
+                    print(
+                        f"      {'  ' * depth}+{(begin - start) * 1e3:6.1f} ms  {name:<36} "
+                        f"{(finish - begin) * 1e3:6.1f} ms, CPU {call_cpu * 1e3:5.1f}"
+                    )
+            for when, phase, generation, young in self.collections:
+                if start <= when <= end:
+                    print(
+                        f"      +{(when - start) * 1e3:6.1f} ms  collection of generation "
+                        f"{generation} {phase}s ({young} young objects)"
+                    )
 
 
 def _painter_of(view: Any) -> str:
@@ -145,13 +191,15 @@ def trace_hooks(times: HookTimes) -> None:
             *args: Any, _method: Callable = method, _label: str = label, **kwargs: Any
         ) -> Any:
             start, cpu = time.perf_counter(), time.thread_time()
+            times.depth += 1
             try:
                 return _method(*args, **kwargs)
             finally:
+                times.depth -= 1
                 name = _label
                 if _label == "GraphicsView.paintEvent":
                     name = f"paint {_painter_of(args[0])}"
-                times.add(name, time.perf_counter() - start, time.thread_time() - cpu)
+                times.add(name, start, time.perf_counter() - start, time.thread_time() - cpu)
 
         setattr(owner, method_name, functools.wraps(method)(timed))
 
@@ -208,11 +256,14 @@ class TickRecorder(QObject):
         self.longest_cpu = 0.0
         self.ticks = 0
         self.late = 0
+        self.gaps: list[tuple[float, float, float]] = []
+        """Every gap since ``reset``: ``(start, end, CPU s of the GUI thread)``."""
 
     @Slot()
     def on_tick(self) -> None:
         """One display tick."""
         now, cpu = time.perf_counter(), time.thread_time()
+        self.gaps.append((self.last, now, cpu - self.last_cpu))
         gap = now - self.last
         self.longest = max(self.longest, gap)
         self.longest_cpu = max(self.longest_cpu, cpu - self.last_cpu)
@@ -262,10 +313,12 @@ def measure(
     data: dict | None,
     seconds: float,
     hooks: HookTimes | None = None,
+    gaps_over_ms: float = TARGET_GAP_MS,
 ) -> Load:
     """Run ``data`` (None: the idle window, clock ticking) for ``seconds`` and measure it.
 
-    With ``hooks``, the hooks' times of the measured seconds are printed.
+    With ``hooks``, the hooks' times of the measured seconds are printed, and if they
+    keep their calls, what ran in each gap over ``gaps_over_ms`` (``HookTimes.print_gaps``).
     """
     window.reset_run()
     gc.collect()
@@ -285,6 +338,8 @@ def measure(
     elapsed, cpu = time.perf_counter() - start, time.thread_time() - cpu0
     if hooks is not None:
         hooks.print(name, elapsed)
+        if hooks.keep_calls:
+            hooks.print_gaps(recorder.gaps, gaps_over_ms)
     window.pause_run()
     computed = len(window.runner.trajectory) if window.runner is not None else 0
     grown = (resident_mb() - rss_before) * 1e6
@@ -452,11 +507,19 @@ def main() -> None:
     parser.add_argument("--without-plots", action="store_true", help="hide the plots dock")
     parser.add_argument("--trace", action="store_true", help="time each per-frame hook")
     parser.add_argument(
+        "--gaps",
+        type=float,
+        metavar="MS",
+        help="with the hooks traced, print what the GUI thread ran in each gap (or its CPU) "
+        "over MS ms: the hooks of 1 ms or more, and its collections",
+    )
+    parser.add_argument(
         "--spring-beads", type=int, default=2000, help="beads of the spring chain (0: skip it)"
     )
     args = parser.parse_args()
 
-    hooks = HookTimes() if args.trace else None
+    traced = args.trace or args.gaps is not None
+    hooks = HookTimes(keep_calls=args.gaps is not None) if traced else None
     if hooks is not None:
         trace_hooks(hooks)
     app = QApplication.instance() or QApplication(["bench"])
@@ -484,7 +547,8 @@ def main() -> None:
         f"{'CPU':>5} {'gaps>50':>7} {'computed/s':>10} {'B/frame':>8} {'GUI CPU ms/frame':>16}"
     )
     results = [
-        measure(app, window, recorder, name, data, args.seconds, hooks) for name, data in loads
+        measure(app, window, recorder, name, data, args.seconds, hooks, args.gaps or TARGET_GAP_MS)
+        for name, data in loads
     ]
     cradle = scene_to_dict(load_scene(SCENES_DIR / "newton_cradle_5_staged.json"))
     cradle["solver"] = {**cradle.get("solver", {}), "t_end": args.seconds + 2.0}

@@ -949,7 +949,7 @@ class MainWindow(QMainWindow):
     def _on_run_ended(self, status: str, message: str) -> None:
         assert self.runner is not None
         self._step_pending = False
-        self.plots.redraw()
+        self.plots.finish()
         self.motion_plots.redraw()
         self.reference_view.finish()
         if status == "failed":

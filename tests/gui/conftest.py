@@ -77,9 +77,14 @@ def scene_path(name: str) -> Path:
 
 
 def run_to_end(qtbot, win: MainWindow, timeout_ms: int = 30000) -> None:
-    """Start the window's run and wait until it has finished (or failed)."""
+    """Start the window's run and wait until it has finished (or failed) and is all plotted.
+
+    At the end of a run the energy curves take every frame at once, the contact
+    curves and the stems with the next parts of the plots' redraw (``PlotPanel.finish``).
+    """
     assert win.start_run(), "the run did not start"
     qtbot.waitUntil(lambda: win.run_state in ("finished", "failed"), timeout=timeout_ms)
+    qtbot.waitUntil(lambda: win.plots.is_drawn, timeout=timeout_ms)
 
 
 def run_solver_cli(scene_file: Path, out: Path) -> None:

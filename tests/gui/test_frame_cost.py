@@ -242,3 +242,39 @@ def test_the_first_contact_in_the_legends_moves_no_plot(qtbot) -> None:
     names = [label.text for _sample, label in panel.lambda_plot.legend.items]
     assert names == [contact_name("wheel", "curb#v2")]
     assert [plot.vb.sceneBoundingRect() for plot in panel.plots] == before
+
+
+def test_a_run_s_end_draws_the_energy_now_and_the_other_plots_with_their_parts(qtbot) -> None:
+    # a full redraw at the end of the paper-004 wheel's run took 15-17 ms and re-rendered
+    # all five plots in the same paint, in one gap between two frames drawn
+    doc = SceneDocument()
+    doc.load(SCENES_DIR / "wheel_curb_e03.json")
+    system = System(doc.scene())
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(600, 900)
+    trajectory = Trajectory(system)
+    panel.set_run(trajectory, system)
+    frames = []
+    for k in range(3000):
+        contact = ContactState("wheel", "floor", 10.0 + np.sin(k * 1e-2), 0.1, 0.0, 0.0, "stick")
+        energy = EnergyBudget(0.5 + 0.4 * np.sin(k * 1e-3), 0.5, 0.0, 0.0, 0.0)
+        frames.append(Frame(k * 1e-3, "sample", system.q0, system.v0, (contact,), energy))
+    batch = StepOutput(frames, [])
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.finish()
+    x, kinetic = panel.energy_curves["kinetic"].getOriginalDataset()
+    np.testing.assert_array_equal(x, trajectory.times())  # every frame at once
+    np.testing.assert_array_equal(kinetic, trajectory.energies()[:, 0])
+    energy_range = panel.energy_plot.vb.viewRange()[0]
+    start, end = plots_module.time_span(panel.energy_plot)
+    assert start == pytest.approx(0.0, abs=1e-12) and end >= 2.999  # every frame in view
+    assert panel.lambda_plot.vb.viewRange()[0] != energy_range  # follows with its part
+    assert not panel.is_drawn
+    qtbot.waitUntil(lambda: panel.is_drawn, timeout=5000)
+    for plot in panel.plots:
+        assert plot.vb.viewRange()[0] == energy_range
+    lam_x, lam = panel.contact_curves[("wheel", "floor")][0].getOriginalDataset()
+    np.testing.assert_array_equal(lam_x, trajectory.times())
+    np.testing.assert_array_equal(lam, [frame.contacts[0].lam for frame in frames])

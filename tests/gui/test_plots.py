@@ -101,7 +101,7 @@ def _contact_series(trajectory: Trajectory) -> dict[tuple[str, str], np.ndarray]
 
 def test_a_finished_run_shows_exactly_the_trajectory_data(qtbot, window) -> None:
     assert window.open_file(scene_path("wheel_curb_e03"))
-    run_to_end(qtbot, window)
+    run_to_end(qtbot, window)  # the contacts and the stems follow the energy: is_drawn
     plots, trajectory = window.plots, window.runner.trajectory
     times, energies = trajectory.times(), trajectory.energies()
     kinetic, potential, spring, total, dissipated, work_in = energies.T
