@@ -44,6 +44,25 @@ from solver.geometry import Segment, disk_disk_contact, disk_feature_contact
 STEP_SHARE = 0.02
 """Largest ODE step while a compliant contact presses, as a share of its period."""
 
+COMPLIANT_RTOL = 2.5e-14
+"""The ODE's relative tolerance while a compliant contact presses (at most the run's own).
+
+The energy balance of a pressing phase is as good as the integrated state:
+at the stepper's default 1e-10 it held to 1e-9–1e-11 of the energy, at 1e-13
+to about 1e-12 (docs/PHYSICS.md, "Compliant contact"). The phases are short;
+the measured cost is in bench/compliant_tolerance.py."""
+
+EPS = float(np.finfo(float).eps)
+
+FIRST_STEP_SHARE = 1e-3
+"""The first ODE step of a pressing phase: a share of the longest, :meth:`CompliantSet.max_step`."""
+
+NOISE_SHARE = 0.1
+"""The velocities' atol of a pressing phase, as a share of their round-off per step."""
+
+COMPLIANT_ATOL = 1e-15
+"""The ODE's absolute tolerance (m, m/s, J) while a compliant contact presses."""
+
 _GAUSS = np.polynomial.legendre.leggauss(8)
 """Gauss–Legendre nodes and weights on [−1, 1] for a contact's impulse over a piece."""
 
@@ -334,10 +353,21 @@ class CompliantSet:
 
         ``c·δ̇²`` while a contact presses; ``k·δ^p·|δ̇|`` while a disk released
         with δ > 0 leaves the stop (the stored energy going out as loss).
+
+        In an event-driven phase (:attr:`engaged` set) only the pressing
+        pairs count, ``c·δ̇²`` through δ = 0 as their force is smooth there:
+        a released pair's loss over the phase is ``U(q0) − U(q)`` exactly
+        (:meth:`CompliantEvents.phase_pieces`). Integrated, its power
+        ``−dU/dt`` has a kink where δ returns to 0, which no event marks: an
+        ODE step across it lost up to 1e-10 of the energy (a wheel leaving a
+        damped floor).
         """
         total = 0.0
+        engaged = self.engaged
         for k, f, dc in self._pairs(q, v):
-            if dc.g < 0.0:
+            if engaged is not None and (k, f) not in engaged:
+                continue
+            if dc.g < 0.0 or engaged is not None:
                 force = self._force(k, f, dc)
                 total += (force - self._spring(f, dc.g)) * (-dc.u_n)
                 slip = self.modes.get((k, f))
@@ -345,17 +375,68 @@ class CompliantSet:
                     total += self.friction[f] * force * slip * dc.u_t
         return total
 
-    def max_step(self, q: np.ndarray, v: np.ndarray) -> float:
-        """Longest ODE step (s) while a compliant contact presses: ``STEP_SHARE`` of its period.
+    def ode_options(
+        self, q: np.ndarray, v: np.ndarray, rtol: float, atol: float, max_step: float
+    ) -> dict[str, Any]:
+        """DOP853's ``rtol``, ``atol``, ``max_step`` (and ``first_step``) from ``(q, v)``.
 
-        Per overlap, the period ``2π/√(k_eff/m)`` of the spring linearised at
-        the deepest overlap the motion can reach from here, ``δ_m =
-        (δ^(p+1) + (p+1) m δ̇²/(2k))^(1/(p+1))`` (energy, damping ignored),
-        ``k_eff = p·k·δ_m^(p−1)``, m the disk's mass (two disks: their
-        reduced mass). ``inf`` when nothing presses (a disk
-        released inside a stop feels no force).
+        In a compliant scene ``rtol`` is at most :data:`COMPLIANT_RTOL` and
+        ``atol`` at most :data:`COMPLIANT_ATOL` (per component of ``(q, v,
+        work)``), so that the energy balance holds to round-off level.
+        While some pair presses, the step is at most :meth:`max_step`, the
+        first one :data:`FIRST_STEP_SHARE` of that: at a Hertz touch the force
+        grows as ``t^1.5``, not smooth, and DOP853's own first step,
+        estimated from derivatives that vanish there, was too long (3e-13 of
+        the energy lost per touch, 1e-13 with the short first step). The
+        tolerance is not below the round-off of the force, though: δ is a
+        difference of coordinates of size ``X`` (the disks' centres, the
+        contact point), known to ``ε·X`` only, so the force is known to
+        ``k_eff·ε·X`` and a step of :meth:`max_step` changes the velocity by
+        round-off ``Δv = h·ω²·ε·X`` (ω² = k_eff/m) and the work by ``m·|v|·Δv``.
+        A tolerance far below that noise makes the step control refuse step
+        after step (a Hertz cradle 10 m from the origin took 14 s instead of
+        1.5 s), so the velocities' ``atol`` is at least ``NOISE_SHARE·Δv`` and
+        the work's ``m·|v|`` times that.
         """
-        best = math.inf
+        options: dict[str, Any] = {
+            "rtol": min(rtol, COMPLIANT_RTOL),
+            "atol": min(atol, COMPLIANT_ATOL),
+            "max_step": max_step,
+        }
+        reach = list(self._pressing_reach(q, v))
+        if not reach:
+            return options
+        step = self.max_step(q, v)
+        options["max_step"] = min(max_step, step)
+        options["first_step"] = FIRST_STEP_SHARE * options["max_step"]
+        noise = max(  # Δv = h·ω²·ε·X, h = max_step
+            (NOISE_SHARE * step * k_eff / m * EPS * size for m, _, k_eff, size in reach),
+            default=0.0,
+        )
+        system = self.system
+        N = system.N
+        floor = options["atol"]
+        speed = float(np.abs(v).max(initial=0.0))
+        mass = float(np.sum(system.M_diag[system._disk_ix]))
+        out = np.full(2 * N + 3, floor)
+        out[N : 2 * N] = max(floor, noise)
+        out[2 * N :] = max(floor, mass * speed * noise)
+        options["atol"] = out
+        return options
+
+    def _pressing_reach(
+        self, q: np.ndarray, v: np.ndarray
+    ) -> Iterator[tuple[float, float, float, float]]:
+        """``(m, δ_m, k_eff, X)`` of every pressing pair.
+
+        ``δ_m = (δ^(p+1) + (p+1) m δ̇²/(2k))^(1/(p+1))`` the deepest overlap
+        the motion can reach from here (energy, damping ignored), ``k_eff =
+        p·k·δ_m^(p−1)`` the spring linearised there, m the disk's mass (two
+        disks: their reduced mass), X the largest coordinate δ is computed
+        from (the centres', the contact point's).
+        """
+        centres = self.system.centres(q)
+        base = len(self.features)
         for k, f, dc in self._pairs(q, v):
             pressing = dc.g <= 0.0 if self.engaged is None else (k, f) in self.engaged
             if pressing:
@@ -363,9 +444,23 @@ class CompliantSet:
                 m = self._mass(k, f)
                 reach = (-dc.g) ** (p + 1.0) + (p + 1.0) * m * dc.u_n**2 / (2.0 * stiff)
                 delta_m = reach ** (1.0 / (p + 1.0))
-                k_eff = p * stiff * delta_m ** (p - 1.0)
-                if k_eff > 0.0:
-                    best = min(best, STEP_SHARE * 2.0 * math.pi * math.sqrt(m / k_eff))
+                size = max(abs(centres[k]).max(), abs(dc.point).max())
+                if f >= base:
+                    size = max(size, abs(centres[f - base]).max())
+                yield m, delta_m, p * stiff * delta_m ** (p - 1.0), float(size)
+
+    def max_step(self, q: np.ndarray, v: np.ndarray) -> float:
+        """Longest ODE step (s) while a compliant contact presses: ``STEP_SHARE`` of its period.
+
+        Per pressing pair, the period ``2π/√(k_eff/m)`` of the spring
+        linearised at the deepest overlap the motion can reach from here
+        (:meth:`_pressing_reach`). ``inf`` when nothing presses (a disk
+        released inside a stop feels no force).
+        """
+        best = math.inf
+        for m, _, k_eff, _ in self._pressing_reach(q, v):
+            if k_eff > 0.0:
+                best = min(best, STEP_SHARE * 2.0 * math.pi * math.sqrt(m / k_eff))
         return best
 
     def event_values(
@@ -528,18 +623,19 @@ class CompliantEvents:
         self._measure(piece, ta, tb if found is None else found.t)
         return found
 
-    def closed_form_pieces(self, pieces: Iterator[Any], q0: np.ndarray) -> Iterator[Any]:
-        """``pieces`` of a closed-form phase from ``q0``, as compliant contacts need them.
+    def phase_pieces(self, pieces: Iterator[Any], q0: np.ndarray) -> Iterator[Any]:
+        """``pieces`` of a phase from ``q0`` (closed form or ODE), as compliant contacts need them.
 
         Without ``states``: the frames are made one by one, each with the
         compliant contacts' rows and the stops' energy (the vectorised
         frames know only rigid contacts and springs). And with the loss of
         released overlaps: a disk released with δ > 0 leaves its stop with
-        no force, the stop's energy ``U`` going out as loss
-        (:meth:`CompliantSet.dissipation_power`, ``−dU/dt``). Within a phase
-        nothing presses it again (that would be a ``touch``), so its loss
-        from the phase's start is ``U(q0) − U(q)`` exactly: added to the
-        damping work of each row.
+        no force, the stop's energy ``U`` going out as loss (``−dU/dt``).
+        Within a phase nothing presses it again (that would be a ``touch``),
+        so its loss from the phase's start is ``U(q0) − U(q)`` exactly:
+        added to the damping work of each row (neither the closed form's
+        quadrature nor the ODE's :meth:`CompliantSet.dissipation_power`
+        counts it).
         """
         compliance, engaged, N = self.compliance, self.compliance.engaged or frozenset(), self.N
         stored = compliance.released_energy(q0, engaged)

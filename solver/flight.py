@@ -401,13 +401,11 @@ class SmoothMotion:
         if max_step <= 0.0:
             max_step = self.s.t_end - t0
         compliance = self.s.system.compliance
-        if compliance is not None:  # a pressing compliant contact is taken in short steps
-            max_step = min(
-                max_step, compliance.max_step(y0[: self.s.N], y0[self.s.N : 2 * self.s.N])
-            )
-        solver = DOP853(
-            self._rhs, t0, y0, self.s.t_end, rtol=self.s.rtol, atol=self.s.atol, max_step=max_step
-        )
+        options = {"rtol": self.s.rtol, "atol": self.s.atol, "max_step": max_step}
+        if compliance is not None:  # tight tolerances; a pressing contact: short steps
+            q, v = y0[: self.s.N], y0[self.s.N : 2 * self.s.N]
+            options = compliance.ode_options(q, v, **options)
+        solver = DOP853(self._rhs, t0, y0, self.s.t_end, **options)
         while solver.status == "running":
             ta = solver.t
             message = solver.step()

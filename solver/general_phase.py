@@ -70,8 +70,6 @@ class GeneralPhase:
         linear = None if constant is not None else self.smooth.linear_motion()
         if linear is not None:
             pieces = self.smooth.linear_pieces(*linear)
-            if self.compliant is not None:  # frames one by one, a released disk's loss
-                pieces = self.compliant.closed_form_pieces(pieces, m.q)
             reach = math.inf if self.pairs.pairs_complete() else budget
         elif constant is not None:
             a, power = constant
@@ -82,6 +80,8 @@ class GeneralPhase:
         else:
             pieces = self.smooth.ode_pieces(t0, m.y(), budget)
             reach = budget
+        if self.compliant is not None:  # frames one by one, a released disk's loss
+            pieces = self.compliant.phase_pieces(pieces, m.q)
         c0 = s.system.centres(m.q)
         for piece in pieces:
             if linear is not None:
