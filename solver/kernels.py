@@ -9,7 +9,8 @@ each kernel is called once on a tiny problem with the argument types the
 solver passes, in a fixed order, with a line of progress for each:
 
 * ``quiet_steps`` (:mod:`solver.timestep_kernels`): Moreau–Jean steps of a
-  small scene, reached by a real time-stepping run of a bouncing ball;
+  small scene, reached by a real time-stepping run of a bouncing ball (which
+  compiles the accuracy measure's ``deepest``, :mod:`solver.kernel_accuracy`, too);
 * ``banded_contact_lcp`` (:mod:`solver.chain_lcp`): a chain's frictionless
   contact LCP;
 * ``sweeps`` (:mod:`solver.gauss_seidel`): projected Gauss–Seidel;
@@ -45,6 +46,7 @@ MODULES = (
     "kernel_tables",
     "kernel_kinematics",
     "kernel_lemke",
+    "kernel_accuracy",
     "chain_lcp",
     "gauss_seidel",
     "stop_closing",
