@@ -271,29 +271,47 @@ class CompliantSet:
 
     def linear_term(
         self, disk: int, f: int, q: np.ndarray
-    ) -> tuple[int, float, float, float, float] | None:
-        """``(ix, k, c, n_x, x_w)`` of pair ``(disk, f)`` where its force is linear, else None.
+    ) -> tuple[np.ndarray, float, float, float, float] | None:
+        """``(a, k, c, d0, offset)`` of pair ``(disk, f)`` where its force is linear, else None.
 
-        Linear in the bead's coordinate ``q[ix]``: a bead (no y coordinate)
-        against a linear (p = 1) stop that is a vertical segment at ``x =
-        x_w``, its centre on the side ``n_x = ±1`` of it
-        (:mod:`solver.compliance_flow`).
+        Linear in the coordinates: the overlap is ``δ = d0 − a·q`` with a
+        constant row ``a`` (N,), so the generalized force ``F a`` of ``F = kδ
+        + cδ̇`` is ``k d0 a − k a aᵀ q − c a aᵀ q̇``, and the model holds while
+        ``a·q − offset > 0`` (the centres stay on their sides). Two cases
+        (:mod:`solver.compliance_flow`), both with p = 1:
+
+        * a bead against a stop that is a vertical segment ``x = x_w``, its
+          centre on the side ``n_x = ±1``: ``a = n_x e_x``, ``d0 = r + n_x
+          x_w``, ``offset = n_x x_w``;
+        * two beads i < j on the same rail (``contact.compliance``), ``s =
+          sign(x_i − x_j)``: ``a = s (e_i − e_j)``, ``d0 = r_i + r_j``,
+          ``offset = 0``.
         """
         system = self.system
-        if f >= len(self.features):  # two disks: not a stop (DOP853)
+        if self._p[f] != 1.0 or system._disk_iy[disk] is not None:
             return None
+        ix = system._disk_ix[disk]
+        row = np.zeros(system.N)
+        if f >= len(self.features):  # two beads on one rail
+            other = f - len(self.features)
+            jx = system._disk_ix[other]
+            rails = system._disk_rail_y
+            if system._disk_iy[other] is not None or rails[disk] != rails[other] or q[ix] == q[jx]:
+                return None
+            side = math.copysign(1.0, q[ix] - q[jx])
+            row[ix], row[jx] = side, -side
+            d0 = system.radii[disk] + system.radii[other]
+            return row, self._k[f], self._c[f], float(d0), 0.0
         _, feature, _ = self.features[f]
-        if (
-            self._p[f] != 1.0
-            or not isinstance(feature, Segment)
-            or system._disk_iy[disk] is not None
-        ):
+        if not isinstance(feature, Segment):
             return None
         x_wall = float(feature.a[0])
-        ix = system._disk_ix[disk]
         if float(feature.b[0]) != x_wall or q[ix] == x_wall:
             return None
-        return ix, self._k[f], self._c[f], math.copysign(1.0, q[ix] - x_wall), x_wall
+        side = math.copysign(1.0, q[ix] - x_wall)
+        row[ix] = side
+        d0 = system.radii[disk] + side * x_wall
+        return row, self._k[f], self._c[f], float(d0), side * x_wall
 
     def released_energy(self, q: np.ndarray, engaged: frozenset[tuple[int, int]]) -> float:
         """Energy (J) the stops hold in overlaps that do not press (not in ``engaged``).
