@@ -76,6 +76,38 @@ STICK_SPEED = 1e-9
 """Slip speed (m/s) at or below which a pressing wheel starts a phase at rest (stuck if it can)."""
 
 
+FRICTION_SWEEPS = 100
+"""Most projected Gauss–Seidel sweeps of the time-stepper's compliant friction (one suffices
+for one rubbing pair)."""
+
+FRICTION_TOL = 1e-14
+"""The sweeps stop when no impulse changes by more than this share of the largest bound."""
+
+
+@dataclass(frozen=True)
+class StepFriction:
+    """The tangential impulses of compliant friction over one time step.
+
+    ``J`` the pairs' tangent rows (n, N), ``impulse`` their impulses P (N·s),
+    ``dv`` the velocity change ``M⁻¹ Jᵀ P``, ``keys`` the ``(body, other)``
+    of each pair, ``h`` the step (s).
+    """
+
+    J: np.ndarray
+    impulse: np.ndarray
+    dv: np.ndarray
+    keys: list[tuple[str, str]]
+    h: float
+
+    def work(self, v: np.ndarray, v_next: np.ndarray) -> float:
+        """The impulses' work (J) over the step, ``½ P·(u_t + u_t⁺)``: ≤ 0."""
+        return 0.5 * float(self.impulse @ (self.J @ (v + v_next)))
+
+    def forces(self) -> dict[tuple[str, str], float]:
+        """The mean tangential force (N) of each pair over the step, by ``(body, other)``."""
+        return {key: float(p) / self.h for key, p in zip(self.keys, self.impulse, strict=True)}
+
+
 class CompliantSet:
     """The compliant boundary features of a system and their forces, energies and events.
 
@@ -268,6 +300,49 @@ class CompliantSet:
             ((k, f), float(T[a]), max(self._press(f, dc), 0.0))
             for a, (k, f, dc) in enumerate(stuck)
         ]
+
+    def friction_impulses(
+        self, q: np.ndarray, v: np.ndarray, v_free: np.ndarray, m_inv: np.ndarray, h: float
+    ) -> StepFriction | None:
+        """The time-stepper's Coulomb friction of wheels on compliant features over a step ``h``.
+
+        The normal force ``F = max(0, k·δ^p + c·δ̇)`` of each overlap at
+        ``(q, v)`` (the step's, as in :meth:`force`) gives each rubbing pair
+        (:meth:`_rubs`) the bound ``μ F h`` on its tangential impulse P;
+        the impulses are Coulomb's for the velocity at the step's end
+        ``v_free + M⁻¹ Σ Jᵀ P`` (J the pair's tangent row, :meth:`_tangent_row`):
+        ``u_t = 0`` with ``|P| ≤ μFh`` (stuck), or ``P = −μFh·sign(u_t)`` (slipping),
+        solved by projected Gauss–Seidel over the pairs (exact in one sweep
+        for one pair). While a wheel slips its tangential impulse is μ times
+        its normal one ``F h``, as the event-driven friction. None when no
+        pair rubs.
+        """
+        rows, bounds, keys = [], [], []
+        for k, f, dc in self._pairs(q, v):
+            if dc.g < 0.0 and self._rubs(k, f):
+                force = max(0.0, self._press(f, dc))
+                if force > 0.0:
+                    rows.append(self._tangent_row(k, dc))
+                    bounds.append(self.friction[f] * force * h)
+                    keys.append((self.system.disk_body_id(k), self._other_id(f)))
+        if not rows:
+            return None
+        J = np.array(rows)
+        bound = np.array(bounds)
+        W = (J * m_inv) @ J.T
+        P = np.zeros(len(rows))
+        u = J @ v_free
+        for _ in range(FRICTION_SWEEPS):
+            change = 0.0
+            for a in range(len(rows)):
+                new = min(max(P[a] - u[a] / W[a, a], -bound[a]), bound[a])
+                if new != P[a]:
+                    u += W[:, a] * (new - P[a])
+                    change = max(change, abs(new - P[a]))
+                    P[a] = new
+            if change <= FRICTION_TOL * float(bound.max()):
+                break
+        return StepFriction(J=J, impulse=P, dv=m_inv * (J.T @ P), keys=keys, h=h)
 
     def linear_term(
         self, disk: int, f: int, q: np.ndarray
@@ -532,11 +607,19 @@ class CompliantSet:
         system = self.system
         return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._every_pair(q, v)]
 
-    def states(self, q: np.ndarray, v: np.ndarray, t: float | None = None) -> list[ContactState]:
+    def states(
+        self,
+        q: np.ndarray,
+        v: np.ndarray,
+        t: float | None = None,
+        tangential: dict[tuple[str, str], float] | None = None,
+    ) -> list[ContactState]:
         """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0.
 
         ``tau`` is the friction: ``−μ F s`` slipping, the holding force stuck
-        (given the time ``t`` of the state, for the applied force).
+        (given the time ``t`` of the state, for the applied force); the
+        time-stepper gives its step's mean friction forces (``tangential``,
+        :meth:`StepFriction.forces`).
         """
         out = []
         system = self.system
@@ -549,6 +632,8 @@ class CompliantSet:
             if force > 0.0 or (self.engaged is not None and (k, f) in self.engaged):
                 slip = self.modes.get((k, f))
                 tau = -self.friction[f] * force * slip if slip else held.get((k, f), 0.0)
+                if tangential is not None:
+                    tau = tangential.get((system.disk_body_id(k), self._other_id(f)), 0.0)
                 out.append(
                     ContactState(
                         body=system.disk_body_id(k),
