@@ -31,6 +31,7 @@ The closed forms of one mass against a stop are in
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -141,7 +142,10 @@ class CompliantSet:
         between: Any = None,
         friction: list[float] | None = None,
     ) -> None:
-        self.system = system
+        # a weak proxy: the system holds this set (``System.compliance``), and a strong
+        # edge back made every compiled compliant scene a reference cycle, left to the
+        # garbage collector (tests/test_stepper_cycles.py)
+        self.system = system if isinstance(system, weakref.ProxyType) else weakref.proxy(system)
         self.features = features
         self.between = between
         self.friction = list(friction) if friction is not None else [0.0] * len(features)
