@@ -205,7 +205,7 @@ def _bead_model(system: Any, q: np.ndarray) -> LinearBeadModel:
         for h in system._forcing
     )
     return LinearBeadModel(
-        M=system.M.copy(),
+        M=np.diag(system.M_diag),  # not system.M: that would keep a second N × N in the system
         C=C,
         K=K,
         f0=f0,
