@@ -13,6 +13,8 @@ import math
 import numpy as np
 import pytest
 import scipy.linalg
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from test_orbits_compliant import C0, K0, XS, F, M, compliant_oscillator
 
 from solver.orbit_branches import follow_branches
@@ -84,3 +86,18 @@ def test_branch_ends_at_the_grazing_where_the_touch_speed_vanishes():
     a, b = free_motion(w_g)
     assert math.hypot(a, b) == pytest.approx(XS, abs=1e-12)
     assert np.allclose(orbit_g.state, [b, w_g * a], rtol=0, atol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dx=st.floats(-2e-5, 2e-5), dv=st.floats(-2e-5, 2e-5))
+def test_a_free_flight_crossing_the_stop_touches_it(dx, dv):
+    """Near the grazing: the run from a state has a touch exactly when the free flow from
+    it (expm, independent of the engine) crests beyond x_s (margin 1e-7 m either way)."""
+    w = 2.4482
+    a, b = free_motion(w)
+    z = np.array([b + dx, w * a + dv])
+    overlap = free_crest_overlap(z, w)
+    assume(abs(overlap) > 1e-7)
+    run = run_map(with_values(compliant_oscillator(), {PATH: w}), z, 2 * math.pi / w)
+    kinds = [i.kind for i in run.impacts]
+    assert kinds == (["touch", "release"] if overlap > 0.0 else [])
