@@ -970,16 +970,32 @@ class PlotPanel(QWidget):
         self._resume_auto_ranged_views()
         draw, plots = self._parts[self._next_part]
         self._catch_up_time_axis(plots)
+        entries = self._legend_entries()
         done = draw(time.perf_counter() + REDRAW_SLICE_S)
         self._fit_ranges(plots, streaming=True)
         self._fit_axis_width()
         if self._until is not None:
             self._show_legend_entries()
+        self._place_legends(entries)
         if not done:  # the same part goes on at the next tick
             return
         self._next_part = (self._next_part + 1) % len(self._parts)
         if self._next_part == 0 and self._batches == self._cycle_batches:
             self._dirty = False
+
+    def _legend_entries(self) -> list[int]:
+        """The number of entries of each legend."""
+        return [len(legend.items) for legend in self._legends]
+
+    def _place_legends(self, entries: list[int]) -> None:
+        """Lay the legends out now if their entries changed since ``entries``.
+
+        A legend given its first entries sat at the panel's top left corner, over
+        the λ plot's axis, until the layout's own turn came: a paint in between
+        showed it there (seen in a live wheel run under Xvfb).
+        """
+        if self._legend_entries() != entries:
+            self.graphics.ci.layout.activate()
 
     def finish(self) -> None:
         """The run has ended: the energy curves take every frame and the time axis fits them
@@ -992,6 +1008,7 @@ class PlotPanel(QWidget):
         drawn (bench/gui.py).
         """
         self._resume_auto_ranged_views()
+        entries = self._legend_entries()
         if self._follow_x:
             self._fit_time_axis(streaming=False, staggered=True)
         self._draw_energy(None)
@@ -999,6 +1016,7 @@ class PlotPanel(QWidget):
         self._fit_axis_width()
         if self._until is not None:
             self._show_legend_entries()
+        self._place_legends(entries)
         self._dirty = True
         self._next_part = 1
         self._cycle_batches = self._batches
@@ -1015,6 +1033,7 @@ class PlotPanel(QWidget):
         self._dirty = False
         self._next_part = 0
         self._resume_auto_ranged_views()
+        entries = self._legend_entries()
         for draw, _plots in self._parts:
             draw(None)
         self._fit_ranges()
@@ -1022,6 +1041,7 @@ class PlotPanel(QWidget):
         self._fit_axis_width()
         if self._until is not None:
             self._show_legend_entries()
+        self._place_legends(entries)
 
     def _draw_contacts(self, deadline: float | None) -> bool:
         """The contact curves with new samples, until ``deadline`` (True: all drawn)."""

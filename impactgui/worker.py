@@ -265,6 +265,9 @@ class SimulationWorker(QObject):
         self._duty = (WORK_SLICE_S, REST_S)
         self._taken = threading.Event()
         """Set by ``piece_taken`` (or ``stop``): the next piece of a large batch may go."""
+        self.awaits_taking = False
+        """True while the batch last handed over is a piece with more to follow: the GUI
+        thread then answers ``piece_taken`` (read in the GUI thread, written here)."""
 
     def pause(self) -> None:
         """Stop stepping after the current step until ``resume`` or ``step_once``."""
@@ -434,6 +437,7 @@ class SimulationWorker(QObject):
             self._taken.clear()
             if self._stop_requested:
                 self._taken.set()
+            self.awaits_taking = k < len(pieces) - 1
             self.batch_ready.emit(piece)
 
 
@@ -677,7 +681,8 @@ class SimulationRunner(QObject):
     def _on_batch(self, batch: StepOutput) -> None:
         self.trajectory.append(batch)
         self.frames_added.emit(batch)
-        self._handover_timer.start()
+        if self._worker is not None and self._worker.awaits_taking:
+            self._handover_timer.start()  # no timer for a whole batch: no wake-up for nothing
 
     @Slot()
     def _let_next_piece_go(self) -> None:

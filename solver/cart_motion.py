@@ -42,13 +42,14 @@ from scipy.integrate import DOP853
 
 from solver import event_tolerances
 from solver.cart_rolling import (  # initial_velocity: public here too
+    ROLLING,
     WHEEL_RATES,
     initial_velocity,  # noqa: F401
     wheel_rate_basis,
 )
 from solver.errors import InputError, SolverError
 from solver.frames import EnergyBudget, Event, Frame, StepOutput
-from solver.nonholonomic import AxleCart, impulsive_response
+from solver.nonholonomic import AxleCart, impulsive_response, maggi_basis
 from solver.system import axle_cart_model
 
 COORD_NAMES = ("xC", "yC", "phi", "thetaA", "thetaB")
@@ -66,9 +67,8 @@ def _maggi_rates(cart: AxleCart, q: np.ndarray, u: np.ndarray) -> tuple[np.ndarr
     A = cart.constraint_matrix(q)
     C = wheel_rate_basis(cart, q)
     v = C @ u
-    dependent = np.setdiff1d(np.arange(5), WHEEL_RATES)
     basis_rate = np.zeros(5)
-    basis_rate[dependent] = np.linalg.solve(A[:, dependent], -cart.constraint_matrix_rate(q, v) @ v)
+    basis_rate[ROLLING] = np.linalg.solve(A[:, ROLLING], -cart.constraint_matrix_rate(q, v) @ v)
     M = cart.mass_matrix(q)
     u_dot = np.linalg.solve(C.T @ M @ C, -(C.T @ M @ basis_rate))
     return v, u_dot
@@ -178,6 +178,7 @@ class CartStepper:
         for name, value in (("q0", q), ("v0", v)):
             if value.shape != (5,) or not np.all(np.isfinite(value)):
                 raise InputError(f"carts[{index}].{name}: must be 5 finite numbers")
+        maggi_basis(cart.constraint_matrix(q), WHEEL_RATES)  # A₂ solvable here: at every pose
         slip = float(np.max(np.abs(cart.constraint_matrix(q) @ v)))
         if slip > CONSTRAINT_TOL * (1.0 + float(np.max(np.abs(v)))):
             raise InputError(

@@ -31,6 +31,7 @@ The closed forms of one mass against a stop are in
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -76,6 +77,38 @@ STICK_SPEED = 1e-9
 """Slip speed (m/s) at or below which a pressing wheel starts a phase at rest (stuck if it can)."""
 
 
+FRICTION_SWEEPS = 100
+"""Most projected Gauss–Seidel sweeps of the time-stepper's compliant friction (one suffices
+for one rubbing pair)."""
+
+FRICTION_TOL = 1e-14
+"""The sweeps stop when no impulse changes by more than this share of the largest bound."""
+
+
+@dataclass(frozen=True)
+class StepFriction:
+    """The tangential impulses of compliant friction over one time step.
+
+    ``J`` the pairs' tangent rows (n, N), ``impulse`` their impulses P (N·s),
+    ``dv`` the velocity change ``M⁻¹ Jᵀ P``, ``keys`` the ``(body, other)``
+    of each pair, ``h`` the step (s).
+    """
+
+    J: np.ndarray
+    impulse: np.ndarray
+    dv: np.ndarray
+    keys: list[tuple[str, str]]
+    h: float
+
+    def work(self, v: np.ndarray, v_next: np.ndarray) -> float:
+        """The impulses' work (J) over the step, ``½ P·(u_t + u_t⁺)``: ≤ 0."""
+        return 0.5 * float(self.impulse @ (self.J @ (v + v_next)))
+
+    def forces(self) -> dict[tuple[str, str], float]:
+        """The mean tangential force (N) of each pair over the step, by ``(body, other)``."""
+        return {key: float(p) / self.h for key, p in zip(self.keys, self.impulse, strict=True)}
+
+
 class CompliantSet:
     """The compliant boundary features of a system and their forces, energies and events.
 
@@ -109,7 +142,10 @@ class CompliantSet:
         between: Any = None,
         friction: list[float] | None = None,
     ) -> None:
-        self.system = system
+        # a weak proxy: the system holds this set (``System.compliance``), and a strong
+        # edge back made every compiled compliant scene a reference cycle, left to the
+        # garbage collector (tests/test_stepper_cycles.py)
+        self.system = system if isinstance(system, weakref.ProxyType) else weakref.proxy(system)
         self.features = features
         self.between = between
         self.friction = list(friction) if friction is not None else [0.0] * len(features)
@@ -269,31 +305,92 @@ class CompliantSet:
             for a, (k, f, dc) in enumerate(stuck)
         ]
 
+    def friction_impulses(
+        self, q: np.ndarray, v: np.ndarray, v_free: np.ndarray, m_inv: np.ndarray, h: float
+    ) -> StepFriction | None:
+        """The time-stepper's Coulomb friction of wheels on compliant features over a step ``h``.
+
+        The normal force ``F = max(0, k·δ^p + c·δ̇)`` of each overlap at
+        ``(q, v)`` (the step's, as in :meth:`force`) gives each rubbing pair
+        (:meth:`_rubs`) the bound ``μ F h`` on its tangential impulse P;
+        the impulses are Coulomb's for the velocity at the step's end
+        ``v_free + M⁻¹ Σ Jᵀ P`` (J the pair's tangent row, :meth:`_tangent_row`):
+        ``u_t = 0`` with ``|P| ≤ μFh`` (stuck), or ``P = −μFh·sign(u_t)`` (slipping),
+        solved by projected Gauss–Seidel over the pairs (exact in one sweep
+        for one pair). While a wheel slips its tangential impulse is μ times
+        its normal one ``F h``, as the event-driven friction. None when no
+        pair rubs.
+        """
+        rows, bounds, keys = [], [], []
+        for k, f, dc in self._pairs(q, v):
+            if dc.g < 0.0 and self._rubs(k, f):
+                force = max(0.0, self._press(f, dc))
+                if force > 0.0:
+                    rows.append(self._tangent_row(k, dc))
+                    bounds.append(self.friction[f] * force * h)
+                    keys.append((self.system.disk_body_id(k), self._other_id(f)))
+        if not rows:
+            return None
+        J = np.array(rows)
+        bound = np.array(bounds)
+        W = (J * m_inv) @ J.T
+        P = np.zeros(len(rows))
+        u = J @ v_free
+        for _ in range(FRICTION_SWEEPS):
+            change = 0.0
+            for a in range(len(rows)):
+                new = min(max(P[a] - u[a] / W[a, a], -bound[a]), bound[a])
+                if new != P[a]:
+                    u += W[:, a] * (new - P[a])
+                    change = max(change, abs(new - P[a]))
+                    P[a] = new
+            if change <= FRICTION_TOL * float(bound.max()):
+                break
+        return StepFriction(J=J, impulse=P, dv=m_inv * (J.T @ P), keys=keys, h=h)
+
     def linear_term(
         self, disk: int, f: int, q: np.ndarray
-    ) -> tuple[int, float, float, float, float] | None:
-        """``(ix, k, c, n_x, x_w)`` of pair ``(disk, f)`` where its force is linear, else None.
+    ) -> tuple[np.ndarray, float, float, float, float] | None:
+        """``(a, k, c, d0, offset)`` of pair ``(disk, f)`` where its force is linear, else None.
 
-        Linear in the bead's coordinate ``q[ix]``: a bead (no y coordinate)
-        against a linear (p = 1) stop that is a vertical segment at ``x =
-        x_w``, its centre on the side ``n_x = ±1`` of it
-        (:mod:`solver.compliance_flow`).
+        Linear in the coordinates: the overlap is ``δ = d0 − a·q`` with a
+        constant row ``a`` (N,), so the generalized force ``F a`` of ``F = kδ
+        + cδ̇`` is ``k d0 a − k a aᵀ q − c a aᵀ q̇``, and the model holds while
+        ``a·q − offset > 0`` (the centres stay on their sides). Two cases
+        (:mod:`solver.compliance_flow`), both with p = 1:
+
+        * a bead against a stop that is a vertical segment ``x = x_w``, its
+          centre on the side ``n_x = ±1``: ``a = n_x e_x``, ``d0 = r + n_x
+          x_w``, ``offset = n_x x_w``;
+        * two beads i < j on the same rail (``contact.compliance``), ``s =
+          sign(x_i − x_j)``: ``a = s (e_i − e_j)``, ``d0 = r_i + r_j``,
+          ``offset = 0``.
         """
         system = self.system
-        if f >= len(self.features):  # two disks: not a stop (DOP853)
+        if self._p[f] != 1.0 or system._disk_iy[disk] is not None:
             return None
+        ix = system._disk_ix[disk]
+        row = np.zeros(system.N)
+        if f >= len(self.features):  # two beads on one rail
+            other = f - len(self.features)
+            jx = system._disk_ix[other]
+            rails = system._disk_rail_y
+            if system._disk_iy[other] is not None or rails[disk] != rails[other] or q[ix] == q[jx]:
+                return None
+            side = math.copysign(1.0, q[ix] - q[jx])
+            row[ix], row[jx] = side, -side
+            d0 = system.radii[disk] + system.radii[other]
+            return row, self._k[f], self._c[f], float(d0), 0.0
         _, feature, _ = self.features[f]
-        if (
-            self._p[f] != 1.0
-            or not isinstance(feature, Segment)
-            or system._disk_iy[disk] is not None
-        ):
+        if not isinstance(feature, Segment):
             return None
         x_wall = float(feature.a[0])
-        ix = system._disk_ix[disk]
         if float(feature.b[0]) != x_wall or q[ix] == x_wall:
             return None
-        return ix, self._k[f], self._c[f], math.copysign(1.0, q[ix] - x_wall), x_wall
+        side = math.copysign(1.0, q[ix] - x_wall)
+        row[ix] = side
+        d0 = system.radii[disk] + side * x_wall
+        return row, self._k[f], self._c[f], float(d0), side * x_wall
 
     def released_energy(self, q: np.ndarray, engaged: frozenset[tuple[int, int]]) -> float:
         """Energy (J) the stops hold in overlaps that do not press (not in ``engaged``).
@@ -525,11 +622,19 @@ class CompliantSet:
         system = self.system
         return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._every_pair(q, v)]
 
-    def states(self, q: np.ndarray, v: np.ndarray, t: float | None = None) -> list[ContactState]:
+    def states(
+        self,
+        q: np.ndarray,
+        v: np.ndarray,
+        t: float | None = None,
+        tangential: dict[tuple[str, str], float] | None = None,
+    ) -> list[ContactState]:
         """The pressing compliant contacts as ``contacts.csv`` rows: ``lam`` = F ≥ 0.
 
         ``tau`` is the friction: ``−μ F s`` slipping, the holding force stuck
-        (given the time ``t`` of the state, for the applied force).
+        (given the time ``t`` of the state, for the applied force); the
+        time-stepper gives its step's mean friction forces (``tangential``,
+        :meth:`StepFriction.forces`).
         """
         out = []
         system = self.system
@@ -542,6 +647,8 @@ class CompliantSet:
             if force > 0.0 or (self.engaged is not None and (k, f) in self.engaged):
                 slip = self.modes.get((k, f))
                 tau = -self.friction[f] * force * slip if slip else held.get((k, f), 0.0)
+                if tangential is not None:
+                    tau = tangential.get((system.disk_body_id(k), self._other_id(f)), 0.0)
                 out.append(
                     ContactState(
                         body=system.disk_body_id(k),

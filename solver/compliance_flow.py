@@ -17,7 +17,16 @@ model holds while the bead's centre stays on its side of the wall line
 ``k δ + c δ̇`` returns to 0, is located on the exact motion like the other
 compliant events (:class:`solver.compliance.CompliantEvents`).
 
-Any other pressing contact (a Hertz stop, p = 1.5; a slanted segment, an
+Two beads i, j on the same rail pressing each other with a linear
+``contact.compliance`` are the same: with ``s = sign(x_i − x_j)`` the overlap
+is ``δ = r_i + r_j − s (x_i − x_j)``, a spring k and a damper c between the
+two beads with rest length ``r_i + r_j``, and the model holds while
+``s (x_i − x_j) > 0``. In general (:meth:`solver.compliance.CompliantSet.linear_term`)
+``δ = d0 − a·q`` with a constant row ``a``: ``k a aᵀ`` goes into ``K``,
+``c a aᵀ`` into ``C``, ``k d0 a`` into ``f0``, and ``a·q > offset`` is the
+separation row.
+
+Any other pressing contact (a Hertz contact, p = 1.5; a slanted segment, an
 arc or a corner; a wheel) is not linear: :func:`compliant_bead_model` is
 None and the phase is integrated by DOP853.
 """
@@ -51,8 +60,9 @@ def compliant_bead_model(
     LinearBeadModel or None
         The scene's own model (:func:`solver.linear_bead_model.rigid_bead_model`)
         with each pressing stop's spring, damper and rest position added and
-        a separation row ``n_x (x − x_w)`` per stop; None when the scene is
-        not linear or some pressing contact is not a linear vertical stop.
+        a separation row per contact; None when the scene is not linear or
+        some pressing contact is neither a linear vertical stop nor a linear
+        contact of two beads on one rail.
     """
     base = rigid_bead_model(system, q)
     pairs = sorted(engaged)
@@ -64,14 +74,13 @@ def compliant_bead_model(
         term = system.compliance.linear_term(disk, feature, q)
         if term is None:
             return None
-        ix, k, c, side, x_wall = term
-        K[ix, ix] += k
-        C[ix, ix] += c
-        f0[ix] += k * (x_wall + side * system.radii[disk])
-        row = np.zeros(len(q))
-        row[ix] = side
+        row, k, c, d0, offset = term
+        outer = np.outer(row, row)
+        K += k * outer
+        C += c * outer
+        f0 += k * d0 * row
         rows.append(row[None, :])
-        offsets.append(np.array([side * x_wall]))
+        offsets.append(np.array([offset]))
     return LinearBeadModel(
         M=base.M,
         C=C,

@@ -407,6 +407,34 @@ class DiskKinematics:
         return np.array([kind for kind, _ in self.float_tables[1]], dtype=np.intp).reshape(-1)
 
     @cached_property
+    def gap_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The features as :func:`solver.gap_kernel.gap_values` reads them.
+
+        ``(kinds, numbers, covers, cover numbers)``: per feature its kind and
+        six numbers (a segment's ``(ax, ay, ex, ey, |e|², |e|)``, a vertex's
+        ``(px, py)`` then zeros, an arc's zeros), from :attr:`float_tables`;
+        the segments ending at vertex ``f`` are rows ``covers[f]`` to
+        ``covers[f + 1]`` of the cover numbers (a segment's six numbers).
+        """
+        _, rows, covering = self.float_tables
+        numbers = np.zeros((len(rows), 6))
+        cover_numbers: list[tuple[float, ...]] = []
+        covers = [0]
+        for f, ((kind, values), near) in enumerate(zip(rows, covering, strict=True)):
+            if kind == SEGMENT:
+                numbers[f] = (*values[:5], values[7])
+            elif kind == VERTEX:
+                numbers[f, :2] = values
+                cover_numbers += [cover for _, cover in near if cover is not None]
+            covers.append(len(cover_numbers))
+        return (
+            self.feature_kind,
+            numbers,
+            np.array(covers, dtype=np.intp),
+            np.array(cover_numbers, dtype=float).reshape(-1, 6),
+        )
+
+    @cached_property
     def feature_ends(self) -> np.ndarray:
         """Per feature ``(ax, ay, bx, by)`` of a segment (m), NaN for the other kinds."""
         nowhere = (math.nan, math.nan)

@@ -201,7 +201,6 @@ def closing_times_arrays(
     T = duration
     tau = np.full(len(gaps), np.inf)
     unresolved = np.zeros(len(gaps.pairs), dtype=bool)
-    doubtful = []  # gap functions of the kinds with unresolved rows (vertices: the bound alone)
     if len(gaps.disk_rows):
         d, dv = c[gaps.I] - c[gaps.J], cd[gaps.I] - cd[gaps.J]
         uniform = (ca[gaps.I] == ca[gaps.J]).all(axis=1)
@@ -217,7 +216,6 @@ def closing_times_arrays(
         )
         if not uniform.all():
             unresolved[gaps.disk_rows[~uniform]] = True
-            doubtful.append(gaps.disk_gaps)
     if len(gaps.segment_rows):
         k = gaps.seg_disks
         nrm = gaps.seg_normal
@@ -241,7 +239,6 @@ def closing_times_arrays(
         on_line = side == 0.0
         if on_line.any():
             unresolved[gaps.segment_rows[on_line]] = True
-            doubtful.append(gaps.segment_gaps)
     if len(gaps.vertex_rows):
         k = gaps.vertex_disks
         still = (ca[k] == 0.0).all(axis=1)
@@ -264,15 +261,12 @@ def closing_times_arrays(
             unresolved[gaps.vertex_rows[~still]] = True
     if gaps.arc_rows:
         unresolved[gaps.arc_rows] = True
-        doubtful.append(gaps.arc_gaps)
     if unresolved.any():
         # within reach: the gap can shrink at most by both disks' travel
         speed = np.hypot(cd[:, 0], cd[:, 1])
         accel = np.hypot(ca[:, 0], ca[:, 1])
         travel = np.append(speed * T + 0.5 * accel * T * T, 0.0)
-        g = np.full(len(gaps), np.inf)  # the other kinds are resolved
-        for fill in doubtful:
-            fill(c, None, g, None)
+        g = gaps.gaps(q)  # read at the unresolved rows only
         gaps.nearest_possible(c, g)
         reach = travel[gaps.first] + travel[gaps.second]
         unresolved &= ~(g - reach > GAP_TOL)

@@ -11,6 +11,7 @@ loop's helpers so that numba compiles them into it.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -109,6 +110,30 @@ class KernelScene:
     key_stride: int
 
 
+def feature_tables(
+    features: Sequence[tuple[str, Segment | Vertex | Arc, float, float]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The boundary features ``(contact id, feature, e, μ)`` as the loops' tables.
+
+    ``(kind, a, b, arc)`` as :class:`KernelScene`'s ``feature_kind``,
+    ``feature_a``, ``feature_b`` and ``feature_arc``.
+    """
+    F = len(features)
+    kinds = {Segment: SEGMENT, Vertex: VERTEX, Arc: ARC}
+    feature_a, feature_b, feature_arc = np.zeros((F, 2)), np.zeros((F, 2)), np.zeros((F, 3))
+    feature_kind = np.zeros(F, dtype=np.int64)
+    for k, (_, feature, _, _) in enumerate(features):
+        feature_kind[k] = kinds[type(feature)]
+        if isinstance(feature, Segment):
+            feature_a[k], feature_b[k] = feature.a, feature.b
+        elif isinstance(feature, Vertex):
+            feature_a[k] = feature.p
+        else:
+            feature_a[k] = feature.center
+            feature_arc[k] = (feature.radius, feature.start, feature.span)
+    return feature_kind, feature_a, feature_b, feature_arc
+
+
 def kernel_scene(system: System) -> KernelScene | None:
     """The loop's tables of ``system``, or ``None`` when the loop cannot step it.
 
@@ -125,18 +150,7 @@ def kernel_scene(system: System) -> KernelScene | None:
         return None
     all_pairs = D * len(features) + D * (D - 1) // 2 <= KERNEL_PAIRS
     F = len(features)
-    kinds = {Segment: SEGMENT, Vertex: VERTEX, Arc: ARC}
-    feature_a, feature_b, feature_arc = np.zeros((F, 2)), np.zeros((F, 2)), np.zeros((F, 3))
-    feature_kind = np.zeros(F, dtype=np.int64)
-    for k, (_, feature, _, _) in enumerate(features):
-        feature_kind[k] = kinds[type(feature)]
-        if isinstance(feature, Segment):
-            feature_a[k], feature_b[k] = feature.a, feature.b
-        elif isinstance(feature, Vertex):
-            feature_a[k] = feature.p
-        else:
-            feature_a[k] = feature.center
-            feature_arc[k] = (feature.radius, feature.start, feature.span)
+    feature_kind, feature_a, feature_b, feature_arc = feature_tables(features)
     kind, first, second = [], [], []
     for i in range(D if all_pairs else 0):
         for f in range(F):

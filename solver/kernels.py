@@ -9,12 +9,16 @@ each kernel is called once on a tiny problem with the argument types the
 solver passes, in a fixed order, with a line of progress for each:
 
 * ``quiet_steps`` (:mod:`solver.timestep_kernels`): Moreau–Jean steps of a
-  small scene, reached by a real time-stepping run of a bouncing ball;
+  small scene, reached by a real time-stepping run of a bouncing ball (which
+  compiles the accuracy measure's ``deepest``, :mod:`solver.kernel_accuracy`, too);
 * ``banded_contact_lcp`` (:mod:`solver.chain_lcp`): a chain's frictionless
   contact LCP;
 * ``sweeps`` (:mod:`solver.gauss_seidel`): projected Gauss–Seidel;
 * ``phase_end`` (:mod:`solver.stop_closing`): a bead's closing with a stop
-  (event-driven).
+  (event-driven);
+* ``gap_values`` (:mod:`solver.gap_kernel`): the gaps and normal speeds of
+  a set of contact pairs (event-driven), for the centres' two layouts
+  (one state; many states from ``System.centres_many``).
 
 The Makefile runs ``python -m solver compile`` after installing; the command
 line and the window call :func:`compile_if_cold` at start, which compiles
@@ -42,14 +46,22 @@ MODULES = (
     "kernel_tables",
     "kernel_kinematics",
     "kernel_lemke",
+    "kernel_accuracy",
     "chain_lcp",
     "gauss_seidel",
     "stop_closing",
+    "gap_kernel",
     "kernels",
 )
 """Modules whose source decides the compiled code (their hash names the stamp)."""
 
-KERNEL_NAMES = ("quiet_steps", "banded_contact_lcp", "sweeps", "phase_end")
+KERNEL_NAMES = (
+    "quiet_steps",
+    "banded_contact_lcp",
+    "sweeps",
+    "phase_end",
+    "gap_values",
+)
 """The kernels, in the order they are compiled."""
 
 Progress = Callable[[int, int, str], None]
@@ -58,13 +70,14 @@ Progress = Callable[[int, int, str], None]
 
 def dispatchers() -> dict[str, Any]:
     """The numba dispatcher of each kernel (compiled or not yet), by name."""
-    from solver import chain_lcp, gauss_seidel, stop_closing, timestep_kernels
+    from solver import chain_lcp, gap_kernel, gauss_seidel, stop_closing, timestep_kernels
 
     return {
         "quiet_steps": timestep_kernels.compiled_quiet_steps(),
         "banded_contact_lcp": chain_lcp.compiled_banded_contact_lcp(),
         "sweeps": gauss_seidel._kernel(),
         "phase_end": stop_closing.compiled_phase_end(),
+        "gap_values": gap_kernel.compiled_gap_values(),
     }
 
 
@@ -133,11 +146,26 @@ def _phase_end() -> None:
     stop_closing.load_compiled()
 
 
+def _gap_values() -> None:
+    """A disk over a segment, its centres in C and in Fortran order (both reach the loop)."""
+    from solver import gap_kernel
+
+    index, number = np.zeros(1, dtype=np.intp), np.zeros(1)
+    table = np.array([[-1.0, 0.0, 2.0, 0.0, 4.0, 2.0]])
+    for C in (np.zeros((1, 1, 2)), np.zeros((2, 1, 2), order="F")):
+        G = np.empty((len(C), 1))
+        gap_kernel.compiled_gap_values()(
+            C, C, True, index, index - 1, index, number, number + 0.1, index, table,
+            np.zeros(2, dtype=np.intp), np.zeros((0, 6)), 0.0, False, G, G.copy(),
+        )  # fmt: skip
+
+
 _WARM_UPS: dict[str, Callable[[], None]] = {
     "quiet_steps": _quiet_steps,
     "banded_contact_lcp": _banded_contact_lcp,
     "sweeps": _sweeps,
     "phase_end": _phase_end,
+    "gap_values": _gap_values,
 }
 
 

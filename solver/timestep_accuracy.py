@@ -20,8 +20,9 @@ import numpy as np
 
 from solver import timestep_kernels
 from solver.broadphase import StaticIndex
-from solver.contact_arrays import disk_disk_gaps
 from solver.frames import Event, Frame
+from solver.kernel_accuracy import compiled_covered, compiled_deepest, compiled_frame_centres
+from solver.kernel_tables import DISK, feature_tables
 from solver.timestep_contacts import QUERY_MARGIN, disk_pairs
 
 if TYPE_CHECKING:
@@ -37,6 +38,12 @@ PENETRATION_BOUND = 0.01
 
 DRIFT_BOUND = 0.01
 """Energy-balance drift (fraction of the energy scale) past which an ``accuracy`` row is written."""
+
+_DEEPEST, _COVERED, _FRAME_CENTRES = (
+    compiled_deepest(),
+    compiled_covered(),
+    compiled_frame_centres(),
+)
 
 ALL_PAIRS = timestep_kernels.KERNEL_PAIRS
 """Up to this many disk–feature (or disk–disk) pairs the accuracy measure looks at every pair
@@ -116,8 +123,15 @@ class AccuracyMonitor:
         no_pairs = np.zeros((0, 2), dtype=int)
         self._kept_features: list = [no_pairs, np.zeros((0, 2)), 0.0]  # see _near
         self._kept_disks: list = [no_pairs, np.zeros((0, 2)), 0.0]
-        # per kind: the pairs, centres (m) and valid gaps (m) of the last frame measured
-        self._last_gaps: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        # per kind: the pairs, their kernel table, and the centres (m) and valid gaps (m) of the
+        # last frame measured with them
+        self._last_gaps: dict[str, tuple] = {}
+        self._radii = np.asarray(system.radii, dtype=float)
+        self._feature_kind, *self._features = feature_tables(system.features)
+        dofs = system.disk_dofs
+        ix, iy = np.asarray(dofs.ix, dtype=np.int64), np.asarray(dofs.iy, dtype=np.int64)
+        rail_y = np.where(iy < 0, system.centres(np.asarray(system.q0, dtype=float))[:, 1], 0.0)
+        self._centre_tables = (ix, iy, rail_y)
 
     def measure(self, frames: list[Frame]) -> list[tuple[int, Event]]:
         """Take the frames' penetration and drift, in order: rows at first crossings of a bound,
@@ -165,7 +179,8 @@ class AccuracyMonitor:
         Of the rows of each ``q``, disk–feature pairs first and then disk–disk pairs,
         each sorted, the first of the smallest valid gap. The rows are kept near
         pairs (:meth:`_near`), a superset of the overlapping pairs in the same
-        order, measured for all frames they hold in one pass.
+        order, measured for all frames they hold in one pass of the compiled
+        :func:`solver.kernel_accuracy.deepest`.
         """
         system = self.system
         F = len(Q)
@@ -173,79 +188,51 @@ class AccuracyMonitor:
         names: list[tuple[str, str]] = [("", "")] * F
         if not system.n_disks or not F:
             return [(0.0, name) for name in names]
-        C = system.centres_many(Q)
+        C = np.empty((F, system.n_disks, 2))
+        _FRAME_CENTRES(Q, *self._centre_tables, C)  # system.centres_many(Q), compiled
         D = C.shape[1]
-        radii = np.asarray(system.radii, dtype=float)
-
-        def take(frames: slice, pairs: np.ndarray, gaps: np.ndarray, disks: bool) -> None:
-            """Frames whose smallest gap among ``pairs`` (gaps: frames by pairs) is smaller,
-            and negative (an overlap)."""
-            k = np.argmin(gaps, axis=1)
-            smallest = gaps[np.arange(len(gaps)), k]
-            for f in np.flatnonzero((smallest < best[frames]) & (smallest < 0.0)):
-                disk, other = pairs[k[f]]
-                name = system.disk_body_id(other) if disks else system.features[other][0]
-                best[frames.start + f] = smallest[f]
-                names[frames.start + f] = (system.disk_body_id(int(disk)), name)
-
-        def feature_gaps(C: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-            n, K = len(C), len(pairs)
-            disk = (np.arange(n)[:, None] * D + pairs[:, 0]).ravel()
-            flat = C.reshape(n * D, 2)
-            contacts = system.feature_arrays.contacts(
-                disk, np.tile(pairs[:, 1], n), flat, np.zeros_like(flat), np.zeros(n * D),
-                np.tile(radii, n),
-            )  # fmt: skip
-            return np.where(contacts.valid, contacts.g, math.inf).reshape(n, K)
-
-        def disk_gaps(C: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-            i, j = pairs[:, 0], pairs[:, 1]
-            X, Y = C[:, :, 0], C[:, :, 1]
-            d, g = disk_disk_gaps(X[:, i] - X[:, j], Y[:, i] - Y[:, j], radii[i], radii[j])
-            # the pairs of _disk_pairs(c, radii, 0.0), valid as in disk_disk
-            return np.where((d <= radii[i] + radii[j] + 0.0) & (d > 0.0), g, math.inf)
-
+        which = np.empty(F, dtype=np.int64)
+        kinds = []
         if self._index is not None:
-            for frames, pairs in self._near(C, self._kept_features, self._search_features):
-                if len(pairs):
-                    gaps = self._gaps(C[frames], pairs, pairs[:, :1], feature_gaps, "features")
-                    take(frames, pairs, gaps, False)
+            kinds.append(("features", self._kept_features, self._search_features))
         if D > 1 and system.rigid_disk_pairs:  # a compliant body–body overlap is no penetration
-            for frames, pairs in self._near(C, self._kept_disks, self._search_disks):
-                if len(pairs):
-                    take(frames, pairs, self._gaps(C[frames], pairs, pairs, disk_gaps, "disks"),
-                         True)  # fmt: skip
+            kinds.append(("disks", self._kept_disks, self._search_disks))
+        for kind, kept, search in kinds:
+            for frames, pairs in self._near(C, kept, search):
+                if not len(pairs):
+                    continue
+                table, last_c, last_g, fresh = self._table(kind, pairs, D)
+                deepest = which[frames]
+                centres = np.ascontiguousarray(C[frames])  # one layout: one compiled signature
+                _DEEPEST(
+                    centres, *table, self._radii, *self._features, last_c, last_g, fresh,
+                    best[frames], deepest,
+                )  # fmt: skip
+                for f in np.flatnonzero(deepest >= 0).tolist():
+                    disk, other = pairs[deepest[f]].tolist()
+                    other_id = system.disk_body_id(other) if kind == "disks" else None
+                    name = other_id if other_id is not None else system.features[other][0]
+                    names[frames.start + f] = (system.disk_body_id(disk), name)
         return [
             (float(-gap), name) if gap < 0.0 else (0.0, ("", ""))
             for gap, name in zip(best.tolist(), names, strict=True)
         ]
 
-    def _gaps(
-        self,
-        C: np.ndarray,
-        pairs: np.ndarray,
-        disks: np.ndarray,
-        compute: Callable[[np.ndarray, np.ndarray], np.ndarray],
-        kind: str,
-    ) -> np.ndarray:
-        """``compute(C, pairs)``: the valid gaps (m, else inf), frames by pairs, of ``pairs``
-        (their disks: the columns ``disks``) at the centres ``C`` (F, D, 2).
-
-        A pair none of whose disks has moved since the last frame measured with the
-        same pairs keeps that frame's gap (the same arithmetic on the same numbers):
-        only the others are computed (a long chain struck at one end: a few pairs).
+    def _table(
+        self, kind: str, pairs: np.ndarray, D: int
+    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray, bool]:
+        """The kernel's table of ``pairs`` of ``kind`` (kinds, disks, others) and the centres
+        and gaps of the last frame measured with them (``fresh``: none yet, these pairs are new).
         """
         last = self._last_gaps.get(kind)
-        if last is None or last[0] is not pairs:
-            gaps = compute(C, pairs)
-        else:
-            moved = np.any(C != last[1], axis=(0, 2))  # NaN has always moved
-            rows = np.flatnonzero(moved[disks].any(axis=1))
-            gaps = np.broadcast_to(last[2], (len(C), len(pairs))).copy()
-            if len(rows):
-                gaps[:, rows] = compute(C, pairs[rows])
-        self._last_gaps[kind] = (pairs, C[-1], gaps[-1])
-        return gaps
+        if last is not None and last[0] is pairs:
+            return last[1], last[2], last[3], False
+        first = np.ascontiguousarray(pairs[:, 0], dtype=np.int64)
+        second = np.ascontiguousarray(pairs[:, 1], dtype=np.int64)
+        codes = np.full(len(pairs), DISK) if kind == "disks" else self._feature_kind[second]
+        table = (codes.astype(np.int64), first, second)
+        self._last_gaps[kind] = (pairs, table, np.zeros((D, 2)), np.zeros(len(pairs)))
+        return table, self._last_gaps[kind][2], self._last_gaps[kind][3], True
 
     def _near(
         self,
@@ -326,8 +313,10 @@ def _covered(C: np.ndarray, centres: np.ndarray, margin: float) -> np.ndarray:
 
     Each gap changes by at most the moves of its two disks: true while every
     disk has moved less than a quarter of the margin (half, with room for round-off;
-    a move is at most √2 times its largest coordinate change).
+    a move is at most √2 times its largest coordinate change). Compiled
+    (:func:`solver.kernel_accuracy.covered`).
     """
-    if centres.shape != C.shape[1:]:
-        return np.zeros(len(C), dtype=bool)
-    return 4.0 * math.sqrt(2.0) * np.abs(C - centres).max(axis=(1, 2)) < margin
+    out = np.zeros(len(C), dtype=bool)
+    if centres.shape == C.shape[1:]:
+        _COVERED(np.ascontiguousarray(C), np.ascontiguousarray(centres, dtype=float), margin, out)
+    return out

@@ -257,6 +257,7 @@ class TimeSteppingStepper:
         self._solver = StepContactSolver(self._m_inv, contact_solver, USE_KERNEL, self._names)
         self._instant = ClosingInstant(system, self.theta, self._m_inv)
         self._started = False
+        self._compliant_friction = None  # the last step's friction on compliant features
         self.accuracy = AccuracyMonitor(system, self._contacts.candidate_disk_pairs)
         """The run's largest penetration and energy-balance drift so far (``accuracy`` rows)."""
         self._kernel_scene: timestep_kernels.KernelScene | None = None
@@ -487,6 +488,11 @@ class TimeSteppingStepper:
         q_theta = q + (1.0 - theta) * h * v
         accel = self._m_inv * system.applied_force(t_theta, q_theta, v)
         v_free = v + h * accel
+        friction = None
+        if system.compliance is not None and h > 0.0:  # wheels rubbing on compliant features
+            friction = system.compliance.friction_impulses(q_theta, v, v_free, self._m_inv, h)
+            if friction is not None:
+                v_free = v_free + friction.dv
         if not np.all(np.isfinite(v_free)):
             raise SolverError("the applied forces are no longer finite")
         closing_speed = self._closing_speed_now
@@ -508,6 +514,9 @@ class TimeSteppingStepper:
             v_mean = (q_next - q) / h
             self._input += h * system.input_power(t_theta, q_theta, v_mean)
             self._dissipated += h * system.damping_power(q_theta, v_mean)
+        if friction is not None:
+            self._dissipated -= friction.work(v, v_next)
+        self._compliant_friction = friction
         persistent = None
         if closed is not None:
             persistent = self._account(
@@ -660,7 +669,9 @@ class TimeSteppingStepper:
         """A frame with the energy budget; ``dissipated`` (J) defaults to the running total."""
         kinetic, potential, spring = self.system.energy(q, v)
         if self.system.compliance is not None:  # compliant contacts are forces: λ = F
-            contacts = contacts + tuple(self.system.compliance.states(q, v))
+            friction = self._compliant_friction
+            tangential = friction.forces() if friction is not None else None
+            contacts = contacts + tuple(self.system.compliance.states(q, v, tangential=tangential))
         energy = EnergyBudget(
             kinetic=kinetic,
             potential=potential,

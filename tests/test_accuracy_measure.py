@@ -29,7 +29,14 @@ BOX = {
     "type": "polyline",
     "points": [[0.0, 2.0], [0.0, 0.0], [1.0, -0.2], [3.0, 0.0], [3.0, 2.0]],
 }
-ARC = {"id": "bowl", "type": "arc", "center": [1.5, 1.0], "radius": 0.4, "start": 3.5, "end": 6.0}
+ARC = {
+    "id": "bowl",
+    "type": "arc",
+    "center": [1.5, 1.0],
+    "radius": 0.4,
+    "start_deg": 200,
+    "end_deg": 340,
+}
 
 
 def _direct(system: System, q: np.ndarray) -> tuple[float, set[tuple[str, str]]]:
@@ -110,3 +117,60 @@ def test_the_running_deepest_overlap_is_that_of_every_pair_one_by_one(disks, mov
             assert accuracy.pair in pairs
         else:
             assert accuracy.pair == ("", "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    disks=st.lists(disk, min_size=2, max_size=6),
+    shifts=st.lists(st.tuples(st.floats(-0.7, 0.7), st.floats(-0.7, 0.7)), min_size=6, max_size=6),
+    frames=st.integers(1, 3),
+)
+def test_the_compiled_gaps_are_those_of_contact_arrays_bit_for_bit(disks, shifts, frames):
+    """The kernel's deepest gap of each frame is the smallest valid gap that
+    :mod:`solver.contact_arrays` gives the stepper (``FeatureArrays.contacts``,
+    ``disk_disk_gaps`` with ``disk_disk``'s validity), the same float, and its pair
+    is the first of the smallest; pairs of disks that did not move keep their gaps."""
+    from solver.contact_arrays import disk_disk_gaps
+    from solver.kernel_accuracy import compiled_deepest
+    from solver.kernel_tables import DISK, feature_tables
+
+    bodies = [
+        uniform_wheel(f"w{k}", r, 0.3 + 0.6 * (k % 5) + dx, 0.4 + 0.6 * (k // 5) + dy)
+        for k, (r, dx, dy) in enumerate(disks)
+    ]
+    try:
+        system = System(gravity_scene(bodies, [BOX, ARC]))
+    except SceneError:
+        assume(False)
+    D, n = system.n_disks, len(system.features)
+    radii = np.asarray(system.radii, dtype=float)
+    c0 = system.centres(np.array(system.q0, dtype=float))
+    C = np.array([c0 + np.array(shifts[:D]) * (f % 2) for f in range(frames)])
+    kinds, a, b, arc = feature_tables(system.features)
+    feature_pairs = np.array([(i, f) for i in range(D) for f in range(n)])
+    disk_pairs = np.array(list(itertools.combinations(range(D), 2)))
+    for pairs, is_disk in ((feature_pairs, False), (disk_pairs, True)):
+        i, j = pairs[:, 0], pairs[:, 1]
+        expected = []
+        for c in C:
+            if is_disk:
+                d, g = disk_disk_gaps(c[i, 0] - c[j, 0], c[i, 1] - c[j, 1], radii[i], radii[j])
+                gaps = np.where((d <= radii[i] + radii[j]) & (d > 0.0), g, math.inf)
+            else:
+                zero = np.zeros_like(c)
+                contacts = system.feature_arrays.contacts(i, j, c, zero, np.zeros(D), radii)
+                gaps = np.where(contacts.valid, contacts.g, math.inf)
+            expected.append((gaps.min(), int(np.argmin(gaps))))
+        codes = np.full(len(pairs), DISK) if is_disk else kinds[j]
+        table = (codes.astype(np.int64), i.astype(np.int64).copy(), j.astype(np.int64).copy())
+        last_c, last_g = np.zeros((D, 2)), np.zeros(len(pairs))
+        for fresh, centres in ((True, C), (False, C[::-1].copy())):  # then all kept, or moved
+            best, which = np.zeros(len(centres)), np.empty(len(centres), dtype=np.int64)
+            compiled_deepest()(
+                centres, *table, radii, a, b, arc, last_c, last_g, fresh, best, which
+            )  # fmt: skip
+            want = expected if fresh else expected[::-1]
+            for f, (gap, at) in enumerate(want):
+                # best starts at 0: only overlaps count, each its frame's first smallest
+                assert (which[f], best[f]) == ((at, gap) if gap < 0.0 else (-1, 0.0))
+            assert np.array_equal(last_c, centres[-1])

@@ -12,6 +12,8 @@ no component), so C moves at speed ``V = r (a + b)/2`` along
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver.cart_motion import COORD_NAMES, RATE_NAMES, CartStepper, initial_velocity
 from solver.errors import InputError
@@ -417,3 +419,28 @@ def test_impulse_added_inside_a_cut_phase_acts_on_the_rolled_state(monkeypatch):
         stepper._rhs, (0.0, 0.5), np.r_[q0, v0[3:]], method="DOP853", rtol=RTOL, atol=ATOL
     )
     np.testing.assert_allclose(pre.q, rolled.y[:5, -1], rtol=0, atol=1e-10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.floats(1e-3, 1e2),
+    st.floats(1e-3, 1e2),
+    st.floats(-1e3, 1e3),
+)
+def test_the_steppers_wheel_rate_basis_is_maggis_basis_bit_for_bit(half_length, radius, phi):
+    # the stepper's basis skips maggi_basis's checks (rank, condition of A2), not its arithmetic
+    from solver.cart_rolling import WHEEL_RATES, wheel_rate_basis
+    from solver.nonholonomic import maggi_basis
+
+    cart = AxleCart(1.0, half_length, 1.0, radius)
+    q = np.array([0.3, -0.2, phi, 1.0, 2.0])
+    fast = wheel_rate_basis(cart, q)
+    assert np.array_equal(fast, maggi_basis(cart.constraint_matrix(q), WHEEL_RATES))
+    assert np.abs(cart.constraint_matrix(q) @ fast).max() <= 1e-12 * (1 + np.abs(fast).max())
+
+
+def test_a_cart_whose_dependent_block_is_singular_is_refused_when_the_stepper_is_made():
+    cart = AxleCart(1.0, 1e-300, 1.0, 0.1)  # det A2 = 2 l: singular in floating point
+    q0 = np.zeros(5)
+    with pytest.raises(InputError, match="singular"):
+        CartStepper([(cart, q0, np.zeros(5))], [], 1.0, 0.1, ["c"])

@@ -82,9 +82,10 @@ def test_two_equal_bodies_on_a_linear_contact_exchange_their_velocities(kind):
     assert last.v[ix[0]] == pytest.approx(0.0, abs=1e-9)
     assert last.v[ix[1]] == pytest.approx(v, abs=1e-9)
     assert release.normal_impulse == pytest.approx(m * v, rel=1e-9)  # ∫F dt
-    # equal and opposite forces: the momentum is kept to round-off on every frame
+    # equal and opposite forces: the momentum is kept to round-off on every frame (two
+    # beads are a closed-form linear flow, whose modal sums keep it to 2.1e-14 N·s)
     for f in run.frames:
-        assert m * (f.v[ix[0]] + f.v[ix[1]]) == pytest.approx(m * v, abs=1e-14)
+        assert m * (f.v[ix[0]] + f.v[ix[1]]) == pytest.approx(m * v, abs=1e-13)
     assert np.ptp(balance(run)) <= 1e-9 * 0.5 * m * v * v
     forces = [c.lam for f in run.frames for c in f.contacts]
     assert forces and min(forces) >= 0.0

@@ -17,7 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from solver import flight
 from solver.events import EventDrivenStepper
+from solver.flight import DOP853
 from solver.scene import parse_scene
 from solver.simulation import Trajectory, drive, simulate
 from solver.system import System
@@ -184,3 +186,89 @@ def test_random_compliant_bead_scenes_keep_the_energy_to_round_off(
         assert run.frames[-1].energy.dissipated == pytest.approx(0.0, abs=1e-12 * scale)
         first, last = run.frames[0].energy, run.frames[-1].energy
         assert last.kinetic + last.spring == pytest.approx(first.kinetic + first.spring, rel=1e-12)
+
+
+@pytest.mark.parametrize("zeta", [0.0, 0.2])
+def test_two_beads_on_a_linear_contact_are_a_damped_oscillator_of_the_reduced_mass(
+    zeta, monkeypatch
+):
+    """Bead–bead ``contact.compliance`` (p = 1) in closed form: the relative motion of μ.
+
+    The centre of mass moves uniformly; the overlap δ = r₁ + r₂ − (x₂ − x₁)
+    obeys μ δ̈ + c δ̇ + k δ = 0 from δ = 0, δ̇ = U (the closing speed), so
+    δ = (U/ω_d) e^(−ζωτ) sin ω_d τ, ω² = k/μ, until k δ + c δ̇ = 0 at
+    ω_d τ = π − atan2(2ζ√(1−ζ²), 1 − 2ζ²).
+    """
+    m1, m2, v1, v2, k, r = 2.0, 0.7, 1.5, -0.3, 3e4, 0.05
+    mu, total = m1 * m2 / (m1 + m2), m1 + m2
+    c = 2.0 * zeta * math.sqrt(k * mu)
+    data = {
+        "format": "impactgui-scene",
+        "version": 2,
+        "gravity": [0.0, 0.0],
+        "contact": {"compliance": {"stiffness": k, "damping": c}},
+        "bodies": [
+            {
+                "id": "b0",
+                "type": "bead",
+                "mass": m1,
+                "radius": r,
+                "x": 0.0,
+                "rail_y": 0.0,
+                "vx": v1,
+            },
+            {
+                "id": "b1",
+                "type": "bead",
+                "mass": m2,
+                "radius": r,
+                "x": 0.4,
+                "rail_y": 0.0,
+                "vx": v2,
+            },
+        ],
+        "solver": {"t_end": 0.3, "dt_out": 5e-4},
+    }
+    started = []  # every phase is the closed-form flow: DOP853 is never started
+
+    def no_ode(*args, **kwargs):
+        started.append(args[1])
+        return DOP853(*args, **kwargs)
+
+    monkeypatch.setattr(flight, "DOP853", no_ode)
+    run = simulate(parse_scene(data))
+    assert started == []
+    w = math.sqrt(k / mu)
+    wd = w * math.sqrt(1.0 - zeta * zeta)
+    closing = v1 - v2
+    t_touch = (0.4 - 2 * r) / closing
+    t_rel = (math.pi - math.atan2(2 * zeta * math.sqrt(1 - zeta**2), 1 - 2 * zeta**2)) / wd
+    x_cm0, v_cm = m2 * 0.4 / total, (m1 * v1 + m2 * v2) / total
+
+    def overlap(tau: float) -> tuple[float, float]:
+        decay = math.exp(-zeta * w * tau)
+        s, co = math.sin(wd * tau), math.cos(wd * tau)
+        return closing / wd * decay * s, closing * decay * (co - zeta * w / wd * s)
+
+    (touch,), (release,) = times(run, "touch"), times(run, "release")
+    assert touch == pytest.approx(t_touch, abs=1e-14)
+    assert release - touch == pytest.approx(t_rel, abs=1e-13)
+    inside = [f for f in run.frames if touch < f.t < release]
+    assert len(inside) > 20
+    for f in inside:
+        delta, rate = overlap(f.t - touch)
+        x_cm = x_cm0 + v_cm * f.t
+        # round-off of the flow (1e-14 m, 8e-13 m/s, 4e-10 N measured)
+        assert f.q[0] == pytest.approx(x_cm - m2 / total * (2 * r - delta), abs=5e-14)
+        assert f.q[1] == pytest.approx(x_cm + m1 / total * (2 * r - delta), abs=5e-14)
+        assert f.v[0] == pytest.approx(v_cm + m2 / total * rate, abs=5e-12)
+        (contact,) = f.contacts
+        assert contact.lam == pytest.approx(k * delta + c * rate, abs=2e-9)
+    _, rate = overlap(t_rel)
+    last = run.frames[-1]
+    assert last.v[0] == pytest.approx(v_cm + m2 / total * rate, abs=5e-12)
+    assert last.v[1] == pytest.approx(v_cm - m1 / total * rate, abs=5e-12)
+    # the loss is the relative motion's: ½ μ (U² − u²), all of it once out of the overlap
+    lost = 0.5 * mu * (closing**2 - rate**2)
+    assert last.energy.dissipated == pytest.approx(lost, abs=2e-12)
+    assert np.ptp(balance(run)) <= 1e-13 * 0.5 * (m1 * v1**2 + m2 * v2**2)

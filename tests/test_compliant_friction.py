@@ -26,6 +26,7 @@ def floor_scene(
     v: float = 0.0,
     t_end: float = 0.5,
     forces: list | None = None,
+    solver: dict | None = None,
 ):
     """A wheel at rest-overlap on a soft floor inclined by θ (down to the right)."""
     e = (math.cos(theta), -math.sin(theta))  # downhill
@@ -59,7 +60,7 @@ def floor_scene(
                 }
             ],
             "forces": forces or [],
-            "solver": {"t_end": t_end, "dt_out": 0.01},
+            "solver": {"t_end": t_end, "dt_out": 0.01, **(solver or {})},
         }
     )
 
@@ -131,3 +132,38 @@ def test_a_rolling_wheel_pushed_harder_than_3_mu_mg_starts_to_slip():
             assert f.v[0] == pytest.approx(expected, abs=1e-8)
             (contact,) = f.contacts
             assert contact.tau == pytest.approx(-amplitude * math.sin(omega * f.t) / 3, abs=1e-6)
+
+
+def test_the_time_stepper_rubs_a_sliding_wheel_with_mu_times_its_normal_impulse():
+    """Moreau–Jean on a soft floor: slipping, the tangential impulse is μ times the normal one.
+
+    Momentum says so whatever the normal force does step by step:
+    m(V − ẋ) = μ·(m ẏ + m g t), and I ω = r·(tangential impulse), so
+    rω = −2(V − ẋ) for I = m r²/2. Pressed at its rest overlap mg/k the
+    normal force stays mg, so the closed forms of the event-driven test hold:
+    ẋ = V − μgt, it sticks (u_t = ẋ + rω = 0 at each step's end) from
+    V/(3μg) on and rolls at 2V/3, having lost mV²/6.
+    """
+    mu, v, h = 0.3, 2.0, 1e-4
+    run = simulate(
+        floor_scene(mu, v=v, solver={"method": "time-stepping", "dt": h}),
+        method="time-stepping",
+    )
+    assert run.status == "finished", run.message
+    t_s = v / (3 * mu * G)
+    slipping = [f for f in run.frames if 0.0 < f.t < t_s]
+    rolling = [f for f in run.frames if f.t > t_s]
+    assert len(slipping) > 10 and len(rolling) > 10
+    for f in slipping:
+        normal_impulse = M * f.v[1] + M * G * f.t  # ∫F dt: the y momentum against gravity
+        # to the round-off of some thousand steps (6e-14 and 1.5e-13 measured)
+        assert M * (v - f.v[0]) == pytest.approx(mu * normal_impulse, abs=1e-12)
+        assert R * f.v[2] == pytest.approx(-2 * (v - f.v[0]), abs=1e-12)
+        (contact,) = f.contacts
+        assert contact.tau == pytest.approx(-mu * contact.lam, rel=1e-12)
+        assert f.v[0] == pytest.approx(v - mu * G * f.t, abs=1e-9)
+    for f in rolling:
+        assert f.v[0] + R * f.v[2] == pytest.approx(0.0, abs=1e-12)  # stuck: u_t = 0
+        assert f.v[0] == pytest.approx(2 * v / 3, abs=1e-9)
+    lost = run.frames[-1].energy.dissipated
+    assert lost == pytest.approx(M * v * v / 6, rel=1e-9)

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import assume, event, given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
-from solver.event_tolerances import REGION_TOL
 from solver.gap_closing import closing_times_arrays, closing_times_few, first_closing
-from solver.gap_set import FEW_PAIRS, GapSet
+from solver.gap_set import GapSet
 from solver.simulation import make_stepper
 from tests.scene_data import gravity_scene, uniform_wheel
 from tests.test_drawn_geometry import flying_wheels, ground, wheel_velocities
@@ -98,53 +97,3 @@ def test_few_pairs_close_in_floats_as_on_arrays(
 
 
 bead_x = st.floats(-1.4, 1.4)
-
-
-@given(
-    boundaries=ground(),
-    wheels=st.lists(
-        st.tuples(st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.floats(-0.3, 0.8)),
-        min_size=0,
-        max_size=2,
-    ),
-    beads=st.lists(bead_x, min_size=0, max_size=2),
-    band=st.booleans(),
-    bare=st.booleans(),
-)
-def test_few_gaps_in_floats_are_the_array_gaps(boundaries, wheels, beads, band, bare):
-    """:meth:`GapSet.gaps` of a few pairs (floats) is its array form, bit for bit.
-
-    Wheels and beads (on one rail: ordered pairs, some passed) over drawn
-    ground with corners hidden by their faces and arcs, with and without the
-    region band and hidden corners.
-    """
-    assume(wheels or beads)
-    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
-    bodies += [
-        {
-            "id": f"b{k}",
-            "type": "bead",
-            "rail_y": 0.3,
-            "mass": 1.0,
-            "radius": 0.05,
-            "x": 3.0 * k - 9.0,
-        }
-        for k in range(len(beads))
-    ]
-    stepper = make_stepper(gravity_scene(bodies, boundaries))
-    kin, system = stepper.setup.kin, stepper.system
-    q = np.array(system.q0, dtype=float)
-    for k, (_, x, y) in enumerate(wheels):
-        q[3 * k : 3 * k + 2] = (x, y)
-    for k, x in enumerate(beads):
-        q[3 * len(wheels) + k] = x
-    gaps = GapSet(kin, kin.candidates(system.q0, 100.0, np.arange(system.n_disks)))
-    assume(len(gaps) <= FEW_PAIRS)
-    few = gaps.gaps(q, band=band, bare=bare)
-    arrays = np.empty(len(gaps))
-    c = system.centres(q)
-    gaps.disk_gaps(c, None, arrays, None)
-    gaps.segment_gaps(c, None, arrays, None, REGION_TOL if band else 0.0)
-    gaps.vertex_gaps(c, None, arrays, None, REGION_TOL if band else 0.0, bare)
-    gaps.arc_gaps(c, None, arrays, None, REGION_TOL if band else 0.0)
-    assert np.array_equal(few.view(np.int64), arrays.view(np.int64)), (few, arrays)

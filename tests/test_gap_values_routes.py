@@ -1,11 +1,10 @@
-"""GapSet.values of a few pairs in floats: the numbers of its array route, to the bit.
+"""GapSet's gaps and normal speeds, one compiled loop for every size: the array route's bits.
 
 The event scan evaluates the watched gaps and their normal speeds at every
-sub-point; a few pairs go through float arithmetic (:meth:`GapSet._few_values`)
-instead of numpy calls on arrays of a few entries. Each case here compares
-it with the array route it stands for (:meth:`GapSet.disk_gaps`,
-:meth:`~GapSet.segment_gaps`, :meth:`~GapSet.vertex_gaps`,
-:meth:`~GapSet.arc_gaps`), signs of zeros, infinities and NaNs included.
+sub-point; one compiled loop (:func:`solver.gap_kernel.gap_values`) serves a
+ball's three pairs and a chain's thousands. Each case here compares it with
+the array route it replaced (kept in ``tests/gap_arrays.py``), signs of
+zeros, infinities and NaNs included.
 """
 
 from __future__ import annotations
@@ -20,11 +19,13 @@ from hypothesis import strategies as st
 
 from solver.contact_pairs import continued_nearest
 from solver.errors import SolverError
-from solver.gap_set import FEW_PAIRS, GapSet, values_many
+from solver.event_tolerances import REGION_TOL
+from solver.gap_set import GapSet, values_many
 from solver.geometry import Arc
 from solver.record import Trajectory
 from solver.scene import load_scene
 from solver.simulation import make_stepper
+from tests.gap_arrays import reference_values
 from tests.scene_data import gravity_scene, uniform_wheel, wheels_and_beads_over
 from tests.test_drawn_geometry import ground
 
@@ -39,24 +40,7 @@ speed = st.one_of(
 def array_values(gaps: GapSet, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(g, u_n)`` of every pair through the array route, whatever the number of pairs."""
     system = gaps.kin.system
-    return arrays_of(gaps, system.centres(q), system.centre_velocities(v))
-
-
-def arrays_of(
-    gaps: GapSet, c: np.ndarray, cd: np.ndarray | None, band: float = 0.0, bare: bool = False
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The array route from the centres ``c`` (m) and their velocities ``cd`` (m/s).
-
-    ``cd`` None: the gaps alone, with the region ``band`` (m) and ``bare``
-    corners as :meth:`GapSet.gaps` takes them.
-    """
-    g, u_n = np.empty(len(gaps)), None if cd is None else np.empty(len(gaps))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        gaps.disk_gaps(c, cd, g, u_n)
-        gaps.segment_gaps(c, cd, g, u_n, band)
-        gaps.vertex_gaps(c, cd, g, u_n, band, bare)
-        gaps.arc_gaps(c, cd, g, u_n, band)
-    return g, u_n
+    return reference_values(gaps, system.centres(q), system.centre_velocities(v))
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
@@ -80,22 +64,24 @@ def placed(draw, kin, points: list[tuple[float, float]]):
 
 @given(
     boundaries=ground(),
-    n_wheels=st.integers(0, 2),
-    n_beads=st.integers(0, 2),
+    n_wheels=st.integers(0, 3),
+    n_beads=st.integers(0, 4),
     data=st.data(),
 )
-def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads, data):
+def test_the_compiled_values_are_the_array_values(boundaries, n_wheels, n_beads, data):
     """Wheels and beads (on one rail: ordered pairs, passed or not) over drawn ground.
 
-    Centres anywhere, on a corner (a zero distance: the speed ±inf or NaN, as
-    numpy divides), on a face or just beyond its ends, at signed zeros; the
-    corners hidden by their faces and arcs; velocities with signed zeros.
+    Sets of a few pairs and of more than 16; centres anywhere, on a corner (a
+    zero distance: the speed ±inf or NaN, as numpy divides), on a face or just
+    beyond its ends, at signed zeros; the corners hidden by their faces and
+    arcs; velocities with signed zeros. ``values``, and ``gaps`` with and
+    without the region band and bare corners.
     """
     assume(n_wheels or n_beads)
     radii = [0.04 + 0.05 * k for k in range(n_wheels)]
     stepper, gaps = wheels_and_beads_over(boundaries, radii, n_beads)
     kin, system = stepper.setup.kin, stepper.system
-    assume(len(gaps) <= FEW_PAIRS)
+    event("few" if len(gaps) <= 16 else "many")
     points = [tuple(p) for p in kin.feature_point.tolist() if not math.isnan(p[0])]
     q, v = np.array(system.q0, dtype=float), np.zeros(system.N)
     for k in range(n_wheels):
@@ -108,6 +94,10 @@ def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads
     g_ref, u_ref = array_values(gaps, q, v)
     assert same_bits(g, g_ref), (g, g_ref)
     assert same_bits(u_n, u_ref), (u_n, u_ref)
+    c = system.centres(q)
+    for band, bare in ((False, False), (True, False), (False, True), (True, True)):
+        g_ref, _ = reference_values(gaps, c, None, REGION_TOL if band else 0.0, bare)
+        assert same_bits(gaps.gaps(q, band=band, bare=bare), g_ref), (band, bare)
 
 
 @given(
@@ -120,7 +110,7 @@ def test_few_values_in_floats_are_the_array_values(boundaries, n_wheels, n_beads
 def test_values_of_many_states_are_the_values_of_each(boundaries, n_wheels, n_beads, n_rows, data):
     """gap_set.values_many: row k is GapSet.values at state k, bit for bit.
 
-    A few pairs (values in floats) and more than FEW_PAIRS (arrays); the
+    A few pairs and more than 16; the
     centres and velocities drawn as above; a set with arcs answers None.
     """
     assume(n_wheels or n_beads)
@@ -140,7 +130,7 @@ def test_values_of_many_states_are_the_values_of_each(boundaries, n_wheels, n_be
     with_arcs = any(isinstance(pair.feature, Arc) for pair in gaps.pairs) or any(
         isinstance(f, Arc) for pair in gaps.pairs if pair.j < 0 for f in pair.neighbours
     )
-    event("arcs" if with_arcs else "few" if len(gaps) <= FEW_PAIRS else "many")
+    event("arcs" if with_arcs else "few" if len(gaps) <= 16 else "many")
     if with_arcs:
         assert many is None
         return
@@ -199,12 +189,19 @@ def drive(scene_file: str) -> Trajectory:
     return trajectory
 
 
+def reference_of_one_state(gaps, C, CD, band=False, bare=False):
+    """GapSet._values through the array route (``C``, ``CD`` of one state)."""
+    return reference_values(
+        gaps, C[0], None if CD is None else CD[0], REGION_TOL if band else 0.0, bare
+    )
+
+
 def test_the_wheel_runs_are_the_runs_of_the_array_route():
     """Paper 004's wheel (e = 0 and 0.3), 1 s, gaps and values through arrays: the same frames."""
     for scene_file in ("wheel_curb_e0.json", "wheel_curb_e03.json"):
-        floats = drive(scene_file)
-        with patch.object(GapSet, "_few_values", arrays_of):
+        compiled = drive(scene_file)
+        with patch.object(GapSet, "_values", reference_of_one_state):
             arrays = drive(scene_file)
-        assert len(floats.frames) == len(arrays.frames) > 20
-        for a, b in zip(floats.frames, arrays.frames, strict=True):
+        assert len(compiled.frames) == len(arrays.frames) > 20
+        for a, b in zip(compiled.frames, arrays.frames, strict=True):
             assert a.t == b.t and same_bits(a.q, b.q) and same_bits(a.v, b.v)

@@ -85,7 +85,6 @@ def test_float_rows_of_a_few_pairs_are_the_array_rows(boundaries, wheels, beads)
     disk_rows = floats.few_disk_rows
     segment_rows = floats.few_segment_rows
     vertex_rows = floats.few_vertex_rows
-    cover_rows = floats.few_cover_rows
     assert "disk_rows" not in floats.__dict__  # no array was made for the float rows
 
     assert [n for n, *_ in disk_rows] == arrays.disk_rows.tolist()
@@ -110,14 +109,6 @@ def test_float_rows_of_a_few_pairs_are_the_array_rows(boundaries, wheels, beads)
     )
     assert bits([r[2:4] for r in vertex_rows]) == bits(arrays.vertex_p)
     assert bits([r[4] for r in vertex_rows]) == bits(arrays.vertex_radii)
-
-    assert [r[:2] for r in cover_rows] == list(
-        zip(arrays.cover_rows.tolist(), arrays.cover_disks.tolist(), strict=True)
-    )
-    assert bits([r[2:4] for r in cover_rows]) == bits(arrays.cover_a)
-    assert bits([r[4:6] for r in cover_rows]) == bits(arrays.cover_e)
-    assert bits([r[6] for r in cover_rows]) == bits(arrays.cover_len2)
-    assert bits([r[7] for r in cover_rows]) == bits(arrays.cover_len)
 
     assert floats.arc_rows == np.nonzero(arrays._kind == 2)[0].tolist()
     covering = arrays._covering

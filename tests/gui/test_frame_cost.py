@@ -278,3 +278,29 @@ def test_a_run_s_end_draws_the_energy_now_and_the_other_plots_with_their_parts(q
     lam_x, lam = panel.contact_curves[("wheel", "floor")][0].getOriginalDataset()
     np.testing.assert_array_equal(lam_x, trajectory.times())
     np.testing.assert_array_equal(lam, [frame.contacts[0].lam for frame in frames])
+
+
+def test_a_legend_given_its_first_entry_is_beside_its_plot_at_once(qtbot) -> None:
+    # it sat at the panel's top left corner, over the λ plot's axis, until the layout's
+    # turn came; a paint in between showed it there (a live wheel run under Xvfb)
+    doc = SceneDocument()
+    doc.load(SCENES_DIR / "wheel_curb_e03.json")
+    system = System(doc.scene())
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(600, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    trajectory = Trajectory(system)
+    panel.set_run(trajectory, system)
+    qtbot.wait(50)
+    contact = ContactState("wheel", "curb#v2", 5.0, 0.0, 0.0, 0.0, "stick")
+    frame = Frame(0.0, "sample", system.q0, system.v0, (contact,), EnergyBudget(0, 0, 0, 0, 0))
+    batch = StepOutput([frame], [])
+    trajectory.append(batch)
+    panel.add_output(batch)
+    for _ in range(3):  # the energy part, then the contacts' part: no event handled between
+        panel._on_redraw_timer()
+    legend, view = panel.lambda_plot.legend, panel.lambda_plot.vb
+    assert [label.text for _sample, label in legend.items] == [contact_name("wheel", "curb#v2")]
+    assert legend.sceneBoundingRect().left() >= view.sceneBoundingRect().right()

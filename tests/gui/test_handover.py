@@ -102,3 +102,21 @@ def test_a_display_tick_comes_between_two_pieces(qtbot) -> None:
     for k in pieces[1:]:
         assert arrivals[k][0] > arrivals[k - 1][0], "two pieces taken with no tick between"
     assert len(runner.trajectory) == len(_whole_run(parse_scene(data)).frames)
+
+
+def test_whole_batches_start_no_handover_timer(qtbot) -> None:
+    # each tick of a timer wakes the GUI thread, which then waits for the interpreter lock
+    # the solver holds: only a piece with more to follow is answered a display frame later
+    runner = SimulationRunner(make_stepper(load_scene(scene_path("bouncing_ball"))))
+    starts: list[int] = []
+    start = runner._handover_timer.start
+    runner._handover_timer.start = lambda: (starts.append(1), start())
+    batches: list[int] = []
+    runner.frames_added.connect(lambda batch: batches.append(len(batch.frames)))
+    runner.start()
+    try:
+        qtbot.waitUntil(lambda: not runner.is_running, timeout=30000)
+    finally:
+        runner.stop()
+    assert batches and max(batches) < HANDOVER_FRAMES_MAX
+    assert starts == []

@@ -1,0 +1,109 @@
+"""The array route of GapSet's gaps and normal speeds: the tests' reference for the compiled loop.
+
+Before :func:`solver.gap_kernel.gap_values` served every size of set, the
+solver computed a set's gaps with these numpy operations on arrays of each
+kind of pair (and, for up to 16 pairs, with the same operations on floats).
+They stay here, unchanged, so the tests can compare the compiled loop's bits
+with them: disk pairs, segments and vertices vectorised (``numpy.hypot``, a
+row's dot product by ``numpy.add.reduce``), corners hidden by the segments
+and arcs ending at them, arcs one by one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.feature_regions import in_region
+from solver.gap_set import GapSet, row_dots
+from solver.geometry import Arc, Segment
+
+
+def reference_values(
+    gaps: GapSet, c: np.ndarray, cd: np.ndarray | None, band: float = 0.0, bare: bool = False
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(g, u_n)`` from the centres ``c`` (K, 2) (m) and velocities ``cd`` (m/s).
+
+    ``cd`` None: the gaps alone (``u_n`` None), a segment or corner's region
+    ``band`` (m) wider and, with ``bare``, no corner hidden.
+    """
+    g, u_n = np.empty(len(gaps)), None if cd is None else np.empty(len(gaps))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disk_gaps(gaps, c, cd, g, u_n)
+        segment_gaps(gaps, c, cd, g, u_n, band)
+        vertex_gaps(gaps, c, cd, g, u_n, band, bare)
+        gaps.arc_gaps(c, cd, g, u_n, band)
+    return g, u_n
+
+
+def disk_gaps(gaps, c, cd, g, u_n) -> None:
+    if not len(gaps.disk_rows):
+        return
+    d = c[gaps.I] - c[gaps.J]
+    dist = np.hypot(d[:, 0], d[:, 1])
+    gap = dist - gaps.rsum
+    if gaps.ordered:  # beads that have passed each other overlap by more than their size
+        passed = gaps.order * d[:, 0] < 0.0
+        gap = np.where(passed, -dist - gaps.rsum, gap)
+    g[gaps.disk_rows] = gap
+    if cd is not None:
+        rel = cd[gaps.I] - cd[gaps.J]
+        speed = (d[:, 0] * rel[:, 0] + d[:, 1] * rel[:, 1]) / dist
+        u_n[gaps.disk_rows] = np.where(passed, -speed, speed) if gaps.ordered else speed
+
+
+def segment_gaps(gaps, c, cd, g, u_n, band) -> None:
+    if not len(gaps.segment_rows):
+        return
+    k = gaps.seg_disks
+    w = c[k] - gaps.seg_a
+    s = row_dots(w, gaps.seg_e) / gaps.seg_len2
+    w -= s[:, None] * gaps.seg_e
+    d = np.hypot(w[:, 0], w[:, 1])
+    if band:
+        reach = band / np.sqrt(gaps.seg_len2)
+        inside = (s > -reach) & (s < 1.0 + reach)
+    else:
+        inside = (s > 0.0) & (s < 1.0)
+    g[gaps.segment_rows] = np.where(inside, d - gaps.seg_radii, np.inf)
+    if cd is not None:
+        u_n[gaps.segment_rows] = np.where(inside, row_dots(w, cd[k]) / d, np.nan)
+
+
+def vertex_gaps(gaps, c, cd, g, u_n, band, bare) -> None:
+    if not len(gaps.vertex_rows):
+        return
+    k = gaps.vertex_disks
+    w = c[k] - gaps.vertex_p
+    d = np.hypot(w[:, 0], w[:, 1])
+    gap = d - gaps.vertex_radii
+    hidden = None if bare else _hidden(gaps, c, band)
+    if hidden is not None:
+        gap = np.where(hidden, np.inf, gap)
+    g[gaps.vertex_rows] = gap
+    if cd is not None:
+        u_n[gaps.vertex_rows] = row_dots(w, cd[k]) / d
+
+
+def _hidden(gaps, c, band) -> np.ndarray | None:
+    """Per vertex row: True where a segment or arc ending at it covers the disk centre."""
+    neighbours = gaps.kin.neighbours
+    vertices = gaps.pairs.feature[gaps.vertex_rows].tolist()
+    covering = [(r, f) for r, index in enumerate(vertices) for f in neighbours[index]]
+    segments = [(r, f) for r, f in covering if isinstance(f, Segment)]
+    arcs = [(r, f) for r, f in covering if isinstance(f, Arc)]
+    if not segments and not arcs:
+        return None
+    hidden = np.zeros(len(gaps.vertex_rows), dtype=bool)
+    if segments:
+        rows = np.array([r for r, _ in segments], dtype=int)
+        ends = np.array([(*f.a, *f.b) for _, f in segments], dtype=float).reshape(-1, 4)
+        a, e = ends[:, :2], ends[:, 2:] - ends[:, :2]
+        length2 = row_dots(e, e)
+        w = c[gaps.vertex_disks[rows]] - a
+        s = row_dots(w, e) / length2
+        reach = band / np.sqrt(length2)
+        hidden[rows[(s > -reach) & (s < 1.0 + reach)]] = True
+    for r, arc in arcs:
+        if not hidden[r] and in_region(arc, c[gaps.vertex_disks[r]], band):
+            hidden[r] = True
+    return hidden
