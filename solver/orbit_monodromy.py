@@ -266,19 +266,17 @@ class _Phases:
                 f"`boundaries`: the compliant stop {event.other!r} is not linear and vertical "
                 "(periodic orbits need p = 1 on a vertical segment)"
             )
-        ix, stiffness, damping, side, x_wall = term
+        a, stiffness, damping, d0, _ = term  # overlap δ = d0 − a·q (CompliantSet.linear_term)
         N = len(q)
-        normal = np.zeros(N)
-        normal[ix] = side  # g = side (x − x_w) − r
-        event.normal = normal
-        overlap = -(side * (q[ix] - x_wall) - self.system.radii[k])
-        rate = -side * v[ix]
+        event.normal = a.copy()  # the gap's gradient: g = −δ = a·q − d0
+        overlap = d0 - float(a @ q)
+        rate = -float(a @ v)
         grad = np.zeros(2 * N)
         at_surface = abs(overlap) <= 1e-9 * (1.0 + abs(rate))
         if event.kind == "touch" and at_surface:
-            grad[ix] = side  # the gap
+            grad[:N] = a  # the gap
         else:  # the force k δ + c δ̇ (its sign does not matter)
-            grad[ix], grad[N + ix] = stiffness * side, damping * side
+            grad[:N], grad[N:] = stiffness * a, damping * a
         return grad
 
 
