@@ -720,6 +720,10 @@ class CompliantEvents:
         them (a dip: a disk that grazes the stop between two sub-points) has
         its minimum located; if the gap is below 0 there, the touch is the
         first root before it, as for a rigid gap (``solver/gap_roots.py``).
+        The second sub-point may also lie inside such a dip after its deepest
+        point, where the disk already leaves faster than ``k δ / c`` (its touch
+        value ``−(k δ + c δ̇)`` positive again, its rate NaN): NaN counts as a
+        turned rate, so that dip is searched too.
         Likewise a pressing pair whose force is 0 at a sub-point (touched at
         δ = 0 with c = 0) and not positive at the next, its overlap turning
         between them: where the overlap is deepest the force is positive, and
@@ -823,7 +827,7 @@ class CompliantEvents:
                 (int(r), int(c), ts[j - 1], ts[j])
                 for r, c in zip(*np.nonzero(crossed), strict=True)
             ]
-            turning = (before[:, 4] < 0.0) & (after[:, 4] > 0.0)
+            turning = (before[:, 4] < 0.0) & ~(after[:, 4] <= 0.0)  # NaN: past a dip's entry
             if turning.any():
                 free = np.isfinite(after[:, 0]) & (after[:, 0] > 0.0) & ~crossed[:, 0]
                 for row in np.nonzero(turning & free)[0].tolist():  # a dip of the gap

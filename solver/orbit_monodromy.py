@@ -266,7 +266,7 @@ class _Phases:
                 f"`boundaries`: the compliant stop {event.other!r} is not linear and vertical "
                 "(periodic orbits need p = 1 on a vertical segment)"
             )
-        a, stiffness, damping, d0, _ = term  # δ = d0 − a·q (CompliantSet.linear_term)
+        a, stiffness, damping, d0, _ = term  # overlap δ = d0 − a·q (CompliantSet.linear_term)
         N = len(q)
         event.normal = a.copy()  # the gap's gradient: g = −δ = a·q − d0
         overlap = d0 - float(a @ q)
