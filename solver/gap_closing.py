@@ -18,6 +18,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL, PENETRATION_TOL
+from solver.gap_kernel import compiled_closing
 from solver.gap_set import FEW_PAIRS, GapSet, row_dots
 
 
@@ -62,8 +63,8 @@ def closing_times_few(
     The operations of :func:`closing_times_arrays` in the same order, one
     pair at a time (each array operation costs about a microsecond, a
     handful of them per pair of the bouncing ball), so the same times and
-    flags to the last bit (``np.hypot`` as there; the quadratics through
-    :func:`_first_closing_one`, or the array form where it must decide).
+    flags to the last bit (``np.hypot`` as there; each quadratic through the
+    compiled :func:`solver.gap_kernel.closing_one` that the arrays loop over).
     None for more than ``FEW_PAIRS`` pairs, an arc, a disk pair under
     relative acceleration, or a disk centre on a segment's line: those take
     the array form whole.
@@ -180,14 +181,8 @@ def segment_closing(
 
 
 def _closing_one(c0: float, c1: float, c2: float, duration: float, floor: float) -> float:
-    """:func:`first_closing` of one quadratic, in float arithmetic where that decides."""
-    one = _first_closing_one(c0, c1, c2, duration, floor)
-    if one is not None:
-        return one
-    with np.errstate(all="ignore"):
-        return float(
-            first_closing(np.array([c0]), np.array([c1]), np.array([c2]), duration, floor)[0]
-        )
+    """:func:`first_closing` of one quadratic: :func:`solver.gap_kernel.closing_one`, compiled."""
+    return compiled_closing()[0](c0, c1, c2, duration, floor, c2 > 0.0)
 
 
 def closing_times_arrays(
@@ -515,70 +510,12 @@ def first_closing(
     with ``c2 ≥ 0``: a contact left a hair inside after an impact, separating,
     never comes back down in this flight — its decreasing root lies before
     the start).
+
+    One compiled loop (:func:`solver.gap_kernel.first_closing_rows`) for any
+    number of rows.
     """
-    if c0.shape == (1,) and np.size(floor) == 1:
-        one = _first_closing_one(
-            float(c0[0]), float(c1[0]), float(c2[0]), duration, float(np.ravel(floor)[0])
-        )
-        if one is not None:
-            return np.array([one])
-    T = duration
-    lowest = np.minimum(c0, c0 + T * (c1 + T * c2))
-    rising = c2 > 0.0
-    if rising.any():  # the minimum inside the interval, where p' = 0
-        t_min = np.where(rising, (-c1 / np.where(rising, 2.0 * c2, 1.0)).clip(0.0, T), 0.0)
-        lowest = np.minimum(lowest, c0 + t_min * (c1 + t_min * c2))
-    closes = (lowest < floor) & ~((c1 > 0.0) & (c2 >= 0.0))
-    tau = np.full(c0.shape, np.inf)
-    if not closes.any():
-        return tau
-    a, b, c = c2[closes], c1[closes], c0[closes]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        disc = b * b - 4.0 * a * c
-        half = -0.5 * (b + np.copysign(np.sqrt(np.maximum(disc, 0.0)), b))
-        r1, r2 = half / a, c / half
-        down = np.where(a > 0.0, np.fmin(r1, r2), np.fmax(r1, r2))
-        linear = a == 0.0
-        if linear.any():
-            down = np.where(linear, np.where(b < 0.0, -c / b, 0.0), down)
-    down = np.where((disc < 0.0) | np.isnan(down), 0.0, down)
-    tau[closes] = down.clip(0.0, T)
+    c0, c1, c2 = (np.ascontiguousarray(x, dtype=float) for x in (c0, c1, c2))
+    floors = np.ascontiguousarray(np.broadcast_to(floor, c0.shape), dtype=float)
+    tau = np.empty(c0.shape)
+    compiled_closing()[1](c0, c1, c2, float(duration), floors, tau)
     return tau
-
-
-def _first_closing_one(
-    c0: float, c1: float, c2: float, duration: float, floor: float
-) -> float | None:
-    """:func:`first_closing` of one quadratic in float arithmetic; None where it must decide.
-
-    The same operations in the same order as the array form, which is
-    several times slower on one row (each array operation has a fixed
-    cost of about a microsecond), so the same time (s) to the last bit. The
-    cases where the array form's special values matter (a value not finite,
-    ``c2 = 0``, a division by zero, coinciding roots, a root at or before the
-    start) return None, and the array form decides them.
-    """
-    T = duration
-    if not (math.isfinite(c0) and math.isfinite(c1) and math.isfinite(c2) and math.isfinite(T)):
-        return None
-    lowest = min(c0, c0 + T * (c1 + T * c2))
-    if c2 > 0.0:  # the minimum inside the interval, where p' = 0
-        t_min = min(max(-c1 / (2.0 * c2), 0.0), T)
-        lowest = min(lowest, c0 + t_min * (c1 + t_min * c2))
-    if not (lowest < floor and not (c1 > 0.0 and c2 >= 0.0)):
-        return math.inf
-    if c2 == 0.0:
-        return None
-    disc = c1 * c1 - 4.0 * c2 * c0
-    if disc < 0.0:
-        return 0.0
-    half = -0.5 * (c1 + math.copysign(math.sqrt(disc), c1))
-    if half == 0.0:
-        return None
-    r1, r2 = half / c2, c0 / half
-    if r1 == r2 or not (math.isfinite(r1) and math.isfinite(r2)):
-        return None
-    down = min(r1, r2) if c2 > 0.0 else max(r1, r2)
-    if not down > 0.0:
-        return None
-    return min(down, T)

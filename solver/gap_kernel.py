@@ -96,9 +96,66 @@ def gap_values(C, CD, speeds, first, second, feature, order, radii, kinds, nums,
                     U[t, n] = (0.0 + w0 * CD[t, i, 0] + w1 * CD[t, i, 1]) / d
 
 
+def closing_one(c0, c1, c2, T, floor, rising):
+    """When ``p(τ) = c0 + c1 τ + c2 τ²`` closes in ``[0, T]`` (s), ``inf`` if it does not.
+
+    :func:`solver.gap_closing.first_closing` of one row, with the special
+    values (NaN, infinities, ``c2 = 0``) of the numpy form it replaced: a
+    NaN bound never closes, numpy's ``fmin``/``fmax`` take the root that is
+    not NaN; only the sign of a zero time may differ from numpy's (its vector
+    ``fmin`` and its one-element loop disagree there). ``rising``: some row
+    of the call has ``c2 > 0``, so every row's bound takes ``p`` at the
+    clipped vertex ``τ = −c1/(2 c2)`` (at 0 where ``c2 ≤ 0``), as the arrays did.
+    """
+    end = c0 + T * (c1 + T * c2)
+    t_min = -c1 / (2.0 * c2) if c2 > 0.0 else 0.0
+    if t_min < 0.0:
+        t_min = 0.0
+    elif t_min > T:
+        t_min = T
+    low = c0 + t_min * (c1 + t_min * c2) if rising else c0
+    if math.isnan(end) or math.isnan(low) or not min(c0, end, low) < floor:
+        return math.inf
+    if c1 > 0.0 and c2 >= 0.0:  # below the floor but opening, never coming back down
+        return math.inf
+    disc = c1 * c1 - 4.0 * c2 * c0
+    half = -0.5 * (c1 + math.copysign(math.sqrt(0.0 if disc < 0.0 else disc), c1))
+    r1, r2 = half / c2, c0 / half
+    if math.isnan(r1) or math.isnan(r2):
+        down = r2 if math.isnan(r1) else r1
+    else:
+        down = min(r1, r2) if c2 > 0.0 else max(r1, r2)
+    if c2 == 0.0:
+        down = -c0 / c1 if c1 < 0.0 else 0.0
+    if disc < 0.0 or math.isnan(down):
+        down = 0.0
+    return min(max(down, 0.0), T)
+
+
+def first_closing_rows(c0, c1, c2, T, floor, tau):
+    """:func:`closing_one` of every row (``floor`` one per row) into ``tau`` (s)."""
+    rising = False
+    for n in range(c0.shape[0]):
+        rising = rising or c2[n] > 0.0
+    for n in range(c0.shape[0]):
+        tau[n] = closing_one(c0[n], c1[n], c2[n], T, floor[n], rising)
+
+
 @functools.cache
 def compiled_gap_values() -> Callable[..., None]:
     """:func:`gap_values` compiled by numba (made on first use; cached on disk)."""
     import numba
 
     return numba.njit(cache=True, error_model="numpy")(gap_values)
+
+
+@functools.cache
+def compiled_closing() -> tuple[Callable[..., float], Callable[..., None]]:
+    """:func:`closing_one` and :func:`first_closing_rows` compiled by numba (cached on disk)."""
+    import numba
+    from numba.extending import register_jitable
+
+    register_jitable(closing_one)  # callable from compiled code, unchanged for Python
+    one = numba.njit(cache=True, error_model="numpy")(closing_one)
+    rows = numba.njit(cache=True, error_model="numpy")(first_closing_rows)
+    return one, rows

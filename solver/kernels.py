@@ -18,7 +18,9 @@ solver passes, in a fixed order, with a line of progress for each:
   (event-driven);
 * ``gap_values`` (:mod:`solver.gap_kernel`): the gaps and normal speeds of
   a set of contact pairs (event-driven), for the centres' two layouts
-  (one state; many states from ``System.centres_many``).
+  (one state; many states from ``System.centres_many``);
+* ``first_closing`` (:mod:`solver.gap_kernel`): when quadratic gaps close
+  along a free flight, one row (a bouncing ball's) or many.
 
 The Makefile runs ``python -m solver compile`` after installing; the command
 line and the window call :func:`compile_if_cold` at start, which compiles
@@ -61,6 +63,7 @@ KERNEL_NAMES = (
     "sweeps",
     "phase_end",
     "gap_values",
+    "first_closing",
 )
 """The kernels, in the order they are compiled."""
 
@@ -78,6 +81,7 @@ def dispatchers() -> dict[str, Any]:
         "sweeps": gauss_seidel._kernel(),
         "phase_end": stop_closing.compiled_phase_end(),
         "gap_values": gap_kernel.compiled_gap_values(),
+        "first_closing": gap_kernel.compiled_closing()[1],
     }
 
 
@@ -160,12 +164,22 @@ def _gap_values() -> None:
         )  # fmt: skip
 
 
+def _first_closing() -> None:
+    """A falling ball's gap: one row from Python, and rows in the loop."""
+    from solver import gap_kernel
+
+    one, rows = gap_kernel.compiled_closing()
+    one(1.0, 0.0, -4.9, 1.0, -1e-12, False)
+    rows(np.ones(2), np.zeros(2), np.full(2, -4.9), 1.0, np.full(2, -1e-12), np.empty(2))
+
+
 _WARM_UPS: dict[str, Callable[[], None]] = {
     "quiet_steps": _quiet_steps,
     "banded_contact_lcp": _banded_contact_lcp,
     "sweeps": _sweeps,
     "phase_end": _phase_end,
     "gap_values": _gap_values,
+    "first_closing": _first_closing,
 }
 
 

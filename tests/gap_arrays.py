@@ -107,3 +107,30 @@ def _hidden(gaps, c, band) -> np.ndarray | None:
         if not hidden[r] and in_region(arc, c[gaps.vertex_disks[r]], band):
             hidden[r] = True
     return hidden
+
+
+def first_closing_arrays(
+    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, duration: float, floor: np.ndarray | float
+) -> np.ndarray:
+    """The array form of :func:`solver.gap_closing.first_closing`, as it was before the loop."""
+    T = duration
+    lowest = np.minimum(c0, c0 + T * (c1 + T * c2))
+    rising = c2 > 0.0
+    if rising.any():  # the minimum inside the interval, where p' = 0
+        t_min = np.where(rising, (-c1 / np.where(rising, 2.0 * c2, 1.0)).clip(0.0, T), 0.0)
+        lowest = np.minimum(lowest, c0 + t_min * (c1 + t_min * c2))
+    closes = (lowest < floor) & ~((c1 > 0.0) & (c2 >= 0.0))
+    tau = np.full(c0.shape, np.inf)
+    if not closes.any():
+        return tau
+    a, b, c = c2[closes], c1[closes], c0[closes]
+    disc = b * b - 4.0 * a * c
+    half = -0.5 * (b + np.copysign(np.sqrt(np.maximum(disc, 0.0)), b))
+    r1, r2 = half / a, c / half
+    down = np.where(a > 0.0, np.fmin(r1, r2), np.fmax(r1, r2))
+    linear = a == 0.0
+    if linear.any():
+        down = np.where(linear, np.where(b < 0.0, -c / b, 0.0), down)
+    down = np.where((disc < 0.0) | np.isnan(down), 0.0, down)
+    tau[closes] = down.clip(0.0, T)
+    return tau

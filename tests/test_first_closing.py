@@ -1,9 +1,11 @@
-"""first_closing of one quadratic: its float form agrees with the array form to the last bit.
+"""first_closing: one compiled loop, the array form's times to the last bit, alone or among rows.
 
-:func:`solver.gap_closing.first_closing` takes a float path for a single row
-(the bouncing ball's one segment); the same row among others takes the
-array path. Both must give the same closing time, bit for bit, so that
-the bundled scenes' CSV files do not depend on how many pairs are watched.
+:func:`solver.gap_closing.first_closing` is one compiled loop over its rows
+(:func:`solver.gap_kernel.closing_one` each); a single row (the bouncing
+ball's one segment) and the same row among others must give the same
+closing time, bit for bit, so that the bundled scenes' CSV files do not
+depend on how many pairs are watched; and both the times of the numpy form
+it replaced (kept in ``tests/gap_arrays.py``).
 The same holds one level up: :func:`solver.gap_closing.closing_times` of a
 few pairs in float arithmetic against its array form.
 """
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from solver.gap_closing import closing_times_arrays, closing_times_few, first_closing
 from solver.gap_set import GapSet
 from solver.simulation import make_stepper
+from tests.gap_arrays import first_closing_arrays
 from tests.scene_data import gravity_scene, uniform_wheel
 from tests.test_drawn_geometry import flying_wheels, ground, wheel_velocities
 
@@ -47,6 +50,34 @@ def test_one_row_closes_as_it_does_among_others(c0, c1, c2, duration, floor):
         )
     assert np.isinf(among[1])
     assert alone.view(np.int64)[0] == among.view(np.int64)[0], (alone[0], among[0])
+
+
+@given(
+    rows=st.lists(
+        st.tuples(coefficient, coefficient, coefficient, st.one_of(st.just(-1e-12), coefficient)),
+        min_size=1,
+        max_size=6,
+    ),
+    duration=st.floats(min_value=0.0, max_value=10.0),
+    one_floor=st.booleans(),
+)
+def test_the_compiled_loop_closes_as_the_array_form(rows, duration, one_floor):
+    """first_closing (one compiled loop) against the numpy form it replaced, row by row.
+
+    The same times, infinities included, to the last bit; a zero time may
+    differ in its sign only (numpy's vector ``fmin`` and its one-element
+    loop disagree there, and every caller adds the time to the clock).
+    """
+    c0, c1, c2, floors = (np.array(column) for column in zip(*rows, strict=True))
+    floor = floors[0] if one_floor else floors
+    with np.errstate(all="ignore"):
+        expected = first_closing_arrays(c0, c1, c2, duration, floor)
+        tau = first_closing(c0, c1, c2, duration, floor)
+    zero = (tau == 0.0) & (expected == 0.0)
+    assert np.array_equal(tau[~zero].view(np.int64), expected[~zero].view(np.int64)), (
+        tau,
+        expected,
+    )
 
 
 def test_a_ball_falling_onto_its_floor_closes_at_the_root():
