@@ -207,12 +207,14 @@ class _Persistent:
 class TimeSteppingStepper:
     """Moreau–Jean time-stepping with a velocity-level LCP per step.
 
-    Same shape as the event-driven stepper (``status``, ``t``, ``message``,
-    ``system``, ``step()``): each ``step()`` advances to the next output
-    sample and returns the sample frame, plus ``pre`` / ``post`` frames and
-    ``impact`` events of the impacts on the way. Output samples are at
-    ``k · dt_out`` and at ``t_end``; each output interval is cut into equal
-    steps no longer than ``h``, so samples fall exactly on step ends.
+    Same shape as the event-driven stepper (``status``, ``t``, ``reached``,
+    ``message``, ``system``, ``step()``): each ``step()`` advances to the
+    next output sample and returns the sample frame, plus ``pre`` / ``post``
+    frames and ``impact`` events of the impacts on the way, or returns empty
+    once ``STEP_WALL_SLICE_S`` is spent and goes on at the next call. Output
+    samples are at ``k · dt_out`` and at ``t_end``; each output interval is
+    cut into equal steps no longer than ``h``, so samples fall exactly on
+    step ends.
 
     Parameters
     ----------
