@@ -65,12 +65,14 @@ an ``impact`` event with ``pre`` / ``post`` frames at ``t_k + (1 − θ) h``
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver import timestep_kernels
+from solver import event_tolerances, timestep_kernels
 from solver.contact import SLIP_SPEED_TOL
 from solver.errors import InputError, SolverError
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
@@ -118,6 +120,14 @@ CUTS_PER_STEP = 8
 accumulation of impacts, as a ball coming to rest, is absorbed by it)."""
 
 
+SLICE_CHECK_STEPS = 64
+"""Steps between two looks at the clock: ``step()`` returns once ``STEP_WALL_SLICE_S`` is spent."""
+
+
+KERNEL_CHUNK = 4096
+"""Most steps of one call of the compiled loop, the bounded unit of work past the slice."""
+
+
 __all__ = [  # the stepper's module names, its parts' constants among them
     "ALL_PAIRS",
     "BAND_MAX",
@@ -129,6 +139,7 @@ __all__ = [  # the stepper's module names, its parts' constants among them
     "EXACT_CONTACTS",
     "GAP_TOL",
     "IMPACT_SPEED_STEPS",
+    "KERNEL_CHUNK",
     "PENETRATION_BOUND",
     "PGS_MAX_SWEEPS",
     "PGS_TOL",
@@ -137,6 +148,7 @@ __all__ = [  # the stepper's module names, its parts' constants among them
     "ROOT_TOL",
     "ROUND_OFF",
     "SCALAR_PAIRS",
+    "SLICE_CHECK_STEPS",
     "STEP_FRACTION",
     "USE_KERNEL",
     "TimeSteppingStepper",
@@ -147,6 +159,28 @@ USE_KERNEL = timestep_kernels.COMPILED
 """With numba installed, quiet steps of small scenes run in the compiled loop of
 :mod:`solver.timestep_kernels` and banded frictionless contacts are solved by
 :mod:`solver.chain_lcp`; otherwise every step takes the numpy path, the reference."""
+
+
+@dataclass(eq=False)
+class _Interval:
+    """Where the steps of an output interval are: kept across the calls of a cut ``step()``.
+
+    From ``t_start`` to ``t_next`` in ``n_steps`` steps of ``h``; step ``k``
+    has ``rest`` (s) left to make and was cut ``cuts`` times at closing
+    instants; ``persistent`` are the last step's persistent contacts and
+    ``out`` what the interval has produced so far (given at its sample).
+    """
+
+    t_start: float
+    t_next: float
+    n_steps: int
+    h: float
+    starting: bool
+    k: int = 0
+    rest: float = 0.0
+    cuts: int = 0
+    persistent: _Persistent | None = None
+    out: StepOutput = field(default_factory=StepOutput)
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,12 +207,14 @@ class _Persistent:
 class TimeSteppingStepper:
     """Moreau–Jean time-stepping with a velocity-level LCP per step.
 
-    Same shape as the event-driven stepper (``status``, ``t``, ``message``,
-    ``system``, ``step()``): each ``step()`` advances to the next output
-    sample and returns the sample frame, plus ``pre`` / ``post`` frames and
-    ``impact`` events of the impacts on the way. Output samples are at
-    ``k · dt_out`` and at ``t_end``; each output interval is cut into equal
-    steps no longer than ``h``, so samples fall exactly on step ends.
+    Same shape as the event-driven stepper (``status``, ``t``, ``reached``,
+    ``message``, ``system``, ``step()``): each ``step()`` advances to the
+    next output sample and returns the sample frame, plus ``pre`` / ``post``
+    frames and ``impact`` events of the impacts on the way, or returns empty
+    once ``STEP_WALL_SLICE_S`` is spent and goes on at the next call. Output
+    samples are at ``k · dt_out`` and at ``t_end``; each output interval is
+    cut into equal steps no longer than ``h``, so samples fall exactly on
+    step ends.
 
     Parameters
     ----------
@@ -257,6 +293,9 @@ class TimeSteppingStepper:
         self._solver = StepContactSolver(self._m_inv, contact_solver, USE_KERNEL, self._names)
         self._instant = ClosingInstant(system, self.theta, self._m_inv)
         self._started = False
+        self._cut: _Interval | None = None  # an interval cut at the slice, resumed by step()
+        self.clock: Callable[[], float] = time.perf_counter
+        """The clock of the wall-time slice, s (tests pass their own)."""
         self._compliant_friction = None  # the last step's friction on compliant features
         self.accuracy = AccuracyMonitor(system, self._contacts.candidate_disk_pairs)
         """The run's largest penetration and energy-balance drift so far (``accuracy`` rows)."""
@@ -278,41 +317,48 @@ class TimeSteppingStepper:
     # ------------------------------------------------------------------ stepping
 
     def step(self) -> StepOutput:
-        """Advance to the next output sample.
+        """Advance to the next output sample, or for ``STEP_WALL_SLICE_S`` of CPU time.
+
+        The work of one call is bounded: the clock (``clock``) is read every
+        ``SLICE_CHECK_STEPS`` steps (or compiled loop's calls of at most
+        ``KERNEL_CHUNK`` steps), and once the slice is spent the call returns
+        an empty output, keeping its place in the interval; the next call
+        resumes there, so the run is the same bit for bit wherever it is cut.
+        ``t`` (and ``reached``) is the time of the state, which moves on
+        inside a cut interval.
 
         Returns
         -------
         StepOutput
-            Frames in time order (the first call also returns the sample at
-            t = 0) and the events on the way. A failure (no solution of a
-            contact LCP, a non-finite state) sets ``status = "failed"`` and
-            ends the output with an ``error`` event instead of raising.
-            After the run has finished or failed the output is empty.
+            Frames in time order (the first sample also returns the sample at
+            t = 0) and the events on the way, given when the sample is made.
+            A failure (no solution of a contact LCP, a non-finite state) sets
+            ``status = "failed"`` and ends the output with an ``error`` event
+            instead of raising. After the run has finished or failed the
+            output is empty.
         """
-        out = StepOutput()
         if self.status != "running":
-            return out
-        starting = not self._started
-        if starting:
-            self._started = True
-            out.frames.append(self._frame("sample", self.t, self.q, self.v, ()))
-        self._interval += 1
-        if self._interval == self._n_intervals:
-            t_next = self.t_end
-        else:
-            t_next = self._interval * self.dt_out
-        t_start = self.t
-        n_steps = max(1, math.ceil((t_next - t_start) / self.h - 1e-9))
-        h = (t_next - t_start) / n_steps
-        persistent = None
+            return StepOutput()
+        deadline = self.clock() + event_tolerances.STEP_WALL_SLICE_S
+        span = self._cut
+        if span is None:
+            span = self._next_interval()
+        out, t_start, h, n_steps = span.out, span.t_start, span.h, span.n_steps
+        k, rest, cuts, persistent = span.k, span.rest, span.cuts, span.persistent
+        check_at = k + SLICE_CHECK_STEPS
         try:
-            k, rest, cuts = 0, h, 0  # step k has `rest` (s) left to make, cut `cuts` times
+            # step k has `rest` (s) left to make, cut `cuts` times
             while k < n_steps:
+                if k >= check_at:
+                    if self.clock() > deadline:  # the slice is spent: go on at the next call
+                        span.k, span.rest, span.cuts, span.persistent = k, rest, cuts, persistent
+                        self._cut = span
+                        return StepOutput()
+                    check_at = k + SLICE_CHECK_STEPS
                 t = t_start + (k + 1) * h - rest
                 detect = cuts < CUTS_PER_STEP  # else this step is made plain, alone
-                made, last, hits = self._steps(
-                    t, rest, h, n_steps - k if detect else 1, out, detect, GAP_TOL
-                )
+                count = min(n_steps - k, KERNEL_CHUNK) if detect else 1
+                made, last, hits = self._steps(t, rest, h, count, out, detect, GAP_TOL)
                 if made:
                     persistent, k, rest, cuts = last, k + made, h, 0
                     t = t_start + k * h
@@ -333,28 +379,52 @@ class TimeSteppingStepper:
                 if rest <= 0.0:
                     k, rest, cuts = k + 1, h, 0
         except (SolverError, np.linalg.LinAlgError) as error:
+            self._cut = None
             self.status = "failed"
             self.message = f"t = {self.t!r} s: {error}"
-            if starting:
+            if span.starting:
                 out.events[:0] = [row for _, row in self.accuracy.measure(out.frames[:1])]
             out.events.append(self.accuracy.report(self.t))
             out.events.append(Event(t=self.t, type="error", message=self.message))  # last
             return out
-        self.t = t_next
+        self._cut = None
+        self.t = span.t_next
         contacts = self._contact_states(persistent) if persistent is not None else ()
         out.frames.append(self._frame("sample", self.t, self.q, self.v, contacts))
         # measured after the steps, which leave the candidate pairs the measure reads; the
         # first sample's rows go first, as written before the steps
         # the impacts' pre and post frames too, as trajectory.csv
         rows = self.accuracy.measure(out.frames)
-        if starting:
+        if span.starting:
             out.events[:0] = [row for k, row in rows if k == 0]
-        out.events += [row for k, row in rows if not (starting and k == 0)]
+        out.events += [row for k, row in rows if not (span.starting and k == 0)]
         if self._interval == self._n_intervals:
             self.status = "finished"
             out.events.append(self.accuracy.report(self.t))
             self.message = f"reached t_end = {self.t_end!r} s"
         return out
+
+    def _next_interval(self) -> _Interval:
+        """The steps to the next output sample (the first also gives the sample at t = 0)."""
+        starting = not self._started
+        out = StepOutput()
+        if starting:
+            self._started = True
+            out.frames.append(self._frame("sample", self.t, self.q, self.v, ()))
+        self._interval += 1
+        if self._interval == self._n_intervals:
+            t_next = self.t_end
+        else:
+            t_next = self._interval * self.dt_out
+        t_start = self.t
+        n_steps = max(1, math.ceil((t_next - t_start) / self.h - 1e-9))
+        h = (t_next - t_start) / n_steps
+        return _Interval(t_start, t_next, n_steps, h, starting, rest=h, out=out)
+
+    @property
+    def reached(self) -> float:
+        """How far (s) the motion is computed: ``t``, inside a cut interval too."""
+        return self.t
 
     def _quiet_steps(
         self,
