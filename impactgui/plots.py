@@ -83,6 +83,9 @@ The work is spread over the interval: the energy curves, the contact curves
 and the stems are set on three successive timer ticks (a part that takes longer
 than ``REDRAW_SLICE_S`` goes on over the next ones), so no single display frame pays
 for a whole redraw and its repaint."""
+CATCH_UP_FRAMES = 2
+"""After a streaming step of the time axis (the energy plot alone), the λ/τ plots take it
+this many frames later, and the stem plots as many frames after them (one group per paint)."""
 REDRAW_SLICE_S = 0.006
 """One tick of a streaming redraw starts no further contact curve or stem group after
 this long, s: after a step of the time axis every stem group is binned and set afresh
@@ -820,6 +823,10 @@ class PlotPanel(QWidget):
         for plot in (self.jump_plot, self.impulse_plot):
             plot.vb.sigXRangeChanged.connect(self._on_stem_view_changed)
             plot.vb.sigResized.connect(self._on_stem_view_changed)
+        self._shown_time = 0.0
+        """The playback time last given to ``set_cursor``, s."""
+        self._frames_since_step = 0
+        """Frames drawn since a staggered step of the time axis or a plot group's catch-up."""
         self._until: float | None = None
         """Playback honesty: ranges and legends from the data up to this time only (s)."""
         self._until_bounds: dict[pg.PlotItem, _Bounds] = {}
@@ -1236,7 +1243,7 @@ class PlotPanel(QWidget):
                 if last <= current[1]:
                     return  # every frame is in view
                 recent = now - self._x_stepped[0] < TIME_AXIS_STEP_INTERVAL_S
-                if recent and self.cursor_time() <= current[1]:
+                if recent and self._shown_time <= current[1]:
                     return  # the newest frames wait (clipped) for the next step
             stepped_at, end_then = self._x_stepped  # the last step, or the run's start
             grown = last - (start if end_then is None else end_then)
@@ -1244,7 +1251,8 @@ class PlotPanel(QWidget):
         x_range = (start, self._time_axis_end(start, last, growth * TIME_AXIS_STEP_INTERVAL_S))
         self._x_stepped = (now, last)
         if x_range != current and x_range[1] > x_range[0]:
-            if staggered:  # the other plots follow with their parts: _catch_up_time_axis
+            if staggered:  # the other plots follow: _catch_up_time_axis, _catch_up_a_group
+                self._frames_since_step = 0
                 for plot in self.plots:
                     if plot is not self.energy_plot:
                         plot.vb.blockLink(True)
@@ -1369,7 +1377,9 @@ class PlotPanel(QWidget):
         Called at display rate: the cursors move only when ``t`` falls in
         another pixel column of the plots than where they are drawn.
         """
+        self._shown_time = t
         self._draw_due(t)
+        self._catch_up_a_group()
         view = self.energy_plot.vb
         (x0, x1), width = view.viewRange()[0], view.width()
         if x1 > x0 and width > 0:
@@ -1378,6 +1388,25 @@ class PlotPanel(QWidget):
                 return
         for cursor in self._cursors.values():
             cursor.setPos(t, 0.0)
+
+    def _catch_up_a_group(self) -> None:
+        """Two frames after a staggered step of the time axis, the λ/τ plots take it; two
+        frames later, the stem plots.
+
+        Each group re-renders in a paint of its own, as with the parts of the
+        redraw, but waits frames, not the round of the parts (250 ms or more):
+        meanwhile the energy plot, which has no tick labels, showed its curves
+        and its cursor on another time range than the labels below (the energy
+        on 0-10 s, the cursor at 0.188 s drawn where 0.019 s is labelled).
+        """
+        self._frames_since_step += 1
+        if self._frames_since_step < CATCH_UP_FRAMES:
+            return
+        for _draw, plots in self._parts[1:]:
+            if any(plot.vb.linksBlocked for plot in plots):
+                self._catch_up_time_axis(plots)
+                self._frames_since_step = 0
+                return
 
     def _parts_due(self, t: float) -> list[int]:
         """The parts of the redraw (indices in ``_parts``) holding back data at or before ``t``.
@@ -1391,8 +1420,9 @@ class PlotPanel(QWidget):
         if self._trajectory is not None:
             gathered = self._energy_gathered
             times = self._trajectory.times()
-            if self._energy_pending or (len(times) > gathered and times[gathered] <= t):
-                due.append(0)
+            left = self._follow_x and self._x_range is not None and t > self._x_range[1]
+            if left or self._energy_pending or (len(times) > gathered and times[gathered] <= t):
+                due.append(0)  # new frames shown, or the time shown has left the time axis
         for series in self._contacts.values():
             x, _ = series.lam.data()
             if len(x) > series.shown and x[series.shown] <= t:
