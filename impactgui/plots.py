@@ -83,6 +83,9 @@ The work is spread over the interval: the energy curves, the contact curves
 and the stems are set on three successive timer ticks (a part that takes longer
 than ``REDRAW_SLICE_S`` goes on over the next ones), so no single display frame pays
 for a whole redraw and its repaint."""
+CATCH_UP_FRAMES = 2
+"""After a streaming step of the time axis (the energy plot alone), the λ/τ plots take it
+this many frames later, and the stem plots as many frames after them (one group per paint)."""
 REDRAW_SLICE_S = 0.006
 """One tick of a streaming redraw starts no further contact curve or stem group after
 this long, s: after a step of the time axis every stem group is binned and set afresh
@@ -476,17 +479,20 @@ class _StemPlot:
         """Bin the new stems (all, after a change of view), set the items and widen ``bounds``.
 
         With a ``deadline`` (``time.perf_counter`` seconds) no further group
-        is drawn once it has passed (the first always is); returns True when
-        every group is drawn.
+        is binned afresh for a new view once it has passed (the first always
+        is; groups with new stems only are cheap and always drawn); returns
+        True when every group is drawn.
         """
         view = self.view()
-        drawn = False
+        drawn, complete = False, True
         for group in self._groups.values():
             count = len(group.points)
             if count == group.shown and view == group.view:
                 continue
-            if drawn and deadline is not None and time.perf_counter() > deadline:
-                return False
+            late = deadline is not None and time.perf_counter() > deadline
+            if drawn and late and view != group.view:  # new stems only: few, drawn anyway
+                complete = False
+                continue
             drawn = True
             bounds.include(np.append(group.points.data()[1][group.shown :], 0.0))
             group.bin(view)
@@ -504,7 +510,11 @@ class _StemPlot:
                 self.plot.addItem(self._tips)
             group.curve.setData(np.repeat(x, 2), np.column_stack((np.zeros_like(y), y)).ravel())
             self._tips.set_tips(group, group.colour, x, y)
-        return True
+        return complete
+
+    def groups(self) -> list[_StemGroup]:
+        """The stem groups (one per colour drawn)."""
+        return list(self._groups.values())
 
     def clear(self) -> None:
         """Forget every series (the panel removes the items from the plot)."""
@@ -816,6 +826,10 @@ class PlotPanel(QWidget):
         for plot in (self.jump_plot, self.impulse_plot):
             plot.vb.sigXRangeChanged.connect(self._on_stem_view_changed)
             plot.vb.sigResized.connect(self._on_stem_view_changed)
+        self._shown_time = 0.0
+        """The playback time last given to ``set_cursor``, s."""
+        self._frames_since_step = 0
+        """Frames drawn since a staggered step of the time axis or a plot group's catch-up."""
         self._until: float | None = None
         """Playback honesty: ranges and legends from the data up to this time only (s)."""
         self._until_bounds: dict[pg.PlotItem, _Bounds] = {}
@@ -1057,10 +1071,8 @@ class PlotPanel(QWidget):
 
     def _draw_stems(self, deadline: float | None) -> bool:
         """The stem groups with new stems (all after a change of view), until ``deadline``."""
-        return all(
-            stems.draw(self._bounds[stems.plot], deadline)
-            for stems in (self._jumps, self._impulses)
-        )
+        plots = (self._jumps, self._impulses)
+        return all([stems.draw(self._bounds[stems.plot], deadline) for stems in plots])
 
     def _draw_energy(self, deadline: float | None) -> bool:
         """The energy curves with the frames so far, until ``deadline`` (True: all drawn).
@@ -1232,7 +1244,7 @@ class PlotPanel(QWidget):
                 if last <= current[1]:
                     return  # every frame is in view
                 recent = now - self._x_stepped[0] < TIME_AXIS_STEP_INTERVAL_S
-                if recent and self.cursor_time() <= current[1]:
+                if recent and self._shown_time <= current[1]:
                     return  # the newest frames wait (clipped) for the next step
             stepped_at, end_then = self._x_stepped  # the last step, or the run's start
             grown = last - (start if end_then is None else end_then)
@@ -1240,7 +1252,8 @@ class PlotPanel(QWidget):
         x_range = (start, self._time_axis_end(start, last, growth * TIME_AXIS_STEP_INTERVAL_S))
         self._x_stepped = (now, last)
         if x_range != current and x_range[1] > x_range[0]:
-            if staggered:  # the other plots follow with their parts: _catch_up_time_axis
+            if staggered:  # the other plots follow: _catch_up_time_axis, _catch_up_a_group
+                self._frames_since_step = 0
                 for plot in self.plots:
                     if plot is not self.energy_plot:
                         plot.vb.blockLink(True)
@@ -1365,6 +1378,9 @@ class PlotPanel(QWidget):
         Called at display rate: the cursors move only when ``t`` falls in
         another pixel column of the plots than where they are drawn.
         """
+        self._shown_time = t
+        self._draw_due(t)
+        self._catch_up_a_group()
         view = self.energy_plot.vb
         (x0, x1), width = view.viewRange()[0], view.width()
         if x1 > x0 and width > 0:
@@ -1373,6 +1389,82 @@ class PlotPanel(QWidget):
                 return
         for cursor in self._cursors.values():
             cursor.setPos(t, 0.0)
+
+    def _catch_up_a_group(self) -> None:
+        """Two frames after a staggered step of the time axis, the λ/τ plots take it; two
+        frames later, the stem plots.
+
+        Each group re-renders in a paint of its own, as with the parts of the
+        redraw, but waits frames, not the round of the parts (250 ms or more):
+        meanwhile the energy plot, which has no tick labels, showed its curves
+        and its cursor on another time range than the labels below (the energy
+        on 0-10 s, the cursor at 0.188 s drawn where 0.019 s is labelled).
+        """
+        self._frames_since_step += 1
+        if self._frames_since_step < CATCH_UP_FRAMES:
+            return
+        for _draw, plots in self._parts[1:]:
+            if any(plot.vb.linksBlocked for plot in plots):
+                self._catch_up_time_axis(plots)
+                self._frames_since_step = 0
+                return
+
+    def _parts_due(self, t: float) -> list[int]:
+        """The parts of the redraw (indices in ``_parts``) holding back data at or before ``t``.
+
+        The round of parts takes ``REDRAW_INTERVAL_MS`` or more, and at a run's start
+        the solver is ahead of the screen: the wheel's first impacts were in the event
+        log while their stems, the λ/τ curves and the energy's last 0.1 s waited for
+        their turn (a live paper-004 wheel run under Xvfb, at 3114e2d too).
+        """
+        due = []
+        if self._trajectory is not None:
+            gathered = self._energy_gathered
+            times = self._trajectory.times()
+            left = self._follow_x and self._x_range is not None and t > self._x_range[1]
+            if left or self._energy_pending or (len(times) > gathered and times[gathered] <= t):
+                due.append(0)  # new frames shown, or the time shown has left the time axis
+        for series in self._contacts.values():
+            x, _ = series.lam.data()
+            if len(x) > series.shown and x[series.shown] <= t:
+                due.append(1)
+                break
+        for stems in (self._jumps, self._impulses):
+            if any(
+                len(group.points) > group.shown and group.points.data()[0][group.shown] <= t
+                for group in stems.groups()
+            ):
+                due.append(2)
+                break
+        return due
+
+    def _draw_due(self, t: float) -> None:
+        """Draw now the parts with data at or before the time shown ``t`` (s) not yet drawn.
+
+        The window never hides what it has: at every frame drawn each plot shows
+        its data up to the time shown. A part runs out of turn, its plots' time axis
+        caught up: the energy curves all (sliced, the total curve was left behind),
+        the contact curves and the stem groups re-binned for a new time range within
+        ``REDRAW_SLICE_S`` (the rest at the next frames; new stems are always drawn:
+        a 200-bead chain's 17 groups re-binned at once took 36 ms). While the
+        solver is ahead of the screen (as usual) this happens at a run's start
+        only; while the screen waits for the solver it happens at every frame
+        that reaches new data.
+        """
+        due = self._parts_due(t)
+        if not due:
+            return
+        self._resume_auto_ranged_views()
+        entries = self._legend_entries()
+        for index in due:
+            draw, plots = self._parts[index]
+            self._catch_up_time_axis(plots)
+            draw(None if index == 0 else time.perf_counter() + REDRAW_SLICE_S)
+            self._fit_ranges(plots, streaming=True)
+        self._fit_axis_width()
+        if self._until is not None:
+            self._show_legend_entries()
+        self._place_legends(entries)
 
     def cursor_time(self) -> float:
         """Where the cursors are drawn, s."""
