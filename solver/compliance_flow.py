@@ -15,7 +15,7 @@ and the engine's closed-form linear flow gives the motion exactly. The
 model holds while the bead's centre stays on its side of the wall line
 (``n_x (x − x_w) > 0``), one more separation row; the release, where
 ``k δ + c δ̇`` returns to 0, is located on the exact motion like the other
-compliant events (:class:`solver.compliance.CompliantEvents`).
+compliant events (:class:`solver.compliant_events.CompliantEvents`).
 
 Two beads i, j on the same rail pressing each other with a linear
 ``contact.compliance`` are the same: with ``s = sign(x_i − x_j)`` the overlap

@@ -67,7 +67,7 @@ motion_state.Setup` and the one :class:`~solver.motion_state.MotionState`
   to their accumulation point;
 * ``recorder`` (:class:`solver.output_frames.Recorder`): frames on the
   output grid;
-* ``general.compliant`` (:class:`solver.compliance.CompliantEvents`, only
+* ``general.compliant`` (:class:`solver.compliant_events.CompliantEvents`, only
   with compliant boundaries): the ``touch`` and ``release`` of compliant
   contacts, whose force is part of the applied force;
 * the phase kinds, tried in this order: ``flight_phase``
@@ -95,7 +95,7 @@ import numpy as np
 from solver.active_contacts import ActiveContacts
 from solver.affine_gaps import AffineScan
 from solver.candidates import CandidateSearch
-from solver.compliance import CompliantEvents
+from solver.compliant_events import CompliantEvents
 from solver.errors import SolverError
 from solver.event_handling import EventHandler
 from solver.event_location import EventLocator

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.compliance import CompliantEvent
+from solver.compliant_events import CompliantEvent
 from solver.errors import SolverError
 from solver.event_location import FoundEvent
 from solver.event_tolerances import SUBPOINTS_FLIGHT, SUBPOINTS_ODE, TIME_TOL
@@ -51,7 +51,7 @@ class GeneralPhase:
         self.locator, self.roots, self.recorder, self.handler = locator, roots, recorder, handler
         self.deadline = math.inf  # when the current step's wall-time slice ends (monotonic s)
         self.reached = 0.0  # s: how far a cut phase's pieces got
-        self.compliant: Any = None  # solver.compliance.CompliantEvents of a compliant scene
+        self.compliant: Any = None  # solver.compliant_events.CompliantEvents of a compliant scene
 
     def run(self, out: StepOutput, gaps: Any) -> Generator[None, StepOutput, None]:
         """Integrate the phase, watching ``gaps`` (the candidates that are not active).

@@ -467,7 +467,7 @@ class System:
         """This system as one event-driven run uses it: itself, or a copy of its own.
 
         With compliant contacts a run fixes, phase by phase, which of them
-        press (:class:`solver.compliance.CompliantEvents`), and its forces,
+        press (:class:`solver.compliant_events.CompliantEvents`), and its forces,
         events and rows follow that set. The run then gets a shallow copy of
         the system with a :class:`~solver.compliance.CompliantSet` of its own,
         which only its ``CompliantEvents`` engages: this system's own
