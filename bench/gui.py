@@ -10,7 +10,10 @@ time) for ``S`` wall-clock seconds and prints the frames drawn per second
 (target 60; ÷idle: the share of the idle window's display ticks that drew a
 new frame), the longest gap between two display-timer ticks (target < 50 ms;
 ÷idle: against the idle window's longest gap; CPU: the most CPU time the GUI
-thread spent in one gap, which a loaded machine does not lengthen), how many
+thread spent in one gap, which a loaded machine does not lengthen; core: how
+long the GUI thread waited for a core in the longest gap, Linux's run-queue
+delay: what the machine's load adds; the rest of the gap beyond CPU and core is
+the thread blocked, mostly on the interpreter lock), how many
 gaps were over 50 ms, the frames computed per second (drawing cannot outrun
 the solver), the memory per frame computed and the GUI thread's CPU time per
 frame drawn (what other programs on the machine change least). Memory after
@@ -236,6 +239,18 @@ def bead_chain(n: int = 200, t_end: float = 1000.0) -> dict[str, Any]:
     }
 
 
+def core_wait() -> float:
+    """Time this thread has waited for a core so far, s (Linux's run-queue delay; NaN elsewhere).
+
+    A gap of the GUI thread is its CPU time, this wait (other programs, or the solver
+    thread, on the cores) and the rest: blocked, mostly on the interpreter lock.
+    """
+    try:
+        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 class TickRecorder(QObject):
     """Counts display-timer ticks and remembers the longest gap between two.
 
@@ -252,8 +267,11 @@ class TickRecorder(QObject):
         """Start counting afresh."""
         self.last = time.perf_counter()
         self.last_cpu = time.thread_time()
+        self.last_wait = core_wait()
         self.longest = 0.0
         self.longest_cpu = 0.0
+        self.longest_split = (0.0, 0.0)
+        """The longest gap's GUI-thread CPU and wait for a core, s."""
         self.ticks = 0
         self.late = 0
         self.gaps: list[tuple[float, float, float]] = []
@@ -262,13 +280,15 @@ class TickRecorder(QObject):
     @Slot()
     def on_tick(self) -> None:
         """One display tick."""
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, waited = time.perf_counter(), time.thread_time(), core_wait()
         self.gaps.append((self.last, now, cpu - self.last_cpu))
         gap = now - self.last
+        if gap > self.longest:
+            self.longest_split = (cpu - self.last_cpu, waited - self.last_wait)
         self.longest = max(self.longest, gap)
         self.longest_cpu = max(self.longest_cpu, cpu - self.last_cpu)
         self.late += gap > TARGET_GAP_MS / 1000
-        self.last, self.last_cpu = now, cpu
+        self.last, self.last_cpu, self.last_wait = now, cpu, waited
         self.ticks += 1
 
 
@@ -297,6 +317,8 @@ class Load:
     longest_gap_ms: float
     longest_gap_cpu_ms: float
     """Most CPU time of the GUI thread between two display ticks, ms."""
+    longest_gap_split_ms: tuple[float, float]
+    """The longest gap's GUI-thread CPU and wait for a core, ms."""
     late_gaps: int
     computed_per_s: float
     bytes_per_frame: float
@@ -349,6 +371,7 @@ def measure(
         ticks_per_s=recorder.ticks / elapsed,
         longest_gap_ms=recorder.longest * 1000,
         longest_gap_cpu_ms=recorder.longest_cpu * 1000,
+        longest_gap_split_ms=(1e3 * recorder.longest_split[0], 1e3 * recorder.longest_split[1]),
         late_gaps=recorder.late,
         computed_per_s=(computed - computed0) / elapsed,
         bytes_per_frame=grown / computed if computed else 0.0,
@@ -396,6 +419,7 @@ def measure_playback(
         ticks_per_s=recorder.ticks / elapsed,
         longest_gap_ms=recorder.longest * 1000,
         longest_gap_cpu_ms=recorder.longest_cpu * 1000,
+        longest_gap_split_ms=(1e3 * recorder.longest_split[0], 1e3 * recorder.longest_split[1]),
         late_gaps=recorder.late,
         computed_per_s=0.0,
         bytes_per_frame=0.0,
@@ -441,17 +465,22 @@ class StallRecorder(QObject):
         """Start afresh."""
         self.last = time.perf_counter()
         self.last_cpu = time.thread_time()
+        self.last_wait = core_wait()
         self.longest = 0.0
         self.longest_cpu = 0.0
+        self.longest_split = (0.0, 0.0)
+        """The longest stall's GUI-thread CPU and wait for a core, s."""
 
     @Slot()
     def on_tick(self) -> None:
         """One tick; also the most CPU time of the GUI thread between two (the work a stall
         holds: what a loaded machine adds to the wall-clock gap is waiting for a core)."""
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, waited = time.perf_counter(), time.thread_time(), core_wait()
+        if now - self.last > self.longest:
+            self.longest_split = (cpu - self.last_cpu, waited - self.last_wait)
         self.longest = max(self.longest, now - self.last)
         self.longest_cpu = max(self.longest_cpu, cpu - self.last_cpu)
-        self.last, self.last_cpu = now, cpu
+        self.last, self.last_cpu, self.last_wait = now, cpu, waited
 
 
 def spring_chain_answers(app: QApplication, beads: int, seconds: float) -> dict[str, float]:
@@ -483,6 +512,7 @@ def spring_chain_answers(app: QApplication, beads: int, seconds: float) -> dict[
     wait(app, seconds)
     answers["stall"] = stalls.longest * 1e3
     answers["stall_cpu"] = stalls.longest_cpu * 1e3
+    answers["stall_split"] = tuple(1e3 * part for part in stalls.longest_split)
     answers["frames"] = len(window.runner.trajectory)
     for name, call in (("pause", window.pause_run), ("reset", window.reset_run)):
         start = time.perf_counter()
@@ -544,7 +574,8 @@ def main() -> None:
     print(f"platform {app.platformName()}, {args.seconds:g} s per load, plots {plots}")
     print(
         f"{'load':<16} {'drawn/s':>8} {'÷60':>5} {'÷idle':>6} {'max gap ms':>10} {'÷idle':>6} "
-        f"{'CPU':>5} {'gaps>50':>7} {'computed/s':>10} {'B/frame':>8} {'GUI CPU ms/frame':>16}"
+        f"{'CPU':>5} {'core':>5} {'gaps>50':>7} {'computed/s':>10} {'B/frame':>8} "
+        f"{'GUI CPU ms/frame':>16}"
     )
     results = [
         measure(app, window, recorder, name, data, args.seconds, hooks, args.gaps or TARGET_GAP_MS)
@@ -559,7 +590,7 @@ def main() -> None:
             f"{load.name:<16} {load.drawn_per_s:8.1f} {load.drawn_per_s / TARGET_FPS:5.2f} "
             f"{load.drawn_per_s / idle.ticks_per_s:6.2f} {load.longest_gap_ms:10.1f} "
             f"{load.longest_gap_ms / idle.longest_gap_ms:6.2f} {load.longest_gap_cpu_ms:5.1f} "
-            f"{load.late_gaps:7d} "
+            f"{load.longest_gap_split_ms[1]:5.1f} {load.late_gaps:7d} "
             f"{load.computed_per_s:10.0f} "
             f"{load.bytes_per_frame:8.0f} {load.gui_cpu_ms_per_frame:16.1f}"
         )
@@ -567,7 +598,8 @@ def main() -> None:
         f"targets: {TARGET_FPS:g} frames drawn per second, gaps < {TARGET_GAP_MS:g} ms; "
         f"idle window: {idle.ticks_per_s:.1f} ticks/s, longest gap {idle.longest_gap_ms:.1f} ms; "
         f"cradle playback: the bundled 5-ball cradle's finished run played back at real time; "
-        f"load {os.getloadavg()[0]:.1f}"
+        f"core: how long the GUI thread waited for a core in the longest gap (ms; the rest of "
+        f"it beyond CPU is mostly the interpreter lock); load {os.getloadavg()[0]:.1f}"
     )
 
     gc.collect()
@@ -594,7 +626,9 @@ def main() -> None:
             f"{args.spring_beads}-bead spring chain: prepared in {answers['prepared_s']:.1f} s, "
             f"{answers['frames']:.0f} frames computed in the {args.seconds:g} s after; longest "
             f"stall of the event loop {answers['stall']:.0f} ms (goal <= {TARGET_STALL_MS:g}; "
-            f"most GUI-thread CPU in one gap {answers['stall_cpu']:.0f} ms; load "
+            f"most GUI-thread CPU in one gap {answers['stall_cpu']:.0f} ms; the longest: "
+            f"{answers['stall_split'][0]:.0f} ms CPU, {answers['stall_split'][1]:.0f} ms waiting "
+            f"for a core, the rest blocked (the interpreter lock) or the timer's 5 ms; load "
             f"{os.getloadavg()[0]:.1f}); "
             f"inside its first step: Pause {answers['pause']:.1f} ms, Reset "
             f"{answers['reset']:.0f} ms, Close {answers['close']:.0f} ms "

@@ -135,11 +135,7 @@ class EventTableModel(QAbstractTableModel):
             return None
         event = self.events[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            key = (index.row(), index.column())
-            text = self._texts.get(key)
-            if text is None:
-                text = self._texts[key] = self._cell(event, index.column())
-            return text
+            return self.text(index.row(), index.column())
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() in (3, 4):
                 v = event.v_minus if index.column() == 3 else event.v_plus
@@ -148,6 +144,14 @@ class EventTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and event.type in _ALERT_TYPES:
             return QBrush(QColor("#b00020"))
         return None
+
+    def text(self, row: int, column: int) -> str:
+        """The text of a cell, formatted once (``data``'s display text, without a Qt index)."""
+        key = (row, column)
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = self._cell(self.events[row], column)
+        return text
 
     def _cell(self, event: Event, column: int) -> str:
         match column:
@@ -289,7 +293,7 @@ class EventLog(QTableView):
         metrics = self.fontMetrics()
         last = min(model.rowCount(), first + FIT_ROWS)
         for column in range(len(COLUMNS) - 1):  # the last column stretches
-            texts = [model.data(model.index(row, column)) or "" for row in range(first, last)]
+            texts = [model.text(row, column) or "" for row in range(first, last)]
             needed = max((metrics.horizontalAdvance(text) for text in texts), default=0) + 14
             if needed > self.columnWidth(column):
                 self.setColumnWidth(column, needed)

@@ -49,6 +49,7 @@ per second):
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import TYPE_CHECKING, Any
@@ -617,6 +618,21 @@ wheel run (a 13-17 ms paint of the GUI thread, bench/gui.py). Longer names still
 LEGEND_ENTRY_EXTRA_PX = 51
 """Width of a legend entry beyond its text (its line sample, spacing and margins), px."""
 
+
+@functools.cache
+def legend_height(entries: int) -> float:
+    """Height of a legend beside a live plot with ``entries`` entries in one column, px.
+
+    Measured on a legend made for it, as the plots' legends are made (its fonts, spacing).
+    """
+    legend = pg.LegendItem(
+        offset=None, labelTextSize=LEGEND_TEXT_SIZE, labelTextColor="k", verSpacing=-4
+    )
+    for index in range(entries):
+        legend.addItem(pg.PlotDataItem(), LEGEND_ROOM_NAME if index == 0 else f"{index}")
+    return legend.effectiveSizeHint(Qt.SizeHint.PreferredSize).height() if entries else 0.0
+
+
 TIME_MARGIN = 0.02
 """Room left and right of the data on the time axis, as a share of the span shown: an impact
 at t = 0 stands clear of the plot's left border."""
@@ -931,7 +947,28 @@ class PlotPanel(QWidget):
                 start += len(rates)
         self._rate_owner = np.array(owners, dtype=int)
         self._show_view("top" if system is not None and system.scene.view == "top" else "side")
+        self._reserve_jump_legend(system)
         self._redraw_timer.start()
+
+    def _reserve_jump_legend(self, system: System | None) -> None:
+        """Give the jump plot's legend, from the run's start, the height of all its entries.
+
+        Its entries come with the impacts, one series per body (an axle cart: five),
+        up to ``LEGEND_LIMIT``. A legend taller than its plot's row made the row taller
+        and the other four shorter, which re-rendered all five plots in one paint: four
+        times in the first seconds of the 200-bead chain (bench/gui.py). The other
+        legends have few entries (the energy's seven come at once) or, for the contact
+        curves, no bound known before the contacts occur.
+        """
+        entries = 0
+        if system is not None:
+            entries = sum(
+                len(CART_RATE_NAMES) if tuple(rates) == CART_RATE_NAMES else 1
+                for _body, _coords, rates in system.dof_labels
+            )
+        legend = self._legends[3]
+        rows = math.ceil(min(entries, LEGEND_LIMIT) / max(1, legend.columnCount))
+        legend.setMinimumHeight(legend_height(rows))
 
     @Slot(object)
     def add_output(self, batch: StepOutput) -> None:

@@ -13,6 +13,7 @@ import math
 import time
 from collections import deque
 
+from PySide6.QtCore import QTimer, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 SPEED_WINDOW_S = 2.0
@@ -24,7 +25,9 @@ PREPARING_TEXT = "preparing the solver…"
 REFRESH_INTERVAL_S = 0.25
 """While a run streams, the read-out is redrawn at most this often (wall clock), s: the
 label and the bar repaint (and re-lay out) the status bar, which 60 times a second costs
-the drawing of the run more than it tells."""
+the drawing of the run more than it tells. A figure held back by this limit is shown
+when the interval has passed, whether or not another comes (the solver may send none
+for a while)."""
 
 
 class SolverSpeed:
@@ -85,6 +88,11 @@ class RunProgress(QWidget):
         self.t_end: float | None = None
         self._shown_state = ""
         self._shown_at = -math.inf
+        self._held: float | None = None
+        """The newest computed time held back by ``REFRESH_INTERVAL_S`` (s), if any."""
+        self._held_timer = QTimer(self)
+        self._held_timer.setSingleShot(True)
+        self._held_timer.timeout.connect(self._show_held)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
@@ -95,11 +103,13 @@ class RunProgress(QWidget):
         self.t_end = t_end
         self.bar.setRange(0, BAR_STEPS)
         self._shown_state = ""
+        self._drop_held()
         self.speed.reset()
         self.bar.setVisible(t_end is not None and t_end > 0)
 
     def preparing(self) -> None:
         """The run's solver is being built (worker thread): a busy bar, no figures yet."""
+        self._drop_held()
         self.bar.setRange(0, 0)
         self.bar.show()
         self.label.setText(PREPARING_TEXT)
@@ -107,6 +117,7 @@ class RunProgress(QWidget):
     def idle(self) -> None:
         """No run: editing."""
         self.t_end = None
+        self._drop_held()
         self.speed.reset()
         self.bar.hide()
         self.label.setText("editing")
@@ -114,15 +125,24 @@ class RunProgress(QWidget):
     def show_state(self, state: str, computed: float) -> None:
         """The run is in ``state`` and has computed up to ``computed`` (s).
 
-        While running, the read-out changes at most every ``REFRESH_INTERVAL_S``.
+        While running, the read-out changes at most every ``REFRESH_INTERVAL_S``; a
+        figure held back is shown once that interval has passed.
         """
         now = time.monotonic()
         if state == "running":
             self.speed.add(computed, now)
-            if state == self._shown_state and now - self._shown_at < REFRESH_INTERVAL_S:
+            wait_s = self._shown_at + REFRESH_INTERVAL_S - now
+            if state == self._shown_state and wait_s > 0:
+                self._held = computed
+                if not self._held_timer.isActive():
+                    self._held_timer.start(max(1, math.ceil(1000 * wait_s)))
                 return
         else:
             self.speed.reset()
+        self._drop_held()
+        self._display(state, computed, now)
+
+    def _display(self, state: str, computed: float, now: float) -> None:
         self._shown_state, self._shown_at = state, now
         self.label.setText(progress_text(state, computed, self.t_end, self.speed.speed))
         if self.t_end:
@@ -133,3 +153,14 @@ class RunProgress(QWidget):
             self.bar.setValue(round(BAR_STEPS * min(max(computed / self.t_end, 0.0), 1.0)))
             self.bar.setUpdatesEnabled(True)
             self.bar.update()
+
+    @Slot()
+    def _show_held(self) -> None:
+        """The refresh interval has passed: show the computed time held back meanwhile."""
+        held, self._held = self._held, None
+        if held is not None and self._shown_state == "running":
+            self._display("running", held, time.monotonic())
+
+    def _drop_held(self) -> None:
+        self._held = None
+        self._held_timer.stop()
