@@ -465,7 +465,8 @@ class EventLocator:
             return None
         y0 = piece.state(piece.ta)
         q0, v0 = y0[: self.s.N], y0[self.s.N : 2 * self.s.N]
-        tau, unresolved = closing_times(gaps, q0, v0, a, piece.tb - piece.ta)
+        tau, state = closing_times(gaps, q0, v0, a, piece.tb - piece.ta)
+        unresolved = state == 1
         best: FoundEvent | None = None
         n = int(tau.argmin())
         if math.isfinite(tau[n]):

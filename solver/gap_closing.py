@@ -3,8 +3,8 @@
 Along a free flight with constant accelerations the gaps to segments, to
 disks with the same acceleration and to vertices met by an unaccelerated
 disk are quadratics in time: :func:`closing_times` gives their roots in
-closed form (:func:`first_closing`) and marks the others that can come
-within reach. Between two states of a flight piece, :func:`crossed` and
+closed form (:func:`solver.gap_kernel.closing_rows`) and marks the others
+that can come within reach. Between two states of a flight piece, :func:`crossed` and
 :func:`passed_through` tell whether a disk went through a segment or arc, a
 corner or another disk although its gap is positive at both (a gap is a
 distance, positive on both sides).
@@ -17,8 +17,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL, PENETRATION_TOL
-from solver.gap_kernel import compiled_closing
+from solver.event_tolerances import GAP_TOL, PENETRATION_TOL
+from solver.gap_kernel import compiled_closing_rows
 from solver.gap_set import FEW_PAIRS, GapSet, row_dots
 
 
@@ -39,233 +39,42 @@ def closing_times(
     -------
     tau : numpy.ndarray
         Per pair the time (s) after the start at which its gap closes
-        (see :func:`first_closing`), ``inf`` if it does not close.
-    unresolved : numpy.ndarray of bool
-        Pairs whose gap is not a quadratic in τ (an arc; a vertex or a
-        disk pair under relative acceleration) and which can come within
-        reach during the flight: their closing must be searched on samples.
+        (:func:`solver.gap_kernel.closing_one`), ``inf`` if it does not close.
+    state : numpy.ndarray of int8
+        Per pair 0 where ``tau`` is exact; 1 (unresolved) where the gap is
+        not a quadratic in τ (an arc; a vertex or a disk pair under relative
+        acceleration; a centre on a segment's line) and can come within
+        reach during the flight: its closing must be searched on samples; 2
+        where such a gap provably stays above ``GAP_TOL`` (out of reach).
 
-    Up to ``FEW_PAIRS`` pairs are done in float arithmetic
-    (:func:`closing_times_few`, the same numbers to the last bit), more on
-    arrays (:func:`closing_times_arrays`).
+    One compiled loop for every size (:func:`solver.gap_kernel.closing_rows`);
+    arcs are decided here, one by one.
     """
-    few = closing_times_few(gaps, q, v, a, duration)
-    if few is not None:
-        return few
-    return closing_times_arrays(gaps, q, v, a, duration)
-
-
-def closing_times_few(
-    gaps: GapSet, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`closing_times` of a few pairs in float arithmetic; None where the arrays decide.
-
-    The operations of :func:`closing_times_arrays` in the same order, one
-    pair at a time (each array operation costs about a microsecond, a
-    handful of them per pair of the bouncing ball), so the same times and
-    flags to the last bit (``np.hypot`` as there; each quadratic through the
-    compiled :func:`solver.gap_kernel.closing_one` that the arrays loop over).
-    None for more than ``FEW_PAIRS`` pairs, an arc, a disk pair under
-    relative acceleration, or a disk centre on a segment's line: those take
-    the array form whole.
-    """
-    if gaps.arc_rows or len(gaps) > FEW_PAIRS:
-        return None
-    system = gaps.kin.system
-    c = system.centres(q).tolist()
-    cd = system.centre_velocities(v).tolist()
-    ca = system.centre_velocities(a).tolist()
-    few = closing_times_of(gaps, c, cd, ca, duration)
-    if few is None:
-        return None
-    tau, unresolved = few
-    return np.array(tau), np.array(unresolved, dtype=bool)
-
-
-def closing_times_of(
-    gaps: GapSet,
-    c: list[list[float]],
-    cd: list[list[float]],
-    ca: list[list[float]],
-    duration: float,
-) -> tuple[list[float], list[bool]] | None:
-    """:func:`closing_times_few` from the disk centres as lists, its answer as lists.
-
-    ``c``, ``cd`` and ``ca`` are the centres (m), their velocities (m/s) and
-    accelerations (m/s²), one ``[x, y]`` per disk; ``duration`` in s. None
-    where :func:`closing_times_few` is (callers check ``arc_rows`` and
-    ``FEW_PAIRS`` first).
-    """
-    T = duration
-    tau = [math.inf] * len(gaps)
-    unresolved = [False] * len(gaps)
-    for n, i, j, rsum, _ in gaps.few_disk_rows:
-        if ca[i] != ca[j]:
-            return None
-        d0, d1 = c[i][0] - c[j][0], c[i][1] - c[j][1]
-        dv0, dv1 = cd[i][0] - cd[j][0], cd[i][1] - cd[j][1]
-        tol = (rsum - GAP_EVENT_TOL) * (rsum - GAP_EVENT_TOL) - rsum * rsum
-        tau[n] = _closing_one(
-            d0 * d0 + d1 * d1 - rsum * rsum,
-            2.0 * (d0 * dv0 + d1 * dv1),
-            dv0 * dv0 + dv1 * dv1,
-            T,
-            tol,
-        )
-    for row in gaps.few_segment_rows:
-        k = row[1]
-        h = segment_closing(row, c[k], cd[k], ca[k], T)
-        if h is None:
-            return None
-        tau[row[0]] = h
-    travels: dict[int, float] = {}  # per disk: the most it can travel (m) in T
-    for n, k, px, py, r in gaps.few_vertex_rows:
-        w0, w1 = c[k][0] - px, c[k][1] - py
-        if ca[k][0] == 0.0 and ca[k][1] == 0.0:
-            cd0, cd1 = cd[k]
-            tau[n] = _closing_one(
-                w0 * w0 + w1 * w1 - r * r,
-                2.0 * (w0 * cd0 + w1 * cd1),
-                cd0 * cd0 + cd1 * cd1,
-                T,
-                (r - GAP_EVENT_TOL) * (r - GAP_EVENT_TOL) - r * r,
-            )
-            continue
-        # within reach: the gap (its bare distance) can shrink at most by the disk's travel
-        travel = travels.get(k)
-        if travel is None:
-            speed = float(np.hypot(cd[k][0], cd[k][1]))
-            accel = float(np.hypot(ca[k][0], ca[k][1]))
-            travel = travels[k] = speed * T + 0.5 * accel * T * T
-        unresolved[n] = not (float(np.hypot(w0, w1)) - r - (travel + 0.0) > GAP_TOL)
-    return tau, unresolved
-
-
-def segment_closing(
-    row: tuple[int, int, float, float, float, float, float, float, float, float],
-    c: list[float],
-    cd: list[float],
-    ca: list[float],
-    duration: float,
-) -> float | None:
-    """When (s) a disk's gap to a segment closes along its parabola, ``inf`` if not in ``duration``.
-
-    ``row`` is the pair's entry of :attr:`solver.gap_set.GapSet.few_segment_rows`
-    (``n, k, Ax, Ay, ex, ey, |e|², nx, ny, r``), ``c``, ``cd``, ``ca`` the disk
-    centre (m), its velocity (m/s) and acceleration (m/s²). The gap to the
-    segment's line is a quadratic (:func:`_closing_one`); a root beyond the
-    segment's ends is no closing. None for a centre on the line (the array
-    form decides).
-    """
-    _, _, ax, ay, ex, ey, length2, nx, ny, r = row
-    w0, w1 = c[0] - ax, c[1] - ay
-    height = w0 * nx + w1 * ny
-    if height == 0.0:
-        return None
-    side = 1.0 if height > 0.0 else -1.0
-    (wd0, wd1), (wa0, wa1) = cd, ca
-    h = _closing_one(
-        side * height - r,
-        side * (wd0 * nx + wd1 * ny),
-        0.5 * side * (wa0 * nx + wa1 * ny),
-        duration,
-        -GAP_EVENT_TOL,
-    )
-    if math.isfinite(h):
-        at0 = w0 + h * (wd0 + 0.5 * h * wa0)
-        at1 = w1 + h * (wd1 + 0.5 * h * wa1)
-        s = (at0 * ex + at1 * ey) / length2
-        if not (s > 0.0 and s < 1.0):
-            h = math.inf
-    return h
-
-
-def _closing_one(c0: float, c1: float, c2: float, duration: float, floor: float) -> float:
-    """:func:`first_closing` of one quadratic: :func:`solver.gap_kernel.closing_one`, compiled."""
-    return compiled_closing()[0](c0, c1, c2, duration, floor, c2 > 0.0)
-
-
-def closing_times_arrays(
-    gaps: GapSet, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`closing_times` on arrays, each kind of pair at once."""
-    system = gaps.kin.system
+    system, kin, rows = gaps.kin.system, gaps.kin, gaps.pairs
     c = system.centres(q)
     cd = system.centre_velocities(v)
     ca = system.centre_velocities(a)
-    T = duration
-    tau = np.full(len(gaps), np.inf)
-    unresolved = np.zeros(len(gaps.pairs), dtype=bool)
-    if len(gaps.disk_rows):
-        d, dv = c[gaps.I] - c[gaps.J], cd[gaps.I] - cd[gaps.J]
-        uniform = (ca[gaps.I] == ca[gaps.J]).all(axis=1)
-        rows = gaps.disk_rows[uniform]
-        d, dv, rsum = d[uniform], dv[uniform], gaps.rsum[uniform]
-        tol = (rsum - GAP_EVENT_TOL) ** 2 - rsum * rsum
-        tau[rows] = first_closing(
-            row_dots(d, d) - rsum * rsum,
-            2.0 * row_dots(d, dv),
-            row_dots(dv, dv),
-            T,
-            tol,
-        )
-        if not uniform.all():
-            unresolved[gaps.disk_rows[~uniform]] = True
-    if len(gaps.segment_rows):
-        k = gaps.seg_disks
-        nrm = gaps.seg_normal
-        w, wd, wa = c[k] - gaps.seg_a, cd[k], ca[k]
-        height = row_dots(w, nrm)
-        side = np.sign(height)
-        h = first_closing(
-            side * height - gaps.seg_radii,
-            side * row_dots(wd, nrm),
-            0.5 * side * row_dots(wa, nrm),
-            T,
-            -GAP_EVENT_TOL,
-        )
-        hit = np.isfinite(h)
-        if hit.any():
-            th = np.where(hit, h, 0.0)[:, None]
-            at = w + th * (wd + 0.5 * th * wa)
-            s = row_dots(at, gaps.seg_e) / gaps.seg_len2
-            h = np.where((s > 0.0) & (s < 1.0), h, np.inf)
-        tau[gaps.segment_rows] = h
-        on_line = side == 0.0
-        if on_line.any():
-            unresolved[gaps.segment_rows[on_line]] = True
-    if len(gaps.vertex_rows):
-        k = gaps.vertex_disks
-        still = (ca[k] == 0.0).all(axis=1)
-        if still.any():
-            w = c[k] - gaps.vertex_p
-            r = gaps.vertex_radii
-            tau[gaps.vertex_rows] = np.where(
-                still,
-                first_closing(
-                    row_dots(w, w) - r * r,
-                    2.0 * row_dots(w, cd[k]),
-                    row_dots(cd[k], cd[k]),
-                    T,
-                    (r - GAP_EVENT_TOL) ** 2 - r * r,
-                ),
-                np.inf,
-            )
-        if not still.all():
-            # their bound below is the bare distance (nearest_possible), hidden or not
-            unresolved[gaps.vertex_rows[~still]] = True
+    tau, state = np.empty(len(gaps)), np.empty(len(gaps), dtype=np.int8)
+    kinds, numbers, _, _ = kin.gap_tables
+    compiled_closing_rows()[1](
+        c, cd, ca, rows.first, rows.second, rows.feature, rows.order, kin.radii, kinds, numbers,
+        float(duration), tau, state,
+    )  # fmt: skip
     if gaps.arc_rows:
-        unresolved[gaps.arc_rows] = True
-    if unresolved.any():
-        # within reach: the gap can shrink at most by both disks' travel
-        speed = np.hypot(cd[:, 0], cd[:, 1])
-        accel = np.hypot(ca[:, 0], ca[:, 1])
-        travel = np.append(speed * T + 0.5 * accel * T * T, 0.0)
-        g = gaps.gaps(q)  # read at the unresolved rows only
-        gaps.nearest_possible(c, g)
-        reach = travel[gaps.first] + travel[gaps.second]
-        unresolved &= ~(g - reach > GAP_TOL)
-    return tau, unresolved
+        # within reach: the gap (its distance to the whole circle) can shrink at most by the
+        # disk's travel
+        T = duration
+        g = np.full(len(gaps), np.inf)
+        gaps.arc_gaps(c, None, g, None)
+        for n in gaps.arc_rows:
+            pair = gaps.pairs[n]
+            rho = float(np.hypot(*(c[pair.i] - np.asarray(pair.feature.center))))
+            gap = min(g[n], abs(rho - pair.feature.radius) - kin.radii[pair.i])
+            speed = np.hypot(cd[pair.i, 0], cd[pair.i, 1])
+            accel = np.hypot(ca[pair.i, 0], ca[pair.i, 1])
+            travel = speed * T + 0.5 * accel * T * T
+            state[n] = 1 if not gap - (travel + 0.0) > GAP_TOL else 2
+    return tau, state
 
 
 def flight_clear(
@@ -494,28 +303,3 @@ def chord_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     s = np.clip(-row_dots(a, e) / np.where(length2 > 0.0, length2, 1.0), 0.0, 1.0)
     p = a + s[:, None] * e
     return np.hypot(p[:, 0], p[:, 1])
-
-
-def first_closing(
-    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, duration: float, floor: np.ndarray | float
-) -> np.ndarray:
-    """When the quadratics ``p(τ) = c0 + c1 τ + c2 τ²`` close, for ``τ ∈ [0, duration]`` (s).
-
-    ``p`` stands for a gap (or a function with the gap's sign) along a
-    parabolic flight. A row closes when ``p`` falls below ``floor`` (one
-    value or one per row) somewhere in the interval; its closing time is
-    then the root of ``p`` where ``p`` decreases (0 if ``p`` is already
-    negative and not rising back above 0 first). Rows that do not close get
-    ``inf``; so do rows below ``floor`` at the start that open (``p`` rising
-    with ``c2 ≥ 0``: a contact left a hair inside after an impact, separating,
-    never comes back down in this flight — its decreasing root lies before
-    the start).
-
-    One compiled loop (:func:`solver.gap_kernel.first_closing_rows`) for any
-    number of rows.
-    """
-    c0, c1, c2 = (np.ascontiguousarray(x, dtype=float) for x in (c0, c1, c2))
-    floors = np.ascontiguousarray(np.broadcast_to(floor, c0.shape), dtype=float)
-    tau = np.empty(c0.shape)
-    compiled_closing()[1](c0, c1, c2, float(duration), floors, tau)
-    return tau

@@ -11,8 +11,12 @@ and arcs ending at them, arcs one by one.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from solver import gap_kernel
+from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL
 from solver.feature_regions import in_region
 from solver.gap_set import GapSet, row_dots
 from solver.geometry import Arc, Segment
@@ -134,3 +138,142 @@ def first_closing_arrays(
     down = np.where((disc < 0.0) | np.isnan(down), 0.0, down)
     tau[closes] = down.clip(0.0, T)
     return tau
+
+
+def closing_times_arrays(
+    gaps: GapSet, q: np.ndarray, v: np.ndarray, a: np.ndarray, duration: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The array route of :func:`solver.gap_closing.closing_times` (tau, unresolved).
+
+    Each kind of pair at once, as the solver computed it before
+    :func:`solver.gap_kernel.closing_rows` served every size (and, for up
+    to 16 pairs without arcs, with the same operations on floats).
+    """
+    system = gaps.kin.system
+    c = system.centres(q)
+    cd = system.centre_velocities(v)
+    ca = system.centre_velocities(a)
+    T = duration
+    tau = np.full(len(gaps), np.inf)
+    unresolved = np.zeros(len(gaps.pairs), dtype=bool)
+    if len(gaps.disk_rows):
+        d, dv = c[gaps.I] - c[gaps.J], cd[gaps.I] - cd[gaps.J]
+        uniform = (ca[gaps.I] == ca[gaps.J]).all(axis=1)
+        rows = gaps.disk_rows[uniform]
+        d, dv, rsum = d[uniform], dv[uniform], gaps.rsum[uniform]
+        tol = (rsum - GAP_EVENT_TOL) ** 2 - rsum * rsum
+        tau[rows] = first_closing_arrays(
+            row_dots(d, d) - rsum * rsum,
+            2.0 * row_dots(d, dv),
+            row_dots(dv, dv),
+            T,
+            tol,
+        )
+        if not uniform.all():
+            unresolved[gaps.disk_rows[~uniform]] = True
+    if len(gaps.segment_rows):
+        k = gaps.seg_disks
+        nrm = gaps.seg_normal
+        w, wd, wa = c[k] - gaps.seg_a, cd[k], ca[k]
+        height = row_dots(w, nrm)
+        side = np.sign(height)
+        h = first_closing_arrays(
+            side * height - gaps.seg_radii,
+            side * row_dots(wd, nrm),
+            0.5 * side * row_dots(wa, nrm),
+            T,
+            -GAP_EVENT_TOL,
+        )
+        hit = np.isfinite(h)
+        if hit.any():
+            th = np.where(hit, h, 0.0)[:, None]
+            at = w + th * (wd + 0.5 * th * wa)
+            s = row_dots(at, gaps.seg_e) / gaps.seg_len2
+            h = np.where((s > 0.0) & (s < 1.0), h, np.inf)
+        tau[gaps.segment_rows] = h
+        on_line = side == 0.0
+        if on_line.any():
+            unresolved[gaps.segment_rows[on_line]] = True
+    if len(gaps.vertex_rows):
+        k = gaps.vertex_disks
+        still = (ca[k] == 0.0).all(axis=1)
+        if still.any():
+            w = c[k] - gaps.vertex_p
+            r = gaps.vertex_radii
+            tau[gaps.vertex_rows] = np.where(
+                still,
+                first_closing_arrays(
+                    row_dots(w, w) - r * r,
+                    2.0 * row_dots(w, cd[k]),
+                    row_dots(cd[k], cd[k]),
+                    T,
+                    (r - GAP_EVENT_TOL) ** 2 - r * r,
+                ),
+                np.inf,
+            )
+        if not still.all():
+            # their bound below is the bare distance (nearest_possible), hidden or not
+            unresolved[gaps.vertex_rows[~still]] = True
+    if gaps.arc_rows:
+        unresolved[gaps.arc_rows] = True
+    if unresolved.any():
+        # within reach: the gap can shrink at most by both disks' travel
+        speed = np.hypot(cd[:, 0], cd[:, 1])
+        accel = np.hypot(ca[:, 0], ca[:, 1])
+        travel = np.append(speed * T + 0.5 * accel * T * T, 0.0)
+        g = gaps.gaps(q)  # read at the unresolved rows only
+        nearest_possible(gaps, c, g)
+        reach = travel[gaps.first] + travel[gaps.second]
+        unresolved &= ~(g - reach > GAP_TOL)
+    return tau, unresolved
+
+
+def nearest_possible(gaps: GapSet, c: np.ndarray, g: np.ndarray) -> None:
+    """Lower the gaps ``g`` of vertices and arcs to a bound valid beyond their regions.
+
+    A disk outside an arc's sector (or where a vertex is hidden) has no gap
+    to it, yet may enter with the gap already closed: its distance to the
+    whole circle (to the bare vertex) bounds the gap from below.
+    """
+    if len(gaps.vertex_rows):
+        w = c[gaps.vertex_disks] - gaps.vertex_p
+        g[gaps.vertex_rows] = np.minimum(
+            g[gaps.vertex_rows], np.hypot(w[:, 0], w[:, 1]) - gaps.vertex_radii
+        )
+    for n in gaps.arc_rows:
+        pair = gaps.pairs[n]
+        rho = float(np.hypot(*(c[pair.i] - np.asarray(pair.feature.center))))
+        g[n] = min(g[n], abs(rho - pair.feature.radius) - gaps.kin.radii[pair.i])
+
+
+def first_closing(
+    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, duration: float, floor: np.ndarray | float
+) -> np.ndarray:
+    """:func:`solver.gap_kernel.closing_one` of every row (compiled), ``floor`` one or per row.
+
+    ``rising`` is whether any row has ``c2 > 0``, as one call of the array
+    form (:func:`first_closing_arrays`) took it.
+    """
+    c0, c1, c2 = (np.ascontiguousarray(x, dtype=float) for x in (c0, c1, c2))
+    floors = np.ascontiguousarray(np.broadcast_to(floor, c0.shape), dtype=float)
+    tau = np.empty(c0.shape)
+    _closing_loop()(c0, c1, c2, float(duration), floors, tau)
+    return tau
+
+
+@functools.cache
+def _closing_loop():
+    import numba
+
+    one = gap_kernel.compiled_closing_rows  # registers closing_one as callable from numba
+    one()
+    closing_one = gap_kernel.closing_one
+
+    def rows(c0, c1, c2, T, floor, tau):
+        rising = False
+        for n in range(c0.shape[0]):
+            rising = rising or c2[n] > 0.0
+        for n in range(c0.shape[0]):
+            tau[n] = closing_one(c0[n], c1[n], c2[n], T, floor[n], rising)
+
+    return numba.njit(error_model="numpy")(rows)

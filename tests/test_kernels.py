@@ -64,7 +64,7 @@ def test_the_first_run_compiles_each_kernel_visibly_and_the_next_compiles_nothin
         "compiling the solver's kernels, once: 3/6 sweeps…",
         "compiling the solver's kernels, once: 4/6 phase_end…",
         "compiling the solver's kernels, once: 5/6 gap_values…",
-        "compiling the solver's kernels, once: 6/6 first_closing…",
+        "compiling the solver's kernels, once: 6/6 closing_rows…",
         "compiling the solver's kernels, once: done (6)",
     ]
     assert (tmp_path / "one" / "events.csv").exists()
