@@ -475,7 +475,13 @@ class EventLocator:
         if unresolved.any() and not self.m.active:
             # a gap that provably stays above GAP_TOL up to the end holds no event there
             rows = np.nonzero(unresolved)[0]
-            clear = clear_rows(gaps, rows.tolist(), q0, v0, a, end - piece.ta, CLEAR_MARGIN)
+            system = self.s.system
+            c, cd, ca = (
+                system.centres(q0),
+                system.centre_velocities(v0),
+                system.centre_velocities(a),
+            )
+            clear = clear_rows(gaps, rows, c, cd, ca, end - piece.ta, CLEAR_MARGIN)
             unresolved[rows[np.array(clear, dtype=bool)]] = False
         if unresolved.any():
             rest = self._unresolved_set(gaps, unresolved)

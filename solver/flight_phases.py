@@ -55,8 +55,8 @@ from solver.event_tolerances import (
 )
 from solver.flight import Parabola
 from solver.frames import StepOutput
-from solver.gap_closing import clear_rows_of, closing_times, lowest_value, pair_clear
-from solver.gap_kernel import compiled_closing_rows
+from solver.gap_closing import clear_rows, closing_times
+from solver.gap_kernel import compiled_closing_rows, lowest_value
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import Segment
 from solver.impact import ImpactStage
@@ -222,10 +222,8 @@ class FlightPhase:
             end = t0 + first if hit else self.s.t_end
             rows = np.nonzero(state == 1)[0].tolist()
             system = self.s.system
-            c = system.centres(q).tolist()
-            cd = system.centre_velocities(v).tolist()
-            ca = system.centre_velocities(a).tolist()
-            if rows and not all(clear_rows_of(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN)):
+            c, cd, ca = system.centres(q), system.centre_velocities(v), system.centre_velocities(a)
+            if rows and not clear_rows(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN).all():
                 return False  # a gap that is no quadratic may close: the sampled search
             if not self._flight_clear(gaps, rows, c, cd, ca, end - t0):
                 return False  # the proof fails: the general check for missed closings
@@ -339,20 +337,12 @@ class FlightPhase:
         # the circle around the box: centre half way up, through its corners
         ox, oy = cx + 0.5 * H * mx, cy + 0.5 * H * my
         radius = grow * math.hypot(D, 0.5 * H) + PENETRATION_TOL
-        at_rest = (ox, oy, 0.0, 0.0, 0.0, 0.0)
-        for m, (_, j, hx0, hy0, hx1, hy1, reach, room) in enumerate(gaps.hulls):
-            if m == row:
-                continue
-            if j >= 0 or not pair_clear(
-                at_rest,
-                (hx0, hy0, hx1, hy1),
-                reach + radius + CLEAR_MARGIN,
-                None if room is None else room - radius - CLEAR_MARGIN,
-                0.0,
-            ):
-                return None
-        dofs = system.pair_dofs(k, None)
         clear = [m for m in range(len(gaps)) if m != row]
+        # the cover, a point at rest: every other pair proved clear of it by its radius
+        at_rest, still = np.array([[ox, oy]]), np.zeros((1, 2))
+        if not clear_rows(gaps, clear, at_rest, still, still, 0.0, radius + CLEAR_MARGIN).all():
+            return None
+        dofs = system.pair_dofs(k, None)
         rail_y = None if len(dofs) == 3 else cy
         cover = (ox, oy, radius)
         return BounceTrain(gaps, row, segment, pair, dofs, rail_y, (gx, gy), clear, cover)
@@ -385,9 +375,9 @@ class FlightPhase:
         self,
         gaps: GapSet,
         proved: list[int],
-        c: list[list[float]],
-        cd: list[list[float]],
-        ca: list[list[float]],
+        c: np.ndarray,
+        cd: np.ndarray,
+        ca: np.ndarray,
         duration: float,
     ) -> bool:
         """:func:`solver.gap_closing.flight_clear`, the rows in ``proved`` taken as proved.
@@ -395,14 +385,14 @@ class FlightPhase:
         Those rows were proved with the clearance ``CLEAR_MARGIN``; the proof
         without it (a smaller reach to keep) holds for them too, so the answer
         is flight_clear's without proving them twice. ``c``, ``cd``, ``ca``:
-        the disk centres (m), velocities (m/s) and accelerations (m/s²) as
-        lists; ``duration`` in s.
+        the disk centres (m), velocities (m/s) and accelerations (m/s²), (K, 2);
+        ``duration`` in s.
         """
         if gaps.ordered or len(gaps) > FEW_PAIRS:
             return False
         done = set(proved)
         rest = [n for n in range(len(gaps)) if n not in done]
-        return all(clear_rows_of(gaps, rest, c, cd, ca, duration))
+        return bool(clear_rows(gaps, rest, c, cd, ca, duration).all())
 
     def _contacts_hold(self, a: np.ndarray, duration: float) -> bool:
         """Whether no active contact's event function can change sign in the phase.

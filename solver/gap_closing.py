@@ -12,13 +12,12 @@ distance, positive on both sides).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
 
 from solver.event_tolerances import GAP_TOL, PENETRATION_TOL
-from solver.gap_kernel import compiled_closing_rows
+from solver.gap_kernel import compiled_clear_rows, compiled_closing_rows
 from solver.gap_set import FEW_PAIRS, GapSet, row_dots
 
 
@@ -89,7 +88,7 @@ def flight_clear(
     whole of its feature — a segment with both its ends, a vertex, another
     disk, an arc's circle — so no gap falls below ``−PENETRATION_TOL`` and
     no disk crosses a segment or arc or passes through a corner or a disk
-    (:func:`pair_clear`, one pair at a time).
+    (:func:`solver.gap_kernel.pair_clear`, one pair at a time).
 
     False leaves the decision to the samples of the check: the bound may be
     too loose, there are more than ``FEW_PAIRS`` pairs (the check's
@@ -99,133 +98,38 @@ def flight_clear(
     """
     if gaps.ordered or len(gaps) > FEW_PAIRS:
         return False
-    return all(clear_rows(gaps, range(len(gaps)), q, v, a, duration))
+    system = gaps.kin.system
+    c, cd, ca = system.centres(q), system.centre_velocities(v), system.centre_velocities(a)
+    return bool(clear_rows(gaps, range(len(gaps)), c, cd, ca, duration).all())
 
 
 def clear_rows(
     gaps: GapSet,
     rows: Iterable[int],
-    q: np.ndarray,
-    v: np.ndarray,
-    a: np.ndarray,
+    c: np.ndarray,
+    cd: np.ndarray,
+    ca: np.ndarray,
     duration: float,
     clearance: float = 0.0,
-) -> list[bool]:
+) -> np.ndarray:
     """Per pair of ``rows``: whether its gap provably stays above ``clearance − PENETRATION_TOL``.
 
-    Along the flight ``q + v τ + ½ a τ²``, ``τ ∈ [0, T]`` (``T`` =
-    ``duration``, s), by :func:`pair_clear` (the disk keeps ``r + clearance
-    − PENETRATION_TOL`` from the whole of its feature; ``clearance`` in m).
+    Along the flight of the disk centres ``c + ċ τ + ½ c̈ τ²``, ``τ ∈ [0, T]``
+    (``c``, ``cd``, ``ca`` of shape (K, 2) in m, m/s, m/s²; ``T`` =
+    ``duration``, s), by :func:`solver.gap_kernel.pair_clear` (the disk
+    keeps ``r + clearance − PENETRATION_TOL`` from the whole of its feature;
+    ``clearance`` in m): one compiled loop (:func:`solver.gap_kernel.clear_rows`).
     A pair of beads on one rail (ordered: its gap counts passing) is never
     proved.
     """
-    system = gaps.kin.system
-    c = system.centres(q).tolist()
-    cd = system.centre_velocities(v).tolist()
-    ca = system.centre_velocities(a).tolist()
-    return clear_rows_of(gaps, rows, c, cd, ca, duration, clearance)
-
-
-def clear_rows_of(
-    gaps: GapSet,
-    rows: Iterable[int],
-    c: list[list[float]],
-    cd: list[list[float]],
-    ca: list[list[float]],
-    duration: float,
-    clearance: float = 0.0,
-) -> list[bool]:
-    """:func:`clear_rows` from the disk centres (m), velocities (m/s), accelerations (m/s²)."""
-    hulls = gaps.hulls
-    clear = []
-    for n in rows:
-        i, j, ax, ay, bx, by, reach, room = hulls[n]
-        (x, y), (vx, vy), (wx, wy) = c[i], cd[i], ca[i]
-        if j >= 0:
-            if gaps.pairs[n].order:
-                clear.append(False)
-                continue
-            x, y, vx, vy, wx, wy = (
-                x - c[j][0],
-                y - c[j][1],
-                vx - cd[j][0],
-                vy - cd[j][1],
-                wx - ca[j][0],
-                wy - ca[j][1],
-            )
-        path = (x, y, vx, vy, 0.5 * wx, 0.5 * wy)
-        if clearance:
-            reach += clearance
-            room = None if room is None else room - clearance
-        clear.append(pair_clear(path, (ax, ay, bx, by), reach, room, duration))
+    kin, pairs = gaps.kin, gaps.pairs
+    rows = np.fromiter(rows, dtype=np.intp)
+    clear = np.empty(len(rows), dtype=np.bool_)
+    compiled_clear_rows()(
+        c, cd, ca, rows, pairs.first, pairs.second, pairs.feature, pairs.order, kin.radii,
+        kin.hull_table, float(duration), float(clearance), clear,
+    )  # fmt: skip
     return clear
-
-
-def pair_clear(
-    path: tuple[float, ...],
-    hull: tuple[float, float, float, float],
-    reach: float,
-    room: float | None,
-    duration: float,
-) -> bool:
-    """Whether a parabola keeps ``reach − PENETRATION_TOL`` (m) from a straight segment.
-
-    ``path`` is ``(x, y, vx, vy, ax, ay)``: the point ``p(τ) = p0 + p1 τ +
-    p2 τ²`` (m, m/s, m/s²; ``p2`` is half the acceleration) for ``τ ∈ [0,
-    T]`` (s, ``duration``), and ``hull`` the segment ``(Ax, Ay, Bx, By)``
-    (m; ``A = B``: a point). The distance from ``p`` to ``[A, B]`` is at
-    least ``n·p − max(n·A, n·B)`` for any unit ``n``, a quadratic in ``τ``
-    along the parabola whose least value on ``[0, T]`` is exact; ``n``
-    points from the segment's nearest point to ``p`` at the start, then (if
-    that bound fails) at the end. The margin above ``−PENETRATION_TOL`` is
-    ``1e-12`` times the scale of the numbers, far above their rounding.
-
-    With ``room`` (m, an arc's ``R − r``; ``[A, B]`` its centre) the
-    point may instead keep within ``room + PENETRATION_TOL`` of the centre:
-    ``|p(τ) − A| ≤ max(|p(0) − A|, |p(T) − A|) + |p2| T²/4``, since the
-    parabola keeps within ``|p2| T²/4`` of its chord.
-    """
-    x, y, vx, vy, wx, wy = path
-    ax, ay, bx, by = hull
-    T = duration
-    ex, ey = bx - ax, by - ay
-    length2 = ex * ex + ey * ey
-    x1, y1 = x + T * (vx + T * wx), y + T * (vy + T * wy)
-    scale = 1.0 + max(abs(x), abs(y), abs(ax), abs(ay), abs(bx), abs(by))
-    scale += T * max(abs(vx), abs(vy)) + T * T * max(abs(wx), abs(wy))
-    floor = -PENETRATION_TOL + 1e-12 * scale
-    for px, py in ((x, y), (x1, y1)):
-        s = ((px - ax) * ex + (py - ay) * ey) / length2 if length2 > 0.0 else 0.0
-        s = min(max(s, 0.0), 1.0)
-        dx, dy = px - ax - s * ex, py - ay - s * ey
-        size = math.hypot(dx, dy)
-        if not size > 0.0:
-            continue
-        nx, ny = dx / size, dy / size
-        support = max(nx * ax + ny * ay, nx * bx + ny * by)
-        low = lowest_value(
-            nx * x + ny * y - support - reach, nx * vx + ny * vy, nx * wx + ny * wy, T
-        )
-        if low > floor:
-            return True
-    if room is None:
-        return False
-    farthest = max(math.hypot(x - ax, y - ay), math.hypot(x1 - ax, y1 - ay))
-    return room - farthest - 0.25 * T * T * math.hypot(wx, wy) > floor
-
-
-def lowest_value(c0: float, c1: float, c2: float, duration: float) -> float:
-    """Least value of ``c0 + c1 τ + c2 τ²`` for ``τ ∈ [0, duration]`` (s).
-
-    At an end, or where the derivative vanishes inside for ``c2 > 0``;
-    NaN coefficients give NaN (no bound).
-    """
-    T = duration
-    low = min(c0, c0 + T * (c1 + T * c2))
-    if c2 > 0.0:
-        t_min = min(max(-c1 / (2.0 * c2), 0.0), T)
-        low = min(low, c0 + t_min * (c1 + t_min * c2))
-    return low
 
 
 def passed_through(

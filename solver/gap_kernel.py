@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 
 from solver.contact_pairs import SEGMENT, VERTEX
-from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL
+from solver.event_tolerances import GAP_EVENT_TOL, GAP_TOL, PENETRATION_TOL
 
 
 def gap_values(C, CD, speeds, first, second, feature, order, radii, kinds, nums, covers, cover_nums,
@@ -280,6 +280,103 @@ def travel(CD, CA, k, T):
     return speed * T + 0.5 * accel * T * T
 
 
+def clear_rows(C, CD, CA, rows, first, second, feature, order, radii, hulls, T, clearance, clear):
+    """Per pair of ``rows``: whether its gap provably stays above ``clearance − PENETRATION_TOL``.
+
+    Along the flight of the disk centres ``C`` (K, 2) (m) with their
+    velocities ``CD`` (m/s) and constant accelerations ``CA`` (m/s²) for
+    ``T`` (s), by :func:`pair_clear` of the centre (less the other centre
+    for a disk pair) and the pair's hull: the feature's row of ``hulls``
+    (``DiskKinematics.hull_table``: a segment's ends, a corner's point
+    twice, an arc's centre twice and its radius ``R``) with the reach ``r``
+    (an arc's ``R + r`` and room ``R − r``; a disk pair's the origin and
+    ``r_i + r_j``), ``clearance`` (m) added to the reach and taken from the
+    room. A pair of beads on one rail (ordered: its gap counts passing) is
+    never proved. Writes ``clear[m]`` for ``rows[m]``.
+    """
+    for m in range(rows.shape[0]):
+        n = rows[m]
+        i, j = first[n], second[n]
+        x, y, vx, vy, wx, wy = C[i, 0], C[i, 1], CD[i, 0], CD[i, 1], CA[i, 0], CA[i, 1]
+        room = math.nan
+        if j >= 0:
+            if order[n] != 0.0:
+                clear[m] = False
+                continue
+            x, y, vx, vy = x - C[j, 0], y - C[j, 1], vx - CD[j, 0], vy - CD[j, 1]
+            wx, wy = wx - CA[j, 0], wy - CA[j, 1]
+            ax = ay = bx = by = 0.0
+            reach = radii[i] + radii[j]
+        else:
+            f = feature[n]
+            ax, ay, bx, by, R = hulls[f, 0], hulls[f, 1], hulls[f, 2], hulls[f, 3], hulls[f, 4]
+            reach = radii[i]
+            if not math.isnan(R):
+                reach, room = R + radii[i], R - radii[i]
+        if clearance != 0.0:
+            reach += clearance
+            room = room - clearance
+        clear[m] = pair_clear(x, y, vx, vy, 0.5 * wx, 0.5 * wy, ax, ay, bx, by, reach, room, T)
+
+
+def pair_clear(x, y, vx, vy, wx, wy, ax, ay, bx, by, reach, room, T):
+    """Whether a parabola keeps ``reach − PENETRATION_TOL`` (m) from a straight segment.
+
+    The point ``p(τ) = p0 + p1 τ + p2 τ²`` with ``p0 = (x, y)`` (m), ``p1 =
+    (vx, vy)`` (m/s), ``p2 = (wx, wy)`` (half the acceleration, m/s²) for
+    ``τ ∈ [0, T]`` (s), and the segment ``[A, B]`` (m; ``A = B``: a point).
+    The distance from ``p`` to ``[A, B]`` is at least ``n·p − max(n·A,
+    n·B)`` for any unit ``n``, a quadratic in ``τ`` along the parabola whose
+    least value on ``[0, T]`` is exact; ``n`` points from the segment's
+    nearest point to ``p`` at the start, then (if that bound fails) at the
+    end. The margin above ``−PENETRATION_TOL`` is ``1e-12`` times the scale
+    of the numbers, far above their rounding.
+
+    With ``room`` (m, an arc's ``R − r``; ``[A, B]`` its centre; NaN for
+    none) the point may instead keep within ``room + PENETRATION_TOL`` of
+    the centre: ``|p(τ) − A| ≤ max(|p(0) − A|, |p(T) − A|) + |p2| T²/4``,
+    since the parabola keeps within ``|p2| T²/4`` of its chord.
+    """
+    ex, ey = bx - ax, by - ay
+    length2 = ex * ex + ey * ey
+    x1, y1 = x + T * (vx + T * wx), y + T * (vy + T * wy)
+    scale = 1.0 + max(abs(x), abs(y), abs(ax), abs(ay), abs(bx), abs(by))
+    scale += T * max(abs(vx), abs(vy)) + T * T * max(abs(wx), abs(wy))
+    floor = -PENETRATION_TOL + 1e-12 * scale
+    for end in range(2):
+        px, py = (x, y) if end == 0 else (x1, y1)
+        s = ((px - ax) * ex + (py - ay) * ey) / length2 if length2 > 0.0 else 0.0
+        s = min(max(s, 0.0), 1.0)
+        dx, dy = px - ax - s * ex, py - ay - s * ey
+        size = math.hypot(dx, dy)
+        if not size > 0.0:
+            continue
+        nx, ny = dx / size, dy / size
+        support = max(nx * ax + ny * ay, nx * bx + ny * by)
+        low = lowest_value(
+            nx * x + ny * y - support - reach, nx * vx + ny * vy, nx * wx + ny * wy, T
+        )
+        if low > floor:
+            return True
+    if math.isnan(room):
+        return False
+    farthest = max(math.hypot(x - ax, y - ay), math.hypot(x1 - ax, y1 - ay))
+    return room - farthest - 0.25 * T * T * math.hypot(wx, wy) > floor
+
+
+def lowest_value(c0, c1, c2, T):
+    """Least value of ``c0 + c1 τ + c2 τ²`` for ``τ ∈ [0, T]`` (s).
+
+    At an end, or where the derivative vanishes inside for ``c2 > 0``;
+    NaN coefficients give NaN (no bound).
+    """
+    low = min(c0, c0 + T * (c1 + T * c2))
+    if c2 > 0.0:
+        t_min = min(max(-c1 / (2.0 * c2), 0.0), T)
+        low = min(low, c0 + t_min * (c1 + t_min * c2))
+    return low
+
+
 @functools.cache
 def compiled_gap_values() -> Callable[..., None]:
     """:func:`gap_values` compiled by numba (made on first use; cached on disk)."""
@@ -299,3 +396,14 @@ def compiled_closing_rows() -> tuple[Callable[..., tuple[float, bool]], Callable
     one = numba.njit(cache=True, error_model="numpy")(segment_closing)
     rows = numba.njit(cache=True, error_model="numpy")(closing_rows)
     return one, rows
+
+
+@functools.cache
+def compiled_clear_rows() -> Callable[..., None]:
+    """:func:`clear_rows` compiled by numba (cached on disk)."""
+    import numba
+    from numba.extending import register_jitable
+
+    for function in (pair_clear, lowest_value):
+        register_jitable(function)
+    return numba.njit(cache=True, error_model="numpy")(clear_rows)

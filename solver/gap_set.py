@@ -28,7 +28,7 @@ from solver.contact_pairs import (
 from solver.event_tolerances import REGION_TOL
 from solver.feature_regions import continued_nearest, in_region
 from solver.gap_kernel import compiled_gap_values
-from solver.geometry import Arc, Segment, Vertex
+from solver.geometry import Arc
 
 FEW_PAIRS = 16
 """Up to this many pairs the closing times and proofs of :mod:`solver.gap_closing`
@@ -48,17 +48,8 @@ class GapSet:
         self.first, self.second = rows.first, rows.second
 
     def subset(self, rows: list[int]) -> GapSet:
-        """The pairs at ``rows`` (increasing indices) as a GapSet.
-
-        The hulls this set has made (:attr:`hulls`) are carried over: those
-        the new set would make from the pairs' indices, in the same order.
-        """
-        part = GapSet(self.kin, self.pairs.select(np.array(rows, dtype=np.intp)))
-        made = self.__dict__
-        if "hulls" in made:
-            hulls = made["hulls"]
-            part.__dict__["hulls"] = [hulls[n] for n in rows]
-        return part
+        """The pairs at ``rows`` (increasing indices) as a GapSet."""
+        return GapSet(self.kin, self.pairs.select(np.array(rows, dtype=np.intp)))
 
     @cached_property
     def disk_rows(self) -> np.ndarray:
@@ -183,43 +174,6 @@ class GapSet:
 
     def __len__(self) -> int:
         return self._n
-
-    @cached_property
-    def hulls(self) -> list[tuple[int, int, float, float, float, float, float, float | None]]:
-        """Per pair ``(i, j, Ax, Ay, Bx, By, ρ, room)``: a segment ``[A, B]`` and a reach ``ρ`` (m).
-
-        The pair's disk ``i`` overlaps its feature only if its centre (less
-        disk ``j``'s centre for a disk pair; ``j = -1`` otherwise) comes closer
-        than ``ρ`` to ``[A, B]``: a segment itself with the disk's radius, a
-        vertex point or the origin (a disk pair) with the radius (the radii's
-        sum), an arc's centre with ``R + r`` while outside its circle. For an
-        arc ``room`` is ``R − r`` (m), the room of a disk inside the circle;
-        None for the other kinds.
-        """
-        rows = []
-        radii = self.kin.radii.tolist()
-        shapes = [shape for _, shape, _, _ in self.kin.feature_list]
-        pairs = self.pairs
-        # from the pairs' indices: no ContactPair is made for a pair not read
-        for i, j, index in zip(
-            pairs.first.tolist(), pairs.second.tolist(), pairs.feature.tolist(), strict=True
-        ):
-            r = radii[i]
-            if j >= 0:
-                rows.append((i, j, 0.0, 0.0, 0.0, 0.0, r + radii[j], None))
-                continue
-            feature = shapes[index]
-            if isinstance(feature, Segment):
-                (ax, ay), (bx, by) = feature.a, feature.b
-                rows.append((i, -1, float(ax), float(ay), float(bx), float(by), r, None))
-            elif isinstance(feature, Vertex):
-                px, py = feature.p
-                rows.append((i, -1, float(px), float(py), float(px), float(py), r, None))
-            else:
-                ox, oy = feature.center
-                R = float(feature.radius)
-                rows.append((i, -1, float(ox), float(oy), float(ox), float(oy), R + r, R - r))
-        return rows
 
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""

@@ -20,7 +20,9 @@ solver passes, in a fixed order, with a line of progress for each:
   a set of contact pairs (event-driven), for the centres' two layouts
   (one state; many states from ``System.centres_many``);
 * ``closing_rows`` (:mod:`solver.gap_kernel`): when the gaps of a set of
-  pairs close along a free flight, and one segment's (a bounce train's).
+  pairs close along a free flight, and one segment's (a bounce train's);
+* ``clear_rows`` (:mod:`solver.gap_kernel`): proofs that gaps stay open
+  along a free flight.
 
 The Makefile runs ``python -m solver compile`` after installing; the command
 line and the window call :func:`compile_if_cold` at start, which compiles
@@ -64,6 +66,7 @@ KERNEL_NAMES = (
     "phase_end",
     "gap_values",
     "closing_rows",
+    "clear_rows",
 )
 """The kernels, in the order they are compiled."""
 
@@ -82,6 +85,7 @@ def dispatchers() -> dict[str, Any]:
         "phase_end": stop_closing.compiled_phase_end(),
         "gap_values": gap_kernel.compiled_gap_values(),
         "closing_rows": gap_kernel.compiled_closing_rows()[1],
+        "clear_rows": gap_kernel.compiled_clear_rows(),
     }
 
 
@@ -179,6 +183,17 @@ def _closing_rows() -> None:
     )  # fmt: skip
 
 
+def _clear_rows() -> None:
+    """A disk falling over a segment proved clear of it, rows as the solver passes them."""
+    from solver import gap_kernel
+
+    index, C = np.zeros(1, dtype=np.intp), np.array([[0.0, 1.0]])
+    gap_kernel.compiled_clear_rows()(
+        C, C * 0.0, C * 0.0, index, index, index - 1, index, np.zeros(1), np.array([0.1]),
+        np.array([[-1.0, 0.0, 1.0, 0.0, np.nan]]), 0.1, 0.0, np.empty(1, dtype=np.bool_),
+    )  # fmt: skip
+
+
 _WARM_UPS: dict[str, Callable[[], None]] = {
     "quiet_steps": _quiet_steps,
     "banded_contact_lcp": _banded_contact_lcp,
@@ -186,6 +201,7 @@ _WARM_UPS: dict[str, Callable[[], None]] = {
     "phase_end": _phase_end,
     "gap_values": _gap_values,
     "closing_rows": _closing_rows,
+    "clear_rows": _clear_rows,
 }
 
 

@@ -82,7 +82,7 @@ def test_a_box_of_disks_holds_every_disk(centres, radius):
         assert lx <= x - radius and x + radius <= hx and ly <= y - radius and y + radius <= hy
 
 
-FEW_ROWS = ("arc_rows", "cover_arcs", "hulls")
+FEW_ROWS = ("arc_rows", "cover_arcs")
 """The rows a GapSet's subset is compared on with a new set of its pairs."""
 
 
@@ -100,15 +100,12 @@ def rows_bits(rows):
     boundaries=ground(),
     n_wheels=st.integers(0, 2),
     n_beads=st.integers(0, 2),
-    read=st.sampled_from(["hulls", "none"]),
     data=st.data(),
 )
-def test_a_subset_s_rows_are_the_rows_of_its_pairs(boundaries, n_wheels, n_beads, read, data):
-    """GapSet.subset carries the hulls its parent made: those a new set makes, to the bit."""
+def test_a_subset_s_rows_are_the_rows_of_its_pairs(boundaries, n_wheels, n_beads, data):
+    """GapSet.subset's arc rows and corner-covering arcs are a new set's, to the bit."""
     assume(n_wheels or n_beads)
     _, gaps = wheels_and_beads_over(boundaries, [0.04 + 0.05 * k for k in range(n_wheels)], n_beads)
-    if read == "hulls":
-        assert len(gaps.hulls) == len(gaps)
     rows = sorted(data.draw(st.sets(st.integers(0, len(gaps) - 1), min_size=1)))
     part = gaps.subset(rows)
     fresh = GapSet(gaps.kin, gaps.pairs.select(np.array(rows)))

@@ -10,6 +10,7 @@ general one it stands for.
 from __future__ import annotations
 
 import itertools
+import math
 from unittest.mock import patch
 
 import numpy as np
@@ -70,30 +71,26 @@ def test_a_few_features_skip_the_grid():
     beads=st.integers(0, 2),
 )
 def test_hulls_from_the_pairs_indices_are_the_pairs_features(boundaries, wheels, beads):
-    """GapSet.hulls (made from the pairs' indices) hold each ContactPair's feature and reach.
+    """The hull table's row of each pair's feature holds the ContactPair's feature.
 
     Segments by their end points, corners by their point, arcs by their centre
-    with ``R + r`` and the room ``R − r``, disk pairs by the radii's sum.
+    and radius ``R`` (NaN for the other kinds).
     """
     assume(wheels or beads)
     stepper, gaps = wheels_and_beads_over(boundaries, wheels, beads)
-    kin = stepper.setup.kin
-    radii = kin.radii
-    for hull, pair in zip(gaps.hulls, gaps.pairs, strict=True):
-        i, j, ax, ay, bx, by, reach, room = hull
-        assert (i, j) == (pair.i, pair.j)
-        r = float(radii[pair.i])
-        feature = pair.feature
+    table = stepper.setup.kin.hull_table
+    for n, pair in enumerate(gaps.pairs):
         if pair.j >= 0:
-            assert (ax, ay, bx, by, reach, room) == (0.0, 0.0, 0.0, 0.0, r + radii[pair.j], None)
-        elif hasattr(feature, "b"):
-            assert ((ax, ay), (bx, by), reach, room) == (feature.a, feature.b, r, None)
+            continue
+        ax, ay, bx, by, R = table[gaps.pairs.feature[n]].tolist()
+        feature = pair.feature
+        if hasattr(feature, "b"):
+            assert ((ax, ay), (bx, by)) == (feature.a, feature.b) and math.isnan(R)
         elif hasattr(feature, "p"):
-            assert ((ax, ay), (bx, by), reach, room) == (feature.p, feature.p, r, None)
+            assert ((ax, ay), (bx, by)) == (feature.p, feature.p) and math.isnan(R)
         else:
-            R = feature.radius
             assert ((ax, ay), (bx, by)) == (tuple(feature.center), tuple(feature.center))
-            assert (reach, room) == (R + r, R - r)
+            assert R == feature.radius
 
 
 def test_a_segment_row_holds_its_start_direction_and_length():
