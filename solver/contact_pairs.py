@@ -435,6 +435,23 @@ class DiskKinematics:
         )
 
     @cached_property
+    def hull_table(self) -> np.ndarray:
+        """Per feature ``(Ax, Ay, Bx, By, R)`` (m): :func:`solver.gap_kernel.clear_rows` reads it.
+
+        A segment's ends, a corner's point twice, an arc's centre twice and
+        its radius ``R`` (NaN for the other kinds).
+        """
+        rows = []
+        for f in self._shapes:
+            if isinstance(f, Segment):
+                rows.append((*f.a, *f.b, math.nan))
+            elif isinstance(f, Vertex):
+                rows.append((*f.p, *f.p, math.nan))
+            else:
+                rows.append((*f.center, *f.center, f.radius))
+        return np.array(rows, dtype=float).reshape(-1, 5)
+
+    @cached_property
     def feature_ends(self) -> np.ndarray:
         """Per feature ``(ax, ay, bx, by)`` of a segment (m), NaN for the other kinds."""
         nowhere = (math.nan, math.nan)

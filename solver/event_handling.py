@@ -29,7 +29,6 @@ from solver.event_tolerances import (
     REST_SPEED_TOL,
 )
 from solver.frames import Event, Frame, StepOutput
-from solver.gap_set import FEW_PAIRS
 from solver.geometry import Segment
 from solver.impact import ImpactStage, resolve_impact
 from solver.impact_rules import ImpactRules
@@ -222,12 +221,8 @@ class EventHandler:
             return frozenset({key})
         return frozenset()
 
-    def closed_pairs(self, known: Sequence[Contact] | None = None) -> PairRows | None:
+    def closed_pairs(self) -> PairRows:
         """Every pair with ``-PENETRATION_TOL ≤ g ≤ GAP_TOL`` now, in scene order.
-
-        ``None`` when there are a few candidate pairs and the closed ones are
-        the pairs of ``known`` (contacts evaluated at this state), in order:
-        the caller has them, their rows are not made.
 
         An active contact's gap drifts while its phase is integrated (a wheel
         sliding down a bowl's arc: -1.26e-10 m by the next event); a drift
@@ -240,17 +235,6 @@ class EventHandler:
         if not len(every):
             return every.pairs
         g = every.gaps(self.m.q, band=True)
-        if len(every) <= FEW_PAIRS:
-            # a few pairs: chosen and ordered in floats, as below (a stable sort by disk)
-            rows = [n for n, x in enumerate(g.tolist()) if -PENETRATION_TOL <= x <= GAP_TOL]
-            if not rows:
-                return self.s.no_gaps.pairs  # the empty pair rows every use shares
-            if len(rows) > 1:
-                first, second = every.first.tolist(), every.second.tolist()
-                rows.sort(key=lambda n: (first[n], second[n]))
-            if known and [e.key for e in known] == [every.pairs[n].key for n in rows]:
-                return None
-            return every.pairs.select(np.array(rows, dtype=np.intp))
         touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
@@ -291,9 +275,8 @@ class EventHandler:
         impacted = False
         if not self.lean_settle:
             known = None
-        # impacts change velocities only; None: the closed pairs are known's
-        pairs = self.closed_pairs(known)
-        if pairs is not None and not len(pairs) and self.lean_settle:
+        pairs = self.closed_pairs()  # impacts change velocities only: the same pairs after one
+        if not len(pairs) and self.lean_settle:
             # nothing closed: no impact, no contact problem, nothing to project; the
             # contacts that were active have lifted off
             self.m.active = {}
@@ -302,13 +285,9 @@ class EventHandler:
             return
         first_round = True
         for _ in range(MAX_IMPACT_ROUNDS):
-            if known is not None and (
-                pairs is None or [e.key for e in known] == [p.key for p in pairs]
-            ):
+            if known is not None and [e.key for e in known] == [p.key for p in pairs]:
                 closed = [e for e in known if e.inside and e.G_local.any()]  # as _closed keeps
             else:
-                if pairs is None:  # after an impact: the same positions, the same pairs
-                    pairs = self.closed_pairs()
                 closed = self.closed(pairs)
             known = None  # an impact changes the velocities
             if (

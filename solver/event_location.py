@@ -465,7 +465,8 @@ class EventLocator:
             return None
         y0 = piece.state(piece.ta)
         q0, v0 = y0[: self.s.N], y0[self.s.N : 2 * self.s.N]
-        tau, unresolved = closing_times(gaps, q0, v0, a, piece.tb - piece.ta)
+        tau, state = closing_times(gaps, q0, v0, a, piece.tb - piece.ta)
+        unresolved = state == 1
         best: FoundEvent | None = None
         n = int(tau.argmin())
         if math.isfinite(tau[n]):
@@ -474,7 +475,13 @@ class EventLocator:
         if unresolved.any() and not self.m.active:
             # a gap that provably stays above GAP_TOL up to the end holds no event there
             rows = np.nonzero(unresolved)[0]
-            clear = clear_rows(gaps, rows.tolist(), q0, v0, a, end - piece.ta, CLEAR_MARGIN)
+            system = self.s.system
+            c, cd, ca = (
+                system.centres(q0),
+                system.centre_velocities(v0),
+                system.centre_velocities(a),
+            )
+            clear = clear_rows(gaps, rows, c, cd, ca, end - piece.ta, CLEAR_MARGIN)
             unresolved[rows[np.array(clear, dtype=bool)]] = False
         if unresolved.any():
             rest = self._unresolved_set(gaps, unresolved)

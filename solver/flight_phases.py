@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from solver.contact_pairs import ContactPair
+from solver.contact_pairs import SEGMENT, ContactPair
 from solver.event_location import CLEAR_MARGIN, FoundEvent
 from solver.event_tolerances import (
     GAP_TOL,
@@ -55,14 +55,8 @@ from solver.event_tolerances import (
 )
 from solver.flight import Parabola
 from solver.frames import StepOutput
-from solver.gap_closing import (
-    clear_rows_of,
-    closing_times,
-    closing_times_of,
-    lowest_value,
-    pair_clear,
-    segment_closing,
-)
+from solver.gap_closing import clear_rows, closing_times
+from solver.gap_kernel import compiled_closing_rows, lowest_value
 from solver.gap_set import FEW_PAIRS, GapSet
 from solver.geometry import Segment
 from solver.impact import ImpactStage
@@ -89,8 +83,9 @@ class BounceTrain(NamedTuple):
     """The candidate pairs the train was proved with."""
     row: int
     """The bouncing pair's row in ``gaps``."""
-    segment: int
-    """Its entry in ``gaps.few_segment_rows``."""
+    segment: tuple[float, ...]
+    """Its segment's numbers ``(ax, ay, ex, ey, |e|², |e|)`` (``DiskKinematics.gap_tables``)
+    and the disk's radius (m)."""
     pair: ContactPair
     """The bouncing pair."""
     dofs: np.ndarray
@@ -143,7 +138,7 @@ class FlightPhase:
         its last bounce left (:meth:`_newton_impact`), no contact is active and
         the candidate pairs are those it was proved with: then only the
         bouncing pair can close, and its closing time is
-        :func:`solver.gap_closing.segment_closing` of the disk's centre,
+        :func:`solver.gap_kernel.segment_closing` of the disk's centre,
         velocity and (constant) acceleration, read from the coordinates as
         :meth:`solver.system.System.centres` reads them. The flight's end is
         :meth:`_flight_phase`'s (:meth:`_end_flight`).
@@ -165,10 +160,7 @@ class FlightPhase:
                 return False
             if self._keeps_candidates(train):
                 self._kept_candidates = train
-        c, cd = train.motion(self.m.q.tolist(), self.m.v.tolist())
-        first = segment_closing(
-            gaps.few_segment_rows[train.segment], c, cd, train.acceleration, self.s.t_end - self.m.t
-        )
+        first = self._train_closing(train)
         if first is None:
             return False  # a centre on the segment's line: the flight phase decides
         self._train = None
@@ -177,6 +169,16 @@ class FlightPhase:
         end = self.m.t + first if hit else self.s.t_end
         self._end_flight(out, gaps, train.row, a, None, end, hit, train.clear, train)
         return True
+
+    def _train_closing(self, train: BounceTrain) -> float | None:
+        """When (s) the train's next flight closes on its segment: the compiled
+        :func:`solver.gap_kernel.segment_closing`; None for a centre on its line."""
+        (x, y), (vx, vy) = train.motion(self.m.q.tolist(), self.m.v.tolist())
+        wx, wy = train.acceleration
+        h, on_line = compiled_closing_rows()[0](
+            x, y, vx, vy, wx, wy, *train.segment, self.s.t_end - self.m.t, True
+        )
+        return None if on_line else h
 
     def _keeps_candidates(self, train: BounceTrain) -> bool:
         """Whether :meth:`~solver.candidates.CandidateSearch.all_candidates` keeps its pairs.
@@ -212,35 +214,22 @@ class FlightPhase:
             a, power = self.smooth.free_accelerations(t0, q, v), None
         span = self.s.t_end - t0
         if len(gaps):
-            few = not gaps.arc_rows and len(gaps) <= FEW_PAIRS
-            system = self.s.system
-            c = system.centres(q).tolist()
-            cd = system.centre_velocities(v).tolist()
-            ca = system.centre_velocities(a).tolist()
-            found = closing_times_of(gaps, c, cd, ca, span) if few else None
-            if found is None:
-                tau_array, unresolved_array = closing_times(gaps, q, v, a, span)
-                tau, unresolved = tau_array.tolist(), unresolved_array.tolist()
-            else:
-                tau, unresolved = found
+            tau_array, state = closing_times(gaps, q, v, a, span)
+            tau = tau_array.tolist()
             first = min(tau)
             n = tau.index(first)  # the first of equal times, as argmin
             hit = math.isfinite(first)
             end = t0 + first if hit else self.s.t_end
-            rows = [k for k, flag in enumerate(unresolved) if flag]
-            if rows and not all(clear_rows_of(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN)):
+            rows = np.nonzero(state == 1)[0].tolist()
+            system = self.s.system
+            c, cd, ca = system.centres(q), system.centre_velocities(v), system.centre_velocities(a)
+            if rows and not clear_rows(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN).all():
                 return False  # a gap that is no quadratic may close: the sampled search
             if not self._flight_clear(gaps, rows, c, cd, ca, end - t0):
                 return False  # the proof fails: the general check for missed closings
-            # gaps that stay above GAP_TOL up to the closing: those just proved, and the
-            # corners of accelerating disks that closing_times found out of their reach
-            clear = rows
-            if found is not None:
-                clear = rows + [
-                    m
-                    for m, k, *_ in gaps.few_vertex_rows
-                    if not unresolved[m] and (ca[k][0] != 0.0 or ca[k][1] != 0.0)
-                ]
+            # gaps that stay above GAP_TOL up to the closing: those just proved, and those
+            # closing_times found out of their reach
+            clear = rows + np.nonzero(state == 2)[0].tolist()
         elif self.m.active:
             n, hit, end, clear = -1, False, self.s.t_end, []
         else:
@@ -317,12 +306,13 @@ class FlightPhase:
             return None
         pair = gaps.pairs[row]
         e = pair.restitution
-        segment = next(
-            (m for m, entry in enumerate(gaps.few_segment_rows) if entry[0] == row), None
-        )
-        if segment is None or not 0.0 <= e < 1.0:
+        kin, k, f = self.s.kin, int(gaps.first[row]), int(gaps.pairs.feature[row])
+        if gaps.second[row] >= 0 or kin.feature_kind[f] != SEGMENT or not 0.0 <= e < 1.0:
             return None
-        _, k, ax, ay, ex, ey, length2, nx, ny, _ = gaps.few_segment_rows[segment]
+        ax, ay, ex, ey, length2, length = kin.gap_tables[1][f].tolist()
+        segment = (ax, ay, ex, ey, length2, length, float(kin.radii[k]))
+        scale = length if length > 0.0 else 1.0
+        nx, ny = -ey / scale, ex / scale
         system = self.s.system
         (cx, cy), (vx, vy), (gx, gy) = (
             system.centres(self.m.q).tolist()[k],
@@ -339,7 +329,6 @@ class FlightPhase:
         grow = 1.0 + TRAIN_MARGIN
         T = grow * 2.0 * u / ((1.0 - e) * -a_n)
         H = grow * u * u / (2.0 * -a_n)
-        length = math.sqrt(length2)
         tx, ty = ex / length, ey / length
         D = grow * (abs(tx * vx + ty * vy) * T + 0.5 * abs(tx * gx + ty * gy) * T * T)
         s = ((cx - ax) * ex + (cy - ay) * ey) / length2
@@ -348,20 +337,12 @@ class FlightPhase:
         # the circle around the box: centre half way up, through its corners
         ox, oy = cx + 0.5 * H * mx, cy + 0.5 * H * my
         radius = grow * math.hypot(D, 0.5 * H) + PENETRATION_TOL
-        at_rest = (ox, oy, 0.0, 0.0, 0.0, 0.0)
-        for m, (_, j, hx0, hy0, hx1, hy1, reach, room) in enumerate(gaps.hulls):
-            if m == row:
-                continue
-            if j >= 0 or not pair_clear(
-                at_rest,
-                (hx0, hy0, hx1, hy1),
-                reach + radius + CLEAR_MARGIN,
-                None if room is None else room - radius - CLEAR_MARGIN,
-                0.0,
-            ):
-                return None
-        dofs = system.pair_dofs(k, None)
         clear = [m for m in range(len(gaps)) if m != row]
+        # the cover, a point at rest: every other pair proved clear of it by its radius
+        at_rest, still = np.array([[ox, oy]]), np.zeros((1, 2))
+        if not clear_rows(gaps, clear, at_rest, still, still, 0.0, radius + CLEAR_MARGIN).all():
+            return None
+        dofs = system.pair_dofs(k, None)
         rail_y = None if len(dofs) == 3 else cy
         cover = (ox, oy, radius)
         return BounceTrain(gaps, row, segment, pair, dofs, rail_y, (gx, gy), clear, cover)
@@ -394,9 +375,9 @@ class FlightPhase:
         self,
         gaps: GapSet,
         proved: list[int],
-        c: list[list[float]],
-        cd: list[list[float]],
-        ca: list[list[float]],
+        c: np.ndarray,
+        cd: np.ndarray,
+        ca: np.ndarray,
         duration: float,
     ) -> bool:
         """:func:`solver.gap_closing.flight_clear`, the rows in ``proved`` taken as proved.
@@ -404,14 +385,14 @@ class FlightPhase:
         Those rows were proved with the clearance ``CLEAR_MARGIN``; the proof
         without it (a smaller reach to keep) holds for them too, so the answer
         is flight_clear's without proving them twice. ``c``, ``cd``, ``ca``:
-        the disk centres (m), velocities (m/s) and accelerations (m/s²) as
-        lists; ``duration`` in s.
+        the disk centres (m), velocities (m/s) and accelerations (m/s²), (K, 2);
+        ``duration`` in s.
         """
         if gaps.ordered or len(gaps) > FEW_PAIRS:
             return False
         done = set(proved)
         rest = [n for n in range(len(gaps)) if n not in done]
-        return all(clear_rows_of(gaps, rest, c, cd, ca, duration))
+        return bool(clear_rows(gaps, rest, c, cd, ca, duration).all())
 
     def _contacts_hold(self, a: np.ndarray, duration: float) -> bool:
         """Whether no active contact's event function can change sign in the phase.

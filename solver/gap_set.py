@@ -28,7 +28,7 @@ from solver.contact_pairs import (
 from solver.event_tolerances import REGION_TOL
 from solver.feature_regions import continued_nearest, in_region
 from solver.gap_kernel import compiled_gap_values
-from solver.geometry import Arc, Segment, Vertex
+from solver.geometry import Arc
 
 FEW_PAIRS = 16
 """Up to this many pairs the closing times and proofs of :mod:`solver.gap_closing`
@@ -48,47 +48,8 @@ class GapSet:
         self.first, self.second = rows.first, rows.second
 
     def subset(self, rows: list[int]) -> GapSet:
-        """The pairs at ``rows`` (increasing indices) as a GapSet.
-
-        The float rows this set has made (:attr:`hulls`, the ``few_…`` rows)
-        are carried over, the same tuples with the pairs' and vertices'
-        places renumbered: those the new set would make from the pairs'
-        indices, in the same order.
-        """
-        part = GapSet(self.kin, self.pairs.select(np.array(rows, dtype=np.intp)))
-        made = self.__dict__
-        if "hulls" in made:
-            hulls = made["hulls"]
-            part.__dict__["hulls"] = [hulls[n] for n in rows]
-        if "_few_rows" in made:
-            place = {n: k for k, n in enumerate(rows)}
-            disks, segments, vertices, arcs, cover_arcs = made["_few_rows"]
-            vertex_place: dict[int, int] = {}
-            kept_vertices = []
-            for m, row in enumerate(vertices):
-                if row[0] in place:
-                    vertex_place[m] = len(kept_vertices)
-                    kept_vertices.append((place[row[0]], *row[1:]))
-            few = (
-                [(place[row[0]], *row[1:]) for row in disks if row[0] in place],
-                [(place[row[0]], *row[1:]) for row in segments if row[0] in place],
-                kept_vertices,
-                [place[n] for n in arcs if n in place],
-                [(vertex_place[m], f) for m, f in cover_arcs if m in vertex_place],
-            )
-            part.__dict__.update(
-                _few_rows=few,
-                few_disk_rows=few[0],
-                few_segment_rows=few[1],
-                few_vertex_rows=few[2],
-            )
-            if part._n <= FEW_PAIRS:
-                part.__dict__.update(arc_rows=few[3], cover_arcs=few[4])
-        return part
-
-    # The arrays of each kind of pair are made when first read: a set of up to
-    # FEW_PAIRS pairs is read through the float rows below (few_disk_rows, ...),
-    # which come from the pairs' indices and DiskKinematics.float_tables without them.
+        """The pairs at ``rows`` (increasing indices) as a GapSet."""
+        return GapSet(self.kin, self.pairs.select(np.array(rows, dtype=np.intp)))
 
     @cached_property
     def disk_rows(self) -> np.ndarray:
@@ -118,8 +79,6 @@ class GapSet:
     @cached_property
     def ordered(self) -> bool:
         """Whether a disk pair keeps its order (two beads on one rail)."""
-        if self._n <= FEW_PAIRS:
-            return any(row[4] for row in self.few_disk_rows)
         return bool(np.any(self.order))
 
     @cached_property
@@ -144,8 +103,6 @@ class GapSet:
     @cached_property
     def arc_rows(self) -> list[int]:
         """Rows that are a disk against an arc (a list: arcs go one by one)."""
-        if self._n <= FEW_PAIRS:
-            return self._few_rows[3]
         return np.nonzero(self._kind == ARC)[0].tolist()
 
     @cached_property
@@ -213,112 +170,10 @@ class GapSet:
     @cached_property
     def cover_arcs(self) -> list[tuple[int, Arc]]:
         """``(vertex place, arc)`` of each arc ending at a vertex pair's vertex."""
-        if self._n <= FEW_PAIRS:
-            return self._few_rows[4]
         return [(r, f) for r, f in self._covering if isinstance(f, Arc)]
 
     def __len__(self) -> int:
         return self._n
-
-    @cached_property
-    def _few_rows(self) -> tuple[list, list, list, list, list]:
-        """The float rows of every kind, from the pairs' indices (the arrays are not made).
-
-        The numbers are those of the arrays (``DiskKinematics.float_tables``
-        computes a segment's ``e``, ``|e|²``, normal and ``|e|`` as the arrays
-        do): ``(disk rows, segment rows, vertex rows, arc rows, cover arcs)``.
-        The ``few_…`` attributes are set from them at once.
-        """
-        radii, features, covering = self.kin.float_tables
-        disks: list[tuple[int, int, int, float, float]] = []
-        segments: list[tuple] = []
-        vertices: list[tuple[int, int, float, float, float]] = []
-        arcs: list[int] = []
-        cover_arcs: list[tuple[int, Arc]] = []
-        rows = self.pairs
-        for n, (i, j, index, order) in enumerate(
-            zip(
-                rows.first.tolist(),
-                rows.second.tolist(),
-                rows.feature.tolist(),
-                rows.order.tolist(),
-                strict=True,
-            )
-        ):
-            if j >= 0:
-                disks.append((n, i, j, radii[i] + radii[j], order))
-                continue
-            kind, numbers = features[index]
-            if kind == SEGMENT:
-                ax, ay, ex, ey, length2, nx, ny, _ = numbers
-                segments.append((n, i, ax, ay, ex, ey, length2, nx, ny, radii[i]))
-            elif kind == VERTEX:
-                m = len(vertices)
-                vertices.append((n, i, *numbers, radii[i]))
-                cover_arcs += [(m, f) for f, cover in covering[index] if cover is None]
-            else:
-                arcs.append(n)
-        # one lookup for all of them (a cached_property's first read takes a lock)
-        self.__dict__.update(
-            few_disk_rows=disks,
-            few_segment_rows=segments,
-            few_vertex_rows=vertices,
-        )
-        if self._n <= FEW_PAIRS:
-            self.__dict__.update(arc_rows=arcs, cover_arcs=cover_arcs)
-        return disks, segments, vertices, arcs, cover_arcs
-
-    @cached_property
-    def few_disk_rows(self) -> list[tuple[int, int, int, float, float]]:
-        """Per disk pair ``(row, i, j, r_i + r_j, order)`` in floats, for the scalar paths."""
-        return self._few_rows[0]
-
-    @cached_property
-    def few_segment_rows(self) -> list[tuple[int, int, float, ...]]:
-        """Per segment pair ``(row, disk, ax, ay, ex, ey, |e|², nx, ny, r)`` in floats."""
-        return self._few_rows[1]
-
-    @cached_property
-    def few_vertex_rows(self) -> list[tuple[int, int, float, float, float]]:
-        """Per vertex pair ``(row, disk, px, py, r)`` in floats."""
-        return self._few_rows[2]
-
-    @cached_property
-    def hulls(self) -> list[tuple[int, int, float, float, float, float, float, float | None]]:
-        """Per pair ``(i, j, Ax, Ay, Bx, By, ρ, room)``: a segment ``[A, B]`` and a reach ``ρ`` (m).
-
-        The pair's disk ``i`` overlaps its feature only if its centre (less
-        disk ``j``'s centre for a disk pair; ``j = -1`` otherwise) comes closer
-        than ``ρ`` to ``[A, B]``: a segment itself with the disk's radius, a
-        vertex point or the origin (a disk pair) with the radius (the radii's
-        sum), an arc's centre with ``R + r`` while outside its circle. For an
-        arc ``room`` is ``R − r`` (m), the room of a disk inside the circle;
-        None for the other kinds.
-        """
-        rows = []
-        radii = self.kin.radii.tolist()
-        shapes = [shape for _, shape, _, _ in self.kin.feature_list]
-        pairs = self.pairs
-        # from the pairs' indices: no ContactPair is made for a pair not read
-        for i, j, index in zip(
-            pairs.first.tolist(), pairs.second.tolist(), pairs.feature.tolist(), strict=True
-        ):
-            r = radii[i]
-            if j >= 0:
-                rows.append((i, j, 0.0, 0.0, 0.0, 0.0, r + radii[j], None))
-                continue
-            feature = shapes[index]
-            if isinstance(feature, Segment):
-                (ax, ay), (bx, by) = feature.a, feature.b
-                rows.append((i, -1, float(ax), float(ay), float(bx), float(by), r, None))
-            elif isinstance(feature, Vertex):
-                px, py = feature.p
-                rows.append((i, -1, float(px), float(py), float(px), float(py), r, None))
-            else:
-                ox, oy = feature.center
-                R = float(feature.radius)
-                rows.append((i, -1, float(ox), float(oy), float(ox), float(oy), R + r, R - r))
-        return rows
 
     def values(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, u_n)`` per pair (m, m/s); ``g = inf`` outside a feature's region."""
@@ -373,23 +228,6 @@ class GapSet:
         mine = np.isin(self.first, disks) | np.isin(self.second, disks)
         mine[rows] = True
         return GapSet(self.kin, self.pairs.select(mine))
-
-    def nearest_possible(self, c: np.ndarray, g: np.ndarray) -> None:
-        """Lower the gaps ``g`` of vertices and arcs to a bound valid beyond their regions.
-
-        A disk outside an arc's sector (or where a vertex is hidden) has no
-        gap to it, yet may enter with the gap already closed: its distance to
-        the whole circle (to the bare vertex) bounds the gap from below.
-        """
-        if len(self.vertex_rows):
-            w = c[self.vertex_disks] - self.vertex_p
-            g[self.vertex_rows] = np.minimum(
-                g[self.vertex_rows], np.hypot(w[:, 0], w[:, 1]) - self.vertex_radii
-            )
-        for n in self.arc_rows:
-            pair = self.pairs[n]
-            rho = float(np.hypot(*(c[pair.i] - np.asarray(pair.feature.center))))
-            g[n] = min(g[n], abs(rho - pair.feature.radius) - self.kin.radii[pair.i])
 
     def arc_gaps(  # the arcs' rows, one by one (m, m/s): what the compiled loop leaves
         self,

@@ -19,8 +19,10 @@ solver passes, in a fixed order, with a line of progress for each:
 * ``gap_values`` (:mod:`solver.gap_kernel`): the gaps and normal speeds of
   a set of contact pairs (event-driven), for the centres' two layouts
   (one state; many states from ``System.centres_many``);
-* ``first_closing`` (:mod:`solver.gap_kernel`): when quadratic gaps close
-  along a free flight, one row (a bouncing ball's) or many.
+* ``closing_rows`` (:mod:`solver.gap_kernel`): when the gaps of a set of
+  pairs close along a free flight, and one segment's (a bounce train's);
+* ``clear_rows`` (:mod:`solver.gap_kernel`): proofs that gaps stay open
+  along a free flight.
 
 The Makefile runs ``python -m solver compile`` after installing; the command
 line and the window call :func:`compile_if_cold` at start, which compiles
@@ -63,7 +65,8 @@ KERNEL_NAMES = (
     "sweeps",
     "phase_end",
     "gap_values",
-    "first_closing",
+    "closing_rows",
+    "clear_rows",
 )
 """The kernels, in the order they are compiled."""
 
@@ -81,7 +84,8 @@ def dispatchers() -> dict[str, Any]:
         "sweeps": gauss_seidel._kernel(),
         "phase_end": stop_closing.compiled_phase_end(),
         "gap_values": gap_kernel.compiled_gap_values(),
-        "first_closing": gap_kernel.compiled_closing()[1],
+        "closing_rows": gap_kernel.compiled_closing_rows()[1],
+        "clear_rows": gap_kernel.compiled_clear_rows(),
     }
 
 
@@ -164,13 +168,30 @@ def _gap_values() -> None:
         )  # fmt: skip
 
 
-def _first_closing() -> None:
-    """A falling ball's gap: one row from Python, and rows in the loop."""
+def _closing_rows() -> None:
+    """A falling disk over a segment: one segment from Python, and the rows' loop."""
     from solver import gap_kernel
 
-    one, rows = gap_kernel.compiled_closing()
-    one(1.0, 0.0, -4.9, 1.0, -1e-12, False)
-    rows(np.ones(2), np.zeros(2), np.full(2, -4.9), 1.0, np.full(2, -1e-12), np.empty(2))
+    one, rows = gap_kernel.compiled_closing_rows()
+    one(0.0, 1.0, 0.0, 0.0, 0.0, -9.81, -1.0, 0.0, 2.0, 0.0, 4.0, 2.0, 0.1, 1.0, True)
+    index, number = np.zeros(1, dtype=np.intp), np.zeros(1)
+    table = np.array([[-1.0, 0.0, 2.0, 0.0, 4.0, 2.0]])
+    C = np.array([[0.0, 1.0]])
+    rows(
+        C, C, C, index, index - 1, index, number, number + 0.1, index, table, 1.0,
+        np.empty(1), np.empty(1, dtype=np.int8),
+    )  # fmt: skip
+
+
+def _clear_rows() -> None:
+    """A disk falling over a segment proved clear of it, rows as the solver passes them."""
+    from solver import gap_kernel
+
+    index, C = np.zeros(1, dtype=np.intp), np.array([[0.0, 1.0]])
+    gap_kernel.compiled_clear_rows()(
+        C, C * 0.0, C * 0.0, index, index, index - 1, index, np.zeros(1), np.array([0.1]),
+        np.array([[-1.0, 0.0, 1.0, 0.0, np.nan]]), 0.1, 0.0, np.empty(1, dtype=np.bool_),
+    )  # fmt: skip
 
 
 _WARM_UPS: dict[str, Callable[[], None]] = {
@@ -179,7 +200,8 @@ _WARM_UPS: dict[str, Callable[[], None]] = {
     "sweeps": _sweeps,
     "phase_end": _phase_end,
     "gap_values": _gap_values,
-    "first_closing": _first_closing,
+    "closing_rows": _closing_rows,
+    "clear_rows": _clear_rows,
 }
 
 

@@ -20,7 +20,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import gap_closing
 from solver.flight_phases import FlightPhase
 from solver.simulation import make_stepper
 from tests.scene_data import G_ACC, gravity_scene
@@ -34,15 +33,15 @@ def run(scene, trains):
     def counted(self, gaps, row):
         return original(self, gaps, row) if trains else None
 
-    closing = gap_closing.segment_closing
+    closing = FlightPhase._train_closing
 
-    def counting(*args):
+    def counting(self, train):
         used.append(1)
-        return closing(*args)
+        return closing(self, train)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(FlightPhase, "_bounce_train", counted)
-        patch.setattr("solver.flight_phases.segment_closing", counting)
+        patch.setattr(FlightPhase, "_train_closing", counting)
         stepper = make_stepper(scene)
         frames, events = [], []
         while stepper.status == "running":

@@ -1,13 +1,14 @@
-"""first_closing: one compiled loop, the array form's times to the last bit, alone or among rows.
+"""Closing times: one compiled loop, the array form's times to the last bit, alone or among rows.
 
-:func:`solver.gap_closing.first_closing` is one compiled loop over its rows
-(:func:`solver.gap_kernel.closing_one` each); a single row (the bouncing
+``first_closing`` (``tests/gap_arrays.py``) is a compiled loop over rows of
+:func:`solver.gap_kernel.closing_one`, as :func:`solver.gap_kernel.closing_rows`
+calls it; a single row (the bouncing
 ball's one segment) and the same row among others must give the same
 closing time, bit for bit, so that the bundled scenes' CSV files do not
 depend on how many pairs are watched; and both the times of the numpy form
 it replaced (kept in ``tests/gap_arrays.py``).
-The same holds one level up: :func:`solver.gap_closing.closing_times` of a
-few pairs in float arithmetic against its array form.
+The same holds one level up: :func:`solver.gap_closing.closing_times` (one
+compiled loop over the pairs) against its array form.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from solver.gap_closing import closing_times_arrays, closing_times_few, first_closing
+from solver.gap_closing import closing_times
+from solver.gap_kernel import compiled_closing_rows
 from solver.gap_set import GapSet
 from solver.simulation import make_stepper
-from tests.gap_arrays import first_closing_arrays
+from tests.gap_arrays import closing_times_arrays, first_closing, first_closing_arrays
 from tests.scene_data import gravity_scene, uniform_wheel
-from tests.test_drawn_geometry import flying_wheels, ground, wheel_velocities
+from tests.test_drawn_geometry import ground, wheel_velocities
 
 SPECIAL = [0.0, -0.0, 5e-324, -5e-324, 1e-300, -1e-17, 1e-17, 1.0, -1.0, -4.905, 1e300, -1e300]
 
@@ -87,12 +89,21 @@ def test_a_ball_falling_onto_its_floor_closes_at_the_root():
     assert tau == pytest.approx(0.5, rel=1e-15)
 
 
-# ------------------------------------------------------------------ closing_times, few pairs
+# ------------------------------------------------------------------ closing_times, one loop
+
+wheels_on_lines = st.lists(
+    st.tuples(
+        st.floats(0.04, 0.15), st.floats(-1.4, 1.4), st.one_of(st.just(0.0), st.floats(-0.3, 0.8))
+    ),
+    min_size=1,
+    max_size=2,
+)
+"""One or two wheels over drawn ground, some centres on the line ``y = 0`` of a floor."""
 
 
 @given(
     boundaries=ground(),
-    wheels=flying_wheels,
+    wheels=wheels_on_lines,
     velocities=wheel_velocities,
     accelerations=st.lists(
         st.tuples(st.sampled_from([0.0, 0.0, 1.5]), st.sampled_from([0.0, -9.81, -9.81, 3.0])),
@@ -101,13 +112,16 @@ def test_a_ball_falling_onto_its_floor_closes_at_the_root():
     ),
     duration=st.floats(1e-6, 1.0),
 )
-def test_few_pairs_close_in_floats_as_on_arrays(
+def test_the_compiled_closings_are_the_array_route(
     boundaries, wheels, velocities, accelerations, duration
 ):
-    """:func:`closing_times_few` gives the array form's times and flags, bit for bit.
+    """:func:`closing_times` (one compiled loop) gives the array route's times and flags.
 
-    Wheels over drawn ground (segments, corners; arcs and accelerated disk
-    pairs go to the arrays whole), still or accelerated, every pair watched.
+    Wheels over drawn ground (segments, corners, a bowl's arcs), still or
+    accelerated, alike or not, every pair watched: the times to the last bit
+    (a zero time may differ in its sign only, as :func:`first_closing`'s), the
+    rows to search (state 1) those the arrays flag; a row proved out of reach
+    (state 2) is one the arrays resolved without a closing time.
     """
     bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
     stepper = make_stepper(gravity_scene(bodies, boundaries))
@@ -118,13 +132,39 @@ def test_few_pairs_close_in_floats_as_on_arrays(
         v[3 * k : 3 * k + 2] = velocities[k]
         a[3 * k : 3 * k + 2] = accelerations[k]
     gaps = GapSet(kin, kin.candidates(q, 100.0, np.arange(system.n_disks)))
-    few = closing_times_few(gaps, q, v, a, duration)
-    event("floats" if few is not None else "arrays")
-    if few is None:
-        return
-    tau, unresolved = closing_times_arrays(gaps, q, v, a, duration)
-    assert np.array_equal(few[0].view(np.int64), tau.view(np.int64)), (few[0], tau)
-    assert np.array_equal(few[1], unresolved)
+    tau, state = closing_times(gaps, q, v, a, duration)
+    with np.errstate(all="ignore"):
+        expected, unresolved = closing_times_arrays(gaps, q, v, a, duration)
+    event(f"{np.count_nonzero(state == 1)} to search, {np.count_nonzero(state == 2)} out of reach")
+    zero = (tau == 0.0) & (expected == 0.0)
+    assert np.array_equal(tau[~zero].view(np.int64), expected[~zero].view(np.int64)), (
+        tau,
+        expected,
+    )
+    assert np.array_equal(state == 1, unresolved)
+    assert np.all(np.isinf(tau[state == 2]))
+
+
+def test_a_bounce_trains_closing_is_the_loops():
+    """:func:`solver.gap_kernel.segment_closing` alone (a bounce train's) is its row in the loop.
+
+    A ball 1.225 m above a floor from (-1, 0) to (1, 0) falls at 9.8 m/s²:
+    its gap closes at ``√(2h/g)`` = 0.5 s.
+    """
+    one, rows = compiled_closing_rows()
+    h, on_line = one(
+        0.25, 1.325, 0.0, 0.0, 0.0, -9.8, -1.0, 0.0, 2.0, 0.0, 4.0, 2.0, 0.1, 1.0, True
+    )
+    assert not on_line and h == pytest.approx(0.5, rel=1e-15)
+    index = np.zeros(1, dtype=np.intp)
+    table = np.array([[-1.0, 0.0, 2.0, 0.0, 4.0, 2.0]])
+    tau, state = np.empty(1), np.empty(1, dtype=np.int8)
+    C, CD, CA = np.array([[0.25, 1.325]]), np.zeros((1, 2)), np.array([[0.0, -9.8]])
+    rows(C, CD, CA, index, index - 1, index, np.zeros(1), np.array([0.1]), index, table, 1.0,
+         tau, state)  # fmt: skip
+    assert tau[0] == h and state[0] == 0
+    _, on_line = one(0.25, 0.0, 0.0, 1.0, 0.0, -9.8, -1.0, 0.0, 2.0, 0.0, 4.0, 2.0, 0.1, 1.0, True)
+    assert on_line
 
 
 bead_x = st.floats(-1.4, 1.4)

@@ -22,10 +22,13 @@ from hypothesis import strategies as st
 
 from solver import event_location
 from solver.errors import SolverError
+from solver.event_location import CLEAR_MARGIN
 from solver.flight import Parabola, Piece
-from solver.gap_closing import flight_clear, pair_clear
+from solver.gap_closing import clear_rows, flight_clear
+from solver.gap_kernel import pair_clear
 from solver.gap_set import GapSet
 from solver.simulation import make_stepper
+from tests.gap_arrays import clear_rows_floats
 from tests.scene_data import G_ACC, gravity_scene, uniform_wheel
 from tests.test_drawn_geometry import (
     assert_wheels_clear,
@@ -79,7 +82,7 @@ def test_a_proof_of_a_pair_never_hides_a_closing_of_its_sampled_distance(
         distance = segment_distance(points, (ax, ay), (bx, by))
     # a path through the segment (least distance 0) with a small disk: it must not be proved
     reach = max(float(distance.min()) + shift, 1e-3)
-    clear = pair_clear(path, (ax, ay, bx, by), reach, None, T)
+    clear = pair_clear(*path, ax, ay, bx, by, reach, math.nan, T)
     event("clear" if clear else "not proved")
     if clear:
         assert distance.min() >= reach - PENETRATION_TOL
@@ -98,10 +101,45 @@ def test_a_proof_inside_a_circle_never_hides_a_point_leaving_it(path, centre, T,
     room = float(rho.max()) - shift
     reach = float(rho.max()) + outside  # an outer circle the path never keeps clear of
     assume(room > 1e-3)
-    clear = pair_clear(path, (*centre, *centre), reach, room, T)
+    clear = pair_clear(*path, *centre, *centre, reach, room, T)
     event("clear" if clear else "not proved")
     if clear:
         assert rho.min() >= reach - PENETRATION_TOL or rho.max() <= room + PENETRATION_TOL
+
+
+@given(
+    boundaries=ground(),
+    wheels=flying_wheels,
+    velocities=wheel_velocities,
+    extra=st.floats(-5.0, 5.0),
+    T=st.sampled_from([0.0, 1e-4]) | st.floats(1e-4, 0.5),
+    clearance=st.sampled_from([0.0, CLEAR_MARGIN, 0.05]),
+)
+def test_the_compiled_proofs_are_the_float_route(
+    boundaries, wheels, velocities, extra, T, clearance
+):
+    """:func:`solver.gap_closing.clear_rows` (one compiled loop) says what the float route did.
+
+    Wheels in flight over drawn ground (segments, corners, arcs, the other
+    wheel under its own acceleration), every pair, with and without a
+    clearance: the same answer per pair as the route it replaced, kept in
+    ``tests/gap_arrays.py``.
+    """
+    bodies = [uniform_wheel(f"w{k}", r, 5.0 * k, 5.0) for k, (r, _, _) in enumerate(wheels)]
+    stepper = make_stepper(gravity_scene(bodies, boundaries))
+    kin, system = stepper.setup.kin, stepper.system
+    q, v, a = (np.zeros(3 * len(wheels)) for _ in range(3))
+    for k, (_, x, y) in enumerate(wheels):
+        q[3 * k : 3 * k + 2] = (x, y)
+        v[3 * k : 3 * k + 2] = velocities[k]
+        a[3 * k + 1] = -G_ACC + (extra if k == 1 else 0.0)
+    gaps = GapSet(kin, kin.candidates(q, 100.0, np.arange(system.n_disks)))
+    c, cd, ca = system.centres(q), system.centre_velocities(v), system.centre_velocities(a)
+    rows = list(range(len(gaps)))
+    clear = clear_rows(gaps, rows, c, cd, ca, T, clearance)
+    floats = clear_rows_floats(gaps, rows, c.tolist(), cd.tolist(), ca.tolist(), T, clearance)
+    event(f"{int(clear.sum())} of {len(rows)} proved")
+    assert clear.tolist() == floats
 
 
 @given(

@@ -58,14 +58,15 @@ def test_the_first_run_compiles_each_kernel_visibly_and_the_next_compiles_nothin
     assert all(count >= 1 for count in signatures.values())  # each kernel compiled
     assert all(count >= 1 for count in misses.values())  # here: nothing was cached before
     lines = first.stderr.splitlines()
-    assert lines[:7] == [
-        "compiling the solver's kernels, once: 1/6 quiet_steps…",
-        "compiling the solver's kernels, once: 2/6 banded_contact_lcp…",
-        "compiling the solver's kernels, once: 3/6 sweeps…",
-        "compiling the solver's kernels, once: 4/6 phase_end…",
-        "compiling the solver's kernels, once: 5/6 gap_values…",
-        "compiling the solver's kernels, once: 6/6 first_closing…",
-        "compiling the solver's kernels, once: done (6)",
+    assert lines[:8] == [
+        "compiling the solver's kernels, once: 1/7 quiet_steps…",
+        "compiling the solver's kernels, once: 2/7 banded_contact_lcp…",
+        "compiling the solver's kernels, once: 3/7 sweeps…",
+        "compiling the solver's kernels, once: 4/7 phase_end…",
+        "compiling the solver's kernels, once: 5/7 gap_values…",
+        "compiling the solver's kernels, once: 6/7 closing_rows…",
+        "compiling the solver's kernels, once: 7/7 clear_rows…",
+        "compiling the solver's kernels, once: done (7)",
     ]
     assert (tmp_path / "one" / "events.csv").exists()
 
@@ -103,8 +104,8 @@ def test_the_compile_command_reports_each_kernel(monkeypatch, capsys):
     assert main(["compile"]) == 0
     assert called == list(kernels.KERNEL_NAMES)
     err = capsys.readouterr().err.splitlines()
-    assert err[0] == "compiling the solver's kernels, once: 1/6 quiet_steps…"
-    assert err[-1] == "compiling the solver's kernels, once: done (6)"
+    assert err[0] == "compiling the solver's kernels, once: 1/7 quiet_steps…"
+    assert err[-1] == "compiling the solver's kernels, once: done (7)"
 
 
 def _read_only_copy(tmp_path: Path) -> Path:
@@ -166,7 +167,7 @@ def test_a_read_only_install_compiles_once_then_runs_quietly(tmp_path):
     assert first.returncode == 0, first.stderr
     cold, status, _, misses = json.loads(first.stdout.splitlines()[-1])
     assert cold and status == 0 and misses >= 1
-    assert "compiling the solver's kernels, once: done (6)" in first.stderr.splitlines()
+    assert "compiling the solver's kernels, once: done (7)" in first.stderr.splitlines()
     assert (xdg / "numba").is_dir()  # numba moved its cache to the user's cache dir
     assert len(list((xdg / "impactgui").glob("impactgui-kernels-*.stamp"))) == 1
 

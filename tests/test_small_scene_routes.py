@@ -18,9 +18,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from solver.broadphase import StaticIndex, _disk_columns
+from solver.contact_pairs import SEGMENT
 from solver.frames import EnergyBudget, Frame, StepOutput
-from solver.gap_set import FEW_PAIRS, GapSet, row_dots
-from solver.geometry import Arc
+from solver.gap_set import GapSet
 from solver.record import FEW_FRAMES, Trajectory
 from solver.scene import parse_scene
 from solver.simulation import make_stepper
@@ -70,87 +70,31 @@ def test_a_few_features_skip_the_grid():
     wheels=st.lists(st.floats(0.04, 0.15), min_size=0, max_size=2),
     beads=st.integers(0, 2),
 )
-def test_float_rows_of_a_few_pairs_are_the_array_rows(boundaries, wheels, beads):
-    """GapSet's float rows (made from the pairs' indices) hold the numbers of its arrays.
-
-    Drawn ground (segments, corners hidden by segments and arcs), wheels and
-    beads on one rail (ordered disk pairs): each row's numbers are the
-    arrays' entries, signs of zeros included.
-    """
-    assume(wheels or beads)
-    stepper, floats = wheels_and_beads_over(boundaries, wheels, beads)
-    kin = stepper.setup.kin
-    arrays = GapSet(kin, floats.pairs)
-    assume(len(floats) <= FEW_PAIRS)
-    disk_rows = floats.few_disk_rows
-    segment_rows = floats.few_segment_rows
-    vertex_rows = floats.few_vertex_rows
-    assert "disk_rows" not in floats.__dict__  # no array was made for the float rows
-
-    assert [n for n, *_ in disk_rows] == arrays.disk_rows.tolist()
-    assert [(i, j) for _, i, j, _, _ in disk_rows] == list(
-        zip(arrays.I.tolist(), arrays.J.tolist(), strict=True)
-    )
-    assert bits([r[3] for r in disk_rows]) == bits(arrays.rsum)
-    assert bits([r[4] for r in disk_rows]) == bits(arrays.order)
-    assert floats.ordered == arrays.ordered
-
-    assert [r[:2] for r in segment_rows] == list(
-        zip(arrays.segment_rows.tolist(), arrays.seg_disks.tolist(), strict=True)
-    )
-    assert bits([r[2:4] for r in segment_rows]) == bits(arrays.seg_a)
-    assert bits([r[4:6] for r in segment_rows]) == bits(arrays.seg_e)
-    assert bits([r[6] for r in segment_rows]) == bits(row_dots(arrays.seg_e, arrays.seg_e))
-    assert bits([r[7:9] for r in segment_rows]) == bits(arrays.seg_normal)
-    assert bits([r[9] for r in segment_rows]) == bits(arrays.seg_radii)
-
-    assert [r[:2] for r in vertex_rows] == list(
-        zip(arrays.vertex_rows.tolist(), arrays.vertex_disks.tolist(), strict=True)
-    )
-    assert bits([r[2:4] for r in vertex_rows]) == bits(arrays.vertex_p)
-    assert bits([r[4] for r in vertex_rows]) == bits(arrays.vertex_radii)
-
-    assert floats.arc_rows == np.nonzero(arrays._kind == 2)[0].tolist()
-    covering = arrays._covering
-    assert [(m, f) for m, f in floats.cover_arcs] == [
-        (m, f) for m, f in covering if isinstance(f, Arc)
-    ]
-
-
-@given(
-    boundaries=ground(),
-    wheels=st.lists(st.floats(0.04, 0.15), min_size=0, max_size=2),
-    beads=st.integers(0, 2),
-)
 def test_hulls_from_the_pairs_indices_are_the_pairs_features(boundaries, wheels, beads):
-    """GapSet.hulls (made from the pairs' indices) hold each ContactPair's feature and reach.
+    """The hull table's row of each pair's feature holds the ContactPair's feature.
 
     Segments by their end points, corners by their point, arcs by their centre
-    with ``R + r`` and the room ``R − r``, disk pairs by the radii's sum.
+    and radius ``R`` (NaN for the other kinds).
     """
     assume(wheels or beads)
     stepper, gaps = wheels_and_beads_over(boundaries, wheels, beads)
-    kin = stepper.setup.kin
-    radii = kin.radii
-    for hull, pair in zip(gaps.hulls, gaps.pairs, strict=True):
-        i, j, ax, ay, bx, by, reach, room = hull
-        assert (i, j) == (pair.i, pair.j)
-        r = float(radii[pair.i])
-        feature = pair.feature
+    table = stepper.setup.kin.hull_table
+    for n, pair in enumerate(gaps.pairs):
         if pair.j >= 0:
-            assert (ax, ay, bx, by, reach, room) == (0.0, 0.0, 0.0, 0.0, r + radii[pair.j], None)
-        elif hasattr(feature, "b"):
-            assert ((ax, ay), (bx, by), reach, room) == (feature.a, feature.b, r, None)
+            continue
+        ax, ay, bx, by, R = table[gaps.pairs.feature[n]].tolist()
+        feature = pair.feature
+        if hasattr(feature, "b"):
+            assert ((ax, ay), (bx, by)) == (feature.a, feature.b) and math.isnan(R)
         elif hasattr(feature, "p"):
-            assert ((ax, ay), (bx, by), reach, room) == (feature.p, feature.p, r, None)
+            assert ((ax, ay), (bx, by)) == (feature.p, feature.p) and math.isnan(R)
         else:
-            R = feature.radius
             assert ((ax, ay), (bx, by)) == (tuple(feature.center), tuple(feature.center))
-            assert (reach, room) == (R + r, R - r)
+            assert R == feature.radius
 
 
-def test_the_normal_of_a_segment_row_is_a_unit_left_normal():
-    """A segment row's normal (−e_y, e_x)/|e| in floats: one for the ball's ground (1 m long)."""
+def test_a_segment_row_holds_its_start_direction_and_length():
+    """A segment's row of the gap tables: ``(a, b − a, |b − a|², |b − a|)`` of the ball's ground."""
     stepper = make_stepper(
         gravity_scene(
             [uniform_wheel("ball", 0.1, 0.0, 1.1)],
@@ -159,9 +103,10 @@ def test_the_normal_of_a_segment_row_is_a_unit_left_normal():
     )
     kin = stepper.setup.kin
     gaps = GapSet(kin, kin.candidates(stepper.system.q0, 10.0, np.arange(1)))
-    ((n, k, ax, ay, ex, ey, length2, nx, ny, r),) = gaps.few_segment_rows
-    assert (n, k, ax, ay, ex, ey, length2, r) == (0, 0, -1.0, 0.0, 2.0, 0.0, 4.0, 0.1)
-    assert (nx, ny) == (-0.0, 1.0) and math.copysign(1.0, nx) == -1.0
+    f = int(gaps.pairs.feature[0])
+    kinds, numbers, _, _ = kin.gap_tables
+    assert kinds[f] == SEGMENT and gaps.second[0] == -1
+    assert numbers[f].tolist() == [-1.0, 0.0, 2.0, 0.0, 4.0, 2.0]
 
 
 signed = st.sampled_from([0.0, -0.0, 1.0, -1.0]) | st.floats(-1e3, 1e3)

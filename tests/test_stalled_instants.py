@@ -36,8 +36,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from solver.gap_closing import first_closing
 from solver.simulation import simulate
+from tests.gap_arrays import first_closing
 from tests.scene_data import G_ACC, gravity_scene
 
 TIME_TOL = 1e-9
