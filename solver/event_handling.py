@@ -478,14 +478,14 @@ class EventHandler:
         (a free flight's bounce, a bead between stops), bit for bit.
         """
         q, work, t, v_minus = self.m.q, self.m.work, self.m.t, self.m.v
-        out.frames.append(
-            Frame(t, "pre", q.copy(), v_minus.copy(), (), self.recorder.energy(q, v_minus, work))
-        )
+        before = self.recorder.energy(q, v_minus, work)
+        # the frames of one instant share their positions' copy
+        q = q.copy()
+        out.frames.append(Frame(t, "pre", q, v_minus.copy(), (), before))
         self.m.v = v_plus
         self.m.impact_loss -= energy_change
-        out.frames.append(
-            Frame(t, "post", q.copy(), v_plus.copy(), (), self.recorder.energy(q, v_plus, work))
-        )
+        after = self.recorder.energy_at(before, v_plus, work)
+        out.frames.append(Frame(t, "post", q, v_plus.copy(), (), after))
         hit = frozenset((pair.key,)) if impulse > 0.0 else frozenset()
         if hit:
             out.events.append(

@@ -18,6 +18,7 @@ from solver.complementarity import (
     lemke,
 )
 from solver.errors import InputError, SolverError
+from solver.frames import _quick_init
 
 IMPACT_LAWS = ("staged", "poisson", "sequential", "newton")
 
@@ -69,7 +70,8 @@ class _Budget:
         raise SolverError(f"{self.law} impact did not end within {bound}{detail}")
 
 
-@dataclass(frozen=True)
+@_quick_init
+@dataclass(frozen=True, slots=True)
 class ImpactStage:
     """One stage of an impact law (paper 000 (10)-(14)).
 

@@ -76,6 +76,23 @@ class Recorder:
             input=w_input,
         )
 
+    def energy_at(self, budget: EnergyBudget, v: np.ndarray, work: np.ndarray) -> EnergyBudget:
+        """:meth:`energy` at the positions ``budget`` was made at, the velocities ``v``.
+
+        The gravitational and spring energies depend on the positions alone:
+        taken from ``budget`` (an impact's ``pre`` frame for its ``post``), the
+        kinetic energy and the dissipation booked so far formed anew; the
+        same numbers as :meth:`energy`.
+        """
+        w_friction, w_damping, w_input = work.tolist()
+        return EnergyBudget(
+            kinetic=self.s.system.kinetic_energy(v),
+            potential=budget.potential,
+            spring=budget.spring,
+            dissipated=self.m.impact_loss + (w_friction + w_damping),
+            input=w_input,
+        )
+
     def _contact_states(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[ContactState, ...]:
         rigid = self._rigid_contact_states(t, q, v)
         compliance = self.s.system.compliance

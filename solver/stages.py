@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from solver.atomic_file import atomic_write
-from solver.frames import Event
+from solver.frames import Event, _quick_init
 
 if TYPE_CHECKING:
     from solver.impact import ImpactStage
@@ -60,7 +60,8 @@ STAGE_COLUMNS = ("event", "t", "stage", "body", "other", "normal_impulse", "tang
 """Leading columns of ``stages.csv``; the velocity columns of the system follow."""
 
 
-@dataclass(frozen=True, eq=False)
+@_quick_init
+@dataclass(frozen=True, eq=False, slots=True)
 class ImpactStages:
     """One contact's part in one impact, as the impact law computed it.
 

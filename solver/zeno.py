@@ -68,8 +68,12 @@ class ZenoWatch:
 
     key: Hashable | None = None
     times: list[float] = field(default_factory=list)
-    _answer: tuple[tuple[float, ...], bool] = field(default=((), False), repr=False, compare=False)
-    """:attr:`geometric` of the times it was last found for (read again at every impact)."""
+    geometric: bool = field(default=False, init=False, compare=False)
+    """True when the recorded impacts form a geometric sequence with ratio < 1: found
+    from the times by :meth:`record` (and at construction), read at every impact."""
+
+    def __post_init__(self) -> None:
+        self.geometric = len(self.times) >= MIN_IMPACTS and self._geometric()
 
     def record(self, t: float, keys: frozenset[Hashable]) -> None:
         """Note an impact at ``t`` (s) involving the contacts ``keys``."""
@@ -79,32 +83,29 @@ class ZenoWatch:
         (key,) = keys
         if key != self.key:
             self.key, self.times = key, []
-        self.times.append(t)
-        del self.times[:-MIN_IMPACTS]
+        times = self.times
+        times.append(t)
+        del times[:-MIN_IMPACTS]
+        self.geometric = len(times) >= MIN_IMPACTS and self._geometric()
 
     def reset(self) -> None:
         """Forget the sequence (after a jump, or when the contact pattern changes)."""
-        self.key, self.times = None, []
-
-    @property
-    def geometric(self) -> bool:
-        """True when the recorded impacts form a geometric sequence with ratio < 1."""
-        if len(self.times) < MIN_IMPACTS:
-            return False
-        times = tuple(self.times)
-        if self._answer[0] != times:
-            self._answer = (times, self._geometric())
-        return self._answer[1]
+        self.key, self.times, self.geometric = None, [], False
 
     def _geometric(self) -> bool:
         """:attr:`geometric` found from the times (at least ``MIN_IMPACTS`` of them)."""
-        gaps = [b - a for a, b in zip(self.times, self.times[1:], strict=False)]
+        gaps = [b - a for a, b in itertools.pairwise(self.times)]
         if min(gaps) <= 0.0:
             return False
         ratios = [b / a for a, b in itertools.pairwise(gaps)]
         if max(ratios) >= 1.0:
             return False
-        return all(abs(r - ratios[-1]) <= RATIO_TOL * ratios[-1] for r in ratios)
+        last = ratios[-1]
+        tol = RATIO_TOL * last
+        for r in ratios:
+            if not abs(r - last) <= tol:
+                return False
+        return True
 
 
 @dataclass

@@ -63,7 +63,7 @@ class ZenoSummer:
     @property
     def geometric(self) -> bool:
         """Whether the last impacts of one contact form a geometric sequence."""
-        return bool(self.watch.geometric)
+        return self.watch.geometric
 
     @property
     def shrinking(self) -> bool:
