@@ -202,11 +202,13 @@ class ModalFlow:
         mu = 1j * omegas[None, :]
         self._response = 1.0 / ((mu - l1[g, None]) * (mu - l2[g, None]))
         self._free_response = np.broadcast_to(1.0 / (mu * mu), (len(self._free), len(omegas)))
-        self._forcing = (
-            self.modes.T @ np.array([pairs[w] for w in omegas]).T
-            if len(omegas)
-            else np.zeros((n, 0), dtype=complex)
-        )  # (modes, h): Φᵀ of each frequency's amplitude
+        # (modes, h): Φᵀ of each frequency's amplitude, its real and imaginary parts apart
+        # (Φᵀ times a complex array would make a complex copy of Φ: twice its memory)
+        self._forcing = np.zeros((n, len(omegas)), dtype=complex)
+        if len(omegas):
+            amplitudes = np.array([pairs[w] for w in omegas]).T
+            self._forcing.real = self.modes.T @ amplitudes.real
+            self._forcing.imag = self.modes.T @ amplitudes.imag
         self._special_flow: LinearFlow | None = None
         if len(self._special):
             S = self._special
