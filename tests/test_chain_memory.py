@@ -72,10 +72,11 @@ def _peak_with_set_up(beads: int) -> int:
 def test_twice_the_beads_with_the_set_up_at_most_about_twice_the_memory():
     # The bead model's dense M, C, K and spring rows, and the flow key made of the dense
     # rows' bytes, were five N × N arrays beside Φ: 800 → 1600 beads took 2.72× the memory
-    # (77 → 211 MiB). Kept sparse they are O(N); Φ (and eigh_tridiagonal's copy of it) is
-    # the one N × N array left, 1.94×. (1200 beads, as 700, have a mode within SEPARATION
-    # of the forcing's 8 rad/s: a special mode, whose unbounded curvature leaves every gap
-    # to the root search, minutes of CPU. 800 and 1600 have none.)
+    # (77 → 211 MiB). Kept sparse they are O(N); Φ is the one N × N array left, 1.71×
+    # (44 → 74 MiB; 1.94× while Φᵀ times the complex forcing made a complex copy of Φ).
+    # (1200 beads, as 700, have a mode within SEPARATION of the forcing's 8 rad/s: a
+    # special mode without a curvature bound leaves every gap to the root search, minutes
+    # of CPU. 800 and 1600 have none.)
     _peak_with_set_up(10)  # the modules a run imports on its way, not counted below
     small = _peak_with_set_up(800)
     large = _peak_with_set_up(1600)
