@@ -19,9 +19,8 @@ real time), the impacts counted, the energy balance's drift
 process (resident, MB) and the peak Python memory of the run (tracemalloc,
 MiB: a second run of the same chain, traced, outside the times; the
 trajectory kept in memory included). Goals (issue 21): 200 beads at least
-1× real time, 1000 beads at least 0.2×; memory O(N) but for the N × N
-arrays of a modal flow and a bead model (``--no-memory`` skips the traced
-run). Never asserted.
+1× real time, 1000 beads at least 0.2×; memory O(N) but for the modal
+flow's N × N ``Φ`` (``--no-memory`` skips the traced run). Never asserted.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 
 from solver.linear_bead_model import LinearBeadModel, rigid_bead_model
 
@@ -79,7 +80,7 @@ def compliant_bead_model(
         K += k * outer
         C += c * outer
         f0 += k * d0 * row
-        rows.append(row[None, :])
+        rows.append(scipy.sparse.csr_array(row[None, :]))
         offsets.append(np.array([offset]))
     return LinearBeadModel(
         M=base.M,
@@ -87,6 +88,6 @@ def compliant_bead_model(
         K=K,
         f0=f0,
         harmonics=base.harmonics,
-        separation_rows=np.vstack(rows),
+        separation_rows=scipy.sparse.vstack(rows, format="csr"),
         separation_offsets=np.concatenate(offsets),
     )

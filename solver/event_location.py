@@ -102,7 +102,7 @@ class EventLocator:
         dip = self._reaction_dip(piece, gaps, end)
         if dip is not None:
             found = dip
-        if not len(model.separation_rows):
+        if not model.separation_rows.shape[0]:
             return found
         end = found.t if found is not None else piece.tb
         ts = np.linspace(piece.ta, end, SUBPOINTS_LINEAR + 1)

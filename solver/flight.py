@@ -11,7 +11,7 @@ keeps the candidate pairs up to date.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ from solver.event_tolerances import FLOW_START_TOL, SUBPOINTS_LINEAR, WORK_NODES
 from solver.fixed_mode import ModeForces, OneContactReaction
 from solver.frames import ContactState
 from solver.geometry import Segment
-from solver.linear_bead_model import LinearBeadModel, linear_bead_model
+from solver.linear_bead_model import KeptFlows, LinearBeadModel, linear_bead_model
 from solver.linear_flow import LinearFlow, LinearPhase
 from solver.motion_state import MotionState, Setup
 
@@ -105,10 +105,13 @@ def held_spring(A: np.ndarray, separation_rows: np.ndarray) -> bool:
     :mod:`solver.linear_flow` degenerates there — it can start from the
     right state and still drift through the contact (0.06 m in 0.05 s).
     """
-    if not len(A) or not len(separation_rows):
+    if not len(A) or not separation_rows.shape[0]:
         return False
     rank = np.linalg.matrix_rank(A)
-    return any(np.linalg.matrix_rank(np.vstack((A, row))) == rank for row in separation_rows)
+    return any(  # one dense row at a time (the rows are sparse: O(N) memory)
+        np.linalg.matrix_rank(np.vstack((A, separation_rows[[k]].toarray()))) == rank
+        for k in range(separation_rows.shape[0])
+    )
 
 
 class SmoothMotion:
@@ -120,7 +123,7 @@ class SmoothMotion:
 
     def __init__(self, setup: Setup, motion: MotionState, contacts: Any) -> None:
         self.s, self.m, self.contacts = setup, motion, contacts
-        self._flows: dict[Hashable, LinearFlow] = {}  # per active set and spring orientation
+        self._flows = KeptFlows()  # per active set and spring orientation, the last used
         self.across_spring = False  # the next phase crosses a spring's sign change
 
     def horizon(self, a: np.ndarray, half: float) -> float:
@@ -207,7 +210,7 @@ class SmoothMotion:
         evals = self.contacts.active_evals(self.m.q, self.m.v)
         if any(e.n[1] != 0.0 for e in evals):
             return None
-        key: tuple = (tuple(self.m.active), model.separation_rows.tobytes())
+        key: tuple = (tuple(self.m.active), model.key)
         if pressing is not None:  # the pressing stops are part of the model
             key += (pressing,)
         flow = self._flows.get(key)
@@ -245,7 +248,7 @@ class SmoothMotion:
         N = self.s.N
         ta, work = motion.t0, self.m.work.copy()
 
-        damped = bool(model.C.any())
+        damped = model.damped
 
         def states(ts: np.ndarray, ta: float, work: np.ndarray) -> np.ndarray:
             # the work at sorted times: a sum of integrals between consecutive times,
@@ -265,7 +268,7 @@ class SmoothMotion:
             vn = v[: len(tn)]
             power = np.zeros((len(tn), 3))
             if damped:
-                power[:, 1] = np.sum((vn @ model.C) * vn, axis=1)
+                power[:, 1] = np.sum((vn @ model.damping) * vn, axis=1)
             for h in model.harmonics:
                 power[:, 2] += np.sin(h.omega * tn + h.phase) * (vn @ h.amplitude)
             gained = np.einsum("knj,n->kj", power.reshape(len(ts), n, 3), weights)
@@ -288,7 +291,7 @@ class SmoothMotion:
             vn = v[:n]
             power = np.zeros((n, 3))
             if damped:
-                power[:, 1] = np.sum((vn @ model.C) * vn, axis=1)
+                power[:, 1] = np.sum((vn @ model.damping) * vn, axis=1)
             for h in model.harmonics:
                 power[:, 2] += np.sin(h.omega * times[:n] + h.phase) * (vn @ h.amplitude)
             return np.concatenate((q[n], v[n], work + half * (weights @ power)))
@@ -420,9 +423,9 @@ class SmoothMotion:
         an empty active set, made by it the first time.
         """
         model = self.bead_model()
-        if model is None or len(model.separation_rows):
+        if model is None or model.separation_rows.shape[0]:
             return None
-        key = ((), model.separation_rows.tobytes())
+        key = ((), model.key)
         flow = self._flows.get(key)
         if flow is None and self.linear_motion() is not None:
             flow = self._flows.get(key)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 from numpy.typing import ArrayLike
 
-from solver.linear_flow import Harmonic, LinearFlow
+from solver.errors import InputError
+from solver.linear_flow import Harmonic, LinearFlow, sparse_matrix
 
 MODAL_MIN_BEADS = 8
 """Beads from which an unconstrained bead model's flow is modal (:mod:`solver.modal_flow`).
@@ -29,6 +30,15 @@ _SIGNS = np.array([1.0, -1.0])
 
 BEAD_MODELS_KEPT = 8
 """Bead models kept per system, one per orientation of its rest-length springs."""
+
+FLOWS_KEPT = 8
+"""Compiled flows a stepper keeps (:class:`KeptFlows`), the last used ones."""
+
+FLOW_ELEMENTS_KEPT = 2
+"""Beyond ``FLOW_NUMBERS_FREE``, the flows kept hold at most this many times ``n²`` numbers."""
+
+FLOW_NUMBERS_FREE = 1 << 20
+"""Numbers (8 MiB) the flows kept may hold whatever their size: small scenes keep ``FLOWS_KEPT``."""
 
 _BEAD_MODELS: weakref.WeakKeyDictionary[Any, dict[bytes, LinearBeadModel]] = (
     weakref.WeakKeyDictionary()
@@ -42,33 +52,85 @@ def _unit(n: int, i: int) -> np.ndarray:
     return row
 
 
-@dataclass(frozen=True)
 class LinearBeadModel:
-    """The linear dynamics of a bead scene (see :func:`linear_bead_model`).
+    """The linear dynamics of a bead scene (see :func:`linear_bead_model`), O(N) memory.
 
-    Attributes
+    A chain's matrices are banded (tridiagonal): they are kept sparse, the
+    masses as a vector. The dense ``M``, ``C`` and ``K`` are made on each
+    access (N² memory: for small models and dense algebra only).
+
+    Parameters
     ----------
-    M, C, K : numpy.ndarray, shape (N, N)
-        Mass (kg), damping (N·s/m) and stiffness (N/m) matrices.
+    M : array_like, shape (N,) or (N, N), or sparse
+        Diagonal mass matrix (kg), or its diagonal.
+    C, K : array_like or sparse, shape (N, N)
+        Damping (N·s/m) and stiffness (N/m) matrices.
     f0 : numpy.ndarray, shape (N,)
         Constant force (N): gravity along the rails and rest-length terms.
     harmonics : tuple of Harmonic
         The scene's harmonic forces (rail components).
-    separation_rows : numpy.ndarray, shape (S, N)
+    separation_rows : array_like or sparse, shape (S, N)
     separation_offsets : numpy.ndarray, shape (S,)
         One row per pair of ends joined by springs of nonzero rest length (springs
         between the same ends share it): the model holds while
         ``separation_rows @ q − separation_offsets > 0`` (the spring's ends
         keep their order along the rail); a zero is an event that ends the phase.
+
+    Attributes
+    ----------
+    masses : numpy.ndarray, shape (N,)
+        The diagonal of ``M`` (kg).
+    damping, stiffness : scipy.sparse.csr_array, shape (N, N)
+        ``C`` and ``K``.
+    separation_rows : scipy.sparse.csr_array, shape (S, N)
+        Two entries a row (one for a spring to an anchor).
     """
 
-    M: np.ndarray
-    C: np.ndarray
-    K: np.ndarray
-    f0: np.ndarray
-    harmonics: tuple[Harmonic, ...]
-    separation_rows: np.ndarray
-    separation_offsets: np.ndarray
+    def __init__(
+        self,
+        M: Any,
+        C: Any,
+        K: Any,
+        f0: ArrayLike,
+        harmonics: tuple[Harmonic, ...],
+        separation_rows: Any,
+        separation_offsets: ArrayLike,
+    ) -> None:
+        self.f0 = np.asarray(f0, dtype=float)
+        n = len(self.f0)
+        mass = sparse_matrix("M", M, n)
+        if mass.shape != (n, n) or mass.nnz != np.count_nonzero(mass.diagonal()):
+            raise InputError(f"M must be a diagonal ({n}, {n}) matrix (or its diagonal)")
+        self.masses = mass.diagonal()
+        self.damping = sparse_matrix("C", C, n)
+        self.stiffness = sparse_matrix("K", K, n)
+        self.harmonics = tuple(harmonics)
+        rows = sparse_matrix("separation rows", separation_rows, n)
+        rows.sort_indices()
+        self.separation_rows = rows
+        self.separation_offsets = np.asarray(separation_offsets, dtype=float)
+        # the flows' key (solver.flight): the rows' sparse data, O(S) bytes
+        self.key = (rows.indptr.tobytes(), rows.indices.tobytes(), rows.data.tobytes())
+
+    @property
+    def M(self) -> np.ndarray:
+        """Dense mass matrix (kg), shape (N, N), made on each access."""
+        return np.diag(self.masses)
+
+    @property
+    def C(self) -> np.ndarray:
+        """Dense damping matrix (N·s/m), shape (N, N), made on each access."""
+        return self.damping.toarray()
+
+    @property
+    def K(self) -> np.ndarray:
+        """Dense stiffness matrix (N/m), shape (N, N), made on each access."""
+        return self.stiffness.toarray()
+
+    @property
+    def damped(self) -> bool:
+        """Whether any damper acts (``C ≠ 0``)."""
+        return bool(self.damping.count_nonzero())
 
     def flow(self, A: ArrayLike | None = None, b: ArrayLike | None = None) -> Any:
         """The flow of this model with persistent constraints ``A q = b``.
@@ -83,7 +145,9 @@ class LinearBeadModel:
             from solver.modal_flow import modal_flow, split_flow
 
             if A is None or not np.size(A):
-                flow = modal_flow(self.M, self.C, self.K, self.f0, self.harmonics)
+                flow = modal_flow(
+                    self.masses, self.damping, self.stiffness, self.f0, self.harmonics
+                )
             else:
                 A = np.asarray(A, dtype=float).reshape(-1, len(self.f0))
                 b = np.zeros(len(A)) if b is None else np.asarray(b, dtype=float)
@@ -95,6 +159,45 @@ class LinearBeadModel:
     def separations(self, q: ArrayLike) -> np.ndarray:
         """Signed end-to-end distances (m) of the rest-length springs; rows for rows of ``q``."""
         return np.asarray(q, dtype=float) @ self.separation_rows.T - self.separation_offsets
+
+
+class KeptFlows:
+    """The compiled flows of a run by key (active set, spring orientation), the last used kept.
+
+    At most ``FLOWS_KEPT`` flows, and beyond ``FLOW_NUMBERS_FREE`` numbers
+    at most ``FLOW_ELEMENTS_KEPT · n²`` (a flow of ``n`` coordinates counted
+    as ``n²``: a modal flow holds its ``n × n`` ``Φ``): a long chain that
+    meets many contact sets keeps one or two flows, never one per set. A
+    flow let go is made again when its set comes back (the same numbers: a
+    flow is a function of its model).
+    """
+
+    def __init__(self) -> None:
+        self._flows: dict[Any, Any] = {}
+
+    def get(self, key: Any) -> Any:
+        """The flow kept under ``key`` (now the last used), or None."""
+        flow = self._flows.pop(key, None)
+        if flow is not None:
+            self._flows[key] = flow
+        return flow
+
+    def __setitem__(self, key: Any, flow: Any) -> None:
+        self._flows.pop(key, None)
+        self._flows[key] = flow
+        budget = max(FLOW_NUMBERS_FREE, FLOW_ELEMENTS_KEPT * getattr(flow, "n", 0) ** 2)
+        while len(self._flows) > 1 and (
+            len(self._flows) > FLOWS_KEPT
+            or sum(getattr(f, "n", 0) ** 2 for f in self._flows.values()) > budget
+        ):
+            self._flows.pop(next(iter(self._flows)))
+
+    def values(self) -> list[Any]:
+        """The flows kept, least recently used first."""
+        return list(self._flows.values())
+
+    def __len__(self) -> int:
+        return len(self._flows)
 
 
 def linear_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
@@ -138,7 +241,7 @@ def rigid_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
         return None
     q = np.asarray(q, dtype=float)
     # the model depends on q only through the orientation of the rest-length springs:
-    # one model per orientation, kept with the system (N × N matrices, made once)
+    # one model per orientation, kept with the system (sparse matrices, made once)
     signs = []
     for s in system._springs:
         if s.rest_length == 0.0:
@@ -163,13 +266,17 @@ def rigid_bead_model(system: Any, q: ArrayLike) -> LinearBeadModel | None:
 
 
 def _bead_model(system: Any, q: np.ndarray) -> LinearBeadModel:
-    """:func:`linear_bead_model` made afresh (the scene is linear near ``q``)."""
+    """:func:`linear_bead_model` made afresh (the scene is linear near ``q``).
+
+    ``K`` and ``C`` are summed entry by entry in scene order, as into dense
+    matrices (the same numbers), and kept sparse.
+    """
     disks = system._disks
     N = system.N
-    K = np.zeros((N, N))
-    C = np.zeros((N, N))
+    entries: tuple[dict[tuple[int, int], float], dict[tuple[int, int], float]] = ({}, {})
     f0 = system.M_diag * system.gravity[0]
-    rows: list[np.ndarray] = []
+    row_ends: list[list[int]] = []
+    row_values: list[np.ndarray] = []
     offsets: list[float] = []
     seen: set[tuple] = set()
     for s in system._springs:
@@ -178,12 +285,14 @@ def _bead_model(system: Any, q: np.ndarray) -> LinearBeadModel:
         ends = [a.ix] if b is None else [a.ix, b.ix]
         signs = _SIGNS[: len(ends)]
         # K[ends, ends] += k · signs signsᵀ, entry by entry (k · ±1 is exact)
-        for matrix, value in ((K, s.stiffness), (C, s.damping)):
-            matrix[a.ix, a.ix] += value
+        for matrix, value in zip(entries, (s.stiffness, s.damping), strict=True):
+            if value == 0.0:
+                continue  # adds nothing: 0 + (±0) = 0
+            matrix[a.ix, a.ix] = matrix.get((a.ix, a.ix), 0.0) + value
             if b is not None:
-                matrix[a.ix, b.ix] += -value
-                matrix[b.ix, a.ix] += -value
-                matrix[b.ix, b.ix] += value
+                matrix[a.ix, b.ix] = matrix.get((a.ix, b.ix), 0.0) + -value
+                matrix[b.ix, a.ix] = matrix.get((b.ix, a.ix), 0.0) + -value
+                matrix[b.ix, b.ix] = matrix.get((b.ix, b.ix), 0.0) + value
         if b is None:
             f0[a.ix] += s.stiffness * s.anchor[0]
         if s.rest_length == 0.0:
@@ -196,20 +305,38 @@ def _bead_model(system: Any, q: np.ndarray) -> LinearBeadModel:
         if key in seen:
             continue  # another spring between the same ends: one separation serves both
         seen.add(key)
-        row = np.zeros(N)
-        row[ends] = sign * signs
-        rows.append(row)
+        row_ends.append(ends)
+        row_values.append(sign * signs)
         offsets.append(offset)
+    K, C = (_from_entries(matrix, N) for matrix in entries)
     harmonics = tuple(
         Harmonic(_unit(N, disks[h.disk].ix) * h.amplitude[0], h.omega, h.phase)
         for h in system._forcing
     )
+    lengths = [len(ends) for ends in row_ends]
+    rows = scipy.sparse.csr_array(
+        (
+            np.concatenate(row_values) if row_values else np.zeros(0),
+            np.array([i for ends in row_ends for i in ends], dtype=np.int64),
+            np.concatenate(([0], np.cumsum(lengths, dtype=np.int64))),
+        ),
+        shape=(len(row_ends), N),
+    )
     return LinearBeadModel(
-        M=np.diag(system.M_diag),  # not system.M: that would keep a second N × N in the system
+        M=system.M_diag,  # a vector: no N × N array
         C=C,
         K=K,
         f0=f0,
         harmonics=harmonics,
-        separation_rows=np.array(rows).reshape(-1, N),
+        separation_rows=rows,
         separation_offsets=np.array(offsets),
     )
+
+
+def _from_entries(entries: dict[tuple[int, int], float], n: int) -> scipy.sparse.csr_array:
+    """The ``(n, n)`` CSR array of ``{(row, column): value}`` (zeros left out)."""
+    kept = [(ij, value) for ij, value in entries.items() if value != 0.0]
+    rows = np.array([i for (i, _), _ in kept], dtype=np.int64)
+    cols = np.array([j for (_, j), _ in kept], dtype=np.int64)
+    values = np.array([value for _, value in kept], dtype=float)
+    return scipy.sparse.csr_array(scipy.sparse.coo_array((values, (rows, cols)), shape=(n, n)))

@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from numpy.typing import ArrayLike
 from scipy.sparse.csgraph import connected_components
 
@@ -197,12 +198,36 @@ def _expm_times_one(NT: np.ndarray, spread: float, tau: float, c: np.ndarray) ->
 
 
 def _square(name: str, value: ArrayLike, n: int) -> np.ndarray:
-    a = np.asarray(value, dtype=float)
+    a = value.toarray() if scipy.sparse.issparse(value) else np.asarray(value, dtype=float)
     if a.ndim == 1:
         a = np.diag(a)
     if a.shape != (n, n) or not np.all(np.isfinite(a)):
         raise InputError(f"{name} must be a finite ({n}, {n}) matrix (or its diagonal)")
     return a
+
+
+def sparse_matrix(name: str, value: object, n: int) -> scipy.sparse.csr_array:
+    """``value`` (dense, sparse, or a diagonal given as a vector) as a CSR array of ``n`` columns.
+
+    Raises
+    ------
+    InputError
+        If the shape is wrong or an entry is not finite (``name`` says which).
+    """
+    if scipy.sparse.issparse(value):
+        out = scipy.sparse.csr_array(value, dtype=float, copy=True)
+    else:
+        a = np.asarray(value, dtype=float)
+        if a.ndim == 1 and a.shape == (n,):
+            a = scipy.sparse.diags_array(a)
+        elif a.ndim != 2 or a.shape[1] != n:
+            raise InputError(f"{name} must be a finite matrix of {n} columns")
+        out = scipy.sparse.csr_array(a)
+    if out.shape[1] != n or not np.all(np.isfinite(out.data)):
+        raise InputError(f"{name} must be a finite matrix of {n} columns")
+    out.sum_duplicates()
+    out.eliminate_zeros()
+    return out
 
 
 def _vector(name: str, value: ArrayLike, n: int) -> np.ndarray:

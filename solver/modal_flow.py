@@ -54,7 +54,8 @@ import scipy.sparse
 import scipy.sparse.csgraph
 from numpy.typing import ArrayLike
 
-from solver.linear_flow import Harmonic, LinearFlow, _vector, checked_model
+from solver.errors import InputError
+from solver.linear_flow import Harmonic, LinearFlow, _vector, sparse_matrix
 
 PROPORTIONAL_TOL = 1e-13
 """Largest ``|C − α M − β K|`` relative to ``|C|`` for damping taken as proportional."""
@@ -78,14 +79,20 @@ NO_BOUND = 1e300
 """A mode's curvature bound when it has none (finite, so that ``0 · NO_BOUND = 0``)."""
 
 
-def proportional_damping(M: np.ndarray, C: np.ndarray, K: np.ndarray) -> tuple[float, float] | None:
-    """``(α, β)`` with ``C = α M + β K`` to ``PROPORTIONAL_TOL``, or None when there are none."""
-    size = float(np.max(np.abs(C), initial=0.0))
+def proportional_damping(M: Any, C: Any, K: Any) -> tuple[float, float] | None:
+    """``(α, β)`` with ``C = α M + β K`` to ``PROPORTIONAL_TOL``, or None when there are none.
+
+    ``M``, ``C``, ``K`` sparse (:func:`solver.linear_flow.sparse_matrix`): the
+    fit reads the entries where one of them is nonzero (elsewhere all three are 0).
+    """
+    size = float(np.max(np.abs(C.data), initial=0.0))
     if size == 0.0:
         return 0.0, 0.0
-    basis = np.column_stack((M.ravel(), K.ravel()))
-    (alpha, beta), *_ = np.linalg.lstsq(basis, C.ravel(), rcond=None)
-    if float(np.max(np.abs(C - alpha * M - beta * K))) > PROPORTIONAL_TOL * size:
+    pattern = abs(M) + abs(C) + abs(K)
+    rows, cols = pattern.nonzero()
+    m, c, k = (np.asarray(X[rows, cols], dtype=float).ravel() for X in (M, C, K))
+    (alpha, beta), *_ = np.linalg.lstsq(np.column_stack((m, k)), c, rcond=None)
+    if float(np.max(np.abs(c - alpha * m - beta * k))) > PROPORTIONAL_TOL * size:
         return None
     return float(alpha), float(beta)
 
@@ -96,13 +103,16 @@ class ModalFlow:
     The interface of :class:`solver.linear_flow.LinearFlow` without
     constraints; :func:`modal_flow` makes one where the structure allows.
 
+    The matrices are kept sparse (a chain's are tridiagonal): the flow's one
+    N × N array is ``Φ`` (:attr:`modes`).
+
     Parameters
     ----------
-    M : array_like, shape (n, n) or (n,)
+    M : array_like or sparse, shape (n, n) or (n,)
         Diagonal mass matrix (kg), or its diagonal; positive.
-    C : array_like, shape (n, n) or (n,)
+    C : array_like or sparse, shape (n, n) or (n,)
         Damping matrix (N·s/m), ``α M + β K``.
-    K : array_like, shape (n, n) or (n,)
+    K : array_like or sparse, shape (n, n) or (n,)
         Symmetric positive semidefinite stiffness matrix (N/m).
     f0 : array_like, shape (n,)
         Constant generalized force (N).
@@ -121,18 +131,24 @@ class ModalFlow:
         harmonics: Iterable[Harmonic | tuple[ArrayLike, float, float]],
         damping: tuple[float, float],
     ) -> None:
-        n, self.M, self.C, self.K, self.f0, self.harmonics = checked_model(M, C, K, f0, harmonics)
-        self.n = n
+        self.f0 = _vector("f0", f0, np.size(f0))
+        n = self.n = len(self.f0)
+        self.C, self.K = (_sparse_square(name, X, n) for name, X in (("C", C), ("K", K)))
+        self.masses = _sparse_square("M", M, n).diagonal()
+        self.harmonics = tuple(
+            Harmonic(_vector("harmonic amplitude", a, n), float(w), float(ph))
+            for a, w, ph in harmonics
+        )
         self.A = np.zeros((0, n))
         self.b = np.zeros(0)
-        self.masses = np.diag(self.M).copy()
         root = np.sqrt(self.masses)
-        if n > 1 and np.count_nonzero(np.triu(self.K, 2)) == 0:  # a chain: tridiagonal
-            scaled_diag = np.diag(self.K) / self.masses
-            scaled_off = np.diag(self.K, 1) / (root[:-1] * root[1:])
+        rows, cols = self.K.nonzero()
+        if n > 1 and np.all(np.abs(rows - cols) <= 1):  # a chain: tridiagonal
+            scaled_diag = self.K.diagonal() / self.masses
+            scaled_off = self.K.diagonal(1) / (root[:-1] * root[1:])
             w2, V = scipy.linalg.eigh_tridiagonal(scaled_diag, scaled_off)
         else:
-            w2, V = scipy.linalg.eigh(self.K / np.outer(root, root))
+            w2, V = scipy.linalg.eigh(self.K.toarray() / np.outer(root, root))
         top = float(np.max(np.abs(w2), initial=0.0))
         w2 = np.where(np.abs(w2) <= ZERO_MODE_TOL * n * np.finfo(float).eps * top, 0.0, w2)
         self.omega2 = np.maximum(w2, 0.0)
@@ -186,11 +202,13 @@ class ModalFlow:
         mu = 1j * omegas[None, :]
         self._response = 1.0 / ((mu - l1[g, None]) * (mu - l2[g, None]))
         self._free_response = np.broadcast_to(1.0 / (mu * mu), (len(self._free), len(omegas)))
-        self._forcing = (
-            self.modes.T @ np.array([pairs[w] for w in omegas]).T
-            if len(omegas)
-            else np.zeros((n, 0), dtype=complex)
-        )  # (modes, h): Φᵀ of each frequency's amplitude
+        # (modes, h): Φᵀ of each frequency's amplitude, its real and imaginary parts apart
+        # (Φᵀ times a complex array would make a complex copy of Φ: twice its memory)
+        self._forcing = np.zeros((n, len(omegas)), dtype=complex)
+        if len(omegas):
+            amplitudes = np.array([pairs[w] for w in omegas]).T
+            self._forcing.real = self.modes.T @ amplitudes.real
+            self._forcing.imag = self.modes.T @ amplitudes.imag
         self._special_flow: LinearFlow | None = None
         if len(self._special):
             S = self._special
@@ -202,6 +220,11 @@ class ModalFlow:
                 modes_s.T @ self.f0,  # the harmonics of ω = 0 it folds into f0 itself
                 [Harmonic(modes_s.T @ h.amplitude, h.omega, h.phase) for h in self.harmonics],
             )
+
+    @property
+    def M(self) -> np.ndarray:
+        """Dense mass matrix (kg), shape (n, n), made on each access."""
+        return np.diag(self.masses)
 
     @property
     def max_rate(self) -> float:
@@ -487,18 +510,25 @@ def modal_flow(
     It applies when ``M`` is diagonal and positive, ``K`` symmetric and the
     damping proportional (:func:`proportional_damping`).
     """
-    M = np.asarray(M, dtype=float)
-    if M.ndim == 2 and np.count_nonzero(M - np.diag(np.diag(M))):
+    n = np.size(f0)
+    M, C, K = (_sparse_square(name, X, n) for name, X in (("M", M), ("C", C), ("K", K)))
+    masses = M.diagonal()
+    if M.nnz != np.count_nonzero(masses) or not np.all(masses > 0.0):
         return None
-    masses = np.diag(M) if M.ndim == 2 else M
-    K = np.asarray(K, dtype=float)
-    if not np.all(masses > 0.0) or not np.array_equal(K, K.T):
+    if (K != K.T).nnz:
         return None
-    M = np.diag(masses)
-    damping = proportional_damping(M, np.asarray(C, dtype=float), K)
+    damping = proportional_damping(M, C, K)
     if damping is None:
         return None
-    return ModalFlow(M, C, K, f0, harmonics, damping)
+    return ModalFlow(masses, C, K, f0, harmonics, damping)
+
+
+def _sparse_square(name: str, value: Any, n: int) -> scipy.sparse.csr_array:
+    """:func:`solver.linear_flow.sparse_matrix` of shape ``(n, n)``."""
+    out = sparse_matrix(name, value, n)
+    if out.shape != (n, n):
+        raise InputError(f"{name} must be a finite ({n}, {n}) matrix (or its diagonal)")
+    return out
 
 
 def quiet_rows(
@@ -536,13 +566,15 @@ class SplitFlow:
     constraints, ``rest`` its own flow (modal where it applies: free beads
     are parabolas), so free beads never join the constrained flow's
     clusters. The interface of ``LinearFlow`` (full-size ``M``, ``C``,
-    ``K``, ``A``, ``harmonics``); made by :meth:`LinearBeadModel.flow`.
+    ``K``, ``A``, ``harmonics``; ``C`` and ``K`` sparse, ``M`` dense made on
+    each access); made by :meth:`LinearBeadModel.flow`.
     """
 
     def __init__(self, model: Any, A: np.ndarray, b: np.ndarray, held: np.ndarray) -> None:
         n = len(model.f0)
         self.n = n
-        self.M, self.C, self.K, self.f0 = model.M, model.C, model.K, model.f0
+        self.masses, self.C, self.K = model.masses, model.damping, model.stiffness
+        self.f0 = model.f0
         self.harmonics = model.harmonics
         self.A, self.b = A, b
         self.held = held
@@ -552,6 +584,11 @@ class SplitFlow:
             for k, idx in enumerate((self.held, self.rest))
         )
         self.max_rate = max(part.max_rate for part in self.parts)
+
+    @property
+    def M(self) -> np.ndarray:
+        """Dense mass matrix (kg), shape (n, n), made on each access."""
+        return np.diag(self.masses)
 
     def start(self, t0: float, q0: ArrayLike, v0: ArrayLike) -> SplitPhase:
         """The motion from ``(q0, v0)`` at time ``t0`` (s, m, m/s)."""
@@ -567,7 +604,8 @@ class SplitFlow:
 
 def _part_flow(model: Any, idx: np.ndarray, A: np.ndarray | None, b: np.ndarray | None) -> Any:
     """The flow of the beads ``idx`` of ``model`` alone (modal where it applies)."""
-    M, C, K = (m[np.ix_(idx, idx)] for m in (model.M, model.C, model.K))
+    M = model.masses[idx]
+    C, K = (m[idx][:, idx] for m in (model.damping, model.stiffness))
     harmonics = [Harmonic(h.amplitude[idx], h.omega, h.phase) for h in model.harmonics]
     if A is None:
         flow = modal_flow(M, C, K, model.f0[idx], harmonics)
@@ -580,19 +618,19 @@ def split_flow(model: Any, A: np.ndarray, b: np.ndarray) -> SplitFlow | None:
     """The :class:`SplitFlow` of ``model`` with constraints ``A q = b``, or None.
 
     None when every bead is held (joined to a constraint through springs,
-    dampers and constraints) or the mass matrix is not diagonal.
+    dampers and constraints). ``model`` a
+    :class:`solver.linear_bead_model.LinearBeadModel` (diagonal mass matrix).
     """
-    M = model.M
-    if np.count_nonzero(M - np.diag(np.diag(M))):
-        return None
     n = len(model.f0)
-    links = (model.K != 0.0) | (model.C != 0.0)
+    links = abs(model.stiffness) + abs(model.damping)
     rows = np.abs(A) > 0.0
-    for row in rows:  # a constraint joins its beads
-        links |= np.outer(row, row)
-    _, labels = scipy.sparse.csgraph.connected_components(
-        scipy.sparse.csr_matrix(links), directed=False
-    )
+    # a constraint joins its beads: each to the next it reads (connected as the clique)
+    ends = [np.nonzero(row)[0] for row in rows]
+    first = np.concatenate([e[:-1] for e in ends] + [np.zeros(0, dtype=np.int64)])
+    second = np.concatenate([e[1:] for e in ends] + [np.zeros(0, dtype=np.int64)])
+    joined = scipy.sparse.csr_array((np.ones(len(first)), (first, second)), shape=(n, n))
+    links = links + joined
+    _, labels = scipy.sparse.csgraph.connected_components(links, directed=False)
     held_labels = np.unique(labels[rows.any(axis=0)])
     held = np.nonzero(np.isin(labels, held_labels))[0]
     if len(held) == n:

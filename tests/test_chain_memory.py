@@ -1,4 +1,4 @@
-"""Issue 21 item 4: a spring chain's gap rows and gap screening take O(N) memory.
+"""Issue 21 item 4: a spring chain's gap rows, gap screening and model take O(N) memory.
 
 A chain of N beads watches about N gaps (each pair of neighbours), each
 reading two coordinates. Kept dense, their rows were K × N numbers per
@@ -14,6 +14,16 @@ from __future__ import annotations
 
 import tracemalloc
 
+import numpy as np
+import scipy.sparse
+
+from solver.linear_bead_model import (
+    FLOW_ELEMENTS_KEPT,
+    FLOW_NUMBERS_FREE,
+    FLOWS_KEPT,
+    KeptFlows,
+    linear_bead_model,
+)
 from solver.modal_flow import ModalFlow
 from solver.record import Trajectory
 from solver.scene import parse_scene
@@ -43,3 +53,76 @@ def test_twice_the_beads_at_most_about_twice_the_memory_of_the_gap_scan():
     assert n_large == 2 * n_small
     # quadratic parts tend to 4x; O(N) ones (the sub-points' states) are 2x, a constant less
     assert large <= 2.0 * small, (small, large)  # 2.22 with the dense rows and |Φ|
+
+
+def _peak_with_set_up(beads: int) -> int:
+    """Peak bytes allocated by 0.3 s of a forced chain, its model and flow made on the way."""
+    scene = parse_scene(forced_spring_chain(beads, t_end=0.3, dt_out=0.1))
+    tracemalloc.start()
+    try:
+        stepper = make_stepper(scene)
+        drive(stepper, Trajectory(stepper.system))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert stepper.status == "finished"
+    return peak
+
+
+def test_twice_the_beads_with_the_set_up_at_most_about_twice_the_memory():
+    # The bead model's dense M, C, K and spring rows, and the flow key made of the dense
+    # rows' bytes, were five N × N arrays beside Φ: 800 → 1600 beads took 2.72× the memory
+    # (77 → 211 MiB). Kept sparse they are O(N); Φ is the one N × N array left, 1.71×
+    # (44 → 74 MiB; 1.94× while Φᵀ times the complex forcing made a complex copy of Φ).
+    # (1200 beads, as 700, have a mode within SEPARATION of the forcing's 8 rad/s: a
+    # special mode without a curvature bound leaves every gap to the root search, minutes
+    # of CPU. 800 and 1600 have none.)
+    _peak_with_set_up(10)  # the modules a run imports on its way, not counted below
+    small = _peak_with_set_up(800)
+    large = _peak_with_set_up(1600)
+    assert large <= 2.2 * small, (small, large)
+
+
+def test_a_chain_model_is_sparse_and_equals_the_dense_sums():
+    # the model of a chain read entry by entry from the scene: k on the diagonal (2k inside,
+    # k at the free end), −k beside it; one separation row (+1 −1) per spring between beads
+    beads = 40
+    stepper = make_stepper(parse_scene(forced_spring_chain(beads, t_end=0.1)))
+    system = stepper.system
+    model = linear_bead_model(system, stepper.smooth.m.q)
+    k = 100.0
+    assert isinstance(model.stiffness, scipy.sparse.csr_array)
+    assert isinstance(model.separation_rows, scipy.sparse.csr_array)
+    assert model.stiffness.nnz == 3 * beads - 2  # tridiagonal
+    assert model.damping.nnz == 0 and not model.damped
+    dense = model.K
+    want = np.diag(np.full(beads, 2.0 * k)) - k * (np.eye(beads, k=1) + np.eye(beads, k=-1))
+    want[-1, -1] = k
+    order = [d.ix for d in system._disks]  # beads m1 … m40 in coordinate order
+    assert np.array_equal(dense[np.ix_(order, order)], want)
+    assert np.array_equal(model.M, np.diag(system.M_diag))
+    assert model.separation_rows.shape == (beads, beads)  # the anchor's spring and 39 more
+    assert np.all(np.diff(model.separation_rows.indptr) <= 2)
+    # the separations are the springs' lengths: 0.2 m apart at rest
+    assert np.allclose(model.separations(stepper.smooth.m.q), 0.2, rtol=0, atol=1e-15)
+
+
+def test_kept_flows_are_bounded_by_count_and_by_size():
+    class Flow:
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+    kept = KeptFlows()
+    for key in range(FLOWS_KEPT + 3):  # small flows: the last FLOWS_KEPT
+        kept[key] = Flow(5)
+    assert len(kept) == FLOWS_KEPT
+    assert kept.get(0) is None and kept.get(3) is not None
+    kept[99] = Flow(5)  # 3 was used last but one: 4 goes first
+    assert kept.get(4) is None and kept.get(3) is not None
+    big = int(np.sqrt(FLOW_NUMBERS_FREE)) + 1
+    kept = KeptFlows()
+    for key in range(FLOWS_KEPT):  # long chains: at most FLOW_ELEMENTS_KEPT flows
+        kept[key] = Flow(big)
+    assert len(kept) == FLOW_ELEMENTS_KEPT
+    assert [f.n for f in kept.values()] == [big] * FLOW_ELEMENTS_KEPT
+    assert kept.get(FLOWS_KEPT - 1) is not None

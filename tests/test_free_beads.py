@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import solver.linear_flow as linear_flow_module
+from solver.linear_bead_model import LinearBeadModel
 from solver.linear_flow import LinearFlow
 from solver.modal_flow import ModalFlow
 from solver.scene import parse_scene
@@ -170,12 +171,8 @@ def test_a_split_flow_equals_the_whole_constrained_flow():
     v0[2] = v0[1]
     b = A @ q0
 
-    class Model:  # the fields of a LinearBeadModel the split reads
-        pass
-
-    model = Model()
-    model.M, model.C, model.K, model.f0 = np.diag(masses), np.zeros((n, n)), K, f0
-    model.harmonics = (linear_flow_module.Harmonic(amp, 2.5, 0.3),)
+    harmonics = (linear_flow_module.Harmonic(amp, 2.5, 0.3),)
+    model = LinearBeadModel(masses, np.zeros((n, n)), K, f0, harmonics, np.zeros((0, n)), [])
     from solver.modal_flow import SplitFlow, split_flow  # new at this commit
 
     split = split_flow(model, A, b)
