@@ -22,6 +22,9 @@ from solver.compliance import COMPLIANT_EVENTS, CompliantSet
 from solver.event_tolerances import TIME_TOL
 from solver.frames import Event
 
+RATE_SHARE = 1e-6
+"""Step of the difference giving a pressing force's rate, as a share of the sub-points' spacing."""
+
 _GAUSS = np.polynomial.legendre.leggauss(8)
 """Gauss–Legendre nodes and weights on [−1, 1] for a contact's impulse over a piece."""
 
@@ -177,7 +180,9 @@ class CompliantEvents:
         if not tb > ta:
             return None
         ts = np.linspace(ta, tb, n_sub + 1)
+        step = RATE_SHARE * (tb - ta) / n_sub
         before = self._values(ts[0], piece.state(ts[0]))
+        slope = self._force_rates(piece, ts[0], before, step)
         for j in range(1, len(ts)):
             after = self._values(ts[j], piece.state(ts[j]))
             crossed = (before[:, :4] > 0.0) & (after[:, :4] <= 0.0)
@@ -185,6 +190,14 @@ class CompliantEvents:
                 (int(r), int(c), ts[j - 1], ts[j])
                 for r, c in zip(*np.nonzero(crossed), strict=True)
             ]
+            rates = self._force_rates(piece, ts[j], after, -step)
+            if slope is not None:  # a pressing force that dips between the sub-points
+                dips = (before[:, 1] > 0.0) & (after[:, 1] > 0.0) & (slope < 0.0) & (rates > 0.0)
+                for row in np.nonzero(dips)[0].tolist():
+                    t_low = self._force_low(piece, row, ts[j - 1], ts[j], step)
+                    if t_low is not None:
+                        hits.append((row, 1, ts[j - 1], t_low))
+            slope = rates
             turning = (before[:, 4] < 0.0) & ~(after[:, 4] <= 0.0)  # NaN: past a dip's entry
             if turning.any():
                 free = np.isfinite(after[:, 0]) & (after[:, 0] > 0.0) & ~crossed[:, 0]
@@ -210,6 +223,49 @@ class CompliantEvents:
                 return best
             before = after
         return None
+
+    def _force_rates(
+        self, piece: Any, t: float, values: np.ndarray, step: float
+    ) -> np.ndarray | None:
+        """The rate (N/s) of each pressing pair's force at ``t`` (NaN elsewhere), or None.
+
+        A one-sided difference over ``step`` (s; negative: backwards) of the
+        release values ``values[:, 1]`` at ``t``: only its sign is used, and
+        only away from the force's turning points (where it is least, the
+        force is evaluated itself). None when no pair presses.
+        """
+        force = values[:, 1]
+        pressing = np.isfinite(force)
+        if not pressing.any():
+            return None
+        other = self._values(t + step, piece.state(t + step))[:, 1]
+        rates = np.full(len(force), math.nan)
+        rates[pressing] = (other[pressing] - force[pressing]) / step
+        return rates
+
+    def _force_low(self, piece: Any, row: int, lo: float, hi: float, step: float) -> float | None:
+        """A time in ``(lo, hi)`` (s) where the force of ``row`` is ≤ 0, or None.
+
+        The force is positive at both ends, falling at ``lo`` and rising at
+        ``hi``: its least value is where its rate turns, bisected on the
+        rate's sign (differences over ``step``, s, shrunk with the bracket) to
+        ``TIME_TOL``; the first value ≤ 0 found on the way ends the search.
+        """
+        while hi - lo > TIME_TOL:
+            mid = 0.5 * (lo + hi)
+            if not lo < mid < hi:
+                break
+            here = self._values(mid, piece.state(mid))[row, 1]
+            if not here > 0.0:
+                return mid
+            h = min(step, RATE_SHARE * (hi - lo))
+            later = self._values(mid + h, piece.state(mid + h))[row, 1]
+            if later < here:
+                lo = mid
+            else:
+                hi = mid
+        here = self._values(hi, piece.state(hi))[row, 1]
+        return hi if not here > 0.0 else None
 
     def _bottom(self, piece: Any, row: int, lo: float, hi: float) -> float:
         """Where the gap of ``row`` is least in ``(lo, hi)`` (s): its rate's root, to ``TIME_TOL``.
