@@ -81,6 +81,9 @@ class Impact:
     other: str = ""
     kind: str = "impact"
     normal: np.ndarray | None = None
+    captured: bool = False
+    """The impact after which the engine captured a chattering sequence (a ``zeno`` event):
+    ``v_plus`` is the captured velocity, the contact's separation speed removed."""
 
     def normal_velocities(self, M: np.ndarray) -> tuple[float, float]:
         """``(u_n⁻, u_n⁺)``: the gap's rate before and after (m/s; negative closing).

@@ -241,9 +241,11 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
             "choose a section time outside the sticking phase"
         )
     pre = {f.t: f.q for f in trajectory.frames if f.kind == "pre"}
-    impacts = []
+    impacts: list[Impact] = []
     for event in trajectory.events:
-        if event.type in ("impact",):
+        if event.type == "zeno":
+            _capture(impacts, event, System(scene).M)
+        elif event.type in ("impact",):
             impacts.append(
                 Impact(
                     t=float(event.t),
@@ -268,6 +270,41 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
             )
     fill_contact_states(scene, z, impacts)
     return StroboscopicRun(np.concatenate([last.q, last.v]), impacts)
+
+
+def _capture(impacts: list[Impact], event: Any, M: np.ndarray) -> None:
+    """A chattering sequence's end (a ``zeno`` event): the engine's plastic capture.
+
+    For a scene with springs or forcing the engine, once the last impacts of one contact
+    form a geometric sequence or a shrinking run (:mod:`solver.zeno`) that would rise less
+    than ``ZENO_HEIGHT``, removes the contact's separation speed right after the last impact
+    (an M-orthogonal projection) and holds the bead from there; the event's time is the
+    series' accumulation time, its state the last impact's. So the map goes on as if that
+    impact had been plastic: its ``v_plus`` becomes the captured velocity
+    ``v⁺ − M⁻¹n (n·v⁺)/(nᵀM⁻¹n)``, and it starts a sticking phase (docs/ORBITS.md).
+    Other Zeno ends (a series summed in closed form: scenes without springs or forcing; a
+    capture of several contacts at once) are refused.
+    """
+    last = impacts[-1] if impacts else None
+    message = str(event.message or "")
+    one_contact = message.startswith("geometric bouncing accumulates") or message.startswith(
+        f"bouncing on several contacts ({event.body}–{event.other}) would rise less"
+    )  # the two captures at the last impact's time (ZenoSummer.check_zeno, ._capture)
+    if (
+        last is None
+        or last.kind != "impact"
+        or (last.body, last.other) != (event.body, event.other)
+        or not one_contact
+    ):
+        raise SolverError(
+            f"t = {event.t!r} s: a Zeno end of {event.body} and {event.other} other than the "
+            "capture after a geometric chattering sequence of one contact (its map is not "
+            "implemented)"
+        )
+    n = M @ (last.v_plus - last.v_minus)
+    w = np.linalg.solve(M, n)
+    last.v_plus = last.v_plus - w * (float(n @ last.v_plus) / float(n @ w))
+    last.captured = True
 
 
 def find_orbit(
