@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.errors import SolverError
+from solver.errors import InputError, SolverError
 from solver.orbit_monodromy import monodromy
 from solver.orbits import (
     PeriodicOrbit,
@@ -37,8 +37,15 @@ from solver.scene_paths import with_values
 MAX_CORRECTOR_STEPS = 12
 P_STEP = 1.5e-8
 """Relative step of the one-sided difference ∂P/∂p (about √ε: truncation and round-off alike)."""
+P_STEP_CENTRAL = 6e-6
+"""Relative step of the central difference ∂P/∂p (about ε^(1/3))."""
 ARC_TOL = 1e-6
 """Arclength bracket at which :func:`bisect_on_arclength` may stop."""
+SLOW_CONVERGENCE = 0.1
+"""A corrector step that leaves more than this fraction of the residual renews ∂P/∂p at the
+iterate by a central difference: the kept one-sided column's error, amplified near a branch
+point where the extended system is nearly singular, makes Newton converge only linearly
+(docs/ORBITS.md, period 8)."""
 MAX_DAMPING = 8
 """Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
@@ -73,16 +80,27 @@ class Branch:
         base = shifted_scene(scene, self.t_section)
         try:
             run = run_map(base, z, span)
-        except SolverError as error:
+        except (SolverError, InputError) as error:
+            # an iterate may put a bead inside a stop (the scene's check refuses the state):
+            # a failed step, which the corrector's callers halve
             raise SolverError(f"periodic orbit at {self.label(p)}: {error}") from None
         return run, monodromy(base, z, run.impacts, span), span
 
-    def p_derivative(self, z: np.ndarray, p: float, z_end: np.ndarray | None = None) -> np.ndarray:
+    def p_derivative(
+        self, z: np.ndarray, p: float, z_end: np.ndarray | None = None, central: bool = False
+    ) -> np.ndarray:
         """``∂P/∂p`` by a one-sided difference, step ``P_STEP · max(1, |p|)``.
 
         ``z_end`` is ``P(z; p)`` when the caller has it (the corrector's own run): then
-        the column costs one run of the map.
+        the column costs one run of the map. ``central``: a central difference, step
+        ``P_STEP_CENTRAL · max(1, |p|)`` (two runs), for a map curved so strongly in ``p``
+        that the one-sided difference's truncation error ``h ∂²P/∂p² / 2`` matters (a
+        period-8 orbit near a doubling: ``∂²P/∂p²`` about 2e4).
         """
+        if central:
+            h = P_STEP_CENTRAL * max(1.0, abs(p))
+            ahead, behind = self.evaluate(z, p + h)[0].z_end, self.evaluate(z, p - h)[0].z_end
+            return (ahead - behind) / (2.0 * h)
         h = P_STEP * max(1.0, abs(p))
         if z_end is None:
             z_end = self.evaluate(z, p)[0].z_end
@@ -112,18 +130,26 @@ class Branch:
         return t if t @ previous >= 0 else -t
 
     def correct(
-        self, x0: np.ndarray, t0: np.ndarray, h: float, n_impacts: int | None = None
+        self,
+        x0: np.ndarray,
+        t0: np.ndarray,
+        h: float,
+        n_impacts: int | None = None,
+        renew: bool = False,
     ) -> BranchPoint:
         """The branch point at arclength ``h`` from ``x0`` along ``t0`` (Newton, bounded).
 
         ``n_impacts`` (the impacts of the orbit at ``x0``) lets a failure say when the
-        impact count changed on the way (a grazing in free flight).
+        impact count changed on the way (a grazing in free flight). ``renew``: a step
+        that converges only linearly renews ∂P/∂p by a central difference
+        (:data:`SLOW_CONVERGENCE`; next to a branch point).
         """
         n = len(x0) - 1
         x = x0 + h * t0
         residual = math.inf
         previous = None
         column = None  # ∂P/∂p, computed at the first iterate and kept (a chord in that column)
+        last_residual = math.inf  # while Newton converges fast; renewed when it slows down
         for step in range(MAX_CORRECTOR_STEPS + 1):
             z, p = x[:n], float(x[n])
             run, J, span = self.evaluate(z, p)
@@ -143,6 +169,9 @@ class Branch:
                 break
             if column is None:
                 column = self.p_derivative(z, p, run.z_end)
+            elif renew and SLOW_CONVERGENCE * last_residual < residual < last_residual:
+                column = self.p_derivative(z, p, central=True)
+            last_residual = residual
             A = np.vstack([self.jacobian(z, p, J, column), t0])
             previous = x
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
@@ -242,7 +271,7 @@ class Branch:
         step, problem = h, ""
         while step >= h * MIN_STEP_FRACTION:
             try:
-                point = self.correct(x0, t0, step)
+                point = self.correct(x0, t0, step, renew=True)
             except SolverError as error:
                 problem = str(error)
             else:
