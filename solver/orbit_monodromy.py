@@ -59,6 +59,8 @@ GRAZING_TOL = 1e-9
 
 
 CONTACT_EVENTS = ("touch", "release", "liftoff")
+HELD = "held"
+"""The kind of the pseudo-event at t = 0 of a run that starts with a bead held on a stop."""
 """Events without a velocity jump that the monodromy differentiates: a compliant stop's
 touch and release, a sticking bead's lift-off from a rigid stop."""
 
@@ -68,9 +70,10 @@ class Impact:
     """One impact (or compliant ``touch`` / ``release``) of a run: time (s, the run's
     clock), state before and velocity after.
 
-    ``kind`` is ``"impact"`` or one of :data:`CONTACT_EVENTS`; for those ``v_minus``
-    equals ``v_plus`` and ``normal`` holds the gap's gradient in ``q`` (the engine
-    writes no state at them: :func:`fill_contact_states` computes it).
+    ``kind`` is ``"impact"``, one of :data:`CONTACT_EVENTS`, or :data:`HELD` (a bead
+    held on a stop at the run's start, t = 0); for those ``v_minus`` equals ``v_plus``
+    and ``normal`` holds the gap's gradient in ``q`` (the engine writes no state at
+    them: :func:`fill_contact_states` computes it).
     """
 
     t: float
@@ -81,6 +84,8 @@ class Impact:
     other: str = ""
     kind: str = "impact"
     normal: np.ndarray | None = None
+    held_after: bool = False
+    """An impact after which the bead stays held on the stop to the span's end."""
     captured: bool = False
     """The impact after which the engine captured a chattering sequence (a ``zeno`` event):
     ``v_plus`` is the captured velocity, the contact's separation speed removed."""
@@ -188,7 +193,7 @@ class _Phases:
         for n, event in enumerate(events):
             if event.kind == "liftoff":
                 before = [e for e in events[:n] if (e.body, e.other) == (event.body, event.other)]
-                if not before or before[-1].kind != "impact":
+                if not before or before[-1].kind not in ("impact", HELD):
                     raise SolverError(
                         f"t = {event.t!r} s: a lift-off of {event.body} from {event.other} "
                         "whose sticking began before the section or without a plastic impact "
@@ -245,7 +250,7 @@ class _Phases:
         for later in self.events[index + 1 :]:
             if (later.body, later.other) == (impact.body, impact.other):
                 return later.kind == "liftoff"
-        return False
+        return impact.held_after
 
     def pair(self, event: Impact) -> tuple[int, int]:
         try:
@@ -292,10 +297,21 @@ def _walk(scene: Any, z0: np.ndarray, events: list[Impact], span: float, jacobia
     phases = _Phases(system, q, v, events)
     t = 0.0
     Phi = np.eye(2 * N)
-    times = [i.t for i in events]
+    times = [i.t for i in events if i.kind != HELD]
     if len(set(times)) != len(times):
         raise SolverError("simultaneous events: their saltation is not implemented")
     for index, event in enumerate(events):
+        if event.kind == HELD:
+            # a section inside a sticking phase: the map is defined on the held states
+            # (n·q = c, n·v = 0); Φ is its Jacobian there, extended off them by the
+            # M-orthogonal projection onto them (for a bead on a stop: its columns zero)
+            n = event.normal
+            phases.stuck[event.body, event.other] = (n, float(n @ q))
+            if jacobian:
+                Minv_n = np.linalg.solve(system.M, n)
+                Pi = np.eye(N) - np.outer(Minv_n, n) / float(n @ Minv_n)
+                Phi = scipy.linalg.block_diag(Pi, Pi) @ Phi
+            continue
         model = phases.model(q)
         if jacobian:
             Phi = scipy.linalg.expm(phases.generator(model) * (event.t - t)) @ Phi

@@ -217,8 +217,10 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
     Raises
     ------
     SolverError
-        The run failed, or ended in a persistent contact (sticking on a stop),
-        or had an impact the orbit code cannot differentiate.
+        The run failed, or had an event the orbit code cannot differentiate. A run
+        that starts held on a stop (a section inside a sticking phase) begins with an
+        event of kind ``held`` at t = 0; an impact after which a bead stays held to the
+        span's end has ``held_after`` set.
     """
     system = System(scene)
     n = system.N
@@ -235,13 +237,10 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
     last = trajectory.frames[-1]
     if not math.isclose(last.t, span, rel_tol=1e-12, abs_tol=1e-12):
         raise SolverError(f"the run ended at t = {last.t!r} s, not at the span's end {span!r} s")
-    if any(c.mode != "compliant" for c in last.contacts):
-        raise SolverError(
-            "the motion ends the span in persistent contact (sticking on a stop); "
-            "choose a section time outside the sticking phase"
-        )
+    first = trajectory.frames[0]
+    held_start = [c for c in first.contacts if c.mode != "compliant"] if first.t == 0.0 else []
     pre = {f.t: f.q for f in trajectory.frames if f.kind == "pre"}
-    impacts: list[Impact] = []
+    impacts: list[Impact] = [_held(system, z, c) for c in held_start]
     for event in trajectory.events:
         if event.type == "zeno":
             _capture(impacts, event, System(scene).M)
@@ -268,8 +267,33 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
                 "motions of free flight, impacts, sticking that ends in a lift-off, and "
                 "compliant touches and releases only"
             )
+    for contact in last.contacts:  # a sticking phase that lasts to the span's end
+        if contact.mode == "compliant":
+            continue
+        own = [i for i in impacts if (i.body, i.other) == (contact.body, contact.other)]
+        if own and own[-1].kind == "impact":
+            own[-1].held_after = True
     fill_contact_states(scene, z, impacts)
     return StroboscopicRun(np.concatenate([last.q, last.v]), impacts)
+
+
+def _held(system: System, z: np.ndarray, contact: Any) -> Impact:
+    """A bead held on a rigid stop at the run's start (a section inside a sticking phase):
+    an event of kind ``held`` at t = 0 whose ``normal`` is the gap's gradient in ``q``."""
+    if contact.other not in {b.id for b in system.scene.boundaries}:
+        raise SolverError(
+            f"t = 0 s: {contact.body} rests on {contact.other} at the section; periodic orbits "
+            "support a section inside a sticking phase on a stop only (choose another section "
+            "time)"
+        )
+    n = np.zeros(system.N)
+    bead = next(i for i, b in enumerate(system.scene.bodies) if b.id == contact.body)
+    n[_bead_paths(system)[bead][1]] = float(contact.normal[0])  # a bead's rail is along x
+    v = np.array(z[system.N :], dtype=float)
+    return Impact(
+        0.0, v, v.copy(), q=np.array(z[: system.N], dtype=float), body=contact.body,
+        other=contact.other, kind="held", normal=n,
+    )  # fmt: skip
 
 
 def _capture(impacts: list[Impact], event: Any, M: np.ndarray) -> None:

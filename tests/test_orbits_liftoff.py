@@ -18,7 +18,7 @@ import pytest
 import scipy.linalg
 from test_orbits_2dof import GAP, K1, K2, C, L, two_beads
 
-from solver.orbits import find_orbit, run_map
+from solver.orbits import find_orbit, run_map, shifted_scene
 from solver.scene import parse_scene, scene_to_dict
 
 W, FA = 0.4, 1.0
@@ -132,3 +132,50 @@ def test_sticking_monodromy_against_finite_differences(orbit):
             run_map(scene, orbit.state + dz, T).z_end - run_map(scene, orbit.state - dz, T).z_end
         ) / (2 * h)
     assert np.allclose(orbit.monodromy, fd, rtol=0, atol=1e-7)
+
+
+def test_section_inside_the_sticking_phase(orbit):
+    """The same orbit seen from a section while b is held: the run starts held (a ``held``
+    event at t = 0), the map is defined on the held states and its Jacobian is taken there
+    (b's columns zero); the multipliers are the section-0 orbit's, Φ is the closed form's."""
+    first, second, lift = orbit.impacts
+    ts = 0.5 * (second.t + lift.t)
+    scene = sticking_scene()
+    inside = find_orbit(scene, transient=400.0, t_section=ts)
+    assert [i.kind for i in inside.impacts] == ["held", "liftoff", "impact", "impact"]
+    # the closed-form replay of the section-0 orbit up to ts: held there, b at the stop
+    z0 = orbit.state - [0.0, L, 0.0, 0.0]
+    R = np.diag([1.0, 1.0, 1.0, 0.0])
+    z1p = R @ flow(z0, 0.0, first.t)
+    z2 = flow(z1p, first.t, second.t)
+    z2p = R @ z2
+    z_ts = flow(z2p, second.t, ts, held=True)
+    assert z_ts[1] == pytest.approx(GAP, abs=1e-10) and z_ts[3] == 0.0
+    assert np.allclose(inside.state - [0.0, L, 0.0, 0.0], z_ts, rtol=0, atol=1e-9)
+    # Φ from the section: held to the lift-off, free, the two impacts, held to T
+    A_free, A_held = generator(False)[:4, :4], generator(True)[:4, :4]
+    S1 = saltation(R, field(flow(z0, 0.0, first.t), first.t), field(z1p, first.t))
+    S2 = saltation(R, field(z2, second.t), field(z2p, second.t, held=True))
+    s1, s2, t_lift = first.t + T - ts, second.t + T - ts, lift.t - ts
+    Pi = np.diag([1.0, 0.0, 1.0, 0.0])  # onto the held states: b's columns zero
+    Phi = (
+        scipy.linalg.expm(A_held * (T - s2))
+        @ S2
+        @ scipy.linalg.expm(A_free * (s2 - s1))
+        @ S1
+        @ scipy.linalg.expm(A_free * (s1 - t_lift))
+        @ scipy.linalg.expm(A_held * t_lift)
+        @ Pi
+    )
+    assert np.allclose(inside.monodromy, Phi, rtol=0, atol=1e-8)
+    assert np.allclose(inside.multipliers, orbit.multipliers, rtol=0, atol=1e-8)
+    # finite differences of the program's own map in a's coordinates (b's are held)
+    base = shifted_scene(scene, ts)
+    h = 1e-5
+    for j in (0, 2):
+        dz = np.zeros(4)
+        dz[j] = h
+        fd = (
+            run_map(base, inside.state + dz, T).z_end - run_map(base, inside.state - dz, T).z_end
+        ) / (2 * h)
+        assert np.allclose(fd, inside.monodromy[:, j], rtol=0, atol=1e-7)
