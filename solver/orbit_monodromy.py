@@ -244,6 +244,29 @@ class _Phases:
 
     # ----------------------------------------------------------- events
 
+    def held_rows(self, impact: Impact) -> np.ndarray | None:
+        """The held contacts' rows at ``impact`` (None when nothing is held).
+
+        An impact while a bead is held is differentiated when its impulse leaves the
+        held contacts alone — its direction ``M⁻¹n`` M-orthogonal to their rows
+        (``N M⁻¹ n = 0``: another bead's own stop): Newton's reset is then the free one
+        and the held contacts stay closed and pressed. Otherwise (an impulse through a
+        held contact: the contact problem shares it) a SolverError says so.
+        """
+        held = self._rows()
+        if held is None:
+            return None
+        n = self.M @ (impact.v_plus - impact.v_minus)
+        Minv_n = np.linalg.solve(self.M, n)
+        coupling = held[0] @ Minv_n
+        if float(np.max(np.abs(coupling))) > 1e-12 * float(np.max(np.abs(Minv_n))):
+            raise SolverError(
+                f"t = {impact.t!r} s: an impact of {impact.body} and {impact.other} whose "
+                "impulse reaches a contact held at the time (the impact problem shares it "
+                "with the held contact): its saltation is not implemented"
+            )
+        return held[0]
+
     def sticks(self, index: int) -> bool:
         """Impact ``index`` starts a sticking phase: its pair's next event is a lift-off."""
         impact = self.events[index]
@@ -319,19 +342,17 @@ def _walk(scene: Any, z0: np.ndarray, events: list[Impact], span: float, jacobia
             if event.q is None:
                 q, _ = phases.state(model, t, q, v, event.t)
             q = np.array(event.q if event.q is not None else q, dtype=float)
-            if phases.stuck:
-                raise SolverError(
-                    f"t = {event.t!r} s: an impact while a bead sticks on a stop: its saltation "
-                    "is not implemented"
-                )
+            held = phases.held_rows(event)
             sticks = phases.sticks(index)
             if jacobian:
-                a_minus = _acceleration(model, event.t, q, event.v_minus)
-                if sticks:  # the field after is the held motion's
+                # the fields before and after: the motion with the contacts held then
+                a_minus = phases.acceleration(model, event.t, q, event.v_minus)
+                if sticks:  # the field after is the held motion's, this contact held too
                     n = system.M @ (event.v_plus - event.v_minus)
-                    a_plus = phases.acceleration(model, event.t, q, event.v_plus, n[None, :])
+                    rows = n[None, :] if held is None else np.vstack([held, n])
+                    a_plus = phases.acceleration(model, event.t, q, event.v_plus, rows)
                 else:
-                    a_plus = _acceleration(model, event.t, q, event.v_plus)
+                    a_plus = phases.acceleration(model, event.t, q, event.v_plus)
                 try:
                     S = saltation(model.M, event.v_minus, event.v_plus, a_minus, a_plus)
                 except SolverError as error:

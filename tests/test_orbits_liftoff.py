@@ -18,6 +18,7 @@ import pytest
 import scipy.linalg
 from test_orbits_2dof import GAP, K1, K2, C, L, two_beads
 
+from solver.errors import SolverError
 from solver.orbits import find_orbit, run_map, shifted_scene
 from solver.scene import parse_scene, scene_to_dict
 
@@ -179,3 +180,104 @@ def test_section_inside_the_sticking_phase(orbit):
             run_map(base, inside.state + dz, T).z_end - run_map(base, inside.state - dz, T).z_end
         ) / (2 * h)
         assert np.allclose(fd, inside.monodromy[:, j], rtol=0, atol=1e-7)
+
+
+def with_stop_for_a(x_stop, e):
+    """The sticking scene with a stop for a at ``x_stop`` (its centre's position), own ``e``."""
+    d = scene_to_dict(sticking_scene())
+    edge = x_stop + 0.05
+    d["boundaries"].append(
+        {"id": "left", "type": "segment", "a": [edge, -0.2], "b": [edge, 0.2], "restitution": e}
+    )
+    return parse_scene(d)
+
+
+def test_impact_of_one_bead_while_the_other_is_held():
+    """a bounces on its own stop (e = 0.8) while b is held on its stop: the impact's reset is
+    the free one (its impulse M⁻¹n is M-orthogonal to b's held row), its fields the held
+    motion's. Checked by a replay with the test's own phases and by finite differences."""
+    scene = with_stop_for_a(0.3, 0.8)
+    orbit = find_orbit(scene, transient=400.0)
+    events = [(i.kind, i.body) for i in orbit.impacts]
+    stick = max(k for k, e in enumerate(events) if e == ("impact", "b"))
+    lift = events.index(("liftoff", "b"), stick)
+    during = [e for e in events[stick + 1 : lift] if e == ("impact", "a")]
+    assert len(during) == 1  # a hits its stop while b is held
+    # replay: free flights, Newton at a's stop (e = 0.8) and b's (e = 0), b held from its
+    # sticking impact to the lift-off; Φ from the phases and saltation matrices
+    z = orbit.state - [0.0, L, 0.0, 0.0]
+    t, held = 0.0, False
+    Phi = np.eye(4)
+    grad_a = np.array([1.0, 0.0, 0.0, 0.0])
+    for k, impact in enumerate(orbit.impacts):
+        A = generator(held)[:4, :4]
+        z_minus = flow(z, t, impact.t, held)
+        Phi = scipy.linalg.expm(A * (impact.t - t)) @ Phi
+        t = impact.t
+        if impact.kind == "liftoff":
+            assert abs(field(z_minus, t, held=True)[3]) < 1e-8
+            z, held = z_minus, False
+            continue
+        if impact.body == "a":
+            assert z_minus[0] == pytest.approx(0.3, abs=1e-9)
+            R = np.diag([1.0, 1.0, -0.8, 1.0])
+            z = R @ z_minus
+            f_minus, f_plus = field(z_minus, t, held), field(z, t, held)
+            S = R + np.outer(f_plus - R @ f_minus, grad_a) / (grad_a @ f_minus)
+        else:
+            assert z_minus[1] == pytest.approx(GAP, abs=1e-9)
+            R = np.diag([1.0, 1.0, 1.0, 0.0])
+            z = R @ z_minus
+            after = [i for i in orbit.impacts[k + 1 :] if i.body == "b"]
+            sticks = bool(after) and after[0].kind == "liftoff"
+            S = saltation(R, field(z_minus, t), field(z, t, held=sticks))
+            held = sticks
+        Phi = S @ Phi
+    Phi = scipy.linalg.expm(generator(held)[:4, :4] * (T - t)) @ Phi
+    assert np.allclose(flow(z, t, T, held), orbit.state - [0.0, L, 0.0, 0.0], atol=1e-8)
+    assert np.allclose(orbit.monodromy, Phi, rtol=0, atol=1e-8)
+    errors = []
+    for h in (1e-4, 1e-5):
+        fd = np.zeros((4, 4))
+        for j in range(4):
+            dz = np.zeros(4)
+            dz[j] = h
+            plus, minus = run_map(scene, orbit.state + dz, T), run_map(scene, orbit.state - dz, T)
+            fd[:, j] = (plus.z_end - minus.z_end) / (2 * h)
+        errors.append(float(np.max(np.abs(fd - orbit.monodromy))))
+    assert errors[0] < 1e-6 and errors[1] < 1e-8
+
+
+def test_both_beads_held_forget_everything():
+    """a chatters onto its stop and is held, then b sticks on its stop while a is held: a
+    plastic impact while another bead is held. Both positions and speeds are forgotten
+    (each held phase pins its bead): Φ = 0, as finite differences of the map say."""
+    scene = with_stop_for_a(0.25, 0.5)
+    orbit = find_orbit(scene, transient=400.0)
+    kinds = [(i.kind, i.body) for i in orbit.impacts]
+    assert ("liftoff", "a") in kinds and kinds[-1] == ("liftoff", "b")
+    capture = next(i for i in orbit.impacts if i.captured)
+    assert capture.body == "a"
+    later_b = [i for i in orbit.impacts if i.body == "b" and i.kind == "impact" and i.t > capture.t]
+    assert len(later_b) == 1  # b's sticking impact, while a is held
+    assert np.all(orbit.monodromy == 0.0)
+    for j in range(4):
+        dz = np.zeros(4)
+        dz[j] = 1e-5
+        assert np.allclose(run_map(scene, orbit.state + dz, T).z_end, orbit.state, atol=1e-9)
+
+
+def test_an_impulse_through_a_held_contact_is_refused():
+    from solver.orbit_monodromy import Impact, _Phases
+    from solver.system import System
+
+    system = System(sticking_scene())
+    phases = _Phases(system, np.zeros(2), np.zeros(2), [])
+    phases.stuck["b", "stop"] = (np.array([0.0, 1.0]), 3.2)
+    # an impulse on b (a bead–bead impact of a on held b): shared with the held contact
+    hit = Impact(1.0, np.array([1.0, 0.0]), np.array([-0.5, 1.5]), body="a", other="b")
+    with pytest.raises(SolverError, match="reaches a contact held"):
+        phases.held_rows(hit)
+    # an impulse on a alone leaves b's held contact alone
+    own = Impact(1.0, np.array([1.0, 0.0]), np.array([-0.8, 0.0]), body="a", other="left")
+    assert np.allclose(phases.held_rows(own), [[0.0, 1.0]])
