@@ -249,7 +249,12 @@ class Branch:
         the tangent ``(v, 0)``, the predictor ``z + h v``.
 
         Returns the junction (the period-doubling orbit as a period-2K orbit) and the
-        first doubled orbit.
+        first doubled orbit. That orbit is taken before the doubled branch's own first
+        doubling when a step allows it: at the junction ``det(Φ + I) > 0`` (its
+        multipliers are the squares of the period-K ones, +1 and less), so a first orbit
+        with ``det(Φ + I) < 0`` has jumped over the next doubling (which the branch's watch
+        would then miss) and the step is halved (down to ``MIN_STEP_FRACTION``; the
+        largest such orbit is kept when no step stays before it).
 
         Raises
         ------
@@ -268,7 +273,8 @@ class Branch:
         )
         junction = BranchPoint(at.p, orbit, t0)
         single = Branch(self.scene, self.path, self.period // 2, self.t_section, self.period_s)
-        step, problem = h, ""
+        step, problem, past = h, "", None
+        eye = np.eye(len(at.orbit.state))
         while step >= h * MIN_STEP_FRACTION:
             try:
                 point = self.correct(x0, t0, step, renew=True)
@@ -276,10 +282,17 @@ class Branch:
                 problem = str(error)
             else:
                 half = single.evaluate(point.orbit.state, point.p)[0].z_end - point.orbit.state
-                if float(np.max(np.abs(half))) > 1e-3 * step:
+                if float(np.max(np.abs(half))) <= 1e-3 * step:
+                    problem = (
+                        f"the corrector at {self.label(point.p)} found the period-K orbit again"
+                    )
+                elif np.linalg.det(point.orbit.monodromy + eye) > 0.0:
                     return junction, point
-                problem = f"the corrector at {self.label(point.p)} found the period-K orbit again"
+                else:  # past the doubled branch's own doubling: det(Φ + I) > 0 at the junction
+                    past = past or point
             step /= 2
+        if past is not None:
+            return junction, past
         raise SolverError(
             f"no period-{self.period} orbit found next to the period doubling at "
             f"{self.label(at.p)}: {problem}"

@@ -155,3 +155,46 @@ def test_cascade_reaches_period_eight(cascade8):
         mu = sorted(np.linalg.eigvals(phi).real, key=abs, reverse=True)
         got = [float(row["mu_1_re"]), float(row["mu_2_re"])]
         assert np.allclose(got, mu, rtol=1e-7, atol=1e-9)
+    # the period-8 branch's own doubling is located (the doubled start stays before it):
+    # the closed-form period-8 orbit's multiplier crosses −1 there
+    pd = next(r for r in branches[3] if r["bifurcation"] == "period_doubling")
+    w4 = float(pd[OMEGA])
+    w2 = float(next(r for r in branches[1] if r["bifurcation"] == "period_doubling")[OMEGA])
+    assert w3 < w4 < w3 + (w3 - w2)
+    guess = [x for hit in impacts_of(impacts, pd) for x in hit]
+    signs = []
+    for w in (w4 - 2e-8, w4 + 2e-8):
+        u = period_n(8, w, guess)
+        signs.append(np.sign(np.linalg.det(period_n_monodromy(8, w, u) + np.eye(2))))
+    assert signs[0] == -signs[1]
+
+
+def period_n(n, w, guess):
+    """(t₁, v₁, …, t_n, v_n) of the n-impact period-n orbit at ω = w: periodicity conditions."""
+    span = n * 2 * math.pi / w
+
+    def conditions(u):
+        out = []
+        for k in range(n):
+            t_a, v_a = u[2 * k], u[2 * k + 1]
+            t_b, v_b = u[(2 * k + 2) % (2 * n)], u[(2 * k + 3) % (2 * n)]
+            if k == n - 1:
+                t_b += span
+            x, v = free_motion(t_a, S, -E * v_a, t_b, W=w)
+            out += [x - S, v - v_b]
+        return out
+
+    sol = root(conditions, guess, tol=1e-14).x
+    assert max(abs(r) for r in conditions(sol)) < 1e-11
+    return sol
+
+
+def period_n_monodromy(n, w, u):
+    span = n * 2 * math.pi / w
+    A = np.array([[0.0, 1.0], [-K / M, -C / M]])
+    phi = np.eye(2)
+    for k in range(n):
+        t_a, v_a = u[2 * k], u[2 * k + 1]
+        t_b = u[2 * k + 2] if k < n - 1 else u[0] + span
+        phi = scipy.linalg.expm(A * (t_b - t_a)) @ saltation(t_a, v_a, w) @ phi
+    return phi
