@@ -27,6 +27,7 @@ from solver.orbit_monodromy import monodromy
 from solver.orbits import (
     PeriodicOrbit,
     converged,
+    event_count,
     forcing_period,
     make_orbit,
     run_map,
@@ -156,7 +157,7 @@ class Branch:
             if n_impacts is not None and previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
                 z, p = x[:n], float(x[n])
-                if len(run.impacts) != n_impacts:
+                if event_count(run.impacts) != n_impacts:
                     break  # no step along Newton's direction keeps the impacts
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
@@ -176,9 +177,9 @@ class Branch:
             previous = x
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
         changed = ""
-        if n_impacts is not None and len(run.impacts) != n_impacts:
+        if n_impacts is not None and event_count(run.impacts) != n_impacts:
             changed = (
-                f"; its last map had {len(run.impacts)} impacts, the orbit before "
+                f"; its last map had {event_count(run.impacts)} events, the orbit before "
                 f"{n_impacts} (a grazing in free flight?)"
             )
         raise SolverError(
@@ -194,7 +195,7 @@ class Branch:
         """
         n = len(x) - 1
         for _ in range(MAX_DAMPING):
-            if len(run.impacts) == n_impacts:
+            if event_count(run.impacts) == n_impacts:
                 break
             x = 0.5 * (previous + x)
             run, J, span = self.evaluate(x[:n], float(x[n]))
@@ -216,15 +217,15 @@ class Branch:
         extra = False
         for step in range(MAX_CORRECTOR_STEPS + 1):
             run, J, span = self.evaluate(x[:n], p)
-            extra = extra or len(run.impacts) > n_impacts
+            extra = extra or event_count(run.impacts) > n_impacts
             if previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
-                if len(run.impacts) != n_impacts:
+                if event_count(run.impacts) != n_impacts:
                     break
             z = x[:n]
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
-            if len(run.impacts) == n_impacts and converged(residual, z):
+            if event_count(run.impacts) == n_impacts and converged(residual, z):
                 impacts = run.impacts
                 return make_orbit(z, self.t_section, self.period, span, J, impacts, step, residual)
             if step == MAX_CORRECTOR_STEPS:
@@ -319,7 +320,7 @@ class Branch:
             x0 = np.r_[point.orbit.state, point.p]
             while True:
                 try:
-                    new = self.correct(x0, point.tangent, step, len(point.orbit.impacts))
+                    new = self.correct(x0, point.tangent, step, event_count(point.orbit.impacts))
                     break
                 except SolverError:
                     if step / 2 < h * MIN_STEP_FRACTION:

@@ -296,6 +296,33 @@ def _held(system: System, z: np.ndarray, contact: Any) -> Impact:
     )  # fmt: skip
 
 
+def event_count(impacts: list[Impact]) -> int:
+    """The events of a run, each chattering sequence that ends in a capture counted once.
+
+    A branch compares its orbits' events to see an impact appear or vanish (a grazing).
+    The number of bounces before the engine captures a chattering sequence changes along
+    a branch without one: the capture comes after the bounce that completes a geometric
+    run, and the held phase after it forgets how the bead got there (for the held bead
+    the map through complete chattering is the same whichever bounce is captured). So
+    the pair's impacts from its last other event (a lift-off, a ``held`` start, or the
+    run's start) to the captured one count as one event.
+    """
+    chattering: set[int] = set()
+    for k, impact in enumerate(impacts):
+        if not impact.captured:
+            continue
+        pair = (impact.body, impact.other)
+        j = k - 1
+        while j >= 0:
+            other = impacts[j]
+            if (other.body, other.other) == pair:
+                if other.kind != "impact":
+                    break
+                chattering.add(j)
+            j -= 1
+    return len(impacts) - len(chattering)
+
+
 def _capture(impacts: list[Impact], event: Any, M: np.ndarray) -> None:
     """A chattering sequence's end (a ``zeno`` event): the engine's plastic capture.
 

@@ -186,3 +186,27 @@ def test_a_zeno_end_without_an_impact_before_it_is_refused():
     hit = Impact(0.9, np.array([0.0, 1.0]), np.array([0.0, -0.5]), body="b", other="stop")
     with pytest.raises(SolverError, match="other than the capture"):
         _capture([hit], Zeno(), np.eye(2))
+
+
+def test_branch_through_changing_bounce_counts(tmp_path):
+    """Along ω the number of bounces before the capture changes (9, 10, 9): no grazing —
+    the held phase forgets the bounces — so the branch goes on, every orbit the closed
+    form's (free motion from (s, 0) at the lift-off, ωt_L = π − asin(ks/F)), Φ = 0."""
+    import csv
+
+    from test_orbits import _cli
+
+    path = "forces[0].omega"
+    args = ("--vary", f"{path}=0.2:0.3", "--step", "0.01", "--transient", "100")
+    code, err = _cli(tmp_path, chattering_oscillator(), *args, "--max-points", "15")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    assert len(rows) == 15 and "grazing" not in err
+    assert [r["bifurcation"] for r in rows] == [""] * 14 + ["end"]
+    assert {"9", "10"} <= {r["n_impacts"] for r in rows}
+    for row in rows:
+        w = float(row[path])
+        t_lift = (math.pi - math.asin(S1)) / w
+        x, v = free_motion(t_lift, S1, 0.0, 2 * math.pi / w, W=w)
+        assert abs(float(row["mass.x"]) - x) < 1e-8 and abs(float(row["mass.vx"]) - v) < 1e-8
+        assert row["stable"] == "1" and abs(float(row["mu_1_re"])) < 1e-12
