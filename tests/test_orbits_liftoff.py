@@ -16,6 +16,8 @@ import math
 import numpy as np
 import pytest
 import scipy.linalg
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_orbits_2dof import GAP, K1, K2, C, L, two_beads
 
 from solver.errors import SolverError
@@ -281,3 +283,36 @@ def test_an_impulse_through_a_held_contact_is_refused():
     # an impulse on a alone leaves b's held contact alone
     own = Impact(1.0, np.array([1.0, 0.0]), np.array([-0.8, 0.0]), body="a", other="left")
     assert np.allclose(phases.held_rows(own), [[0.0, 1.0]])
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(fraction=st.floats(0.02, 0.98))
+def test_any_section_inside_the_sticking_phase_gives_the_same_multipliers(orbit, fraction):
+    """Law: the multipliers do not depend on the section, inside the held phase too."""
+    first, second, lift = orbit.impacts
+    ts = second.t + fraction * (lift.t - second.t)
+    z0 = orbit.state - [0.0, L, 0.0, 0.0]
+    R = np.diag([1.0, 1.0, 1.0, 0.0])
+    z2p = R @ flow(R @ flow(z0, 0.0, first.t), first.t, second.t)
+    z_ts = flow(z2p, second.t, ts, held=True) + np.array([0.0, L, 0.0, 0.0])
+    z_ts[1], z_ts[3] = L + GAP, 0.0  # exactly at the stop, at rest: held from the start
+    inside = find_orbit(sticking_scene(), z_ts, t_section=ts)
+    assert inside.impacts[0].kind == "held"
+    assert np.allclose(inside.state, z_ts, rtol=0, atol=1e-8)
+    assert np.allclose(inside.multipliers, orbit.multipliers, rtol=0, atol=1e-8)
+
+
+def test_a_section_with_a_bead_resting_on_another_bead_is_refused():
+    from types import SimpleNamespace
+
+    from solver.orbits import _held
+    from solver.system import System
+
+    system = System(sticking_scene())
+    resting = SimpleNamespace(body="b", other="a", normal=(1.0, 0.0))
+    with pytest.raises(SolverError, match="b rests on a at the section"):
+        _held(system, np.zeros(4), resting)
+    on_stop = SimpleNamespace(body="b", other="stop", normal=(-1.0, 0.0))
+    assert np.allclose(_held(system, np.zeros(4), on_stop).normal, [0.0, -1.0])
