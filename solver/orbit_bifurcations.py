@@ -21,7 +21,7 @@ import numpy as np
 
 from solver.errors import SolverError
 from solver.orbit_continuation import Branch
-from solver.orbits import PeriodicOrbit
+from solver.orbits import PeriodicOrbit, event_count
 
 KINDS = ("fold", "period_doubling", "torus")
 
@@ -97,7 +97,7 @@ def locate_grazing(
     extra impact (a free flight touching a stop); otherwise None (e.g. a fold, which
     natural-parameter Newton cannot pass either).
     """
-    n_impacts = len(orbit.impacts)
+    n_impacts = event_count(orbit.impacts)
     extra = False
 
     def exists(q: float, z: np.ndarray) -> PeriodicOrbit | None:

@@ -27,7 +27,7 @@ from solver.orbit_bifurcations import (
     slowest_impact,
 )
 from solver.orbit_continuation import Branch, BranchPoint, bisect_on_arclength
-from solver.orbits import PeriodicOrbit, find_orbit
+from solver.orbits import PeriodicOrbit, event_count, find_orbit
 from solver.scene import SceneError
 from solver.scene_paths import with_values
 from solver.system import System
@@ -99,7 +99,9 @@ def _follow(branch: Branch, start: BranchPoint, h: float, p_stop: float, n_max: 
     previous = start
     try:
         for point in branch.points(start, h, p_stop, n_max):
-            if len(point.orbit.impacts) != len(previous.orbit.impacts) and point.p != previous.p:
+            if event_count(point.orbit.impacts) != event_count(previous.orbit.impacts) and (
+                point.p != previous.p
+            ):
                 grazing = locate_grazing(
                     branch,
                     previous.p,

@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from solver.errors import SolverError
+from solver.errors import InputError, SolverError
 from solver.orbit_monodromy import monodromy
 from solver.orbits import (
     PeriodicOrbit,
     converged,
+    event_count,
     forcing_period,
     make_orbit,
     run_map,
@@ -37,8 +38,15 @@ from solver.scene_paths import with_values
 MAX_CORRECTOR_STEPS = 12
 P_STEP = 1.5e-8
 """Relative step of the one-sided difference ∂P/∂p (about √ε: truncation and round-off alike)."""
+P_STEP_CENTRAL = 6e-6
+"""Relative step of the central difference ∂P/∂p (about ε^(1/3))."""
 ARC_TOL = 1e-6
 """Arclength bracket at which :func:`bisect_on_arclength` may stop."""
+SLOW_CONVERGENCE = 0.1
+"""A corrector step that leaves more than this fraction of the residual renews ∂P/∂p at the
+iterate by a central difference: the kept one-sided column's error, amplified near a branch
+point where the extended system is nearly singular, makes Newton converge only linearly
+(docs/ORBITS.md, period 8)."""
 MAX_DAMPING = 8
 """Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
@@ -73,16 +81,27 @@ class Branch:
         base = shifted_scene(scene, self.t_section)
         try:
             run = run_map(base, z, span)
-        except SolverError as error:
+        except (SolverError, InputError) as error:
+            # an iterate may put a bead inside a stop (the scene's check refuses the state):
+            # a failed step, which the corrector's callers halve
             raise SolverError(f"periodic orbit at {self.label(p)}: {error}") from None
         return run, monodromy(base, z, run.impacts, span), span
 
-    def p_derivative(self, z: np.ndarray, p: float, z_end: np.ndarray | None = None) -> np.ndarray:
+    def p_derivative(
+        self, z: np.ndarray, p: float, z_end: np.ndarray | None = None, central: bool = False
+    ) -> np.ndarray:
         """``∂P/∂p`` by a one-sided difference, step ``P_STEP · max(1, |p|)``.
 
         ``z_end`` is ``P(z; p)`` when the caller has it (the corrector's own run): then
-        the column costs one run of the map.
+        the column costs one run of the map. ``central``: a central difference, step
+        ``P_STEP_CENTRAL · max(1, |p|)`` (two runs), for a map curved so strongly in ``p``
+        that the one-sided difference's truncation error ``h ∂²P/∂p² / 2`` matters (a
+        period-8 orbit near a doubling: ``∂²P/∂p²`` about 2e4).
         """
+        if central:
+            h = P_STEP_CENTRAL * max(1.0, abs(p))
+            ahead, behind = self.evaluate(z, p + h)[0].z_end, self.evaluate(z, p - h)[0].z_end
+            return (ahead - behind) / (2.0 * h)
         h = P_STEP * max(1.0, abs(p))
         if z_end is None:
             z_end = self.evaluate(z, p)[0].z_end
@@ -112,25 +131,33 @@ class Branch:
         return t if t @ previous >= 0 else -t
 
     def correct(
-        self, x0: np.ndarray, t0: np.ndarray, h: float, n_impacts: int | None = None
+        self,
+        x0: np.ndarray,
+        t0: np.ndarray,
+        h: float,
+        n_impacts: int | None = None,
+        renew: bool = False,
     ) -> BranchPoint:
         """The branch point at arclength ``h`` from ``x0`` along ``t0`` (Newton, bounded).
 
         ``n_impacts`` (the impacts of the orbit at ``x0``) lets a failure say when the
-        impact count changed on the way (a grazing in free flight).
+        impact count changed on the way (a grazing in free flight). ``renew``: a step
+        that converges only linearly renews ∂P/∂p by a central difference
+        (:data:`SLOW_CONVERGENCE`; next to a branch point).
         """
         n = len(x0) - 1
         x = x0 + h * t0
         residual = math.inf
         previous = None
         column = None  # ∂P/∂p, computed at the first iterate and kept (a chord in that column)
+        last_residual = math.inf  # while Newton converges fast; renewed when it slows down
         for step in range(MAX_CORRECTOR_STEPS + 1):
             z, p = x[:n], float(x[n])
             run, J, span = self.evaluate(z, p)
             if n_impacts is not None and previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
                 z, p = x[:n], float(x[n])
-                if len(run.impacts) != n_impacts:
+                if event_count(run.impacts) != n_impacts:
                     break  # no step along Newton's direction keeps the impacts
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
@@ -143,13 +170,16 @@ class Branch:
                 break
             if column is None:
                 column = self.p_derivative(z, p, run.z_end)
+            elif renew and SLOW_CONVERGENCE * last_residual < residual < last_residual:
+                column = self.p_derivative(z, p, central=True)
+            last_residual = residual
             A = np.vstack([self.jacobian(z, p, J, column), t0])
             previous = x
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
         changed = ""
-        if n_impacts is not None and len(run.impacts) != n_impacts:
+        if n_impacts is not None and event_count(run.impacts) != n_impacts:
             changed = (
-                f"; its last map had {len(run.impacts)} impacts, the orbit before "
+                f"; its last map had {event_count(run.impacts)} events, the orbit before "
                 f"{n_impacts} (a grazing in free flight?)"
             )
         raise SolverError(
@@ -165,7 +195,7 @@ class Branch:
         """
         n = len(x) - 1
         for _ in range(MAX_DAMPING):
-            if len(run.impacts) == n_impacts:
+            if event_count(run.impacts) == n_impacts:
                 break
             x = 0.5 * (previous + x)
             run, J, span = self.evaluate(x[:n], float(x[n]))
@@ -187,15 +217,15 @@ class Branch:
         extra = False
         for step in range(MAX_CORRECTOR_STEPS + 1):
             run, J, span = self.evaluate(x[:n], p)
-            extra = extra or len(run.impacts) > n_impacts
+            extra = extra or event_count(run.impacts) > n_impacts
             if previous is not None:
                 x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
-                if len(run.impacts) != n_impacts:
+                if event_count(run.impacts) != n_impacts:
                     break
             z = x[:n]
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
-            if len(run.impacts) == n_impacts and converged(residual, z):
+            if event_count(run.impacts) == n_impacts and converged(residual, z):
                 impacts = run.impacts
                 return make_orbit(z, self.t_section, self.period, span, J, impacts, step, residual)
             if step == MAX_CORRECTOR_STEPS:
@@ -220,7 +250,12 @@ class Branch:
         the tangent ``(v, 0)``, the predictor ``z + h v``.
 
         Returns the junction (the period-doubling orbit as a period-2K orbit) and the
-        first doubled orbit.
+        first doubled orbit. That orbit is taken before the doubled branch's own first
+        doubling when a step allows it: at the junction ``det(Φ + I) > 0`` (its
+        multipliers are the squares of the period-K ones, +1 and less), so a first orbit
+        with ``det(Φ + I) < 0`` has jumped over the next doubling (which the branch's watch
+        would then miss) and the step is halved (down to ``MIN_STEP_FRACTION``; the
+        largest such orbit is kept when no step stays before it).
 
         Raises
         ------
@@ -239,18 +274,26 @@ class Branch:
         )
         junction = BranchPoint(at.p, orbit, t0)
         single = Branch(self.scene, self.path, self.period // 2, self.t_section, self.period_s)
-        step, problem = h, ""
+        step, problem, past = h, "", None
+        eye = np.eye(len(at.orbit.state))
         while step >= h * MIN_STEP_FRACTION:
             try:
-                point = self.correct(x0, t0, step)
+                point = self.correct(x0, t0, step, renew=True)
             except SolverError as error:
                 problem = str(error)
             else:
                 half = single.evaluate(point.orbit.state, point.p)[0].z_end - point.orbit.state
-                if float(np.max(np.abs(half))) > 1e-3 * step:
+                if float(np.max(np.abs(half))) <= 1e-3 * step:
+                    problem = (
+                        f"the corrector at {self.label(point.p)} found the period-K orbit again"
+                    )
+                elif np.linalg.det(point.orbit.monodromy + eye) > 0.0:
                     return junction, point
-                problem = f"the corrector at {self.label(point.p)} found the period-K orbit again"
+                else:  # past the doubled branch's own doubling: det(Φ + I) > 0 at the junction
+                    past = past or point
             step /= 2
+        if past is not None:
+            return junction, past
         raise SolverError(
             f"no period-{self.period} orbit found next to the period doubling at "
             f"{self.label(at.p)}: {problem}"
@@ -277,7 +320,7 @@ class Branch:
             x0 = np.r_[point.orbit.state, point.p]
             while True:
                 try:
-                    new = self.correct(x0, point.tangent, step, len(point.orbit.impacts))
+                    new = self.correct(x0, point.tangent, step, event_count(point.orbit.impacts))
                     break
                 except SolverError:
                     if step / 2 < h * MIN_STEP_FRACTION:

@@ -59,6 +59,8 @@ GRAZING_TOL = 1e-9
 
 
 CONTACT_EVENTS = ("touch", "release", "liftoff")
+HELD = "held"
+"""The kind of the pseudo-event at t = 0 of a run that starts with a bead held on a stop."""
 """Events without a velocity jump that the monodromy differentiates: a compliant stop's
 touch and release, a sticking bead's lift-off from a rigid stop."""
 
@@ -68,9 +70,10 @@ class Impact:
     """One impact (or compliant ``touch`` / ``release``) of a run: time (s, the run's
     clock), state before and velocity after.
 
-    ``kind`` is ``"impact"`` or one of :data:`CONTACT_EVENTS`; for those ``v_minus``
-    equals ``v_plus`` and ``normal`` holds the gap's gradient in ``q`` (the engine
-    writes no state at them: :func:`fill_contact_states` computes it).
+    ``kind`` is ``"impact"``, one of :data:`CONTACT_EVENTS`, or :data:`HELD` (a bead
+    held on a stop at the run's start, t = 0); for those ``v_minus`` equals ``v_plus``
+    and ``normal`` holds the gap's gradient in ``q`` (the engine writes no state at
+    them: :func:`fill_contact_states` computes it).
     """
 
     t: float
@@ -81,6 +84,11 @@ class Impact:
     other: str = ""
     kind: str = "impact"
     normal: np.ndarray | None = None
+    held_after: bool = False
+    """An impact after which the bead stays held on the stop to the span's end."""
+    captured: bool = False
+    """The impact after which the engine captured a chattering sequence (a ``zeno`` event):
+    ``v_plus`` is the captured velocity, the contact's separation speed removed."""
 
     def normal_velocities(self, M: np.ndarray) -> tuple[float, float]:
         """``(u_n⁻, u_n⁺)``: the gap's rate before and after (m/s; negative closing).
@@ -185,7 +193,7 @@ class _Phases:
         for n, event in enumerate(events):
             if event.kind == "liftoff":
                 before = [e for e in events[:n] if (e.body, e.other) == (event.body, event.other)]
-                if not before or before[-1].kind != "impact":
+                if not before or before[-1].kind not in ("impact", HELD):
                     raise SolverError(
                         f"t = {event.t!r} s: a lift-off of {event.body} from {event.other} "
                         "whose sticking began before the section or without a plastic impact "
@@ -236,13 +244,36 @@ class _Phases:
 
     # ----------------------------------------------------------- events
 
+    def held_rows(self, impact: Impact) -> np.ndarray | None:
+        """The held contacts' rows at ``impact`` (None when nothing is held).
+
+        An impact while a bead is held is differentiated when its impulse leaves the
+        held contacts alone — its direction ``M⁻¹n`` M-orthogonal to their rows
+        (``N M⁻¹ n = 0``: another bead's own stop): Newton's reset is then the free one
+        and the held contacts stay closed and pressed. Otherwise (an impulse through a
+        held contact: the contact problem shares it) a SolverError says so.
+        """
+        held = self._rows()
+        if held is None:
+            return None
+        n = self.M @ (impact.v_plus - impact.v_minus)
+        Minv_n = np.linalg.solve(self.M, n)
+        coupling = held[0] @ Minv_n
+        if float(np.max(np.abs(coupling))) > 1e-12 * float(np.max(np.abs(Minv_n))):
+            raise SolverError(
+                f"t = {impact.t!r} s: an impact of {impact.body} and {impact.other} whose "
+                "impulse reaches a contact held at the time (the impact problem shares it "
+                "with the held contact): its saltation is not implemented"
+            )
+        return held[0]
+
     def sticks(self, index: int) -> bool:
         """Impact ``index`` starts a sticking phase: its pair's next event is a lift-off."""
         impact = self.events[index]
         for later in self.events[index + 1 :]:
             if (later.body, later.other) == (impact.body, impact.other):
                 return later.kind == "liftoff"
-        return False
+        return impact.held_after
 
     def pair(self, event: Impact) -> tuple[int, int]:
         try:
@@ -289,10 +320,21 @@ def _walk(scene: Any, z0: np.ndarray, events: list[Impact], span: float, jacobia
     phases = _Phases(system, q, v, events)
     t = 0.0
     Phi = np.eye(2 * N)
-    times = [i.t for i in events]
+    times = [i.t for i in events if i.kind != HELD]
     if len(set(times)) != len(times):
         raise SolverError("simultaneous events: their saltation is not implemented")
     for index, event in enumerate(events):
+        if event.kind == HELD:
+            # a section inside a sticking phase: the map is defined on the held states
+            # (n·q = c, n·v = 0); Φ is its Jacobian there, extended off them by the
+            # M-orthogonal projection onto them (for a bead on a stop: its columns zero)
+            n = event.normal
+            phases.stuck[event.body, event.other] = (n, float(n @ q))
+            if jacobian:
+                Minv_n = np.linalg.solve(system.M, n)
+                Pi = np.eye(N) - np.outer(Minv_n, n) / float(n @ Minv_n)
+                Phi = scipy.linalg.block_diag(Pi, Pi) @ Phi
+            continue
         model = phases.model(q)
         if jacobian:
             Phi = scipy.linalg.expm(phases.generator(model) * (event.t - t)) @ Phi
@@ -300,19 +342,17 @@ def _walk(scene: Any, z0: np.ndarray, events: list[Impact], span: float, jacobia
             if event.q is None:
                 q, _ = phases.state(model, t, q, v, event.t)
             q = np.array(event.q if event.q is not None else q, dtype=float)
-            if phases.stuck:
-                raise SolverError(
-                    f"t = {event.t!r} s: an impact while a bead sticks on a stop: its saltation "
-                    "is not implemented"
-                )
+            held = phases.held_rows(event)
             sticks = phases.sticks(index)
             if jacobian:
-                a_minus = _acceleration(model, event.t, q, event.v_minus)
-                if sticks:  # the field after is the held motion's
+                # the fields before and after: the motion with the contacts held then
+                a_minus = phases.acceleration(model, event.t, q, event.v_minus)
+                if sticks:  # the field after is the held motion's, this contact held too
                     n = system.M @ (event.v_plus - event.v_minus)
-                    a_plus = phases.acceleration(model, event.t, q, event.v_plus, n[None, :])
+                    rows = n[None, :] if held is None else np.vstack([held, n])
+                    a_plus = phases.acceleration(model, event.t, q, event.v_plus, rows)
                 else:
-                    a_plus = _acceleration(model, event.t, q, event.v_plus)
+                    a_plus = phases.acceleration(model, event.t, q, event.v_plus)
                 try:
                     S = saltation(model.M, event.v_minus, event.v_plus, a_minus, a_plus)
                 except SolverError as error:

@@ -217,8 +217,10 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
     Raises
     ------
     SolverError
-        The run failed, or ended in a persistent contact (sticking on a stop),
-        or had an impact the orbit code cannot differentiate.
+        The run failed, or had an event the orbit code cannot differentiate. A run
+        that starts held on a stop (a section inside a sticking phase) begins with an
+        event of kind ``held`` at t = 0; an impact after which a bead stays held to the
+        span's end has ``held_after`` set.
     """
     system = System(scene)
     n = system.N
@@ -235,15 +237,14 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
     last = trajectory.frames[-1]
     if not math.isclose(last.t, span, rel_tol=1e-12, abs_tol=1e-12):
         raise SolverError(f"the run ended at t = {last.t!r} s, not at the span's end {span!r} s")
-    if any(c.mode != "compliant" for c in last.contacts):
-        raise SolverError(
-            "the motion ends the span in persistent contact (sticking on a stop); "
-            "choose a section time outside the sticking phase"
-        )
+    first = trajectory.frames[0]
+    held_start = [c for c in first.contacts if c.mode != "compliant"] if first.t == 0.0 else []
     pre = {f.t: f.q for f in trajectory.frames if f.kind == "pre"}
-    impacts = []
+    impacts: list[Impact] = [_held(system, z, c) for c in held_start]
     for event in trajectory.events:
-        if event.type in ("impact",):
+        if event.type == "zeno":
+            _capture(impacts, event, System(scene).M)
+        elif event.type in ("impact",):
             impacts.append(
                 Impact(
                     t=float(event.t),
@@ -266,8 +267,95 @@ def run_map(scene: Any, z: np.ndarray, span: float) -> StroboscopicRun:
                 "motions of free flight, impacts, sticking that ends in a lift-off, and "
                 "compliant touches and releases only"
             )
+    for contact in last.contacts:  # a sticking phase that lasts to the span's end
+        if contact.mode == "compliant":
+            continue
+        own = [i for i in impacts if (i.body, i.other) == (contact.body, contact.other)]
+        if own and own[-1].kind == "impact":
+            own[-1].held_after = True
     fill_contact_states(scene, z, impacts)
     return StroboscopicRun(np.concatenate([last.q, last.v]), impacts)
+
+
+def _held(system: System, z: np.ndarray, contact: Any) -> Impact:
+    """A bead held on a rigid stop at the run's start (a section inside a sticking phase):
+    an event of kind ``held`` at t = 0 whose ``normal`` is the gap's gradient in ``q``."""
+    if contact.other not in {b.id for b in system.scene.boundaries}:
+        raise SolverError(
+            f"t = 0 s: {contact.body} rests on {contact.other} at the section; periodic orbits "
+            "support a section inside a sticking phase on a stop only (choose another section "
+            "time)"
+        )
+    n = np.zeros(system.N)
+    bead = next(i for i, b in enumerate(system.scene.bodies) if b.id == contact.body)
+    n[_bead_paths(system)[bead][1]] = float(contact.normal[0])  # a bead's rail is along x
+    v = np.array(z[system.N :], dtype=float)
+    return Impact(
+        0.0, v, v.copy(), q=np.array(z[: system.N], dtype=float), body=contact.body,
+        other=contact.other, kind="held", normal=n,
+    )  # fmt: skip
+
+
+def event_count(impacts: list[Impact]) -> int:
+    """The events of a run, each chattering sequence that ends in a capture counted once.
+
+    A branch compares its orbits' events to see an impact appear or vanish (a grazing).
+    The number of bounces before the engine captures a chattering sequence changes along
+    a branch without one: the capture comes after the bounce that completes a geometric
+    run, and the held phase after it forgets how the bead got there (for the held bead
+    the map through complete chattering is the same whichever bounce is captured). So
+    the pair's impacts from its last other event (a lift-off, a ``held`` start, or the
+    run's start) to the captured one count as one event.
+    """
+    chattering: set[int] = set()
+    for k, impact in enumerate(impacts):
+        if not impact.captured:
+            continue
+        pair = (impact.body, impact.other)
+        j = k - 1
+        while j >= 0:
+            other = impacts[j]
+            if (other.body, other.other) == pair:
+                if other.kind != "impact":
+                    break
+                chattering.add(j)
+            j -= 1
+    return len(impacts) - len(chattering)
+
+
+def _capture(impacts: list[Impact], event: Any, M: np.ndarray) -> None:
+    """A chattering sequence's end (a ``zeno`` event): the engine's plastic capture.
+
+    For a scene with springs or forcing the engine, once the last impacts of one contact
+    form a geometric sequence or a shrinking run (:mod:`solver.zeno`) that would rise less
+    than ``ZENO_HEIGHT``, removes the contact's separation speed right after the last impact
+    (an M-orthogonal projection) and holds the bead from there; the event's time is the
+    series' accumulation time, its state the last impact's. So the map goes on as if that
+    impact had been plastic: its ``v_plus`` becomes the captured velocity
+    ``v⁺ − M⁻¹n (n·v⁺)/(nᵀM⁻¹n)``, and it starts a sticking phase (docs/ORBITS.md).
+    Other Zeno ends (a series summed in closed form: scenes without springs or forcing; a
+    capture of several contacts at once) are refused.
+    """
+    last = impacts[-1] if impacts else None
+    message = str(event.message or "")
+    one_contact = message.startswith("geometric bouncing accumulates") or message.startswith(
+        f"bouncing on several contacts ({event.body}–{event.other}) would rise less"
+    )  # the two captures at the last impact's time (ZenoSummer.check_zeno, ._capture)
+    if (
+        last is None
+        or last.kind != "impact"
+        or (last.body, last.other) != (event.body, event.other)
+        or not one_contact
+    ):
+        raise SolverError(
+            f"t = {event.t!r} s: a Zeno end of {event.body} and {event.other} other than the "
+            "capture after a geometric chattering sequence of one contact (its map is not "
+            "implemented)"
+        )
+    n = M @ (last.v_plus - last.v_minus)
+    w = np.linalg.solve(M, n)
+    last.v_plus = last.v_plus - w * (float(n @ last.v_plus) / float(n @ w))
+    last.captured = True
 
 
 def find_orbit(

@@ -109,3 +109,92 @@ def test_bad_doublings_are_refused_naming_the_option(tmp_path, bad):
     args = ("--vary", f"{OMEGA}=2.0:2.3", "--doublings", bad)
     code, err = _cli(tmp_path, oscillator(), *args)
     assert code == 2 and "--doublings" in err
+
+
+@pytest.fixture(scope="module")
+def cascade8(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cascade8")
+    args = ("--vary", f"{OMEGA}=2.2:2.285", "--step", "0.05", "--transient", "100")
+    code, err = _cli(tmp, oscillator(), *args, "--max-points", "60", "--doublings", "3")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp / "out" / "branches.csv")))
+    impacts = list(csv.DictReader(open(tmp / "out" / "orbit_impacts.csv")))
+    return rows, impacts
+
+
+def test_cascade_reaches_period_eight(cascade8):
+    """--doublings 3 starts the period-8 branch at the period-4 branch's doubling (the
+    corrector there used to stall at a residual of 9.5e-12 and the command exited 3)."""
+    rows, impacts = cascade8
+    branches = [[r for r in rows if r["branch"] == b] for b in ("0", "1", "2", "3")]
+    assert [{r["period"] for r in b} for b in branches] == [{"1"}, {"2"}, {"4"}, {"8"}]
+    w3 = float(next(r for r in branches[2] if r["bifurcation"] == "period_doubling")[OMEGA])
+    assert 2.2804792 < w3 < 2.2804793  # ω₃ (docs/ORBITS.md)
+    assert branches[3][0][OMEGA] == repr(w3)
+    followed = [r for r in branches[3][1:] if r["bifurcation"] in ("", "end")]
+    assert len(followed) >= 3
+    A = np.array([[0.0, 1.0], [-K / M, -C / M]])
+    for row in followed:
+        w = float(row[OMEGA])
+        span = 8 * 2 * math.pi / w
+        hits = impacts_of(impacts, row)
+        assert row["n_impacts"] == "8" and len(hits) == 8
+        # the eight impacts chain by the closed-form free motion, the last back to the first
+        for (t_a, v_a), (t_b, v_b) in zip(hits, [*hits[1:], hits[0]], strict=True):
+            if t_b <= t_a:
+                t_b += span
+            x, v = free_motion(t_a, S, -E * v_a, t_b, W=w)
+            assert abs(x - S) < 1e-10 and abs(v - v_b) < 1e-10
+        speeds = [v for _, v in hits]
+        assert abs(speeds[0] - speeds[4]) > 1e-6  # not a period-4 orbit
+        # the multipliers: the closed-form monodromy, eight saltations between flows
+        t_first = hits[0][0]
+        phi = np.eye(2)
+        for (t_a, v_a), (t_b, _) in zip(hits, [*hits[1:], (t_first + span, 0.0)], strict=True):
+            phi = scipy.linalg.expm(A * (t_b - t_a)) @ saltation(t_a, v_a, w) @ phi
+        mu = sorted(np.linalg.eigvals(phi).real, key=abs, reverse=True)
+        got = [float(row["mu_1_re"]), float(row["mu_2_re"])]
+        assert np.allclose(got, mu, rtol=1e-7, atol=1e-9)
+    # the period-8 branch's own doubling is located (the doubled start stays before it):
+    # the closed-form period-8 orbit's multiplier crosses −1 there
+    pd = next(r for r in branches[3] if r["bifurcation"] == "period_doubling")
+    w4 = float(pd[OMEGA])
+    w2 = float(next(r for r in branches[1] if r["bifurcation"] == "period_doubling")[OMEGA])
+    assert w3 < w4 < w3 + (w3 - w2)
+    guess = [x for hit in impacts_of(impacts, pd) for x in hit]
+    signs = []
+    for w in (w4 - 2e-8, w4 + 2e-8):
+        u = period_n(8, w, guess)
+        signs.append(np.sign(np.linalg.det(period_n_monodromy(8, w, u) + np.eye(2))))
+    assert signs[0] == -signs[1]
+
+
+def period_n(n, w, guess):
+    """(t₁, v₁, …, t_n, v_n) of the n-impact period-n orbit at ω = w: periodicity conditions."""
+    span = n * 2 * math.pi / w
+
+    def conditions(u):
+        out = []
+        for k in range(n):
+            t_a, v_a = u[2 * k], u[2 * k + 1]
+            t_b, v_b = u[(2 * k + 2) % (2 * n)], u[(2 * k + 3) % (2 * n)]
+            if k == n - 1:
+                t_b += span
+            x, v = free_motion(t_a, S, -E * v_a, t_b, W=w)
+            out += [x - S, v - v_b]
+        return out
+
+    sol = root(conditions, guess, tol=1e-14).x
+    assert max(abs(r) for r in conditions(sol)) < 1e-11
+    return sol
+
+
+def period_n_monodromy(n, w, u):
+    span = n * 2 * math.pi / w
+    A = np.array([[0.0, 1.0], [-K / M, -C / M]])
+    phi = np.eye(2)
+    for k in range(n):
+        t_a, v_a = u[2 * k], u[2 * k + 1]
+        t_b = u[2 * k + 2] if k < n - 1 else u[0] + span
+        phi = scipy.linalg.expm(A * (t_b - t_a)) @ saltation(t_a, v_a, w) @ phi
+    return phi
