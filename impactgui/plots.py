@@ -70,6 +70,7 @@ from PySide6.QtWidgets import (
 from impactgui.device_pixels import to_device
 from impactgui.grid import show_grid
 from impactgui.names import contact_name
+from impactgui.peak_curve import PeakCurve
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
 from solver.frames import Event, StepOutput
 from solver.record import Trajectory
@@ -889,9 +890,9 @@ class PlotPanel(QWidget):
             style = pg.mkPen(colour, width=2 if name in ("total", "balance") else 1)
             if name == "balance":
                 style.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
-            self.energy_curves[name] = _cached(
-                self.energy_plot.plot(name=name, pen=style, **self._line_options(self.energy_plot))
-            )
+            curve = PeakCurve(name=name, pen=style, **self._line_options(self.energy_plot))
+            self.energy_plot.addItem(curve)
+            self.energy_curves[name] = _cached(curve)
 
     def _forget_ranges(self) -> None:
         """Follow the data on every axis afresh (the next redraw sets every range)."""
