@@ -6,8 +6,8 @@ min/max of every block of samples in view (``_getDisplayDataset``, O(samples)).
 At the solver's front the energy curves are set at every frame drawn, and this
 cost 1.4-2.3 ms of the GUI thread at 1e4 frames, 13-16 ms at 3e5.
 
-``PeakEnvelope`` keeps, for one view (time range and pixel width), the index of
-the smallest and the largest sample of each pixel column, and extends them with
+``PeakEnvelope`` keeps, for one view (time range and pixel width), the indices of
+the first, smallest, largest and last sample of each pixel column, and extends them with
 the samples appended since its last call: a frame at the front costs the new
 samples and the columns shown, whatever came before. A change of the view makes
 them anew from the samples in view (a time-axis step, at most once a second).
@@ -47,6 +47,8 @@ class PeakEnvelope:
         self._columns = np.empty(0, dtype=np.int64)
         self._low = np.empty(0, dtype=np.int64)
         self._high = np.empty(0, dtype=np.int64)
+        self._first = np.empty(0, dtype=np.int64)
+        self._last = np.empty(0, dtype=np.int64)
         self._count = 0
 
     def reset(self) -> None:
@@ -60,6 +62,8 @@ class PeakEnvelope:
         self._columns = np.empty(size, dtype=np.int64)
         self._low = np.empty(size, dtype=np.int64)
         self._high = np.empty(size, dtype=np.int64)
+        self._first = np.empty(size, dtype=np.int64)
+        self._last = np.empty(size, dtype=np.int64)
         self._count = 0
 
     def display(
@@ -68,7 +72,11 @@ class PeakEnvelope:
         """The points to draw of ``(x, y)`` (x sorted) in ``left``-``right``, ``columns`` px wide.
 
         A view with few samples per column gets them all; otherwise each column gets
-        its smallest and largest sample, in the order they come. One sample either side of
+        its first, smallest, largest and last sample, in the order they come (M4: the
+        segments between columns join neighbouring samples, and within a column the
+        line covers its whole range, so every pixel column is drawn as the whole
+        series would draw it; with its extremes only, columns crossed by one
+        diagonal segment were left blank). One sample either side of
         the view is kept, so the line reaches the view's borders.
         """
         n = len(x)
@@ -92,9 +100,9 @@ class PeakEnvelope:
             self._start(key, first)
         self._add(x, y, end)
         self._check = (float(x[0]), float(x[end - 1]), float(y[end - 1]))
-        pairs = np.sort(
-            np.column_stack((self._low[: self._count], self._high[: self._count])), axis=1
-        ).ravel()
+        count = self._count
+        picked = (self._first, self._low, self._high, self._last)
+        pairs = np.sort(np.column_stack([at[:count] for at in picked]), axis=1).ravel()
         index = np.concatenate(
             (
                 np.arange(max(first - 1, 0), first),
@@ -125,17 +133,23 @@ class PeakEnvelope:
             at = np.where(at == len(xs), starts, at) + start  # a column all NaN: its first
             (low if reduce is np.fmin else high).append(at)
         low_at, high_at, own = low[0], high[0], column[starts]
+        first_at = starts + start
+        last_at = np.r_[starts[1:], len(xs)] - 1 + start
         if self._count and self._columns[self._count - 1] == own[0]:  # the last column grows
             last = self._count - 1
             if _better(y[low_at[0]], y[self._low[last]], np.less):
                 self._low[last] = low_at[0]
             if _better(y[high_at[0]], y[self._high[last]], np.greater):
                 self._high[last] = high_at[0]
+            self._last[last] = last_at[0]
             low_at, high_at, own = low_at[1:], high_at[1:], own[1:]
+            first_at, last_at = first_at[1:], last_at[1:]
         stop = self._count + len(own)
         self._columns[self._count : stop] = own
         self._low[self._count : stop] = low_at
         self._high[self._count : stop] = high_at
+        self._first[self._count : stop] = first_at
+        self._last[self._count : stop] = last_at
         self._count = stop
         self._done = end
 
@@ -155,7 +169,20 @@ class PeakCurve(pg.PlotDataItem):
 
     def __init__(self, *args, **kwargs) -> None:
         self.envelope = PeakEnvelope()
+        self._columns = 0
+        """Pixel columns of the view when the drawn points were made."""
         super().__init__(*args, **kwargs)
+
+    def viewTransformChanged(self) -> None:
+        """A view resized to another pixel width has its points made for the new width.
+
+        pyqtgraph makes them anew only at a change of range: after the layout narrowed a
+        plot, 543 columns were drawn in 420 pixels, and some pixels got no line at all.
+        """
+        super().viewTransformChanged()
+        view = self.getViewBox()
+        if self._columns and view is not None and round(view.width()) != self._columns:
+            self.updateItems(styleUpdate=False)
 
     def _getDisplayDataset(self) -> PlotDataset | None:
         opts = self.opts
@@ -175,15 +202,17 @@ class PeakCurve(pg.PlotDataItem):
             or view.width() < 1
         ):
             return super()._getDisplayDataset()
-        x_changed = self.property("xViewRangeWasChanged")
+        columns = round(view.width())
+        x_changed = self.property("xViewRangeWasChanged") or columns != self._columns
         y_changed = self.property("yViewRangeWasChanged")
         if self._datasetDisplay is not None and not x_changed:
             if not (y_changed and opts["dynamicRangeLimit"] is not None):
                 return self._datasetDisplay
         rect = view.viewRect()
         x, y = self.envelope.display(
-            self._dataset.x, self._dataset.y, rect.left(), rect.right(), int(view.width())
+            self._dataset.x, self._dataset.y, rect.left(), rect.right(), columns
         )
+        self._columns = columns
         limit = opts["dynamicRangeLimit"]
         if limit is not None and rect.height() > 0:
             low, high = sorted((rect.top(), rect.bottom()))

@@ -80,7 +80,7 @@ def test_a_few_samples_per_column_are_drawn_all() -> None:
     np.testing.assert_array_equal(shown[0], x[24:76])  # and one either side
     np.testing.assert_array_equal(shown[1], y[24:76])
     shown = PeakEnvelope().display(x, y, 0.25, 0.75, 5)  # 10 a column: the envelope
-    assert len(shown[0]) == 2 * 5 + 2
+    assert len(shown[0]) == 4 * 5 + 2  # first, min, max, last a column
 
 
 def _energy_frames(start: int, stop: int) -> StepOutput:
@@ -130,10 +130,28 @@ def test_a_frame_at_the_front_reads_only_its_new_samples_however_long_the_run(qt
     x, y = kinetic.getOriginalDataset()
     assert len(x) == 100_010
     (left, right), width = panel.energy_plot.vb.viewRange()[0], int(panel.energy_plot.vb.width())
-    assert len(kinetic.getData()[0]) <= 2 * width + 2
+    assert len(kinetic.getData()[0]) <= 4 * width + 2
     _assert_envelope(x, y, kinetic.getData(), (left, right, width))
     # zoomed and panned: the envelope of the samples then in view
     panel.energy_plot.setXRange(20.0, 60.0, padding=0)
     _assert_envelope(x, y, kinetic.getData(), (20.0, 60.0, width))
     panel.energy_plot.setXRange(30.0, 70.0, padding=0)
     _assert_envelope(x, y, kinetic.getData(), (30.0, 70.0, width))
+
+
+def test_a_plot_narrowed_by_its_layout_draws_one_column_a_pixel(qtbot) -> None:
+    # pyqtgraph makes the drawn points anew only at a change of range: after the layout
+    # narrowed the plot, 543 columns were drawn in 420 pixels and some pixels got no line
+    _, panel = _front_work(qtbot, 20_000)
+    kinetic = panel.energy_curves["kinetic"]
+    x, y = kinetic.getOriginalDataset()
+    view = panel.energy_plot.vb
+    wide = round(view.width())
+    panel.resize(400, 900)
+    panel.graphics.grab()  # lays the plots out anew
+    narrow = round(view.width())
+    assert narrow < wide
+    (left, right) = view.viewRange()[0]
+    drawn = kinetic.curve.getData()  # the line item's own points, as painted
+    _assert_envelope(x, y, drawn, (left, right, narrow))
+    assert len(drawn[0]) <= 4 * narrow + 2
