@@ -30,7 +30,10 @@ per second):
 * data reach the curves at most every ``REDRAW_INTERVAL_MS``, and only the
   curves whose data grew are set again;
 * curves downsample (peak) to the plot's width and clip to the visible range,
-  so 1e5 points stay responsive;
+  so 1e5 points stay responsive; the energy curves are ``PeakCurve``s
+  (``impactgui.peak_curve``), whose per-pixel-column envelope grows with the
+  new frames only: a frame at the solver's front costs the same at 1e4 and
+  3e5 frames (pyqtgraph re-downsampled the whole history at each ``setData``);
 * pyqtgraph's auto-range is off: the panel keeps running bounds of the data
   (widened with each new slice only, never a re-scan) and sets the ranges
   itself, in steps (time: 1, 2, 5 × 10^k s up to the run's end, at most one
@@ -1115,8 +1118,9 @@ class PlotPanel(QWidget):
     def _draw_energy(self, deadline: float | None) -> bool:
         """The energy curves with the frames so far, until ``deadline`` (True: all drawn).
 
-        Each ``setData`` costs pyqtgraph O(frames) (bounds, downsampling: 3 ms per
-        curve at 3e5 frames, 21 ms for the seven), so a streaming tick sets the
+        A ``setData`` cost pyqtgraph O(frames) (bounds, downsampling: 3 ms per curve
+        at 3e5 frames, 21 ms for the seven; ``PeakCurve`` now reads only the new
+        frames, except after a change of the time range), so a streaming tick sets the
         curves one by one and the rest follow on the next ticks, all with the
         frames there were when the first was set; a full redraw (no deadline)
         sets them all with every frame.
