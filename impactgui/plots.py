@@ -893,9 +893,13 @@ class PlotPanel(QWidget):
             style = pg.mkPen(colour, width=2 if name in ("total", "balance") else 1)
             if name == "balance":
                 style.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
-            curve = PeakCurve(name=name, pen=style, **self._line_options(self.energy_plot))
-            self.energy_plot.addItem(curve)
-            self.energy_curves[name] = _cached(curve)
+            self.energy_curves[name] = self._add_curve(self.energy_plot, name=name, pen=style)
+
+    def _add_curve(self, plot: pg.PlotItem, **style: Any) -> PeakCurve:
+        """A new curve of ``plot`` (a legend entry if named), drawn as its data's envelope."""
+        curve = _cached(PeakCurve(**style, **self._line_options(plot)))
+        plot.addItem(curve)
+        return curve
 
     def _forget_ranges(self) -> None:
         """Follow the data on every axis afresh (the next redraw sets every range)."""
@@ -1160,14 +1164,8 @@ class PlotPanel(QWidget):
             name = contact_name(*key) if index < LEGEND_LIMIT else None
             pen = pg.mkPen(pg.intColor(index, hues=9, minValue=120), width=1.5)
             series.curves = self.contact_curves[key] = (
-                _cached(
-                    self.lambda_plot.plot(
-                        name=name, pen=pen, **self._line_options(self.lambda_plot)
-                    )
-                ),
-                _cached(
-                    self.tau_plot.plot(name=name, pen=pen, **self._line_options(self.tau_plot))
-                ),
+                self._add_curve(self.lambda_plot, name=name, pen=pen),
+                self._add_curve(self.tau_plot, name=name, pen=pen),
             )
         for curve, points, plot in (
             (series.curves[0], series.lam, self.lambda_plot),
