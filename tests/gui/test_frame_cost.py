@@ -17,6 +17,7 @@ from impactgui import plots as plots_module
 from impactgui.canvas import FLASH_TICK_MS, SceneCanvas
 from impactgui.document import SceneDocument
 from impactgui.names import contact_name
+from impactgui.peak_curve import PeakCurve
 from impactgui.plots import AXIS_WIDTH, ENERGY_TERMS, TIP_SIZE_PX, PlotPanel, _StemTips
 from impactgui.presets import SCENES_DIR
 from impactgui.scene_items import FLASH_DURATION, TrailField
@@ -201,7 +202,8 @@ def test_a_value_range_step_keeps_the_curves_as_drawn_and_a_hand_zoom_limits_far
     x_after, y_after = kinetic.getData()
     assert x_after is x and y_after is y  # the same arrays: nothing made anew
     # the same as drawing it afresh with every frame under the new range
-    fresh = panel.energy_plot.plot(**panel._line_options(panel.energy_plot))
+    fresh = PeakCurve(**panel._line_options(panel.energy_plot))
+    panel.energy_plot.addItem(fresh)
     fresh.setData(*kinetic.getOriginalDataset())
     np.testing.assert_array_equal(fresh.getData()[0], x)
     np.testing.assert_array_equal(fresh.getData()[1], y)
