@@ -114,13 +114,16 @@ class GeneralPhase:
                 soft = self.compliant.first(piece, piece.ta, found.t if found else piece.tb, n_sub)
                 found = soft or found
             limit = found.t if found else piece.tb
-            self.recorder.emit_samples(
+            while not self.recorder.emit_samples(
                 out,
                 piece.state,
                 limit,
                 inclusive=found is None and piece.tb >= s.t_end,
                 states=piece.states,
-            )
+                deadline=self.deadline,
+            ):  # thousands of samples built one by one: cut at the slice like the pieces
+                self.reached = max(self.reached, out.frames[-1].t)
+                out = yield
             if found is not None:
                 m.set_y(piece.state(found.t))
                 m.advance_clock(found.t)

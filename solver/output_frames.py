@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -24,6 +25,9 @@ _T = TypeVar("_T")
 
 FEW_SAMPLES = 4
 """Grid points up to which the samples due are found in floats rather than on arrays."""
+SAMPLE_CHUNK = 64
+"""Samples built one by one between two looks at the step's wall clock (``emit_samples``'s
+``deadline``): a long phase's thousands of samples are cut and resumed like its pieces."""
 
 
 def shared_rows(rows: np.ndarray, make: Callable[..., _T]) -> list[_T]:
@@ -316,18 +320,22 @@ class Recorder:
         limit: float,
         inclusive: bool,
         states: Callable[[np.ndarray], np.ndarray] | None = None,
-    ) -> None:
-        """Sample frames on the output grid up to ``limit`` (s).
+        deadline: float = math.inf,
+    ) -> bool:
+        """Sample frames on the output grid up to ``limit`` (s); True when all are made.
 
         ``state`` maps a time to the row of its state, ``None`` standing for
         the stepper's current state (:meth:`_current_frame`). ``states`` maps
         an array of times to the rows of their states; given (a
         constant-force or closed-form linear phase), the frames are built in
-        one vectorised pass.
+        one vectorised pass. Frames built one by one stop, every
+        ``SAMPLE_CHUNK``, once ``time.monotonic()`` is past ``deadline``:
+        False then, and the same call made again goes on from the next
+        sample (each frame is the same whatever the cut).
         """
         last = min(limit, self.s.t_end * (1 + 1e-12))
         if self.next_sample * self.s.dt_out > last:
-            return
+            return True
         top = math.floor(last / self.s.dt_out) + 2
         end = self.s.t_end * (1 + 1e-12)
         if top - self.next_sample <= FEW_SAMPLES:
@@ -340,15 +348,15 @@ class Recorder:
                 due.append(t)
             count = len(due)
             if not count:
-                return
+                return True
             if state is None:  # the current state at every time due
                 out.frames += [self._current_frame(t, "sample") for t in due]
                 self.next_sample += count
-                return
+                return True
             if states is None:  # one state at a time: the grid times as they are
                 out.frames += [self.frame(t, "sample", state(t)) for t in due]
                 self.next_sample += count
-                return
+                return True
             ts = np.array(due)
         else:
             ks = np.arange(self.next_sample, top)
@@ -357,15 +365,22 @@ class Recorder:
             # the grid is increasing: the samples due are a leading run of ``keep``
             count = int(keep.argmin()) if not keep.all() else len(ks)
             if not count:
-                return
+                return True
             ts = ts[:count]
         if states is not None:
             out.frames += self._sample_frames(ts, states(ts))
-        elif state is None:
-            out.frames += [self._current_frame(float(t), "sample") for t in ts]
-        else:
-            out.frames += [self.frame(float(t), "sample", state(float(t))) for t in ts]
-        self.next_sample += count
+            self.next_sample += count
+            return True
+        for start in range(0, count, SAMPLE_CHUNK):
+            chunk = ts[start : start + SAMPLE_CHUNK]
+            if state is None:
+                out.frames += [self._current_frame(float(t), "sample") for t in chunk]
+            else:
+                out.frames += [self.frame(float(t), "sample", state(float(t))) for t in chunk]
+            self.next_sample += len(chunk)
+            if start + SAMPLE_CHUNK < count and time.monotonic() > deadline:
+                return False
+        return True
 
     def finish(self, out: StepOutput) -> None:
         if not out.frames or out.frames[-1].t < self.s.t_end:

@@ -250,3 +250,38 @@ def test_the_watchdog_takes_a_run_creeping_on_by_ulps_for_a_stall():
     for k in range(100):  # slow but real: 2e-9 of itself a second
         slow.check(1e3 * (1.0 + 2e-9) ** k)
         now[0] += 1.0
+
+
+def _elastic_stop_run(monkeypatch, slice_s):
+    """Fuzz scene 6788 made small: after its release the mass flies off the soft stop for good,
+    one closed-form piece to t_end whose samples are built one by one (a compliant scene)."""
+    monkeypatch.setattr(events_module, "STEP_WALL_SLICE_S", slice_s)
+    model = load_scene(SCENES / "elastic_stop.json")
+    settings = {"t_end": 3.0, "dt_out": 1e-3}
+    model = model.model_copy(update={"solver": model.solver.model_copy(update=settings)})
+    stepper = make_stepper(model)
+    frames, events, per_step, reached = [], [], [], []
+    while stepper.status == "running":
+        out = stepper.step()
+        per_step.append(len(out.frames))
+        reached.append(stepper.reached)
+        frames += out.frames
+        events += out.events
+    states = np.array([np.r_[f.t, f.q, f.v, f.energy.spring, f.energy.dissipated] for f in frames])
+    return per_step, reached, states, [(e.t, e.type) for e in events]
+
+
+def test_a_long_phases_samples_are_cut_at_the_slice_and_resumed_bit_for_bit(monkeypatch):
+    # fuzz scene 6788 (elastic_stop, t_end 251 s, dt_out 1 ms): the flight after the release
+    # built its 250,000 samples inside one step() (a hang to the watchdog); now they are cut
+    from solver.output_frames import SAMPLE_CHUNK
+
+    per_whole, _, states_whole, events_whole = _elastic_stop_run(monkeypatch, 3600.0)
+    per_cut, reached, states_cut, events_cut = _elastic_stop_run(monkeypatch, 0.0)
+    assert max(per_whole) > 2000  # the flight's samples in one step, uncut
+    assert max(per_cut) <= SAMPLE_CHUNK + 1
+    assert len(states_whole) == 3001
+    assert [e[1] for e in events_whole] == ["touch", "release"]
+    assert np.array_equal(states_cut, states_whole)
+    assert events_cut == events_whole
+    assert max(reached) > 2.9  # the watchdog sees the samples' time move inside the phase
