@@ -404,7 +404,11 @@ class DiskKinematics:
     @cached_property
     def feature_kind(self) -> np.ndarray:
         """Per feature its kind: ``SEGMENT``, ``VERTEX`` or ``ARC``."""
-        return np.array([kind for kind, _ in self.float_tables[1]], dtype=np.intp).reshape(-1)
+        kinds = [
+            SEGMENT if isinstance(f, Segment) else VERTEX if isinstance(f, Vertex) else ARC
+            for f in self._shapes
+        ]
+        return np.array(kinds, dtype=np.intp).reshape(-1)
 
     @cached_property
     def gap_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -412,20 +416,28 @@ class DiskKinematics:
 
         ``(kinds, numbers, covers, cover numbers)``: per feature its kind and
         six numbers (a segment's ``(ax, ay, ex, ey, |e|², |e|)``, a vertex's
-        ``(px, py)`` then zeros, an arc's zeros), from :attr:`float_tables`;
-        the segments ending at vertex ``f`` are rows ``covers[f]`` to
-        ``covers[f + 1]`` of the cover numbers (a segment's six numbers).
+        ``(px, py)`` then zeros, an arc's zeros), ``e = b − a``, ``|e|² = e_x
+        e_x + e_y e_y`` and a correctly rounded square root (the operations of
+        the array route the loops replaced); the segments ending at vertex
+        ``f`` are rows ``covers[f]`` to ``covers[f + 1]`` of the cover numbers
+        (a segment's six numbers).
         """
-        _, rows, covering = self.float_tables
-        numbers = np.zeros((len(rows), 6))
+
+        def segment(f: Segment) -> tuple[float, ...]:
+            (ax, ay), (bx, by) = f.a, f.b  # tuples of floats (geometry._point)
+            ex, ey = bx - ax, by - ay
+            length2 = ex * ex + ey * ey
+            return (ax, ay, ex, ey, length2, math.sqrt(length2))
+
+        numbers = np.zeros((len(self._shapes), 6))
         cover_numbers: list[tuple[float, ...]] = []
         covers = [0]
-        for f, ((kind, values), near) in enumerate(zip(rows, covering, strict=True)):
-            if kind == SEGMENT:
-                numbers[f] = (*values[:5], values[7])
-            elif kind == VERTEX:
-                numbers[f, :2] = values
-                cover_numbers += [cover for _, cover in near if cover is not None]
+        for f, (shape, near) in enumerate(zip(self._shapes, self.neighbours, strict=True)):
+            if isinstance(shape, Segment):
+                numbers[f] = segment(shape)
+            elif isinstance(shape, Vertex):
+                numbers[f, :2] = shape.p
+                cover_numbers += [segment(g) for g in near if isinstance(g, Segment)]
             covers.append(len(cover_numbers))
         return (
             self.feature_kind,
@@ -467,44 +479,6 @@ class DiskKinematics:
         return np.array(
             [f.p if isinstance(f, Vertex) else nowhere for f in self._shapes], dtype=float
         ).reshape(-1, 2)
-
-    @cached_property
-    def float_tables(self) -> tuple[list[float], list, list]:
-        """``(radii, feature rows, vertex covers)`` in floats, for the few pairs of a GapSet.
-
-        The radii (m) as a list. Per feature ``(kind, numbers)``: a segment's
-        numbers are ``(ax, ay, ex, ey, |e|², nx, ny, |e|)`` with ``e = b − a``
-        and the normal ``(−e_y, e_x) / |e|``, computed with the operations of
-        GapSet's arrays (``|e|² = e_x e_x + e_y e_y``, a correctly rounded
-        square root): the same numbers; a vertex's its point ``(px, py)``, an
-        arc's none. Per feature, for a vertex, each feature of
-        :attr:`neighbours` with its numbers: a segment's ``(ax, ay, ex, ey,
-        |e|², |e|)``, an arc's ``None``.
-        """
-        rows: list[tuple[int, tuple[float, ...]]] = []
-        segments: dict[int, tuple[float, ...]] = {}
-        for f in self._shapes:  # a feature's points are tuples of floats (geometry._point)
-            if isinstance(f, Segment):
-                (ax, ay), (bx, by) = f.a, f.b
-                ex, ey = bx - ax, by - ay
-                length2 = ex * ex + ey * ey
-                length = math.sqrt(length2)
-                scale = length if length > 0.0 else 1.0
-                numbers = (ax, ay, ex, ey, length2, -ey / scale, ex / scale, length)
-                segments[id(f)] = numbers
-                rows.append((SEGMENT, numbers))
-            elif isinstance(f, Vertex):
-                rows.append((VERTEX, f.p))
-            else:
-                rows.append((ARC, ()))
-        covers = []
-        for near in self.neighbours:  # features of this list
-            found = []
-            for f in near:
-                numbers = segments.get(id(f))
-                found.append((f, None if numbers is None else (*numbers[:5], numbers[7])))
-            covers.append(found)
-        return self.radii.tolist(), rows, covers
 
     def candidates(self, q: np.ndarray, margin: float, disks: np.ndarray) -> PairRows:
         """Every pair of one of ``disks`` that may come within ``margin`` (m): broad phase only.
@@ -551,7 +525,7 @@ class DiskKinematics:
         index = self.index
         if index is not None and len(disks):
             ((x, y),) = c.tolist()
-            radius = self.float_tables[0][0]
+            radius = float(self.radii[0])
             m = float(margin)
             if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(m) and m >= 0.0):
                 index.query(c, self.radii, margin)  # raises: what is wrong, by name

@@ -31,10 +31,9 @@ from solver.gap_kernel import compiled_gap_values
 from solver.geometry import Arc
 
 FEW_PAIRS = 16
-"""Up to this many pairs the closing times and proofs of :mod:`solver.gap_closing`
-are computed in float arithmetic, one pair at a time (each array operation costs
-about a microsecond, a pair's float arithmetic less); the gaps of every size go
-through one compiled loop (:mod:`solver.gap_kernel`)."""
+"""Up to this many pairs a free flight's check for missed closings is first a proof
+in closed form (:func:`solver.gap_closing.flight_clear`) and a lone disk's bounce
+train is looked for; more pairs go to the check's samples."""
 
 
 class GapSet:
