@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import operator
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,8 +52,9 @@ STATE_BLOCK_ROWS = 4096
 STATE_BLOCK_BYTES = 32 * 2**20
 """Largest block of the state store (bytes): fewer rows a block for large systems."""
 FEW_FRAMES = 8
-"""Up to this many frames of one step output are written one row at a time (an event's
-``pre`` and ``post``, a sample): array calls on a few rows cost more than the rows."""
+"""Up to this many frames appended since the last read of the arrays are written one row at
+a time (an event's ``pre`` and ``post``, a sample): array calls on a few rows cost more
+than the rows."""
 _ENERGY_TERMS = operator.attrgetter("kinetic", "potential", "spring", "dissipated", "input")
 """The stored terms of an EnergyBudget, in the order of ENERGY_COLUMNS without ``E_total``."""
 
@@ -61,9 +63,14 @@ class Trajectory:
     """Frames and events of one run, in time order, growing while it runs.
 
     One thread appends (the stepper's driver), any number of threads read.
-    An append writes the new rows first and publishes the new length last,
-    and a buffer that has to grow is copied before it is swapped in, so a
-    reader always sees a consistent prefix: ``frames``, ``times()``,
+    An append adds the frames and publishes the new length last. The
+    arrays of ``times()``, ``states()`` and ``energies()`` are written when
+    they are read: the first read after an append writes the rows of the
+    frames appended since, all at once, under a lock that only readers take
+    (a run whose arrays are never read, as the command line's, never writes
+    them; the rows of a few frames cost more one append at a time than
+    together). A buffer that has to grow is copied before it is swapped in,
+    so a reader always sees a consistent prefix: ``frames``, ``times()``,
     ``states()`` and ``energies()`` taken one after another may differ in
     length (the later call can see more rows), never in content.
 
@@ -106,12 +113,14 @@ class Trajectory:
         self._energies = np.empty((0, len(ENERGY_COLUMNS)))
         self._n_frames = 0
         self._n_events = 0
+        self._written = 0  # frames whose rows the arrays hold (:meth:`_write_new_rows`)
+        self._write_lock = threading.Lock()
 
     def append(self, step_output: StepOutput) -> None:
         """Add one ``StepOutput`` (its frames and events) at the end.
 
-        Cost is amortised O(rows appended): buffers double when full, and
-        the rows of all the frames of one output are written together.
+        Cost is O(frames appended): their rows are written by the next read
+        of the arrays (:meth:`_write_new_rows`).
         """
         if step_output.frames:
             self._append_frames(step_output.frames)
@@ -136,14 +145,31 @@ class Trajectory:
             self._block_rows = max(
                 1, min(STATE_BLOCK_ROWS, STATE_BLOCK_BYTES // max(1, 8 * state_size))
             )
-        if n + count > len(self._times):
-            self._grow(n, n + count)
-        if count <= FEW_FRAMES:
-            self._write_rows(n, frames, nq)
-        else:
-            self._write_arrays(n, frames)
         self._frames += frames
         self._n_frames = n + count
+
+    def _write_new_rows(self) -> int:
+        """Write the rows of the frames appended since the last read; the number of frames.
+
+        Buffers double when full; the rows of up to ``FEW_FRAMES`` frames are
+        written one by one, more all at once. The lock orders readers of
+        several threads; the appending thread never writes the arrays.
+        """
+        n = self._n_frames
+        if self._written == n:  # published after its rows were written
+            return n
+        with self._write_lock:
+            start = self._written
+            if start < n:
+                frames = self._frames[start:n]
+                if n > len(self._times):
+                    self._grow(start, n)
+                if n - start <= FEW_FRAMES:
+                    self._write_rows(start, frames, len(frames[0].q))
+                else:
+                    self._write_arrays(start, frames)
+                self._written = n
+        return n
 
     def _write_rows(self, n: int, frames: list[Frame], nq: int) -> None:
         """Write ``frames`` as rows ``n, n + 1, …`` one by one: what :meth:`_write_arrays` writes.
@@ -226,7 +252,7 @@ class Trajectory:
 
     def times(self) -> np.ndarray:
         """Frame times, s: read-only view, shape ``(n_frames,)``."""
-        n = self._n_frames
+        n = self._write_new_rows()
         return _read_only(self._times[:n])
 
     def states(self) -> np.ndarray:
@@ -237,7 +263,7 @@ class Trajectory:
         (O(frames); the GUI plots from ``frames``, ``times()`` and
         ``energies()``).
         """
-        full, rest = divmod(self._n_frames, self._block_rows)
+        full, rest = divmod(self._write_new_rows(), self._block_rows)
         blocks = self._state_blocks[:full]
         if rest:
             blocks.append(self._state_blocks[full][:rest])
@@ -251,7 +277,7 @@ class Trajectory:
         Columns as ``ENERGY_COLUMNS``: kinetic, potential, spring, total,
         dissipated so far, input so far.
         """
-        n = self._n_frames
+        n = self._write_new_rows()
         return _read_only(self._energies[:n])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import threading
@@ -117,20 +118,27 @@ def test_full_state_blocks_are_never_copied_when_frames_are_added():
     trajectory = Trajectory(SYSTEM)
     rows = record.STATE_BLOCK_ROWS
     trajectory.append(StepOutput(frames=[make_frame(k * 1e-3) for k in range(rows + 10)]))
+    trajectory.states()  # the rows are written when they are read
     blocks = list(trajectory._state_blocks)
     trajectory.append(StepOutput(frames=[make_frame(k * 1e-3) for k in range(rows + 10, 3 * rows)]))
+    trajectory.states()
     assert len(trajectory._state_blocks) == 3
     assert all(new is old for new, old in zip(trajectory._state_blocks, blocks, strict=False))
 
 
-def test_a_reader_thread_always_sees_a_consistent_prefix_while_frames_are_appended():
+@pytest.mark.parametrize("readers", [1, 3])
+def test_a_reader_thread_always_sees_a_consistent_prefix_while_frames_are_appended(readers):
+    """Readers write the rows of the frames appended since the last read (one at a time)."""
     trajectory = Trajectory(SYSTEM)
     n_frames = 20000
     inconsistencies: list[str] = []
     done = threading.Event()
 
+    ready = threading.Barrier(readers + 1)  # every reader has read the empty arrays
+
     def read_until_done() -> None:
         assert trajectory.states().shape == (0, 8)
+        ready.wait()
         while not done.is_set():
             times = trajectory.times()
             states = trajectory.states()
@@ -149,13 +157,18 @@ def test_a_reader_thread_always_sees_a_consistent_prefix_while_frames_are_append
         except Exception as error:  # the reader must not fail silently
             inconsistencies.append(repr(error))
             done.set()
+            ready.abort()  # the writer does not wait for a reader that failed
 
-    reader = threading.Thread(target=read_and_report)
-    reader.start()
+    threads = [threading.Thread(target=read_and_report) for _ in range(readers)]
+    for reader in threads:
+        reader.start()
+    with contextlib.suppress(threading.BrokenBarrierError):  # a reader failed: reported below
+        ready.wait()
     for k in range(n_frames):
         trajectory.append(StepOutput(frames=[make_frame(k * 1e-4)]))
     done.set()
-    reader.join()
+    for reader in threads:
+        reader.join()
 
     assert not inconsistencies
     assert len(trajectory.times()) == n_frames
