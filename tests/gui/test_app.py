@@ -118,7 +118,9 @@ def test_a_cold_kernel_cache_is_compiled_at_start_with_progress(qtbot, monkeypat
     stream = io.StringIO()
     app_module._compile_kernels_if_cold(stream)
     assert called == list(kernels.KERNEL_NAMES)
-    assert stream.getvalue().splitlines()[-1] == "compiling the solver's kernels, once: done (6)"
+    assert stream.getvalue().splitlines()[-1] == (
+        f"compiling the solver's kernels, once: done ({len(kernels.KERNEL_NAMES)})"
+    )
     assert not kernels.is_cold()  # the stamp: the next start compiles nothing
     app_module._compile_kernels_if_cold(stream)
     assert called == list(kernels.KERNEL_NAMES)

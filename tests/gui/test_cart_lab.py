@@ -169,7 +169,11 @@ def test_a_point_off_the_axle_is_refused_with_a_message(qtbot, cart_run):
     qtbot.wait(300)
     assert window.run_state == "running"
     assert not window.doc.is_dirty
-    assert _impulse_events(window) == []
+    # the refused strikes added none: the solver, ahead of the time shown, may already have
+    # met the scene's own strike at 4 s
+    own = [impulse["time"] for impulse in window.doc.data["impulses"]]
+    assert own == [4.0]
+    assert all(event.t in own for event in _impulse_events(window))
 
 
 def test_a_strike_while_paused_acts_at_the_frame_shown_and_stays_paused(qtbot, cart_run):
