@@ -37,6 +37,10 @@ def _rerun(qtbot, window) -> None:
     qtbot.waitUntil(lambda: window.run_state in ("paused", "finished"), timeout=30000)
     qtbot.waitUntil(lambda: window.runner is not None and window.runner.status != "running",
                     timeout=60000)  # fmt: skip
+    # the screen follows the recomputed run back to the action's time on display ticks, once
+    # the run is ready: a run computed faster than a tick is done before the screen is there
+    qtbot.waitUntil(lambda: window._resume_at is None and not window.clock.resuming,
+                    timeout=30000)  # fmt: skip
 
 
 def _same_files_as_the_command_line(window, tmp_path: Path) -> None:
