@@ -1,0 +1,151 @@
+"""Chains with a mode near the forcing frequency: closed forms and bounds, no generic root search.
+
+A mode within ``SEPARATION`` of a forcing frequency (or two eigenvalues of a
+general flow within ``CLUSTER_TOL`` of each other) makes a cluster whose
+block is not nilpotent about its mean. Its projections and their curvature
+bounds used to be None (``LinearPhase.projections``), so a chain of 93, 700
+or 1200 beads (1 kg, 100 N/m, forced at 8 rad/s) sent every gap of every
+sub-interval to the generic root search. Checked here against closed forms
+written in the test, a tight scipy integration, and the general flow's run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from solver.linear_flow import LinearFlow
+from solver.modal_flow import ModalFlow
+from solver.record import Trajectory
+from solver.scene import parse_scene
+from solver.simulation import make_stepper
+from tests.scene_data import forced_spring_chain
+
+
+def forced_oscillator(omega0, omega, F, x0, v0, t):
+    """``x, ẋ, ẍ`` of ``ẍ + ω0² x = F sin(Ω t)`` from ``(x0, v0)`` at 0, without cancellation.
+
+    The particular part ``F (sin Ω t − (Ω/ω0) sin ω0 t) / (ω0² − Ω²)`` is
+    written with ``δ = Ω − ω0``, ``σ = Ω + ω0``: ``−F/σ (2 cos(σt/2)
+    sin(δt/2)/δ − sin(ω0 t)/ω0)``, whose ``sin(δt/2)/δ`` tends to ``t/2``.
+    """
+    delta, sigma = omega - omega0, omega + omega0
+    half = 0.5 * t if delta == 0.0 else np.sin(0.5 * delta * t) / delta
+    x = -F / sigma * (2.0 * np.cos(0.5 * sigma * t) * half - np.sin(omega0 * t) / omega0)
+    slope = np.cos(0.5 * sigma * t) * np.cos(0.5 * delta * t) - np.cos(omega0 * t)
+    v = -F / sigma * (slope - sigma * np.sin(0.5 * sigma * t) * half)
+    x = x + x0 * np.cos(omega0 * t) + v0 / omega0 * np.sin(omega0 * t)
+    v = v - x0 * omega0 * np.sin(omega0 * t) + v0 * np.cos(omega0 * t)
+    return x, v, F * np.sin(omega * t) - omega0**2 * x
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-9, 1e-6, -3e-4])
+def test_projections_of_a_near_resonant_oscillator_and_their_curvature_bound(delta):
+    # before: None for every delta (a cluster with a nonzero mean, nilpotent or not)
+    omega0, F, x0, v0 = 3.0, 2.0, 0.1, -0.2
+    omega = omega0 + delta
+    flow = LinearFlow(np.ones(1), np.zeros(1), np.array([omega0**2]), np.zeros(1),
+                      [(np.array([F]), omega, 0.0)])  # fmt: skip
+    phase = flow.start(0.0, np.array([x0]), np.array([v0]))
+    curves = phase.projections(np.array([[1.0]]))
+    assert curves is not None
+    ts = np.linspace(0.0, 20.0, 2001)
+    x, v, a = forced_oscillator(omega0, omega, F, x0, v0, ts)
+    scale = float(np.max(np.abs(x)))
+    for i in range(0, len(ts), 50):
+        t = float(ts[i])
+        value, rate, curvature = curves.kinematics(0, t)
+        assert abs(value - x[i]) < 1e-12 * scale
+        assert abs(curves.value(0, t) - x[i]) < 1e-12 * scale
+        assert abs(rate - v[i]) < 1e-12 * omega0 * scale
+        assert abs(curves.rate(0, t) - v[i]) < 1e-12 * omega0 * scale
+        assert abs(curvature - a[i]) < 1e-11 * omega0**2 * scale
+    for start in (0.0, 4.0, 13.0):
+        inside = (ts >= start) & (ts <= start + 2.0)
+        bound = curves.curvature_bound(0, start, start + 2.0)
+        largest = float(np.max(np.abs(a[inside])))
+        assert largest <= bound < 10.0 * largest  # rigorous, and tight enough to screen
+
+
+def test_equal_oscillators_a_nilpotent_cluster_about_a_nonzero_mean_has_a_curvature_bound():
+    # two equal uncoupled oscillators: the eigenvalues ±3i twice, a cluster nilpotent about
+    # ±3i (a polynomial times exp(±3i τ)); before: its curvature bound was None
+    omega0 = 3.0
+    flow = LinearFlow(np.ones(2), np.zeros(2), np.full(2, omega0**2), np.zeros(2))
+    assert any(mu != 0.0 and not np.any(np.diag(N)) for _, mu, N in flow._decomposition.clusters)
+    q0, v0 = np.array([0.1, 0.3]), np.array([1.0, -0.5])
+    curves = flow.start(0.0, q0, v0).projections(np.array([[1.0, -1.0]]))
+    ts = np.linspace(1.0, 3.0, 2001)
+    gap = (q0[0] - q0[1]) * np.cos(omega0 * ts) + (v0[0] - v0[1]) / omega0 * np.sin(omega0 * ts)
+    largest = float(np.max(np.abs(omega0**2 * gap)))
+    bound = curves.curvature_bound(0, 1.0, 3.0)
+    assert largest <= bound < 1.1 * largest  # 0.03 % above it here
+    assert abs(curves.kinematics(0, 2.0)[2] + omega0**2 * gap[1000]) < 1e-13
+
+
+def chain_mode(beads: int, j: int) -> float:
+    """Mode ``j`` of the fixed-free chain of 1 kg beads and 100 N/m springs (rad/s)."""
+    return 20.0 * math.sin((2 * j - 1) * math.pi / (2 * (2 * beads + 1)))
+
+
+def test_a_chain_forced_near_a_mode_needs_no_root_search_and_moves_as_the_general_flow(
+    monkeypatch,
+):
+    # 12 beads forced 1e-9 rad/s off their 4th mode (8.5156 rad/s): the mode is special, its
+    # cluster not nilpotent. Before: 1262 calls of the generic root search's rate and 14 of
+    # its gap events; now none and 1. The events (20 impacts) match the general flow's run
+    from solver.gap_roots import GapRoots
+
+    beads = 12
+    data = forced_spring_chain(beads, t_end=2.5, dt_out=0.05)
+    omega = chain_mode(beads, 4) + 1e-9
+    data["forces"][0]["omega"] = omega
+    calls = []
+    original = GapRoots._gap_speed
+
+    def counted(self, *args):
+        calls.append(args)
+        return original(self, *args)
+
+    def run(kind: type) -> Trajectory:
+        stepper = make_stepper(parse_scene(data))
+        trajectory = Trajectory(stepper.system)
+        while stepper.status == "running":
+            trajectory.append(stepper.step())
+        assert stepper.status == "finished"
+        assert all(isinstance(flow, kind) for flow in stepper.smooth._flows.values())
+        return trajectory
+
+    with monkeypatch.context() as patch:
+        patch.setattr(GapRoots, "_gap_speed", counted)
+        modal = run(ModalFlow)
+    assert len(calls) == 0
+    # the motion before the first impact against a tight integration of M q̈ + K q = f(t)
+    K = 200.0 * np.eye(beads) - 100.0 * (np.eye(beads, k=1) + np.eye(beads, k=-1))
+    K[-1, -1] = 100.0
+
+    def rhs(t, y):
+        force = np.zeros(beads)
+        force[-1] = 10.0 * math.sin(omega * t)
+        return np.concatenate((y[beads:], force - K @ y[:beads]))
+
+    first = next(e.t for e in modal.events if e.type == "impact")
+    times = modal.times()
+    keep = times < first
+    q0 = 0.2 * np.arange(beads)
+    reference = solve_ivp(rhs, (0.0, first), np.zeros(2 * beads), method="DOP853",
+                          t_eval=times[keep], rtol=1e-12, atol=1e-15)  # fmt: skip
+    states = modal.states()[keep]
+    assert np.max(np.abs(states[:, :beads] - q0 - reference.y[:beads].T)) < 1e-11
+    assert np.max(np.abs(states[:, beads:] - reference.y[beads:].T)) < 1e-10
+    monkeypatch.setattr("solver.linear_bead_model.MODAL_MIN_BEADS", 10**9)
+    general = run(LinearFlow)
+    ours = [(e.type, e.body, e.other) for e in modal.events]
+    assert ours == [(e.type, e.body, e.other) for e in general.events]
+    assert sum(1 for e in modal.events if e.type == "impact") >= 10
+    times = np.array([[a.t, b.t] for a, b in zip(modal.events, general.events, strict=True)])
+    assert np.max(np.abs(times[:, 0] - times[:, 1])) < 1e-11
+    assert np.max(np.abs(modal.states()[-1] - general.states()[-1])) < 1e-10
