@@ -149,3 +149,33 @@ def test_a_chain_forced_near_a_mode_needs_no_root_search_and_moves_as_the_genera
     times = np.array([[a.t, b.t] for a, b in zip(modal.events, general.events, strict=True)])
     assert np.max(np.abs(times[:, 0] - times[:, 1])) < 1e-11
     assert np.max(np.abs(modal.states()[-1] - general.states()[-1])) < 1e-10
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-9, 1e-6])
+def test_a_near_resonant_bead_between_stops_is_decided_on_closed_forms_as_the_full_scan(delta):
+    # a bead on a 100 N/m spring forced at 10 + delta rad/s (its general flow's cluster is not
+    # nilpotent) hits the stops 6 times in 3 s. Before: the closed-form route never ran (no
+    # projections); now it decides the sub-intervals, the events the full scan's to 1.8e-15 s
+    from solver.affine_gaps import AffineScan
+    from solver.stop_phases import StopPhase
+    from tests.test_affine_gaps import full_scan, oscillator_scene, run_events
+
+    decided = []
+    original = AffineScan._closed_form_event
+
+    def counted(*args):
+        found = original(*args)
+        decided.append(found[0])
+        return found
+
+    scene = oscillator_scene(1.0, 100.0, 0.0, 5.0, 10.0 + delta, 0.0, 0.0, 0.0, 0.8, t_end=3.0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(StopPhase, "fast_stop_phases", False)  # the scan, not its fast path
+        patch.setattr(AffineScan, "_closed_form_event", staticmethod(counted))
+        (closed, closed_end) = run_events(scene)
+        patch.setattr(AffineScan, "screened_scan", full_scan)
+        (full, full_end) = run_events(scene)
+    assert sum(decided) >= 5
+    assert [e[1:] for e in closed] == [e[1:] for e in full] and len(full) >= 5
+    assert max(abs(a[0] - b[0]) for a, b in zip(closed, full, strict=True)) <= 5e-14
+    assert np.max(np.abs(np.array(closed_end) - np.array(full_end))) < 1e-12
