@@ -19,10 +19,8 @@ from scipy.integrate import solve_ivp
 
 from solver.linear_flow import LinearFlow
 from solver.modal_flow import ModalFlow
-from solver.record import Trajectory
-from solver.scene import parse_scene
-from solver.simulation import make_stepper
 from tests.scene_data import forced_spring_chain
+from tests.test_modal_flow import run_scene
 
 
 def forced_oscillator(omega0, omega, F, x0, v0, t):
@@ -110,18 +108,9 @@ def test_a_chain_forced_near_a_mode_needs_no_root_search_and_moves_as_the_genera
         calls.append(args)
         return original(self, *args)
 
-    def run(kind: type) -> Trajectory:
-        stepper = make_stepper(parse_scene(data))
-        trajectory = Trajectory(stepper.system)
-        while stepper.status == "running":
-            trajectory.append(stepper.step())
-        assert stepper.status == "finished"
-        assert all(isinstance(flow, kind) for flow in stepper.smooth._flows.values())
-        return trajectory
-
     with monkeypatch.context() as patch:
         patch.setattr(GapRoots, "_gap_speed", counted)
-        modal = run(ModalFlow)
+        modal = run_scene(data, ModalFlow)
     assert len(calls) == 0
     # the motion before the first impact against a tight integration of M q̈ + K q = f(t)
     K = 200.0 * np.eye(beads) - 100.0 * (np.eye(beads, k=1) + np.eye(beads, k=-1))
@@ -142,7 +131,7 @@ def test_a_chain_forced_near_a_mode_needs_no_root_search_and_moves_as_the_genera
     assert np.max(np.abs(states[:, :beads] - q0 - reference.y[:beads].T)) < 1e-12  # 6e-14
     assert np.max(np.abs(states[:, beads:] - reference.y[beads:].T)) < 1e-11  # 8e-13
     monkeypatch.setattr("solver.linear_bead_model.MODAL_MIN_BEADS", 10**9)
-    general = run(LinearFlow)
+    general = run_scene(data, LinearFlow)
     ours = [(e.type, e.body, e.other) for e in modal.events]
     assert ours == [(e.type, e.body, e.other) for e in general.events]
     assert sum(1 for e in modal.events if e.type == "impact") >= 10
