@@ -204,13 +204,6 @@ def projections(motion: Any, A: Any) -> Any:
     return motion.projections(A if isinstance(motion, (ModalPhase, SplitPhase)) else dense(A))
 
 
-def _row_dots(rows: Any, X: np.ndarray) -> np.ndarray:
-    """``rows[k] · X[k]`` per ``k`` (rows sparse or dense, (k, n); X (k, n))."""
-    if scipy.sparse.issparse(rows):
-        return np.asarray(rows.multiply(X).sum(axis=1)).ravel()
-    return np.einsum("kn,kn->k", X, rows)
-
-
 class AffineScan:
     """The scan of a closed-form piece whose watched gaps are affine (a part of the stepper).
 
@@ -282,9 +275,9 @@ class AffineScan:
         low = SCREEN_GAP + 1e-12 * scale
         close = np.minimum(g[:-1], g[1:]) < low
         near = close.any(axis=1)
-        curves: Projections | bool | None = None
+        curves: Projections | None = None  # made when first needed
         if near.any():
-            curves = projections(motion, A) or False
+            curves = projections(motion, A)
             near[self._opening(motion, A, b, ts, g, u, close, low, curves, scale)] = False
         turning = (u[:-1] < SCREEN_SPEED) & (u[1:] > -SCREEN_SPEED)
         turning[near] = False
@@ -292,26 +285,20 @@ class AffineScan:
         if quiet is not None:
             turning &= ~quiet
         if turning.any():
-            if curves is None:
-                curves = projections(motion, A) or False
-            if curves:
-                near[_low_minima_closed_form(curves, b, ts, u, turning, low)] = True
-            else:
-                near[self._low_minima(motion, A, b, ts, u, turning, low)] = True
+            curves = curves or projections(motion, A)
+            near[_low_minima_closed_form(curves, b, ts, u, turning, low)] = True
         before: tuple[int, tuple[np.ndarray, ...]] | None = None
         for j in np.nonzero(near)[0]:
             ta, tb = ts[j], ts[j + 1]
-            if curves is None:
-                curves = projections(motion, A) or False
-            if curves:
-                decided, best = self._closed_form_event(
-                    curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale,
-                    None if quiet is None else quiet[j],
-                )  # fmt: skip
-                if decided:
-                    if best is not None:
-                        return FoundEvent(best[0], "gap", gaps.pairs[affine.pair_rows[best[1]]].key)
-                    continue
+            curves = curves or projections(motion, A)
+            decided, best = self._closed_form_event(
+                curves, affine, b, ta, tb, g[j], g[j + 1], u[j], u[j + 1], scale,
+                None if quiet is None else quiet[j],
+            )  # fmt: skip
+            if decided:
+                if best is not None:
+                    return FoundEvent(best[0], "gap", gaps.pairs[affine.pair_rows[best[1]]].key)
+                continue
             scan = gaps
             if quiet is not None and quiet[j].any():  # the gaps a bound leaves open stay out
                 rest = np.setdiff1d(np.arange(len(gaps)), affine.pair_rows[quiet[j]])
@@ -407,8 +394,8 @@ class AffineScan:
         u: np.ndarray,
         close: np.ndarray,
         low: float,
-        curves: Projections | bool | None = None,
-        scale: float = 1.0,
+        curves: Projections,
+        scale: float,
     ) -> np.ndarray:
         """Sub-intervals whose gaps near zero all open from the start and stay open.
 
@@ -417,7 +404,7 @@ class AffineScan:
         when it opens at once (rate above ``SCREEN_SPEED``), is open at the
         end, and is open on the ``REOPEN_SAMPLES`` samples on which the scan
         looks for it closing again; a gap minimum in between is left to
-        :meth:`_low_minima`. With the gaps' closed forms ``curves`` the
+        :func:`_low_minima_closed_form`. With the gaps' closed forms ``curves`` the
         samples are not needed where a bound shows them open: the gap is at
         least ``g + u s − C s² / 2`` at ``s`` (s) after the start, ``C`` a
         bound of its second derivative over the sub-interval, and that
@@ -430,21 +417,18 @@ class AffineScan:
         js, rows = js[opens], rows[opens]
         if not len(js):
             return js
-        if curves:
-            proven = np.array(
-                [
-                    all(
-                        _stays_open(curves, k, ts[j], ts[j + 1], g[j, k], u[j, k], low, scale)
-                        for k in np.nonzero(row)[0]
-                    )
-                    for j, row in zip(js, rows, strict=True)
-                ]
-            )
-            if proven.all():
-                return js
-            quiet_by_bound, js, rows = js[proven], js[~proven], rows[~proven]
-        else:
-            quiet_by_bound = js[:0]
+        proven = np.array(
+            [
+                all(
+                    _stays_open(curves, k, ts[j], ts[j + 1], g[j, k], u[j, k], low, scale)
+                    for k in np.nonzero(row)[0]
+                )
+                for j, row in zip(js, rows, strict=True)
+            ]
+        )
+        if proven.all():
+            return js
+        quiet_by_bound, js, rows = js[proven], js[~proven], rows[~proven]
         samples = np.concatenate(
             [np.linspace(ts[j], ts[j + 1], REOPEN_SAMPLES + 1)[1:-1] for j in js]
         )
@@ -452,46 +436,6 @@ class AffineScan:
         sampled = (Q @ A.T - b).reshape(len(js), REOPEN_SAMPLES - 1, -1)
         quiet = np.all(~rows[:, None, :] | (sampled > low), axis=(1, 2))
         return np.union1d(quiet_by_bound, js[quiet])
-
-    @staticmethod
-    def _low_minima(
-        motion: LinearPhase,
-        A: np.ndarray,
-        b: np.ndarray,
-        ts: np.ndarray,
-        u: np.ndarray,
-        turning: np.ndarray,
-        low: float,
-    ) -> np.ndarray:
-        """Sub-intervals where a gap's minimum between the sub-points may be below ``low`` (m).
-
-        ``turning[j, k]``: gap ``k``'s rate goes from negative to positive
-        over sub-interval ``j``. Its zero is located by Newton's method on
-        the exact rate and acceleration, from the secant of the rates at the
-        ends; the gap there, less ``u² / 2u̇`` (what the remaining error in
-        time can hide), is the minimum. A step that does not settle inside
-        the sub-interval with ``u̇ > 0`` counts as low.
-        """
-        js, ks = np.nonzero(turning)
-        ua, ub = u[js, ks], u[js + 1, ks]
-        ta, tb = ts[js], ts[js + 1]
-        width = ub - ua
-        t = ta + (tb - ta) * np.where(width > 0.0, -ua / np.where(width > 0.0, width, 1.0), 0.5)
-        t = np.clip(t, ta, tb)
-        rows = A[ks]
-        for step in range(NEWTON_STEPS + 1):
-            Q, V, acc = motion.kinematics(t)
-            gap = _row_dots(rows, Q) - b[ks]
-            rate = _row_dots(rows, V)
-            curvature = _row_dots(rows, acc)
-            if step < NEWTON_STEPS:
-                bent = curvature > 0.0
-                t = np.clip(t - np.where(bent, rate / np.where(bent, curvature, 1.0), 0.0), ta, tb)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lowest = gap - rate * rate / (2.0 * curvature)
-        settled = np.abs(rate) <= 1e-6 * (np.abs(ua) + np.abs(ub))
-        doubtful = ~settled | ~(curvature > 0.0) | ~np.isfinite(lowest) | (lowest < low)
-        return np.unique(js[doubtful])
 
 
 def _stays_open(
@@ -530,11 +474,14 @@ def _low_minima_closed_form(
     turning: np.ndarray,
     low: float,
 ) -> np.ndarray:
-    """:meth:`AffineScan._low_minima` with the gaps' closed forms, one gap at a time.
+    """Sub-intervals where a gap's minimum between the sub-points may be below ``low`` (m).
 
-    The same Newton steps from the same secant start and the same test of
-    the minimum ``g − u² / 2u̇``, on values that agree with the phase's rows
-    to rounding (far below ``low`` and the ``1e-6`` of the rate's settling).
+    ``turning[j, k]``: gap ``k``'s rate goes from negative to positive over
+    sub-interval ``j``. Its zero is located by ``NEWTON_STEPS`` of Newton's
+    method on the gap's closed form ``curves``, from the secant of the
+    rates at the ends; the gap there, less ``u² / 2u̇`` (what the remaining
+    error in time can hide), is the minimum. A step that does not settle
+    inside the sub-interval with ``u̇ > 0`` counts as low.
     """
     doubtful = []
     for j, k in zip(*np.nonzero(turning), strict=True):

@@ -197,6 +197,12 @@ def _expm_times_one(NT: np.ndarray, spread: float, tau: float, c: np.ndarray) ->
     return x
 
 
+def _largest_exp(rate: float, extra: float, taus: tuple[float, float]) -> float:
+    """``max exp(rate τ + extra)`` over ``taus``; ``inf`` past the largest float."""
+    return max(math.exp(rate * tau + extra) if rate * tau + extra < 709.0 else math.inf
+               for tau in taus)  # fmt: skip
+
+
 def _square(name: str, value: ArrayLike, n: int) -> np.ndarray:
     a = value.toarray() if scipy.sparse.issparse(value) else np.asarray(value, dtype=float)
     if a.ndim == 1:
@@ -388,36 +394,36 @@ class LinearFlow:
         self._single_rates = [
             complex(lam) for lam in self._decomposition.eigenvalues[self._decomposition.singles]
         ]
-        self._projection_maps: dict[tuple, tuple | None] = {}
+        self._projection_maps: dict[tuple, tuple] = {}
         self._coordinate_maps: tuple | bool | None = False  # of coordinate_maps, made once
 
-    def projection_maps(self, rows: np.ndarray) -> tuple | None:
+    def projection_maps(self, rows: np.ndarray) -> tuple:
         """What :meth:`LinearPhase.projections` needs of the flow for ``rows`` (K, n), kept.
 
         The simple eigenvalues' indices and the rows' weights on them
-        ``(K, S)``, and per cluster its indices, mean ``μ`` and the maps
-        ``(rows · X_c) N^p / p!`` of shape ``(k, K, k)`` from its
-        coefficients to the polynomial's; None when a cluster's block is not
-        nilpotent.
+        ``(K, S)``; per nilpotent cluster its indices, mean ``μ`` and the maps
+        ``(rows · X_c) N^p / p!`` (k, K, k) from its coefficients to the
+        polynomial's; per other cluster (a mode near a forcing frequency or
+        another mode) its indices, mean, block ``N`` and ``rows · X_c`` (K, k).
         """
         key = (rows.shape, rows.tobytes())
-        known = self._projection_maps.get(key, False)
-        if known is not False:
+        known = self._projection_maps.get(key)
+        if known is not None:
             return known
         dec = self._decomposition
         P = rows @ self._maps_X[: self.n]
-        clusters = []
+        clusters, blocks = [], []
         for idx, mu, N in dec.clusters:
             if np.any(np.diag(N)):
-                self._projection_maps[key] = None
-                return None
+                blocks.append((idx, complex(mu), N, P[:, idx]))
+                continue
             power = np.eye(len(idx), dtype=complex)
             maps = []
             for p in range(len(idx)):
                 maps.append(P[:, idx] @ power)
                 power = (power @ N) / (p + 1)
             clusters.append((idx, complex(mu), np.array(maps)))
-        found = (dec.singles, P[:, dec.singles], clusters)
+        found = (dec.singles, P[:, dec.singles], clusters, blocks)
         self._projection_maps[key] = found
         return found
 
@@ -444,10 +450,10 @@ class LinearFlow:
         maps = self._coordinate_maps
         if maps is False:
             found = self.projection_maps(np.eye(self.n))
-            if found is None or any(mu != 0.0 for _, mu, _ in found[2]):
+            if found[3] or any(mu != 0.0 for _, mu, _ in found[2]):
                 maps = None
             else:
-                singles, P_singles, clusters = found
+                singles, P_singles, clusters, _ = found
                 X_inv = self._decomposition.X_inv
                 size = max((len(idx) for idx, _, _ in clusters), default=0)
                 to_poly = np.zeros((size, self.n, len(X_inv)))
@@ -607,25 +613,23 @@ class LinearPhase:
             w[idx] = np.exp(mu * tau) * _expm_times_one(NT, spread, tau, c)
         return (self.flow._maps_X[rows] @ w).real
 
-    def projections(self, rows: np.ndarray) -> Projections | None:
-        """The projections ``rows @ q(t)`` (m) as scalar closed forms, or None.
+    def projections(self, rows: np.ndarray) -> Projections:
+        """The projections ``rows @ q(t)`` (m) as scalar closed forms.
 
         ``rows`` (K, n): one row of coefficients (m/m) per projection, such
         as the affine gap rows of beads against stops. Each projection is
-        ``Re Σ_s D_s exp(λ_s τ) + Σ_c exp(μ_c τ) Σ_p Q_cp τ^p`` (``τ = t − t0``):
-        the simple eigenvalues and the clusters of the flow. None when a
-        cluster's block is not nilpotent about its mean (its exponential is
-        not a polynomial).
+        ``Re Σ_s D_s exp(λ_s τ) + Σ_c exp(μ_c τ) Σ_p Q_cp τ^p + Σ_b exp(μ_b τ)
+        W_b exp(N_b τ) c_b`` (``τ = t − t0``): the simple eigenvalues, the
+        nilpotent clusters (a polynomial) and the other clusters of the flow
+        (their small exponential applied as :meth:`_row` applies it).
         """
-        maps = self.flow.projection_maps(rows)
-        if maps is None:
-            return None
-        singles, P_singles, clusters = maps
+        singles, P_singles, clusters, blocks = self.flow.projection_maps(rows)
         D = (P_singles * self._c[singles]).T.tolist()
         return Projections(
             self.t0,
             [(lam, d) for lam, d in zip(self.flow._single_rates, D, strict=True)],
             [(mu, (R @ self._c[idx]).T.tolist()) for idx, mu, R in clusters],
+            [(mu, N, W, self._c[idx].astype(complex)) for idx, mu, N, W in blocks],
         )
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
@@ -684,10 +688,26 @@ class Projections:
         t0: float,
         singles: list[tuple[complex, list[complex]]],
         clusters: list[tuple[complex, list[list[complex]]]],
+        blocks: list[tuple[complex, np.ndarray, np.ndarray, np.ndarray]],
     ) -> None:
         self.t0 = t0
         self._singles = singles
         self._clusters = clusters
+        self._blocks = []  # μ, Nᵀ, spread max|N_ii|, weights W (K, k), c, |(μ + N)² c|
+        for mu, N, W, c in blocks:
+            shifted = N + mu * np.eye(len(c))
+            spread = float(np.max(np.abs(np.diag(N))))
+            self._blocks.append((mu, N.T, spread, W, c, np.abs(shifted @ (shifted @ c))))
+
+    def _block_terms(self, k: int, tau: float, derivatives: int) -> np.ndarray:
+        """The blocks' parts of projection ``k`` and of its first ``derivatives`` derivatives."""
+        out = np.zeros(derivatives + 1, dtype=complex)
+        for mu, NT, spread, W, c, _ in self._blocks:
+            x = _expm_times_one(NT, spread, tau, c)
+            for d in range(derivatives + 1):
+                out[d] += cmath.exp(mu * tau) * complex(W[k] @ x)
+                x = mu * x + x @ NT
+        return out
 
     def value(self, k: int, t: float) -> float:
         """Projection ``k`` at time ``t`` (s), in the units of ``q`` (m)."""
@@ -700,6 +720,8 @@ class Projections:
             for c in reversed(Q[k]):
                 poly = poly * tau + c
             z += poly if mu == 0.0 else cmath.exp(mu * tau) * poly
+        if self._blocks:
+            z += self._block_terms(k, tau, 0)[0]
         return z.real
 
     def kinematics(self, k: int, t: float) -> tuple[float, float, float]:
@@ -725,28 +747,39 @@ class Projections:
                 z0 += e * p0
                 z1 += e * (mu * p0 + p1)
                 z2 += e * (mu * mu * p0 + 2.0 * mu * p1 + p2)
+        if self._blocks:
+            b0, b1, b2 = self._block_terms(k, tau, 2)
+            z0, z1, z2 = z0 + b0, z1 + b1, z2 + b2
         return z0.real, z1.real, z2.real
 
-    def curvature_bound(self, k: int, ta: float, tb: float) -> float | None:
-        """A bound of ``|d²/dt²|`` of projection ``k`` over ``[ta, tb]`` (s), or None.
+    def curvature_bound(self, k: int, ta: float, tb: float) -> float:
+        """A bound of ``|d²/dt²|`` of projection ``k`` over ``[ta, tb]`` (s).
 
-        From the terms' moduli: ``|λ² D| exp(Re λ τ)`` at the end where it is
-        largest, and the second derivative of each polynomial with its
-        coefficients' moduli at the larger ``|τ|``; in m/s² for positions.
-        None when a cluster has a nonzero mean (a polynomial times an
-        exponential, not bounded here).
+        From the terms' moduli (m/s² for positions), ``exp(Re λ τ)`` at the end
+        where it is largest, ``|τ|`` at the larger: ``|λ² D|`` for a simple
+        eigenvalue; ``|μ² p + 2 μ p' + p''|`` for a polynomial ``p``; ``|W|
+        exp(|N| |τ|) |(μ + N)² c|`` for a block, as ``|exp(N τ)| ≤ exp(|N|
+        |τ|) ≤ exp(s |τ|) exp(|U| |τ|)`` entrywise (``s`` its spread, ``U``
+        its strictly upper part: a finite sum of nonnegative terms).
         """
         taus = (ta - self.t0, tb - self.t0)
         bound = 0.0
         for lam, D in self._singles:
-            bound += abs(lam * lam * D[k]) * max(math.exp(lam.real * tau) for tau in taus)
+            bound += abs(lam * lam * D[k]) * _largest_exp(lam.real, 0.0, taus)
         far = max(abs(tau) for tau in taus)
-        for mu, Q in self._clusters:
-            if mu != 0.0:
-                return None
-            coefficients = Q[k]
-            for p in range(2, len(coefficients)):
-                bound += p * (p - 1) * abs(coefficients[p]) * far ** (p - 2)
+        for mu, Q in self._clusters:  # μ² p + 2 μ p' + p'' (p'' alone when μ = 0)
+            Q_abs, a = [abs(c) for c in Q[k]] + [0.0, 0.0], abs(mu)
+            grow = _largest_exp(mu.real, 0.0, taus)
+            for p in range(len(Q_abs) - 2):
+                bound += (a * a * Q_abs[p] + 2.0 * a * (p + 1) * Q_abs[p + 1]
+                          + (p + 2) * (p + 1) * Q_abs[p + 2]) * far**p * grow  # fmt: skip
+        for mu, NT, spread, W, _, v_abs in self._blocks:
+            U_abs = np.abs(np.triu(NT.T, 1))
+            term = total = v_abs
+            for p in range(1, len(v_abs)):
+                term = (U_abs @ term) * (far / p)
+                total = total + term
+            bound += float(np.abs(W[k]) @ total) * _largest_exp(mu.real, spread * far, taus)
         return bound
 
     def rate(self, k: int, t: float) -> float:
@@ -762,4 +795,6 @@ class Projections:
                 slope = slope * tau + p * coefficients[p] if p else slope
                 poly = poly * tau + coefficients[p]
             z += slope if mu == 0.0 else cmath.exp(mu * tau) * (mu * poly + slope)
+        if self._blocks:
+            z += self._block_terms(k, tau, 1)[1]
         return z.real

@@ -76,7 +76,7 @@ ABS_CHUNK = 64
 """Rows of ``|Φ|`` made at a time for :meth:`ModalPhase.curvature_bounds` (O(N) memory)."""
 
 NO_BOUND = 1e300
-"""A mode's curvature bound when it has none (finite, so that ``0 · NO_BOUND = 0``)."""
+"""A mode's curvature bound past this is none (finite, so that ``0 · NO_BOUND = 0``)."""
 
 
 def proportional_damping(M: Any, C: Any, K: Any) -> tuple[float, float] | None:
@@ -366,7 +366,7 @@ class ModalPhase:
         A generic mode's from the moduli of its terms, ``|λ² A| e^{Re λ τ}``
         at the end where it is largest and ``Ω² |P|``; a special mode's from
         :meth:`solver.linear_flow.Projections.curvature_bound` of the small
-        flow, ``NO_BOUND`` where that has none (a resonance).
+        flow (a resonance's too), ``NO_BOUND`` past it (an exponential past the floats).
         """
         kept = self.__dict__.get("_curvature_kept")
         if kept is not None and kept[0] == (ta, tb):
@@ -387,11 +387,9 @@ class ModalPhase:
         if self._special is not None:
             motion, _ = self._special
             if self._special_curves is None:
-                self._special_curves = motion.projections(np.eye(len(flow._special))) or False
-            curves = self._special_curves
+                self._special_curves = motion.projections(np.eye(len(flow._special)))
             for i, mode in enumerate(flow._special):
-                bound = curves.curvature_bound(i, ta, tb) if curves else None
-                terms[mode] = NO_BOUND if bound is None else min(bound, NO_BOUND)
+                terms[mode] = min(self._special_curves.curvature_bound(i, ta, tb), NO_BOUND)
         self._curvature_kept = ((ta, tb), terms)
         return terms
 
@@ -490,8 +488,8 @@ class ModalProjections:
         """A bound of ``|d²/dt²|`` of projection ``k`` over ``[ta, tb]`` (s), or None.
 
         ``Σ |a Φ|_m b_m`` with the modes' bounds ``b``
-        (:meth:`ModalPhase.curvature_terms`); None when a mode without one
-        enters the projection.
+        (:meth:`ModalPhase.curvature_terms`); None when a mode's is
+        ``NO_BOUND`` (an exponential past the floats) and enters the projection.
         """
         w, _ = self._weight(k)
         bound = float(np.abs(w) @ self._phase.curvature_terms(ta, tb))
@@ -681,8 +679,8 @@ class SplitPhase:
         held, rest = (p.initial_state() for p in self.parts)
         return self._join([held[0], rest[0]]), self._join([held[1], rest[1]])
 
-    def projections(self, rows: Any) -> SplitProjections | None:
-        """The projections ``rows @ q(t)`` (m): the sum of the parts', or None.
+    def projections(self, rows: Any) -> SplitProjections:
+        """The projections ``rows @ q(t)`` (m): the sum of the parts'.
 
         ``rows`` dense or sparse; a part that is not modal reads them dense.
         """
@@ -694,8 +692,6 @@ class SplitPhase:
             if scipy.sparse.issparse(part) and not isinstance(p, ModalPhase):
                 part = part.toarray()
             parts.append(p.projections(part))
-        if any(p is None for p in parts):
-            return None
         return SplitProjections(parts)
 
 

@@ -370,6 +370,17 @@ def test_a_phase_keeps_its_start_when_the_callers_state_changes_in_place():
     assert np.array_equal(phase.initial_state()[0], start)
 
 
+def run_scene(data: dict, kind: type) -> Trajectory:
+    """The run of scene ``data`` to its end, every flow it made a ``kind``."""
+    stepper = make_stepper(parse_scene(data))
+    trajectory = Trajectory(stepper.system)
+    while stepper.status == "running":
+        trajectory.append(stepper.step())
+    assert stepper.status == "finished"
+    assert all(isinstance(flow, kind) for flow in stepper.smooth._flows.values())
+    return trajectory
+
+
 @pytest.mark.parametrize("damping", [0.0, 0.5], ids=["undamped", "damped"])
 def test_modal_and_general_routes_give_the_same_impacts(monkeypatch, damping):
     # a 12-bead forced chain with impacts, through the engine, once in modal form and
@@ -379,18 +390,9 @@ def test_modal_and_general_routes_give_the_same_impacts(monkeypatch, damping):
     for spring in data["springs"]:
         spring["damping"] = damping  # c = 0.005 k: proportional damping
 
-    def run(kind: type) -> Trajectory:
-        stepper = make_stepper(parse_scene(data))
-        trajectory = Trajectory(stepper.system)
-        while stepper.status == "running":
-            trajectory.append(stepper.step())
-        assert stepper.status == "finished"
-        assert all(isinstance(flow, kind) for flow in stepper.smooth._flows.values())
-        return trajectory
-
-    modal = run(ModalFlow)
+    modal = run_scene(data, ModalFlow)
     monkeypatch.setattr("solver.linear_bead_model.MODAL_MIN_BEADS", 10**9)
-    general = run(LinearFlow)
+    general = run_scene(data, LinearFlow)
     ours = [(e.type, e.body, e.other) for e in modal.events]
     theirs = [(e.type, e.body, e.other) for e in general.events]
     assert ours == theirs
