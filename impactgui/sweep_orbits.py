@@ -25,7 +25,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import (
-    QCheckBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from solver.orbit_branches import Followed, follow_branches
 from solver.orbits import orbit_scene
+from solver.orbits_command import MAX_DOUBLINGS
 from solver.scene import scene_to_dict
 from solver.scene_paths import with_values
 from solver.system import System
@@ -51,8 +51,8 @@ KIND_NAMES = {
     "torus": "torus",
     "grazing": "grazing",
 }
-BRANCH_COLOURS = [(200, 40, 40), (230, 140, 0), (120, 40, 160)]
-"""Branch 0, the doubled branch, … (the sweep's points are blue)."""
+BRANCH_COLOURS = [(200, 40, 40), (230, 140, 0), (120, 40, 160), (20, 140, 60), (120, 80, 30)]
+"""Branch 0, the doubled branches 1, 2, … of a cascade (the sweep's points are blue)."""
 
 
 @dataclass
@@ -127,8 +127,13 @@ class OrbitOverlay(QObject):
         self.step.setDecimals(5)
         self.step.setSpecialValueText("auto")
         self.step.setToolTip("Arclength step in (state, field); auto: |to − from| / (points − 1)")
-        self.doubling = QCheckBox("follow the doubled branch")
-        self.doubling.setToolTip("At the first period doubling, start the period-2K branch too")
+        self.doublings = QSpinBox()
+        self.doublings.setRange(0, MAX_DOUBLINGS)
+        self.doublings.setSpecialValueText("none")
+        self.doublings.setToolTip(
+            "Doubled branches to follow (a period-doubling cascade): branch d, of period "
+            "2^d K, starts at the first period doubling of branch d − 1"
+        )
         self.button = QPushButton("Continue orbits")
         self.button.setToolTip(
             "Follow the periodic orbit reached after the transient at 'from' over the field "
@@ -143,7 +148,7 @@ class OrbitOverlay(QObject):
         form.addRow("period K", self.period)
         form.addRow("most orbits", self.points)
         form.addRow("step", self.step)
-        form.addRow("", self.doubling)
+        form.addRow("doubled branches", self.doublings)
         form.addRow(self.button)
         form.addRow(self.report)
 
@@ -164,7 +169,7 @@ class OrbitOverlay(QObject):
             "max_points": n,
             "period": self.period.value(),
             "transient": self.window.transient.value(),
-            "follow_doubling": self.doubling.isChecked(),
+            "doublings": self.doublings.value(),
         }
 
     @Slot()

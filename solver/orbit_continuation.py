@@ -76,14 +76,15 @@ class Branch:
 
     def evaluate(self, z: np.ndarray, p: float) -> tuple[Any, np.ndarray, float]:
         """``(run, Φ, span)`` of the map from ``z`` at parameter ``p``."""
-        scene = with_values(self.scene, {self.path: p})
-        span = self.period * forcing_period(scene, self.period_s)
-        base = shifted_scene(scene, self.t_section)
         try:
+            scene = with_values(self.scene, {self.path: p})
+            span = self.period * forcing_period(scene, self.period_s)
+            base = shifted_scene(scene, self.t_section)
             run = run_map(base, z, span)
         except (SolverError, InputError) as error:
-            # an iterate may put a bead inside a stop (the scene's check refuses the state):
-            # a failed step, which the corrector's callers halve
+            # an iterate may put a bead inside a stop (the scene's check refuses the state) or
+            # move the parameter out of its field's range: a failed step, which the
+            # corrector's callers halve
             raise SolverError(f"periodic orbit at {self.label(p)}: {error}") from None
         return run, monodromy(base, z, run.impacts, span), span
 
@@ -165,6 +166,8 @@ class Branch:
                 orbit = make_orbit(
                     z, self.t_section, self.period, span, J, run.impacts, step, residual
                 )
+                if column is not None:  # renewed here: ∂P/∂p at the predictor is stale
+                    column = self.p_derivative(z, p, run.z_end)
                 return BranchPoint(p, orbit, self.tangent(z, p, J, t0, column))
             if step == MAX_CORRECTOR_STEPS:
                 break

@@ -114,7 +114,7 @@ def test_bad_doublings_are_refused_naming_the_option(tmp_path, bad):
 @pytest.fixture(scope="module")
 def cascade8(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cascade8")
-    args = ("--vary", f"{OMEGA}=2.2:2.285", "--step", "0.05", "--transient", "100")
+    args = ("--vary", f"{OMEGA}=2.2:2.3", "--step", "0.05", "--transient", "100")
     code, err = _cli(tmp, oscillator(), *args, "--max-points", "60", "--doublings", "3")
     assert code == 0, err
     rows = list(csv.DictReader(open(tmp / "out" / "branches.csv")))
@@ -124,7 +124,11 @@ def cascade8(tmp_path_factory):
 
 def test_cascade_reaches_period_eight(cascade8):
     """--doublings 3 starts the period-8 branch at the period-4 branch's doubling (the
-    corrector there used to stall at a residual of 9.5e-12 and the command exited 3)."""
+    corrector there used to stall at a residual of 9.5e-12 and the command exited 3) and
+    follows it to STOP = 2.3: no grazing on the way (every free flight stays off the stop,
+    by the closed form), the multiplier growing to about −800. Its corrector used to fail
+    at ω ≈ 2.2969 (a multiplier −520; exit 3): the tangent there was built with ∂P/∂p taken
+    at the predictor, stale by tens of percent where ∂²P/∂p² is about 2e6."""
     rows, impacts = cascade8
     branches = [[r for r in rows if r["branch"] == b] for b in ("0", "1", "2", "3")]
     assert [{r["period"] for r in b} for b in branches] == [{"1"}, {"2"}, {"4"}, {"8"}]
@@ -133,18 +137,27 @@ def test_cascade_reaches_period_eight(cascade8):
     assert branches[3][0][OMEGA] == repr(w3)
     followed = [r for r in branches[3][1:] if r["bifurcation"] in ("", "end")]
     assert len(followed) >= 3
+    last = branches[3][-1]
+    assert last["bifurcation"] == "end" and float(last[OMEGA]) >= 2.3  # STOP reached
+    assert float(last["mu_1_re"]) < -700.0
     A = np.array([[0.0, 1.0], [-K / M, -C / M]])
     for row in followed:
         w = float(row[OMEGA])
         span = 8 * 2 * math.pi / w
         hits = impacts_of(impacts, row)
         assert row["n_impacts"] == "8" and len(hits) == 8
-        # the eight impacts chain by the closed-form free motion, the last back to the first
+        # the eight impacts chain by the closed-form free motion, the last back to the first,
+        # and each free flight stays off the stop (no grazing: x < S inside every flight)
         for (t_a, v_a), (t_b, v_b) in zip(hits, [*hits[1:], hits[0]], strict=True):
             if t_b <= t_a:
                 t_b += span
             x, v = free_motion(t_a, S, -E * v_a, t_b, W=w)
             assert abs(x - S) < 1e-10 and abs(v - v_b) < 1e-10
+            xs = np.array(
+                [free_motion(t_a, S, -E * v_a, t, W=w)[0] for t in np.linspace(t_a, t_b, 402)[1:-1]]
+            )
+            crests = xs[1:-1][(xs[1:-1] > xs[:-2]) & (xs[1:-1] > xs[2:])]
+            assert (xs < S).all() and (crests < S - 1e-3).all()
         speeds = [v for _, v in hits]
         assert abs(speeds[0] - speeds[4]) > 1e-6  # not a period-4 orbit
         # the multipliers: the closed-form monodromy, eight saltations between flows

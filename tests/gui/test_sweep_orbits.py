@@ -41,7 +41,7 @@ def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtb
     overlay = sweep.orbits
     overlay.points.setValue(6)
     overlay.step.setValue(0.01)
-    overlay.doubling.setChecked(True)
+    overlay.doublings.setValue(1)
     with qtbot.waitSignal(overlay.ended, timeout=120000) as ended:
         assert overlay.start()
         assert not overlay.button.isEnabled()  # the window keeps running meanwhile
@@ -209,3 +209,84 @@ def test_continue_orbits_on_a_compliant_stop_draws_its_touch_speeds(qtbot):
         assert (p, round(abs(float(touch.v_minus[0])), 9)) in drawn
     assert [s.stable for s in overlay.stretches if s.branch == 0] == [True, False]
     assert [k for k, *_ in overlay.marks if k == "period_doubling"]
+
+
+def test_continue_orbits_follows_a_period_doubling_cascade(qtbot, tmp_path):
+    """The box's "doubled branches" at 3: branches of periods 1, 2, 4, 8, each started at the
+    located doubling of the one before, all drawn (each in its own colour) as
+    ``python -m solver orbits --doublings 3`` writes them (the box used to follow one
+    doubled branch at most: a check box)."""
+    scene = oscillator()
+    sweep = SweepWindow(scene)
+    qtbot.addWidget(sweep)
+    sweep.resize(1100, 900)
+    sweep.show()
+    qtbot.waitExposed(sweep)
+    sweep.first.choose("forces[0].omega", 2.26, 2.285, 6)
+    sweep.transient.setValue(100.0)
+    overlay = sweep.orbits
+    overlay.points.setValue(8)
+    overlay.step.setValue(0.05)
+    overlay.doublings.setValue(3)
+    with qtbot.waitSignal(overlay.ended, timeout=300000) as ended:
+        assert overlay.start()
+    assert ended.args == ["finished"]
+
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene_to_dict(scene)))
+    cli = subprocess.run(
+        [
+            sys.executable, "-m", "solver", "orbits", str(path), "--out", str(tmp_path / "out"),
+            "--vary", "forces[0].omega=2.26:2.285", "--step", "0.05", "--transient", "100",
+            "--max-points", "8", "--doublings", "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
+    speeds = defaultdict(list)
+    for impact in csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")):
+        speeds[impact["branch"], impact["point"]].append(-float(impact["u_n_minus"]))
+    assert {r["branch"]: r["period"] for r in rows} == {"0": "1", "1": "2", "2": "4", "3": "8"}
+
+    # every orbit of the four branches is drawn, with the CSV's stability
+    drawn = {
+        (s.branch, p, round(v, 12), s.stable)
+        for s in overlay.stretches
+        for p, v in zip(s.p, s.speed, strict=True)
+    }
+    for row in rows:
+        assert len(speeds[row["branch"], row["point"]]) == int(row["period"])
+        for v in speeds[row["branch"], row["point"]]:
+            key = (int(row["branch"]), float(row["forces[0].omega"]), round(v, 12))
+            assert (*key, row["stable"] == "1") in drawn
+    assert {s.branch for s in overlay.stretches} == {0, 1, 2, 3}
+    assert len(overlay.branches) == 4 and all(not f.failure for f in overlay.branches)
+    # each doubled branch starts at the doubling of the branch before, marked there
+    doublings = [
+        float(next(r for r in rows if r["branch"] == b and r["bifurcation"] == "period_doubling")
+              ["forces[0].omega"])
+        for b in "012"
+    ]  # fmt: skip
+    for b, w_pd in enumerate(doublings, start=1):
+        assert overlay.branches[b].rows[0][0] == w_pd
+        assert any(k == "period_doubling" and p == w_pd for k, p, _s in overlay.marks)
+        assert f"period doubling at forces[0].omega = {w_pd:.9g}" in overlay.report.text()
+    assert all(f"branch {b} (period {2**b})" in overlay.report.text() for b in range(4))
+    # each branch in its own colour
+    colours = {}
+    for item in overlay._items:
+        name = item.opts.get("name") or ""
+        if name.startswith("branch "):
+            colours.setdefault(int(name.split()[1].rstrip(",")), set()).add(
+                item.opts["pen"].color().getRgb()
+            )
+    assert sorted(colours) == [0, 1, 2, 3]
+    assert len({c for cs in colours.values() for c in cs}) == 4
+    sweep.plot_item.vb.autoRange()
+    bar = sweep.controls_scroll.verticalScrollBar()
+    bar.setValue(bar.maximum())  # the "Periodic orbits" box and its list in view
+    qtbot.wait(200)
+    sweep.grab().save(str(tmp_path / "sweep_cascade.png"))
