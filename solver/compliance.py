@@ -434,11 +434,14 @@ class CompliantSet:
                     out -= self.friction[f] * force * slip * self._tangent_row(k, dc)
         return out
 
-    def energy(self, q: np.ndarray) -> float:
-        """Elastic energy ``Σ k·δ^(p+1)/(p+1)`` (J) stored in the stops (δ > 0)."""
-        zero = np.zeros(self.system.N)
+    def energy(self, q: np.ndarray, v: np.ndarray | None = None) -> float:
+        """Elastic energy ``Σ k·δ^(p+1)/(p+1)`` (J) stored in the stops (δ > 0).
+
+        The overlaps do not depend on the velocities ``v``: given, the pairs
+        of ``(q, v)`` serve (a frame's contact rows ask for the same).
+        """
         total = 0.0
-        for _, f, dc in self._pairs(q, zero):
+        for _, f, dc in self._pairs(q, np.zeros(self.system.N) if v is None else v):
             if dc.g < 0.0:
                 p = self._p[f]
                 total += self._k[f] * (-dc.g) ** (p + 1.0) / (p + 1.0)
