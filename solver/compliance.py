@@ -199,8 +199,9 @@ class CompliantSet:
         applied force and the dissipated power of a state ask for the same.
         """
         key = (q.tobytes(), v.tobytes(), self.engaged)
-        if self._last is not None and self._last[0] == key:
-            return self._last[1]
+        last = self._last  # read once: a System's own set may serve two threads
+        if last is not None and last[0] == key:
+            return last[1]
         out = _pair_contacts(self, q, v)
         self._last = (key, out)
         return out
