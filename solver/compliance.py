@@ -34,13 +34,19 @@ import math
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from solver.event_tolerances import FRICTION_FLOOR
 from solver.frames import ContactState
-from solver.geometry import Segment, disk_disk_contact, disk_feature_contact
+from solver.geometry import (
+    Segment,
+    Vertex,
+    corner_foot,
+    disk_disk_contact,
+    disk_feature_contact,
+)
 
 STEP_SHARE = 0.02
 """Largest ODE step while a compliant contact presses, as a share of its period."""
@@ -163,6 +169,7 @@ class CompliantSet:
         self._c = [float(law.damping) for law in laws]
         self._p = [float(law.exponent) for law in laws]
         self.engaged: frozenset[tuple[int, int]] | None = None
+        self._last: tuple[Any, list[tuple[int, int, Any]]] | None = None
 
     def __len__(self) -> int:
         return len(self.features)
@@ -177,31 +184,26 @@ class CompliantSet:
         return [pair for pair in self._every_pair(q, v) if pair[2] is not None]
 
     def _every_pair(self, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
-        """``(disk, other, DiskContact or None)`` of every compliant pair, in a fixed order.
+        """``(disk, other, contact)`` of every compliant pair, in a fixed order.
 
         ``other`` is a feature's index, or ``len(features) + j`` for the disk
         j of a body–body pair ``(disk, j)``, ``disk < j`` (normal from j to disk).
-        None: the pair has no contact at ``q`` (the centre outside the feature's
-        Voronoi region). One entry per pair whatever ``q``, so the event rows of
-        two instants compare the same pairs (fuzz, issue 24: a slanted stop whose
-        end regions the bead crosses changed the row count and failed the run).
+        ``contact`` a DiskContact, or None: the pair has no contact at ``q``
+        (the centre outside the feature's Voronoi region). One entry per pair
+        whatever ``q``, so the event rows of two instants compare the same
+        pairs (fuzz, issue 24: a slanted stop whose end regions the bead
+        crosses changed the row count and failed the run).
+        A pair apart (gap > 0) that does not press (not in :attr:`engaged`)
+        is an :class:`Apart`: its gap and normal rate, the same bits, which is
+        all that is read of it. The list of the last ``(q, v)`` is kept: the
+        applied force and the dissipated power of a state ask for the same.
         """
-        system = self.system
-        c, cd = system.centres(q), system.centre_velocities(v)
-        om = system.angular_velocities(v)
-        out = [
-            (k, f, disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k]))
-            for f, (_, feature, _) in enumerate(self.features)
-            for k in range(system.n_disks)
-        ]
-        if self.between is not None:
-            base, radii = len(self.features), system.radii
-            for i in range(system.n_disks):
-                for j in range(i + 1, system.n_disks):
-                    dc = disk_disk_contact(
-                        c[i], cd[i], radii[i], om[i], c[j], cd[j], radii[j], om[j]
-                    )
-                    out.append((i, base + j, dc))
+        key = (q.tobytes(), v.tobytes(), self.engaged)
+        last = self._last  # read once: a System's own set may serve two threads
+        if last is not None and last[0] == key:
+            return last[1]
+        out = _pair_contacts(self, q, v)
+        self._last = (key, out)
         return out
 
     def _other_id(self, f: int) -> str:
@@ -433,11 +435,14 @@ class CompliantSet:
                     out -= self.friction[f] * force * slip * self._tangent_row(k, dc)
         return out
 
-    def energy(self, q: np.ndarray) -> float:
-        """Elastic energy ``Σ k·δ^(p+1)/(p+1)`` (J) stored in the stops (δ > 0)."""
-        zero = np.zeros(self.system.N)
+    def energy(self, q: np.ndarray, v: np.ndarray | None = None) -> float:
+        """Elastic energy ``Σ k·δ^(p+1)/(p+1)`` (J) stored in the stops (δ > 0).
+
+        The overlaps do not depend on the velocities ``v``: given, the pairs
+        of ``(q, v)`` serve (a frame's contact rows ask for the same).
+        """
         total = 0.0
-        for _, f, dc in self._pairs(q, zero):
+        for _, f, dc in self._pairs(q, np.zeros(self.system.N) if v is None else v):
             if dc.g < 0.0:
                 p = self._p[f]
                 total += self._k[f] * (-dc.g) ** (p + 1.0) / (p + 1.0)
@@ -661,3 +666,65 @@ class CompliantSet:
                     )
                 )
         return out
+
+
+class Apart(NamedTuple):
+    """A compliant pair apart, not pressing: its gap ``g`` (m, > 0) and normal rate ``u_n`` (m/s).
+
+    The same bits as the pair's :class:`~solver.geometry.DiskContact`, the
+    only fields of it that a pair apart is read for (its event row; every
+    force, energy and power is 0 there).
+    """
+
+    g: float
+    u_n: float
+
+
+def _pair_contacts(pairs: CompliantSet, q: np.ndarray, v: np.ndarray) -> list[tuple[int, int, Any]]:
+    """The entries of :meth:`CompliantSet._every_pair` at ``(q, v)``.
+
+    Each gap comes from the floats the full contact is made from
+    (:meth:`Segment.foot`, :func:`~solver.geometry.corner_foot`), its rate
+    from numpy's dot product as :func:`~solver.geometry.disk_contact_from_nearest`
+    forms it; a pair apart and not pressing stops there (an :class:`Apart`),
+    any other gets its :class:`~solver.geometry.DiskContact` from the full route.
+    """
+    system, engaged = pairs.system, pairs.engaged
+    c, cd = system.centres(q), system.centre_velocities(v)
+    om = system.angular_velocities(v)
+    radii = system.radii.tolist()
+    points = c.tolist()
+    out: list[tuple[int, int, Any]] = []
+    for f, (_, feature, _) in enumerate(pairs.features):
+        for k, (cx, cy) in enumerate(points):
+            g = math.nan
+            if isinstance(feature, Segment):
+                s, _, _, d, nx, ny = feature.foot(cx, cy)
+                if not 0.0 < s < 1.0:
+                    out.append((k, f, None))
+                    continue
+                g = d - radii[k]
+            elif isinstance(feature, Vertex) and (foot := corner_foot(feature.p, cx, cy)):
+                d, nx, ny = foot
+                g = d - radii[k]
+            if g > 0.0 and math.isfinite(g) and (engaged is None or (k, f) not in engaged):
+                out.append((k, f, Apart(g, float(np.array((nx, ny)).dot(cd[k])))))
+                continue
+            out.append((k, f, disk_feature_contact(feature, c[k], cd[k], system.radii[k], om[k])))
+    if pairs.between is not None:
+        base = len(pairs.features)
+        for i, (cx, cy) in enumerate(points):
+            for j in range(i + 1, len(points)):
+                foot = corner_foot(tuple(points[j]), cx, cy)
+                g = foot[0] - radii[i] - radii[j] if foot else math.nan
+                if (
+                    g > 0.0
+                    and math.isfinite(g)
+                    and (engaged is None or (i, base + j) not in engaged)
+                ):
+                    rate = np.array(foot[1:]).dot(cd[i] - cd[j])
+                    out.append((i, base + j, Apart(g, float(rate))))
+                    continue
+                dc = disk_disk_contact(c[i], cd[i], radii[i], om[i], c[j], cd[j], radii[j], om[j])
+                out.append((i, base + j, dc))
+    return out

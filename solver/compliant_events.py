@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from solver.compliance import COMPLIANT_EVENTS, CompliantSet
+from solver.compliant_rest import can_rest, rest_row
 from solver.event_tolerances import TIME_TOL
 from solver.frames import Event
 
@@ -48,8 +49,11 @@ class CompliantEvents:
     forces themselves are in the applied force (:meth:`CompliantSet.force`).
     """
 
-    def __init__(self, compliance: CompliantSet, N: int, n_sub: int) -> None:
+    def __init__(
+        self, compliance: CompliantSet, N: int, n_sub: int, t_end: float = math.inf
+    ) -> None:
         self.compliance, self.N, self.n_sub = compliance, N, n_sub
+        self.t_end = t_end  # s: the run's end, where a phase at rest ends (phase_pieces)
         # each pressing contact's touch time, impulse ∫F dt so far and largest force
         self._measures: dict[tuple[str, str], list[float]] = {}
 
@@ -108,12 +112,31 @@ class CompliantEvents:
         added to the damping work of each row (neither the closed form's
         quadrature nor the ODE's :meth:`CompliantSet.dissipation_power`
         counts it).
+
+        And at rest: when the pressing disks of a scene whose every contact
+        is compliant rest on their floors to round-off at a piece's end
+        (:mod:`solver.compliant_rest`), the rest of the run is one piece at
+        their static state (with ``t_end``; no ``motion``: it is scanned as
+        an ODE piece is).
         """
         compliance, engaged, N = self.compliance, self.compliance.engaged or frozenset(), self.N
         stored = compliance.released_energy(q0, engaged)
+        resting = stored == 0.0 and self.t_end < math.inf and can_rest(compliance)
         for piece in pieces:
             if stored == 0.0:
                 yield replace(piece, states=None)
+                if resting and piece.tb < self.t_end:
+                    rest = rest_row(compliance, piece.tb, piece.state(piece.tb))
+                    if rest is not None:  # at rest to round-off: one piece to the run's end
+                        yield replace(
+                            piece,
+                            ta=piece.tb,
+                            tb=self.t_end,
+                            state=lambda t, rest=rest: rest.copy(),
+                            states=None,
+                            motion=None,
+                        )
+                        return
                 continue
 
             def state(t: float, piece: Any = piece) -> np.ndarray:

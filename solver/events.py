@@ -198,7 +198,9 @@ class EventDrivenStepper:
             s, m, self.pairs, self.smooth, self.locator, self.roots, self.recorder, self.handler
         )
         if run_system.compliance is not None:  # compliant contacts: forces, touch/release events
-            self.general.compliant = CompliantEvents(run_system.compliance, s.N, SUBPOINTS_ODE)
+            self.general.compliant = CompliantEvents(
+                run_system.compliance, s.N, SUBPOINTS_ODE, s.t_end
+            )
             self.general.compliant.begin(m.t, m.q, m.v)  # the first frame's rows: how they press
         self._started = False
         self._cut: Generator[None, StepOutput, None] | None = None  # a phase cut by a slice

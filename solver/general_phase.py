@@ -84,7 +84,7 @@ class GeneralPhase:
             pieces = self.compliant.phase_pieces(pieces, m.q)
         c0 = s.system.centres(m.q)
         for piece in pieces:
-            if linear is not None:
+            if linear is not None and piece.motion is not None:
                 found = self.locator.linear_scan(piece, gaps, linear[1])
             elif constant is None:
                 found = self.locator.scan(piece, gaps, SUBPOINTS_ODE)
@@ -110,7 +110,7 @@ class GeneralPhase:
             found = missed or found
             if self.compliant is not None:  # a touch or release ends the phase at the kink
                 # a closed-form piece's sub-points follow the beads' travel, as for its gaps
-                n_sub = self.locator._linear_subpoints(piece) if linear is not None else None
+                n_sub = self.locator._linear_subpoints(piece) if piece.motion is not None else None
                 soft = self.compliant.first(piece, piece.ta, found.t if found else piece.tb, n_sub)
                 found = soft or found
             limit = found.t if found else piece.tb

@@ -149,14 +149,27 @@ class Segment:
         return Nearest(d, _frozen_array((nx, ny)), _frozen_array((px, py)), _ZERO_HESSIAN)
 
 
-def _corner_nearest(p: Point, cx: float, cy: float) -> Nearest | None:
-    """Closest-point data of the point ``(cx, cy)`` (m) to the corner ``p`` (m)."""
+def corner_foot(p: Point, cx: float, cy: float) -> tuple[float, float, float] | None:
+    """``(d, nx, ny)``: the distance (m) of the point ``(cx, cy)`` from the corner ``p``.
+
+    And the unit normal from ``p`` to the point, in floats; None at ``p``
+    itself. Every route that needs a corner's (or a disk's centre's) normal
+    takes it here (:func:`_corner_nearest`), so that they all have the same bits.
+    """
     px, py = p
     wx, wy = cx - px, cy - py
     d = math.hypot(wx, wy)
     if d == 0.0:
         return None
-    nx, ny = wx / d, wy / d
+    return d, wx / d, wy / d
+
+
+def _corner_nearest(p: Point, cx: float, cy: float) -> Nearest | None:
+    """Closest-point data of the point ``(cx, cy)`` (m) to the corner ``p`` (m)."""
+    foot = corner_foot(p, cx, cy)
+    if foot is None:
+        return None
+    d, nx, ny = foot
     return Nearest(
         d, _frozen_array((nx, ny)), _frozen_array(p), _curvature_hessian(nx, ny, 1.0 / d)
     )
@@ -623,6 +636,7 @@ __all__ = [
     "Vertex",
     "boundary_features",
     "bounding_box",
+    "corner_foot",
     "disk_contact_from_nearest",
     "disk_disk_contact",
     "disk_feature_contact",

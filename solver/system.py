@@ -520,7 +520,7 @@ class System:
             potential = self._potential_energy(q)
         spring = self.spring_set.energy(self.centres(q)) if self._springs else 0.0
         if self.compliance is not None:
-            spring += self.compliance.energy(q)
+            spring += self.compliance.energy(q, v)
         return kinetic, potential, spring
 
     def _potential_energy(self, q: np.ndarray) -> float:
