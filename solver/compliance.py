@@ -236,22 +236,36 @@ class CompliantSet:
             return max(0.0, self._press(f, dc)) if dc.g < 0.0 else 0.0
         return self._press(f, dc) if (k, f) in self.engaged else 0.0
 
-    def engage(self, q: np.ndarray, v: np.ndarray, other: np.ndarray | None = None) -> None:
+    def engage(
+        self,
+        q: np.ndarray,
+        v: np.ndarray,
+        other: np.ndarray | None = None,
+        settled: tuple[str, tuple[int, int]] | None = None,
+    ) -> None:
         """Fix the pressing pairs and their friction modes for the phase starting at ``(q, v)``.
 
         A pair presses when it overlaps or touches (``g ≤ 0``) and either its
         force ``k·δ^p + c·δ̇`` is positive or it is closing (``u_n < 0``: just
-        touched, δ = 0). A pressing wheel on a feature with friction slips
+        touched, δ = 0). ``settled``: the ``touch`` or ``release`` that ended
+        the last phase at this instant, ``(kind, (disk, other))``; its pair's
+        side is the event's, not the sign of a gap or force recomputed at
+        the event's time, which is 0 to round-off there (a released pair
+        whose force reads +1e-17 would otherwise press on with a force that
+        never crosses 0 again: it would pull). A pressing wheel on a feature with friction slips
         in the direction of its slip speed ``u_t`` while ``|u_t| >
         STICK_SPEED``; at rest it sticks if the tangential force that keeps
         it at rest (``other``: the rest of the applied force) is at most μF,
         and otherwise slips against that force (as resting contact does).
         """
         pairs = self._pairs(q, v)
+        kind, key = settled if settled is not None else ("", None)
         self.engaged = frozenset(
             (k, f)
             for k, f, dc in pairs
-            if dc.g <= 0.0 and (self._press(f, dc) > 0.0 or dc.u_n < 0.0)
+            if (dc.g <= 0.0 or (kind == "touch" and (k, f) == key))
+            and (self._press(f, dc) > 0.0 or dc.u_n < 0.0)
+            and not (kind == "release" and (k, f) == key)
         )
         self.modes = {}
         for k, f, dc in pairs:
@@ -620,10 +634,15 @@ class CompliantSet:
             if self.engaged is not None or dc.g < 0.0
         }
 
-    def pair_names(self, q: np.ndarray, v: np.ndarray) -> list[tuple[str, str]]:
-        """``(body, other)`` of each row of :meth:`event_values`, in the same order."""
+    def pair_names(
+        self, q: np.ndarray, v: np.ndarray
+    ) -> list[tuple[tuple[str, str], tuple[int, int]]]:
+        """``((body, other), (disk, other index))`` of each row of :meth:`event_values`."""
         system = self.system
-        return [(system.disk_body_id(k), self._other_id(f)) for k, f, _ in self._every_pair(q, v)]
+        return [
+            ((system.disk_body_id(k), self._other_id(f)), (k, f))
+            for k, f, _ in self._every_pair(q, v)
+        ]
 
     def states(
         self,

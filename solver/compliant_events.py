@@ -32,11 +32,15 @@ _GAUSS = np.polynomial.legendre.leggauss(8)
 
 @dataclass(frozen=True)
 class CompliantEvent:
-    """A ``touch`` or ``release`` at ``t`` (s) of disk ``body`` and feature ``other``."""
+    """A ``touch`` or ``release`` at ``t`` (s) of disk ``body`` and feature ``other``.
+
+    ``pair``: the same pair as ``(disk index, other index)`` (:meth:`CompliantSet.engage`).
+    """
 
     t: float
     kind: str
     key: tuple[str, str]
+    pair: tuple[int, int] = (-1, -1)
 
 
 class CompliantEvents:
@@ -56,6 +60,8 @@ class CompliantEvents:
         self.t_end = t_end  # s: the run's end, where a phase at rest ends (phase_pieces)
         # each pressing contact's touch time, impulse ∫F dt so far and largest force
         self._measures: dict[tuple[str, str], list[float]] = {}
+        # the touch or release that ended the last phase: (t, kind, pair), read by begin
+        self._settled: tuple[float, str, tuple[int, int]] | None = None
 
     def _values(self, t: float, y: np.ndarray) -> np.ndarray:
         """:meth:`CompliantSet.event_values` of the row ``y = (q, v, work)`` at ``t`` (s)."""
@@ -69,7 +75,14 @@ class CompliantEvents:
     def begin(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
         """A phase starts at ``(t, q, v)``: which compliant contacts press in it, how they rub."""
         system = self.compliance.system
-        self.compliance.engage(q, v, system.applied_force(t, q, v, compliant=False))
+        settled = self._settled
+        self._settled = None
+        self.compliance.engage(
+            q,
+            v,
+            system.applied_force(t, q, v, compliant=False),
+            settled[1:] if settled is not None and settled[0] == t else None,
+        )
 
     def first(
         self, piece: Any, ta: float, tb: float, n_sub: int | None = None
@@ -242,7 +255,7 @@ class CompliantEvents:
                         if names is None:
                             y = piece.state(ts[j - 1])
                             names = self.compliance.pair_names(y[: self.N], y[self.N : 2 * self.N])
-                        best = CompliantEvent(t_hit, COMPLIANT_EVENTS[col], names[row])
+                        best = CompliantEvent(t_hit, COMPLIANT_EVENTS[col], *names[row])
                 return best
             before = after
         return None
@@ -328,6 +341,8 @@ class CompliantEvents:
         contact time in ``message``.
         """
         body, other = found.key
+        if found.kind in ("touch", "release"):  # the next phase's start keeps its side
+            self._settled = (found.t, found.kind, found.pair)
         if found.kind in ("stick", "slip"):  # a wheel on a compliant feature changes mode
             out.events.append(Event(t=found.t, type=found.kind, body=body, other=other))
             return

@@ -17,6 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_orbits_compliant import C0, K0, XS, F, M, compliant_oscillator
 
+from solver.compliant_events import CompliantEvents
 from solver.orbit_branches import follow_branches
 from solver.orbits import run_map
 from solver.scene_paths import with_values
@@ -128,3 +129,42 @@ def test_the_located_grazing_is_robust_to_round_off_of_the_state(monkeypatch):
     w_g = grazing_omega()
     assert all(abs(p - w_g) < 1e-8 for p in located)
     assert max(located) - min(located) < 1e-8
+
+
+@pytest.mark.parametrize("scale", [5e-16, -5e-16])
+def test_a_release_read_off_by_round_off_does_not_press_on(monkeypatch, scale):
+    """The event search reads the state scaled by 1 + ``scale``, as a search that reads the
+    motion another (equally exact) way would: at the release the force is then +1e-17 N in
+    the state the next phase starts from. The pair used to be engaged again there by the
+    sign of that force, and an engaged pair whose force starts at 0 never crosses 0: it
+    pulled the bead into the stop (it ended the period at x = 0.2008, inside it, instead of
+    back at the section). The event now decides the pair's side."""
+    w = 2.445
+    z = np.array([-0.01097823, -0.49075743])  # near the one-touch orbit at 2.445
+    span = 2 * math.pi / w
+    scene = with_values(compliant_oscillator(), {PATH: w})
+    exact = run_map(scene, z, span)
+    assert [i.kind for i in exact.impacts] == ["touch", "release"]
+    values = CompliantEvents._values
+
+    def scaled(self, t, y):
+        y = y.copy()
+        y[: 2 * self.N] *= 1.0 + scale
+        return values(self, t, y)
+
+    monkeypatch.setattr(CompliantEvents, "_values", scaled)
+    run = run_map(scene, z, span)
+    assert [i.kind for i in run.impacts] == ["touch", "release"]
+    for a, b in zip(run.impacts, exact.impacts, strict=True):
+        assert abs(a.t - b.t) < 1e-12
+    np.testing.assert_allclose(run.z_end, exact.z_end, rtol=0, atol=1e-9)
+    # after the release the bead flies free: the forced linear flow's exponential, in the test
+    release = exact.impacts[1]
+    t_r, x_r, v_r = release.t, float(release.q[0]), float(release.v_plus[0])
+    G = np.zeros((4, 4))
+    G[0, 1] = 1.0
+    G[1] = [-K0 / M, -C0 / M, F / M, 0.0]
+    G[2, 3], G[3, 2] = w, -w
+    y0 = np.array([x_r, v_r, math.sin(w * t_r), math.cos(w * t_r)])
+    free = scipy.linalg.expm(G * (span - t_r)) @ y0
+    np.testing.assert_allclose(run.z_end, free[:2], rtol=0, atol=1e-9)
