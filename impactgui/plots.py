@@ -637,6 +637,21 @@ def legend_height(entries: int) -> float:
     return legend.effectiveSizeHint(Qt.SizeHint.PreferredSize).height() if entries else 0.0
 
 
+def legend_columns(entries: int, row_height: float, least: int = 1) -> int:
+    """Columns a legend of ``entries`` entries needs to stand in a row ``row_height`` px tall.
+
+    At least ``least``; one more column for each time the entries would not fit: in a short
+    window the room for a long legend comes from the legend column's width, never from the
+    plots' heights (a legend taller than its row makes the row taller and squeezes the others).
+    """
+    if entries <= least:
+        return least
+    fits = legend_height(1)
+    step = legend_height(2) - fits
+    rows = 1 + max(0, math.floor((row_height - fits) / step)) if step > 0 else entries
+    return max(least, math.ceil(entries / max(rows, 1)))
+
+
 TIME_MARGIN = 0.02
 """Room left and right of the data on the time axis, as a share of the span shown: an impact
 at t = 0 stands clear of the plot's left border."""
@@ -785,6 +800,10 @@ class PlotPanel(QWidget):
             self.impulse_plot,
         )
         self._legends = [legend_beside(plot) for plot in self.plots]
+        self._least_columns = [1] * len(self._legends)
+        """Each legend's columns in a tall enough panel (an axle cart's jump legend: 3)."""
+        self._reserved_entries = [0, 0, len(ENERGY_TERMS), 0, 0]
+        """Entries each legend is given room for from a run's start (``_fit_legend_columns``)."""
         font = QFont()
         font.setPointSizeF(float(LEGEND_TEXT_SIZE.removesuffix("pt")))
         room = QFontMetricsF(font).horizontalAdvance(LEGEND_ROOM_NAME) + LEGEND_ENTRY_EXTRA_PX
@@ -877,7 +896,8 @@ class PlotPanel(QWidget):
         self.jump_plot.setTitle(titles["jump"], size="9pt", color="k")
         self.jump_plot.setLabel("left", titles["jump_unit"], color="k")
         self.impulse_plot.setTitle(titles["impulse"], size="9pt", color="k")
-        self._legends[3].setColumnCount(3 if view == "top" else 1)
+        self._least_columns[3] = 3 if view == "top" else 1
+        self._set_legend_columns(3, self._least_columns[3])
         for plot in (self.lambda_plot, self.tau_plot):
             show_plot(plot, view == "side")
         self._set_time_range(0.0, 1.0)
@@ -974,9 +994,44 @@ class PlotPanel(QWidget):
                 len(CART_RATE_NAMES) if tuple(rates) == CART_RATE_NAMES else 1
                 for _body, _coords, rates in system.dof_labels
             )
-        legend = self._legends[3]
-        rows = math.ceil(min(entries, LEGEND_LIMIT) / max(1, legend.columnCount))
-        legend.setMinimumHeight(legend_height(rows))
+        self._reserved_entries[3] = min(entries, LEGEND_LIMIT)
+        self._fit_legend_columns()
+
+    def _row_height(self) -> float:
+        """Each shown plot's even share of the panel's height, px (its row, legend beside)."""
+        shown = sum(plot.isVisible() for plot in self.plots) or len(self.plots)
+        return self.graphics.viewport().height() / shown
+
+    def _fit_legend_columns(self) -> None:
+        """Lay each legend out in as many columns as its entries need to fit its plot's row.
+
+        The entries counted are those it has or, for the energy (seven at once) and the
+        jump legend (one per body, ``_reserve_jump_legend``), those it will have, whose
+        height it keeps from the start: the layout does not move as they come.
+        """
+        row = self._row_height()
+        for index, legend in enumerate(self._legends):
+            entries = max(len(legend.items), self._reserved_entries[index])
+            columns = legend_columns(entries, row, self._least_columns[index])
+            self._set_legend_columns(index, columns)
+            rows = math.ceil(self._reserved_entries[index] / columns)
+            legend.setMinimumHeight(legend_height(rows) if rows else 0.0)
+
+    def _set_legend_columns(self, index: int, columns: int) -> None:
+        """Give legend ``index`` ``columns`` columns, its entries laid out afresh in them."""
+        legend = self._legends[index]
+        if legend.columnCount == columns:
+            return
+        entries = [(sample.item, label.text) for sample, label in legend.items]
+        legend.clear()
+        legend.setColumnCount(columns)
+        for item, name in entries:
+            legend.addItem(item, name)
+
+    def resizeEvent(self, event: Any) -> None:
+        """A new height may fit the legends in fewer or need more columns."""
+        super().resizeEvent(event)
+        self._fit_legend_columns()
 
     @Slot(object)
     def add_output(self, batch: StepOutput) -> None:
@@ -1054,6 +1109,7 @@ class PlotPanel(QWidget):
         showed it there (seen in a live wheel run under Xvfb).
         """
         if self._legend_entries() != entries:
+            self._fit_legend_columns()
             self.graphics.ci.layout.activate()
 
     def finish(self) -> None:
