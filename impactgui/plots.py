@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Slot
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
@@ -261,6 +262,9 @@ class _StemTips(pg.GraphicsObject):
         self._groups: dict[Any, tuple[QColor, np.ndarray, np.ndarray]] = {}
         self._rect: QRectF | None = None
         self._sprites: dict[tuple[int, float, float], QPixmap] = {}
+        self._fragments = PrimitiveArray(QPainter.PixmapFragment, 10)
+        """Where each tip's dot goes, for one ``drawPixmapFragments`` per group (a call per
+        tip cost 2.3 ms for 900 tips, a 200-bead chain's two stem plots, at every paint)."""
 
     def implements(self, interface: str | None = None) -> bool | list[str]:
         """A plot-data item (pyqtgraph's protocol)."""
@@ -365,17 +369,21 @@ class _StemTips(pg.GraphicsObject):
         ratio = device.devicePixelRatioF() if device is not None else 1.0
         painter.save()
         painter.resetTransform()
-        draw = painter.drawPixmap
+        fragments = self._fragments
         for colour, x, y in self._groups.values():
             if not len(x):
                 continue
             sprite = self._sprite(colour, ratio)
             half = sprite.width() / ratio / 2
             px, py = to_device(t, x, y)
-            px = np.rint(px - half).astype(int)
-            py = np.rint(py - half).astype(int)
-            for a, b in zip(px.tolist(), py.tolist(), strict=True):
-                draw(a, b, sprite)
+            # one call per group: the centre of each whole-pixel placed dot, the whole sprite
+            fragments.resize(len(px))
+            rows = fragments.ndarray()
+            rows[:, 0] = np.rint(px - half) + half
+            rows[:, 1] = np.rint(py - half) + half
+            rows[:, 2:6] = (0.0, 0.0, sprite.width(), sprite.height())
+            rows[:, 6:10] = (1.0 / ratio, 1.0 / ratio, 0.0, 1.0)
+            painter.drawPixmapFragments(*fragments.drawargs(), sprite)
         painter.restore()
 
 
