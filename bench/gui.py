@@ -32,8 +32,13 @@ total and longest time (wall clock and CPU) of each; ``--gaps MS`` also lists, f
 each gap between two display ticks longer than MS ms (or holding more GUI-thread
 CPU), the hooks that ran in it and the GUI thread's collections. Offscreen by default
 (``QT_QPA_PLATFORM``); on a virtual X display: ``xvfb-run -a -s "-screen 0
-1600x1000x24" env QT_QPA_PLATFORM=xcb .venv/bin/python bench/gui.py``. Numbers
-are printed, never asserted.
+1600x1000x24" env QT_QPA_PLATFORM=xcb .venv/bin/python bench/gui.py``. ``--front RATE``
+measures only the 200-bead chain at the solver's front: its run computed first, then
+replayed as a solver at RATE × real time would hand it over, each display tick moving
+the playback by exactly 1/60 s, and prints the GUI thread's CPU per tick (three runs;
+``front_cost``): the cost of the window itself, not of the solver's speed, share of the
+interpreter lock or the frames per second the machine allows. Numbers are printed,
+never asserted.
 """
 
 from __future__ import annotations
@@ -529,6 +534,114 @@ def spring_chain_answers(app: QApplication, beads: int, seconds: float) -> dict[
     return answers
 
 
+class _ReplayStepper:
+    """A finished run's output handed over as a solver computing ``rate`` s of simulated time
+    per second of the replay's clock (``clock``: a list holding its time) would; no work."""
+
+    def __init__(self, system: Any, outputs: list, rate: float, clock: list[float]) -> None:
+        self.system, self.status, self.message, self.t = system, "running", "", 0.0
+        self._frames = [frame for output in outputs for frame in output.frames]
+        self._events = [event for output in outputs for event in output.events]
+        self._times = [frame.t for frame in self._frames]
+        self._rate, self._clock = rate, clock
+        self._start: float | None = None
+        self._next = self._next_event = 0
+
+    def step(self) -> Any:
+        """The frames computed by the replay's clock's time (none after 10 ms without any)."""
+        from bisect import bisect_right
+
+        from solver.frames import StepOutput
+
+        if self._start is None:
+            self._start = self._clock[0]
+        for _ in range(10):
+            due = max(bisect_right(self._times, (self._clock[0] - self._start) * self._rate), 1)
+            if due > self._next:
+                break
+            time.sleep(0.001)
+        else:
+            return StepOutput()
+        due = min(due, len(self._frames))
+        output = StepOutput(self._frames[self._next : due], [])
+        self.t = self._frames[due - 1].t
+        while self._next_event < len(self._events) and self._events[self._next_event].t <= self.t:
+            output.events.append(self._events[self._next_event])
+            self._next_event += 1
+        self._next = due
+        if due >= len(self._frames):
+            self.status = "finished"
+        return output
+
+
+def front_cost(app: QApplication, rate: float, ticks: int) -> float:
+    """GUI-thread CPU per display tick, ms, of a fresh window playing the 200-bead chain at real
+    time while its solver computes ``rate`` × real time (below 1: the screen waits at the
+    solver's front, where each frame draws the data newly shown).
+
+    The solver's output is computed first and replayed; each display tick moves the
+    playback by exactly 1/60 s (the clock's own time is the replay's), so what a tick
+    costs does not depend on the frames per second the machine allows, nor on the
+    solver's speed or its share of the interpreter lock. The timers that run on the wall
+    clock (the plots' redraw round, the collector) still do: a loaded machine adds a little.
+    """
+    import impactgui.mainwindow as mainwindow_module
+    import impactgui.playback as playback_module
+    from solver.scene import parse_scene
+    from solver.simulation import make_stepper
+
+    scene = parse_scene(bead_chain())
+    stepper = make_stepper(scene)
+    outputs = []
+    end = ticks / 60 * rate + 1.0
+    while stepper.status == "running" and (not outputs or outputs[-1].frames[-1].t < end):
+        output = stepper.step()
+        if output.frames:
+            outputs.append(output)
+    clock = [0.0]
+    real_time, real_make, real_tick = (
+        playback_module.time,
+        mainwindow_module.make_stepper,
+        playback_module.PlaybackClock._on_tick,
+    )
+
+    class _ReplayTime:
+        monotonic = staticmethod(lambda: clock[0])
+        perf_counter = staticmethod(time.perf_counter)
+
+    def tick(self: Any) -> None:
+        clock[0] += 1 / TARGET_FPS
+        real_tick(self)
+
+    playback_module.time = _ReplayTime
+    playback_module.PlaybackClock._on_tick = tick
+    mainwindow_module.make_stepper = lambda scene, *a, **k: _ReplayStepper(
+        stepper.system, outputs, rate, clock
+    )
+    try:
+        settings = QSettings(str(Path("/tmp") / "impactgui-bench.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(settings=settings)
+        window.resize(1400, 900)
+        window.show()
+        count = [0]
+        window.clock.ticked.connect(lambda: count.__setitem__(0, count[0] + 1))
+        wait(app, 0.5)
+        window.doc.set_data(bead_chain())
+        window.start_run()
+        while count[0] < 30:
+            wait(app, 0.005)
+        count[0], cpu = 0, time.thread_time()
+        while count[0] < ticks:
+            wait(app, 0.005)
+        cost = 1e3 * (time.thread_time() - cpu) / count[0]
+        window.shutdown()
+    finally:
+        playback_module.time = real_time
+        playback_module.PlaybackClock._on_tick = real_tick
+        mainwindow_module.make_stepper = real_make
+    return cost
+
+
 def main() -> None:
     """Measure every load and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -546,7 +659,24 @@ def main() -> None:
     parser.add_argument(
         "--spring-beads", type=int, default=2000, help="beads of the spring chain (0: skip it)"
     )
+    parser.add_argument(
+        "--front",
+        type=float,
+        metavar="RATE",
+        help="only the 200-bead chain at the solver's front, its run replayed: the GUI "
+        "thread's CPU per display tick with the solver at RATE x real time (0.72: the chain "
+        "on a quiet machine), whatever the machine's load (front_cost)",
+    )
     args = parser.parse_args()
+    if args.front is not None:
+        app = QApplication.instance() or QApplication(["bench"])
+        costs = [front_cost(app, args.front, 300) for _ in range(3)]
+        print(
+            f"200-bead chain replayed, solver at {args.front:g} x real time: GUI CPU per display "
+            f"tick {' '.join(f'{c:.1f}' for c in costs)} ms (goal <= 12; load "
+            f"{os.getloadavg()[0]:.1f})"
+        )
+        return
 
     traced = args.trace or args.gaps is not None
     hooks = HookTimes(keep_calls=args.gaps is not None) if traced else None

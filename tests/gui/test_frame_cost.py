@@ -306,3 +306,37 @@ def test_a_legend_given_its_first_entry_is_beside_its_plot_at_once(qtbot) -> Non
     legend, view = panel.lambda_plot.legend, panel.lambda_plot.vb
     assert [label.text for _sample, label in legend.items] == [contact_name("wheel", "curb#v2")]
     assert legend.sceneBoundingRect().left() >= view.sceneBoundingRect().right()
+
+
+def test_stems_filled_as_rectangles_cover_the_pixels_of_the_stroked_pen(qtbot) -> None:
+    """A stem group's curve is painted as the rectangles its 1.5 px pen covers (one call,
+    no stroking): the pixels of stems whose edges are clear of pixel centres are those of
+    pyqtgraph's stroked lines, in every colour and order."""
+    from PySide6.QtGui import QImage, QPainter, QTransform
+
+    from impactgui.plots import _StemCurve
+
+    transform = QTransform(100.0, 0.0, 0.0, -20.0, 0.0, 50.0)  # t = 0.1 s -> x = 10 px
+    # device x 10.2, 20.6, 31.0, 40.4 (edges 9.45-10.95, ...): no edge within 0.1 px of a centre
+    times = np.array([0.102, 0.206, 0.310, 0.404])
+    values = np.array([1.0, -1.5, 0.5, 2.0])
+    images = []
+    for kind in (pg.PlotCurveItem, _StemCurve):
+        image = QImage(60, 100, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(0xFFFFFFFF)
+        painter = QPainter(image)
+        painter.setTransform(transform)
+        for k, colour in enumerate(("#d62728", "#1f77b4")):
+            curve = kind(pen=pg.mkPen(colour, width=1.5), connect="pairs")
+            x, y = times[k::2] + 0.0001 * k, values[k::2]
+            curve.setData(np.repeat(x, 2), np.column_stack((np.zeros_like(y), y)).ravel())
+            curve.paint(painter, None, None)
+        painter.end()
+        images.append(image)
+    stroked, filled = images
+    assert filled == stroked
+    # the stem at x = 10.2 px covers columns 9 and 10 (centres 9.5, 10.5 within 9.45-10.95)
+    # from y = 50 - 20 - 0.75 to 50 + 0.75: rows 29 to 50 (centres 29.5 to 50.5)
+    red = QColor("#d62728").rgb()
+    assert [filled.pixel(column, 40) == red for column in (8, 9, 10, 11)] == [0, 1, 1, 0]
+    assert [filled.pixel(9, row) == red for row in (28, 29, 50, 51)] == [0, 1, 1, 0]

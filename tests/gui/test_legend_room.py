@@ -8,6 +8,8 @@ of a bead chain it grew four times past its row (bench/gui.py, the 200-bead chai
 
 from __future__ import annotations
 
+import math
+
 from impactgui.plots import LEGEND_LIMIT, legend_height
 
 
@@ -61,5 +63,37 @@ def test_the_plots_keep_their_size_while_the_jump_legend_fills(qtbot, window) ->
     seen.append(sizes())
     changed = [s for s in seen if s != first]
     assert not changed, f"the plots went from {first} to {changed[0]} as the legend filled"
-    assert legend.geometry().height() >= legend_height(LEGEND_LIMIT) - 0.5
+    # the room of all its entries from the start, in the columns its row's height needs
+    rows = math.ceil(LEGEND_LIMIT / legend.columnCount)
+    assert legend.geometry().height() >= legend_height(rows) - 0.5
+    window.reset_run()
+
+
+def test_a_short_window_takes_the_legends_room_from_their_column_not_the_plots(
+    qtbot, window, tmp_path
+) -> None:
+    """In a plots panel about 620 px tall (a 1400 x 900 window) the energy's seven entries and
+    the jump plot's eight need more height than a fifth of the panel: they are laid out in
+    columns, and every plot keeps an even share of the height (before: λ, τ and the impulses
+    squeezed to 47 px, the energy and jump plots 109 and 126 px; the panel as it was:
+    docs/screenshots/chain_plots_legend_reserved.png)."""
+    window.resize(1400, 900)
+    window.doc.set_data(bead_chain(30))
+    panel = window.plots
+    legend = panel.jump_plot.legend
+    assert window.start_run()
+    qtbot.waitUntil(lambda: len(legend.items) == LEGEND_LIMIT, timeout=30000)
+    qtbot.wait(100)  # the layout's turn
+    window.pause_run()
+    assert panel.graphics.height() <= 650
+    heights = [plot.vb.height() for plot in panel.plots]
+    share = sum(heights) / len(heights)
+    assert min(heights) >= 0.85 * share, f"plot heights {heights}: some squeezed"
+    # the legends still show every entry, within their plots' rows
+    for plot in panel.plots:
+        box = plot.legend.sceneBoundingRect()
+        row = plot.sceneBoundingRect()
+        assert box.height() <= row.height() + 1, (plot.titleLabel.text, box, row)
+    assert panel.energy_plot.legend.columnCount >= 2
+    assert panel.graphics.grab().save(str(tmp_path / "short_panel_plots.png"))
     window.reset_run()

@@ -156,3 +156,25 @@ def test_a_plot_narrowed_by_its_layout_draws_one_column_a_pixel(qtbot) -> None:
     drawn = kinetic.curve.getData()  # the line item's own points, as painted
     _assert_envelope(x, y, drawn, (left, right, narrow))
     assert len(drawn[0]) <= 4 * narrow + 2
+
+
+def test_envelopes_of_one_time_array_share_its_columns_and_draw_as_alone() -> None:
+    """The energy curves share their times: the pixel columns of the samples are made once
+    per view for all of them (``_column_runs``), and each envelope is what it is alone."""
+    from impactgui import peak_curve
+
+    t = np.arange(20_000) * 1e-3
+    ys = [np.sin(t * k) for k in (1.0, 7.0, 31.0)]
+    shared = [PeakEnvelope().display(t, y, 0.0, 20.0, 300) for y in ys]
+    made = peak_curve._RUNS[0]
+    for (x, y), series in zip(shared, ys, strict=True):
+        peak_curve._RUNS[0] = None
+        alone_x, alone_y = PeakEnvelope().display(t.copy(), series, 0.0, 20.0, 300)
+        assert np.array_equal(x, alone_x) and np.array_equal(y, alone_y)
+    # another array of the same length and view is not taken for the shared one
+    peak_curve._RUNS[0] = made
+    doubled = 2.0 * t
+    x, y = PeakEnvelope().display(doubled, ys[0], 0.0, 20.0, 300)
+    peak_curve._RUNS[0] = None
+    alone_x, alone_y = PeakEnvelope().display(doubled.copy(), ys[0], 0.0, 20.0, 300)
+    assert np.array_equal(x, alone_x) and np.array_equal(y, alone_y)

@@ -11,6 +11,7 @@ curves waited for their turn while the time shown passed them.
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 
 from impactgui.plots import CATCH_UP_FRAMES
 from impactgui.presets import SCENES_DIR
@@ -27,7 +28,7 @@ def _drawn_stem_times(plot) -> np.ndarray:
     """Times of the stems drawn in ``plot`` (the tips' abscissae of its stem curves)."""
     times = [np.zeros(0)]
     for item in plot.items:
-        if type(item).__name__ == "PlotCurveItem" and item.opts.get("connect") == "pairs":
+        if isinstance(item, pg.PlotCurveItem) and item.opts.get("connect") == "pairs":
             x, _ = item.getData()
             if x is not None:
                 times.append(np.asarray(x))
