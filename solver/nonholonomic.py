@@ -416,9 +416,3 @@ class AxleCart:
         """Kinetic energy ``T = ½ vᵀ M v`` (J)."""
         rates = _vector(v, "v", 5)
         return 0.5 * float(rates @ self.mass_matrix(q) @ rates)
-
-    def wheel_positions(self, q: ArrayLike) -> np.ndarray:
-        """Centres of wheel A (row 0, at ``C − l e``) and wheel B (row 1, at ``C + l e``), m."""
-        return np.array(
-            [self.axle_point(q, -self.half_length), self.axle_point(q, self.half_length)]
-        )

@@ -161,11 +161,16 @@ def test_axle_cart_wheels_roll_without_slip_along_the_rolling_direction():
     q = np.array([0.2, 0.1, phi, 0.0, 0.0])
     v = maggi_basis(cart.constraint_matrix(q), [3, 4]) @ np.array([2.0, -3.0])
     h = 1e-6
-    wheel_velocity = (cart.wheel_positions(q + h * v) - cart.wheel_positions(q - h * v)) / (2 * h)
+
+    def wheel_positions(q):  # centres C − l e (wheel A) and C + l e (wheel B)
+        e = np.array([np.cos(q[2]), np.sin(q[2])])
+        return np.array([q[:2] - cart.half_length * e, q[:2] + cart.half_length * e])
+
+    wheel_velocity = (wheel_positions(q + h * v) - wheel_positions(q - h * v)) / (2 * h)
     n = np.array([-np.sin(phi), np.cos(phi)])
     np.testing.assert_allclose(wheel_velocity[0], cart.wheel_radius * v[3] * n, atol=1e-9)
     np.testing.assert_allclose(wheel_velocity[1], cart.wheel_radius * v[4] * n, atol=1e-9)
-    assert cart.wheel_positions(q)[1] @ np.array([np.cos(phi), np.sin(phi)]) > 0.0
+    assert wheel_positions(q)[1] @ np.array([np.cos(phi), np.sin(phi)]) > 0.0
 
 
 def test_generalized_impulse_equals_power_of_the_impulse_on_the_axle_point():
