@@ -212,12 +212,7 @@ class CartStepper:
                         f"{where}.point: a body-frame point must be (s, 0) on the axle"
                     )
                 point = float(point[0])
-            try:
-                vector = np.asarray(impulse["vector"], dtype=float)
-            except (TypeError, ValueError) as exc:
-                raise InputError(f"{where}.vector: must be two numbers (N·s)") from exc
-            if vector.shape != (2,) or not np.all(np.isfinite(vector)):
-                raise InputError(f"{where}.vector: must be two finite numbers (N·s)")
+            vector = _finite_pair(impulse["vector"], f"{where}.vector (N·s)")
             half_length = self._carts[cart_index].half_length
             if isinstance(point, float) and abs(point) > half_length:
                 raise InputError(

@@ -28,8 +28,6 @@ from scipy.optimize import nnls
 
 from solver.errors import InputError, SolverError
 
-LCP_STATUSES = ("solved", "ray_termination", "iteration_limit")
-
 _RELATIVE_TOL = 1e-9
 """Residual (relative to the data's scale) above which an LCP answer is refused."""
 
@@ -38,9 +36,9 @@ _RELATIVE_TOL = 1e-9
 class LCPResult:
     """Outcome of an LCP solve ``w = M z + q``, ``0 <= z ⊥ w >= 0``.
 
-    ``status`` is one of :data:`LCP_STATUSES`; ``z`` and ``w`` are only a
-    solution when ``status == "solved"`` (they hold the last iterate
-    otherwise). ``iterations`` counts pivots.
+    ``status`` is ``"solved"``, ``"ray_termination"`` or ``"iteration_limit"``;
+    ``z`` and ``w`` are only a solution when ``status == "solved"`` (they hold
+    the last iterate otherwise). ``iterations`` counts pivots.
     """
 
     z: np.ndarray
@@ -411,15 +409,13 @@ def least_distance(
 
 
 def band_of(W: np.ndarray, bandwidth: int) -> np.ndarray:
-    """Upper band storage of a symmetric matrix, as ``scipy.linalg.solveh_banded`` wants.
+    """Upper band storage of a symmetric matrix (numpy or scipy.sparse), as ``solveh_banded`` wants.
 
     ``band[bandwidth + i − j, j] = W[i, j]`` for ``i <= j <= i + bandwidth``.
     """
-    W = _square_matrix(W, "W")
-    n = W.shape[0]
-    band = np.zeros((bandwidth + 1, n))
+    band = np.zeros((bandwidth + 1, W.shape[0]))
     for k in range(bandwidth + 1):
-        band[bandwidth - k, k:] = np.diagonal(W, k)
+        band[bandwidth - k, k:] = W.diagonal(k)
     return band
 
 

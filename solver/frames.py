@@ -11,24 +11,6 @@ from typing import Any
 
 import numpy as np
 
-FRAME_KINDS = ("sample", "pre", "post")
-EVENT_TYPES = (
-    "impact",
-    "liftoff",
-    "stick",
-    "slip",
-    "zeno",
-    "inadmissible",
-    "impulse",
-    "error",
-    "energy_gain",
-    "accuracy",
-    "action",
-    "touch",
-    "release",
-)
-CONTACT_MODES = ("stick", "slip+", "slip-")
-
 
 def _quick_init(cls: type) -> type:
     """Give a frozen slots dataclass a faster ``__init__``, same signature and defaults.
@@ -93,7 +75,8 @@ class ContactState:
     polyline, ``"curb#s1"`` for its segment 1), or another body's id.
     ``lam`` is the normal force (N), ``tau`` the friction multiplier in
     [-1, 1] (friction force = -mu*lam*tau along the tangent), ``u_n`` and
-    ``u_t`` the normal and slip speeds (m/s), ``mode`` one of CONTACT_MODES.
+    ``u_t`` the normal and slip speeds (m/s), ``mode`` one of ``stick``,
+    ``slip+``, ``slip-``.
     ``point`` is the contact point and ``normal`` the unit normal from the
     obstacle to the body (both in m / unitless, world frame).
     """
@@ -134,7 +117,9 @@ class Frame:
 class Event:
     """Something discrete that happened at time ``t`` (s).
 
-    ``type`` is one of EVENT_TYPES. For impacts: ``normal_impulse`` and
+    ``type`` is one of ``impact``, ``liftoff``, ``stick``, ``slip``, ``zeno``,
+    ``inadmissible``, ``impulse``, ``error``, ``energy_gain``, ``accuracy``,
+    ``action``, ``touch``, ``release``. For impacts: ``normal_impulse`` and
     ``tangent_impulse`` (N·s, summed over the contacts this row names),
     ``stages`` (number of stages of the impact law), ``energy_change``
     (T⁺ − T⁻, J), ``v_minus`` / ``v_plus`` (full generalized velocity).

@@ -221,16 +221,3 @@ def example_4(z: ArrayLike, m: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     impulse = m * np.column_stack([z, 0.5 * (z + root)])
     v_plus = np.column_stack([1.0 - z, 0.5 * (z - root), 0.5 * (z + root)])
     return impulse, v_plus
-
-
-def example_4_parameters(s: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """``(μ₁, μ₂)`` of paper 000 (42) for ``0 ≤ s ≤ 1/4``: ``μ₁ = 1/(1 − s)``, ``μ₂ = t/(1 − s)``.
-
-    ``t = (1 + √(1 − 4s))/2`` is the root of ``t² − t + s = 0`` with
-    ``1/2 ≤ t ≤ 1 + s``; outside ``0 ≤ s ≤ 1/4`` no root meets (42).
-    """
-    s = np.atleast_1d(np.asarray(s, dtype=float))
-    if np.any(s < 0.0) or np.any(s > 0.25):
-        raise SolverError("example_4_parameters: s must lie in [0, 1/4] (paper 000 (42))")
-    t = 0.5 * (1.0 + np.sqrt(1.0 - 4.0 * s))
-    return 1.0 / (1.0 - s), t / (1.0 - s)

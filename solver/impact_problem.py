@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from solver.complementarity import (
+    band_of,
     banded_lcp,
     least_distance,
     lemke,
@@ -244,10 +245,7 @@ def _band_form(W) -> tuple[np.ndarray, np.ndarray] | None:
             order, b, W = rcm, b_rcm, permuted
     if b > max(1, n // 8):
         return None
-    band = np.zeros((b + 1, n))
-    for k in range(b + 1):
-        band[b - k, k:] = W.diagonal(k)
-    return order, band
+    return order, band_of(W, b)
 
 
 @dataclass

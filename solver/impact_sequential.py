@@ -181,26 +181,20 @@ def _sequential(
             )
             v = y_next
             u = problem.speeds(v)
-            history.append(i)
-            if len(history) >= next_tail_check:
-                next_tail_check = int(1.25 * next_tail_check) + 1
-                jumped = _friction_tail(problem, v, u, history, collisions)
-                if jumped is not None:
-                    v, u = jumped
-                    summed.append(len(collisions) - 1)
         else:
             lam_i = -u[i] / diagonal[i]
             total = np.array([(1.0 + problem.e[i]) * lam_i])
             collisions.append(cols, np.array([lam_i]), total, np.zeros(1))
             v += _column_combination(problem.MinvG, cols, total)
             u += _column_combination(W_columns, cols, total)
-            history.append(i)
-            if len(history) >= next_tail_check:
-                next_tail_check = int(1.25 * next_tail_check) + 1
-                jumped = _sum_infinite_tail(problem, v, u, history, collisions)
-                if jumped is not None:
-                    v, u = jumped
-                    summed.append(len(collisions) - 1)
+        history.append(i)
+        if len(history) >= next_tail_check:
+            next_tail_check = int(1.25 * next_tail_check) + 1
+            tail = _friction_tail if problem.has_friction else _sum_infinite_tail
+            jumped = tail(problem, v, u, history, collisions)
+            if jumped is not None:
+                v, u = jumped
+                summed.append(len(collisions) - 1)
     note = ""
     if summed:
         note = f"infinite tails of collisions summed in closed form at collisions {summed}"

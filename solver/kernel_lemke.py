@@ -11,9 +11,7 @@ compiled into :func:`solver.timestep_kernels.quiet_steps`, plain Python otherwis
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 
 import numpy as np
 
@@ -294,11 +292,3 @@ def _solve_on_basis(lcp: np.ndarray, lcp_q: np.ndarray, basic: np.ndarray, z: np
             if w < -tol:
                 return False
     return True
-
-
-@functools.cache
-def compiled_lemke_solve() -> Callable[..., int]:
-    """:func:`lemke_solve` compiled by numba on its own (for the tests that compare it)."""
-    import numba
-
-    return numba.njit(cache=True)(lemke_solve)

@@ -376,11 +376,6 @@ class AxleCart:
         rate[2, :2] = (-c, -s)
         return rate * omega
 
-    def axle_point(self, q: ArrayLike, point: float) -> np.ndarray:
-        """World position (m) of the axle point ``point`` m from C towards wheel B."""
-        xC, yC, phi, _, _ = self._pose(q)
-        return np.array([xC + point * np.cos(phi), yC + point * np.sin(phi)])
-
     def generalized_impulse(self, q: ArrayLike, point: float, vector: ArrayLike) -> np.ndarray:
         """Generalized impulse ``Q̂`` (paper 001 (3.1)) of a force impulse on the axle.
 
@@ -416,9 +411,3 @@ class AxleCart:
         """Kinetic energy ``T = ½ vᵀ M v`` (J)."""
         rates = _vector(v, "v", 5)
         return 0.5 * float(rates @ self.mass_matrix(q) @ rates)
-
-    def wheel_positions(self, q: ArrayLike) -> np.ndarray:
-        """Centres of wheel A (row 0, at ``C − l e``) and wheel B (row 1, at ``C + l e``), m."""
-        return np.array(
-            [self.axle_point(q, -self.half_length), self.axle_point(q, self.half_length)]
-        )

@@ -41,7 +41,7 @@ import numpy as np
 
 from solver.chain_lcp import SOLVED, banded_contact_lcp
 from solver.kernel_kinematics import _disk_motion, _pair_kinematics
-from solver.kernel_lemke import _solve_on_basis, compiled_lemke_solve, lemke_solve
+from solver.kernel_lemke import _solve_on_basis, lemke_solve
 from solver.kernel_tables import (
     ARC,
     COMPILED,
@@ -72,7 +72,6 @@ __all__ = [
     "SEGMENT",
     "VERTEX",
     "KernelScene",
-    "compiled_lemke_solve",
     "compiled_quiet_steps",
     "kernel_scene",
     "lemke_solve",

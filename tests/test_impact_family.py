@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from solver.errors import SolverError
 from solver.impact import resolve_impact
-from solver.impact_family import admissible_family, example_4, example_4_parameters
+from solver.impact_family import admissible_family, example_4
 
 # paper 000, example 4: three equal balls, the first at speed 1, G as printed
 G4 = np.array([[-1.0, 0.0], [1.0, -1.0], [0.0, 1.0]])
@@ -17,8 +17,10 @@ V4 = np.array([1.0, 0.0, 0.0])
 
 
 def test_example_4_parameters_solve_the_papers_relations_41():
+    # paper 000 (42): μ₁ = 1/(1 − s), μ₂ = t/(1 − s) with t = (1 + √(1 − 4s))/2 the root of
+    # t² − t + s = 0 in [1/2, 1 + s], for 0 ≤ s ≤ 1/4
     s = np.linspace(0.0, 0.25, 51)
-    mu1, mu2 = example_4_parameters(s)
+    mu1, mu2 = 1 / (1 - s), (1 + np.sqrt(1 - 4 * s)) / 2 / (1 - s)
     assert np.all(mu1 >= 0) and np.all(mu2 >= 0)
     assert np.all(-1 + 2 * mu1 - mu2 >= -1e-15)
     assert np.all(-mu1 + 2 * mu2 >= -1e-15)
@@ -115,5 +117,3 @@ def test_bad_input_names_the_field(kwargs, word):
 def test_example_4_refuses_z_outside_the_admissible_range():
     with pytest.raises(SolverError, match="z"):
         example_4(1.5)
-    with pytest.raises(SolverError, match="s"):
-        example_4_parameters(-0.1)

@@ -155,17 +155,26 @@ def test_axle_cart_kinetic_energy_equals_sum_over_axle_and_wheels():
     assert cart.kinetic_energy(q, v) == pytest.approx(expected, rel=1e-14)
 
 
+def _axle_point(q, along):
+    """World position (m) of the axle point ``along`` m from the centre C towards wheel B."""
+    return q[:2] + along * np.array([np.cos(q[2]), np.sin(q[2])])
+
+
 def test_axle_cart_wheels_roll_without_slip_along_the_rolling_direction():
     cart = AxleCart(1.0, 0.4, 2.0, 0.1)
     phi = 0.7
     q = np.array([0.2, 0.1, phi, 0.0, 0.0])
     v = maggi_basis(cart.constraint_matrix(q), [3, 4]) @ np.array([2.0, -3.0])
     h = 1e-6
-    wheel_velocity = (cart.wheel_positions(q + h * v) - cart.wheel_positions(q - h * v)) / (2 * h)
+
+    def wheel_positions(q):  # centres C − l e (wheel A) and C + l e (wheel B)
+        return np.array([_axle_point(q, -cart.half_length), _axle_point(q, cart.half_length)])
+
+    wheel_velocity = (wheel_positions(q + h * v) - wheel_positions(q - h * v)) / (2 * h)
     n = np.array([-np.sin(phi), np.cos(phi)])
     np.testing.assert_allclose(wheel_velocity[0], cart.wheel_radius * v[3] * n, atol=1e-9)
     np.testing.assert_allclose(wheel_velocity[1], cart.wheel_radius * v[4] * n, atol=1e-9)
-    assert cart.wheel_positions(q)[1] @ np.array([np.cos(phi), np.sin(phi)]) > 0.0
+    assert wheel_positions(q)[1] @ np.array([np.cos(phi), np.sin(phi)]) > 0.0
 
 
 def test_generalized_impulse_equals_power_of_the_impulse_on_the_axle_point():
@@ -174,9 +183,7 @@ def test_generalized_impulse_equals_power_of_the_impulse_on_the_axle_point():
     v = np.array([0.3, -0.5, 1.7, 2.0, 3.0])
     S = np.array([0.8, -0.3])
     h = 1e-6
-    point_velocity = (cart.axle_point(q + h * v, -0.25) - cart.axle_point(q - h * v, -0.25)) / (
-        2 * h
-    )
+    point_velocity = (_axle_point(q + h * v, -0.25) - _axle_point(q - h * v, -0.25)) / (2 * h)
     assert cart.generalized_impulse(q, -0.25, S) @ v == pytest.approx(S @ point_velocity, rel=1e-9)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -61,10 +63,14 @@ def p_matrix_lcps(draw):
     return A @ A.T + 0.1 * np.eye(n) + (A - A.T), rng.normal(size=n)
 
 
+@functools.cache
 def lemke_kernels():
+    """The transcription as the compiled loop runs it (inlined there), in Python and compiled."""
     kernels = [timestep_kernels.lemke_solve]
     if timestep_kernels.COMPILED:
-        kernels.append(timestep_kernels.compiled_lemke_solve())
+        import numba
+
+        kernels.append(numba.njit(cache=True)(timestep_kernels.lemke_solve))
     return kernels
 
 

@@ -10,7 +10,6 @@ object-oriented API on the Agg canvas — no pyplot state, no GUI toolkit.
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,7 +23,6 @@ from solver.scene_paths import with_values
 from solver.simulation import simulate
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from solver.record import Trajectory
@@ -207,10 +205,6 @@ def new_figure(rows: int = 1, cols: int = 1, size: tuple[float, float] = (7.0, 4
     return figure
 
 
-def axes_of(figure: Figure) -> list[Axes]:
-    return list(figure.axes)
-
-
 def save_figure(figure: Figure, folder: Path, stem: str) -> list[Path]:
     """Write ``stem.png`` (120 dpi) and ``stem.svg`` into ``folder``."""
     from matplotlib import rc_context
@@ -227,7 +221,3 @@ def save_figure(figure: Figure, folder: Path, stem: str) -> list[Path]:
 def _metadata(fmt: str) -> dict[str, Any]:
     # reproducible files: no creation date in the SVG
     return {"Date": None} if fmt == "svg" else {}
-
-
-def finite(values: Iterable[float]) -> bool:
-    return all(math.isfinite(v) for v in values)

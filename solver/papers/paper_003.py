@@ -167,16 +167,13 @@ def _figures(runs: dict[str, Run], folder: Path) -> list[tuple[str, str]]:
     top.plot(t[keep], x28[keep], "k--", lw=1, label="(28)")
     bottom.plot(t[keep], c["mass.vx"][keep], label="run")
     bottom.plot(t[keep], v28[keep], "k--", lw=1, label="(28)")
-    top.set_ylabel("x, m")
-    bottom.set_ylabel("ẋ, m/s")
-    _finish(top, bottom)
-    save_figure(figure, folder, "fig-4-5-rigid-stop")
-    out.append(
-        (
-            "fig-4-5-rigid-stop",
-            "Paper 003, figures 4 and 5: displacement and velocity "
-            "of a mass hitting a rigid stop (R = 1), run against eq. (28).",
-        )
+    _save(
+        figure,
+        folder,
+        "fig-4-5-rigid-stop",
+        "Paper 003, figures 4 and 5: displacement and velocity "
+        "of a mass hitting a rigid stop (R = 1), run against eq. (28).",
+        out,
     )
     # figures 10 and 11: (46)
     c = runs["at_rest"].columns
@@ -190,16 +187,13 @@ def _figures(runs: dict[str, Run], folder: Path) -> list[tuple[str, str]]:
     top.plot(t, x46, "k--", lw=1, label="(46)")
     bottom.plot(t, c["mass.vx"], label="run")
     bottom.plot(t, v46, "k--", lw=1, label="(46)")
-    top.set_ylabel("x, m")
-    bottom.set_ylabel("ẋ, m/s")
-    _finish(top, bottom)
-    save_figure(figure, folder, "fig-10-11-spring-stop")
-    out.append(
-        (
-            "fig-10-11-spring-stop",
-            "Paper 003, figures 10 and 11: x(t) = −(V/λ)|sin λt| "
-            "and ẋ(t) (46), λ = 10 1/s, V = 1 m/s, against a run.",
-        )
+    _save(
+        figure,
+        folder,
+        "fig-10-11-spring-stop",
+        "Paper 003, figures 10 and 11: x(t) = −(V/λ)|sin λt| "
+        "and ẋ(t) (46), λ = 10 1/s, V = 1 m/s, against a run.",
+        out,
     )
     # eq. (41): the sawtooth between two stops (figure 9 draws the system only)
     c = runs["between"].columns
@@ -211,26 +205,31 @@ def _figures(runs: dict[str, Run], folder: Path) -> list[tuple[str, str]]:
     top.plot(t, c["mass.x"], label="run")
     top.plot(t[t >= 0.5], saw[t >= 0.5], "k--", lw=1, label="(41), from the first impact")
     bottom.plot(t, c["mass.vx"], label="run")
-    top.set_ylabel("x, m")
-    bottom.set_ylabel("ẋ, m/s")
-    _finish(top, bottom)
-    save_figure(figure, folder, "eq-41-sawtooth")
-    out.append(
-        (
-            "eq-41-sawtooth",
-            "Paper 003, eq. (41): the symmetric sawtooth of a mass "
-            "between two stops, T = 2(x₁ − x₂)/V₁ (the paper's figure 9 draws the "
-            "system).",
-        )
+    _save(
+        figure,
+        folder,
+        "eq-41-sawtooth",
+        "Paper 003, eq. (41): the symmetric sawtooth of a mass "
+        "between two stops, T = 2(x₁ − x₂)/V₁ (the paper's figure 9 draws the "
+        "system).",
+        out,
     )
     return out
 
 
-def _finish(top: object, bottom: object) -> None:
+def _save(
+    figure: object, folder: Path, stem: str, caption: str, out: list[tuple[str, str]]
+) -> None:
+    """Label and save a :func:`_two_panel` figure of x (m) and ẋ (m/s) against t (s)."""
+    top, bottom = figure.axes
+    top.set_ylabel("x, m")
+    bottom.set_ylabel("ẋ, m/s")
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     bottom.set_xlabel("t, s")
+    save_figure(figure, folder, stem)
+    out.append((stem, caption))
 
 
 def build(folder: Path) -> PaperOutput:
