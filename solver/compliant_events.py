@@ -72,6 +72,16 @@ class CompliantEvents:
             other = self.compliance.system.applied_force(t, q, v, compliant=False)
         return self.compliance.event_values(q, v, other)
 
+    def _value_at(self, piece: Any, t: float) -> np.ndarray:
+        """:meth:`_values` at ``t`` (s) on ``piece``: of a closed-form piece, its exact
+        ``(q, v)`` alone (the work terms' quadrature costs more than the motion; the
+        motion at one time may differ from the piece's row in its last bit, which the
+        events' sides do not depend on: :meth:`begin`)."""
+        if piece.motion is None:
+            return self._values(t, piece.state(t))
+        q, v = piece.motion.state(np.array([t]))
+        return self._values(t, np.concatenate((q[0], v[0])))
+
     def begin(self, t: float, q: np.ndarray, v: np.ndarray) -> None:
         """A phase starts at ``(t, q, v)``: which compliant contacts press in it, how they rub."""
         system = self.compliance.system
@@ -217,10 +227,10 @@ class CompliantEvents:
             return None
         ts = np.linspace(ta, tb, n_sub + 1)
         step = RATE_SHARE * (tb - ta) / n_sub
-        before = self._values(ts[0], piece.state(ts[0]))
+        before = self._value_at(piece, ts[0])
         slope = self._force_rates(piece, ts[0], before, step)
         for j in range(1, len(ts)):
-            after = self._values(ts[j], piece.state(ts[j]))
+            after = self._value_at(piece, ts[j])
             crossed = (before[:, :4] > 0.0) & (after[:, :4] <= 0.0)
             hits = [
                 (int(r), int(c), ts[j - 1], ts[j])
@@ -239,12 +249,12 @@ class CompliantEvents:
                 free = np.isfinite(after[:, 0]) & (after[:, 0] > 0.0) & ~crossed[:, 0]
                 for row in np.nonzero(turning & free)[0].tolist():  # a dip of the gap
                     t_min = self._bottom(piece, row, ts[j - 1], ts[j])
-                    if self._values(t_min, piece.state(t_min))[row, 0] <= 0.0:
+                    if self._value_at(piece, t_min)[row, 0] <= 0.0:
                         hits.append((row, 0, ts[j - 1], t_min))
                 rising = np.isfinite(before[:, 1]) & (before[:, 1] <= 0.0) & (after[:, 1] <= 0.0)
                 for row in np.nonzero(turning & rising)[0].tolist():  # a press from F = 0
                     t_deep = self._bottom(piece, row, ts[j - 1], ts[j])
-                    if self._values(t_deep, piece.state(t_deep))[row, 1] > 0.0:
+                    if self._value_at(piece, t_deep)[row, 1] > 0.0:
                         hits.append((row, 1, t_deep, ts[j]))
             if hits:
                 best: CompliantEvent | None = None
@@ -274,7 +284,7 @@ class CompliantEvents:
         pressing = np.isfinite(force)
         if not pressing.any():
             return None
-        other = self._values(t + step, piece.state(t + step))[:, 1]
+        other = self._value_at(piece, t + step)[:, 1]
         rates = np.full(len(force), math.nan)
         rates[pressing] = (other[pressing] - force[pressing]) / step
         return rates
@@ -291,16 +301,16 @@ class CompliantEvents:
             mid = 0.5 * (lo + hi)
             if not lo < mid < hi:
                 break
-            here = self._values(mid, piece.state(mid))[row, 1]
+            here = self._value_at(piece, mid)[row, 1]
             if not here > 0.0:
                 return mid
             h = min(step, RATE_SHARE * (hi - lo))
-            later = self._values(mid + h, piece.state(mid + h))[row, 1]
+            later = self._value_at(piece, mid + h)[row, 1]
             if later < here:
                 lo = mid
             else:
                 hi = mid
-        here = self._values(hi, piece.state(hi))[row, 1]
+        here = self._value_at(piece, hi)[row, 1]
         return hi if not here > 0.0 else None
 
     def _bottom(self, piece: Any, row: int, lo: float, hi: float) -> float:
@@ -315,7 +325,7 @@ class CompliantEvents:
             mid = 0.5 * (lo + hi)
             if not lo < mid < hi:
                 break
-            if self._values(mid, piece.state(mid))[row, 4] < 0.0:
+            if self._value_at(piece, mid)[row, 4] < 0.0:
                 lo = mid
             else:
                 hi = mid
@@ -327,7 +337,7 @@ class CompliantEvents:
             mid = 0.5 * (lo + hi)
             if not lo < mid < hi:
                 break
-            if self._values(mid, piece.state(mid))[row, col] > 0.0:
+            if self._value_at(piece, mid)[row, col] > 0.0:
                 lo = mid
             else:
                 hi = mid
