@@ -77,8 +77,11 @@ class GapSet:
 
     @cached_property
     def ordered(self) -> bool:
-        """Whether a disk pair keeps its order (two beads on one rail)."""
-        return bool(np.any(self.order))
+        """Whether a disk pair keeps its order (two beads on one rail).
+
+        A pair with a feature has order 0 (:attr:`ContactPair.order`): every row is read.
+        """
+        return bool(self.pairs.order.any())
 
     @cached_property
     def _kind(self) -> np.ndarray:
