@@ -105,6 +105,8 @@ class GapSet:
     @cached_property
     def arc_rows(self) -> list[int]:
         """Rows that are a disk against an arc (a list: arcs go one by one)."""
+        if not self.kin.arcs:  # a scene without arcs: none, without the kinds' arrays
+            return []
         return np.nonzero(self._kind == ARC)[0].tolist()
 
     @cached_property
@@ -172,6 +174,8 @@ class GapSet:
     @cached_property
     def cover_arcs(self) -> list[tuple[int, Arc]]:
         """``(vertex place, arc)`` of each arc ending at a vertex pair's vertex."""
+        if not self.kin.arcs:
+            return []
         return [(r, f) for r, f in self._covering if isinstance(f, Arc)]
 
     def __len__(self) -> int:
