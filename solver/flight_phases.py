@@ -408,18 +408,21 @@ class FlightPhase:
         ``(REGION_MARGIN, 1 − REGION_MARGIN)`` of the segment's length.
         """
         forces = self.m.phase_forces
-        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        lam = forces.lam.tolist()
+        # the largest |λ| (N): numpy's max of one element is that element (NaN too)
+        largest = abs(lam[0]) if len(lam) == 1 else float(np.max(np.abs(forces.lam)))
+        scale = 1e-9 * (1.0 + largest)
         c = self.s.system.centres(self.m.q).tolist()
         cd = self.s.system.centre_velocities(self.m.v).tolist()
         ca = self.s.system.centre_velocities(a).tolist()
         for k, (pair, mode) in enumerate(self.m.active.values()):
-            lam = float(forces.lam[k])
-            if not lam + scale > 0.0:
+            lam_k = lam[k]
+            if not lam_k + scale > 0.0:
                 return False
             mu = pair.friction
             if mu > 0.0 and not (
                 mode == "stick"
-                and mu * lam - abs(float(forces.friction_force[k])) + mu * scale > 0.0
+                and mu * lam_k - abs(float(forces.friction_force[k])) + mu * scale > 0.0
             ):
                 return False
             (ax, ay), (bx, by) = pair.feature.a, pair.feature.b

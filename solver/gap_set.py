@@ -79,9 +79,10 @@ class GapSet:
     def ordered(self) -> bool:
         """Whether a disk pair keeps its order (two beads on one rail).
 
-        A pair with a feature has order 0 (:attr:`ContactPair.order`): every row is read.
+        A pair with a feature has order 0 (:attr:`ContactPair.order`): every row is read;
+        a scene of one disk has no disk pair.
         """
-        return bool(self.pairs.order.any())
+        return self.kin.n_disks > 1 and bool(self.pairs.order.any())
 
     @cached_property
     def _kind(self) -> np.ndarray:
