@@ -377,8 +377,7 @@ class DiskKinematics:
         self.feature_list = system.features
         self._shapes = [f for _, f, _, _ in self.feature_list]
         self.neighbours = junction_neighbours(self._shapes)
-        # whether any feature is an arc (neither a segment nor a vertex): without one, a
-        # GapSet has no arc rows and no corner hidden by an arc, found without its arrays
+        # any arc (neither segment nor vertex)? Without, a GapSet has no arc row to look for
         self.arcs = not all(isinstance(f, (Segment, Vertex)) for f in self._shapes)
         self.n_disks = k
         self.feature_of_id: dict[str, int] = {}
@@ -432,8 +431,7 @@ class DiskKinematics:
             length2 = ex * ex + ey * ey
             return (ax, ay, ex, ey, length2, math.sqrt(length2))
 
-        # the rows as lists, one array each at the end (a row written into an array costs
-        # more than the list)
+        # rows as lists, one array each at the end (cheaper than writing rows into arrays)
         numbers: list[tuple[float, ...]] = []
         cover_numbers: list[tuple[float, ...]] = []
         covers = [0]
