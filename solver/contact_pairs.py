@@ -377,6 +377,8 @@ class DiskKinematics:
         self.feature_list = system.features
         self._shapes = [f for _, f, _, _ in self.feature_list]
         self.neighbours = junction_neighbours(self._shapes)
+        # any arc (neither segment nor vertex)? Without, a GapSet has no arc row to look for
+        self.arcs = not all(isinstance(f, (Segment, Vertex)) for f in self._shapes)
         self.n_disks = k
         self.feature_of_id: dict[str, int] = {}
         for index, (fid, _, _, _) in enumerate(self.feature_list):
@@ -429,19 +431,22 @@ class DiskKinematics:
             length2 = ex * ex + ey * ey
             return (ax, ay, ex, ey, length2, math.sqrt(length2))
 
-        numbers = np.zeros((len(self._shapes), 6))
+        # rows as lists, one array each at the end (cheaper than writing rows into arrays)
+        numbers: list[tuple[float, ...]] = []
         cover_numbers: list[tuple[float, ...]] = []
         covers = [0]
-        for f, (shape, near) in enumerate(zip(self._shapes, self.neighbours, strict=True)):
+        for shape, near in zip(self._shapes, self.neighbours, strict=True):
             if isinstance(shape, Segment):
-                numbers[f] = segment(shape)
+                numbers.append(segment(shape))
             elif isinstance(shape, Vertex):
-                numbers[f, :2] = shape.p
+                numbers.append((*shape.p, 0.0, 0.0, 0.0, 0.0))
                 cover_numbers += [segment(g) for g in near if isinstance(g, Segment)]
+            else:
+                numbers.append((0.0,) * 6)
             covers.append(len(cover_numbers))
         return (
             self.feature_kind,
-            numbers,
+            np.array(numbers, dtype=float).reshape(-1, 6),
             np.array(covers, dtype=np.intp),
             np.array(cover_numbers, dtype=float).reshape(-1, 6),
         )

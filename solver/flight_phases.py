@@ -408,18 +408,21 @@ class FlightPhase:
         ``(REGION_MARGIN, 1 − REGION_MARGIN)`` of the segment's length.
         """
         forces = self.m.phase_forces
-        scale = 1e-9 * (1.0 + float(np.max(np.abs(forces.lam))))
+        lam = forces.lam.tolist()
+        # the largest |λ| (N): numpy's max of one element is that element (NaN too)
+        largest = abs(lam[0]) if len(lam) == 1 else float(np.max(np.abs(forces.lam)))
+        scale = 1e-9 * (1.0 + largest)
         c = self.s.system.centres(self.m.q).tolist()
         cd = self.s.system.centre_velocities(self.m.v).tolist()
         ca = self.s.system.centre_velocities(a).tolist()
         for k, (pair, mode) in enumerate(self.m.active.values()):
-            lam = float(forces.lam[k])
-            if not lam + scale > 0.0:
+            lam_k = lam[k]
+            if not lam_k + scale > 0.0:
                 return False
             mu = pair.friction
             if mu > 0.0 and not (
                 mode == "stick"
-                and mu * lam - abs(float(forces.friction_force[k])) + mu * scale > 0.0
+                and mu * lam_k - abs(float(forces.friction_force[k])) + mu * scale > 0.0
             ):
                 return False
             (ax, ay), (bx, by) = pair.feature.a, pair.feature.b
@@ -498,7 +501,7 @@ class FlightPhase:
         if not u_plus > at_rest * (1.0 + DECISION_MARGIN) + 1e-9 * abs(u):
             return False  # it may stay closed: the contact problem decides
         if contact is None:
-            self._newton_impact(out, pair, G, dofs)
+            self._newton_impact(out, pair, G, dofs, v)
         else:
             self.handler.impact(out, [contact])
         self.m.active = {}
@@ -565,7 +568,12 @@ class FlightPhase:
         return self.s.M_inv.tolist(), self.s.system.M_diag.tolist()
 
     def _newton_impact(
-        self, out: StepOutput, pair: ContactPair, G: np.ndarray, dofs: np.ndarray
+        self,
+        out: StepOutput,
+        pair: ContactPair,
+        G: np.ndarray,
+        dofs: np.ndarray,
+        before: list[float] | None = None,
     ) -> None:
         """:meth:`~solver.event_handling.EventHandler.impact` of one frictionless contact.
 
@@ -577,9 +585,10 @@ class FlightPhase:
         the ``impact`` event with its stage record and the Zeno bookkeeping
         are written by :meth:`~solver.event_handling.EventHandler.newton_output`
         as ``_impact`` writes them: the same bits (a test compares both).
+        ``before``: the velocities as a list, when the caller has them.
         """
         restitution = pair.restitution
-        v_minus = self.m.v.copy()
+        v_minus = self.m.v  # read only: the stage, frames and event keep copies or this array
         whole = len(dofs) == self.s.N  # the disk is the whole system: dofs = 0, 1, …
         if whole:
             M_inv, M = self._mass_lists
@@ -591,31 +600,30 @@ class FlightPhase:
         # products stay numpy's (its summation may fuse multiply and add)
         # _jump_direction: M⁻¹G / (GᵀM⁻¹G) and GᵀM⁻¹G (1/kg, or per kg·m²)
         w = [g * m for g, m in zip(G.tolist(), M_inv, strict=True)]
-        k = float(G.dot(np.array(w)))
+        dot = G.dot
+        k = float(dot(np.array(w)))
         # _newton_jump: u_n⁺ = −e u_n⁻ along that direction
-        u = float(G.dot(local))
+        u = float(dot(local))
         factor = -(1.0 + restitution) * u
         jump = [factor * (x / k) for x in w]
         energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
         # _newton_single: the impulse from the momentum balance, one stage
-        moment = np.array([m * d for m, d in zip(M, jump, strict=True)])
-        impulse = float(G.dot(moment)) / float(G.dot(G))
+        impulse = float(dot(np.array([m * d for m, d in zip(M, jump, strict=True)]))) / float(
+            dot(G)
+        )
+        grow = 1.0 + restitution
         if whole:
-            before = v_minus.tolist()
+            if before is None:
+                before = v_minus.tolist()
             v_plus = np.array([x + d for x, d in zip(before, jump, strict=True)])
-            plastic = np.array(
-                [x + d / (1.0 + restitution) for x, d in zip(before, jump, strict=True)]
-            )
+            plastic = np.array([x + d / grow for x, d in zip(before, jump, strict=True)])
         else:
             dv = np.zeros(self.s.N)
             dv[dofs] = jump
             v_plus = v_minus + dv
-            plastic = v_minus + dv / (1.0 + restitution)
+            plastic = v_minus + dv / grow
         stage = ImpactStage(
-            y=v_minus.copy(),
-            w=plastic,
-            lam=np.array([impulse / (1.0 + restitution)]),
-            tangent_impulse=np.zeros(1),
+            y=v_minus.copy(), w=plastic, lam=np.array([impulse / grow]), tangent_impulse=np.zeros(1)
         )
         self._bounced = v_plus
         self.handler.newton_output(out, pair, dofs, G, stage, v_plus, impulse, energy_change)

@@ -77,8 +77,12 @@ class GapSet:
 
     @cached_property
     def ordered(self) -> bool:
-        """Whether a disk pair keeps its order (two beads on one rail)."""
-        return bool(np.any(self.order))
+        """Whether a disk pair keeps its order (two beads on one rail).
+
+        A pair with a feature has order 0 (:attr:`ContactPair.order`): every row is read;
+        a scene of one disk has no disk pair.
+        """
+        return self.kin.n_disks > 1 and bool(self.pairs.order.any())
 
     @cached_property
     def _kind(self) -> np.ndarray:
@@ -102,6 +106,8 @@ class GapSet:
     @cached_property
     def arc_rows(self) -> list[int]:
         """Rows that are a disk against an arc (a list: arcs go one by one)."""
+        if not self.kin.arcs:  # a scene without arcs: none, without the kinds' arrays
+            return []
         return np.nonzero(self._kind == ARC)[0].tolist()
 
     @cached_property
@@ -169,6 +175,8 @@ class GapSet:
     @cached_property
     def cover_arcs(self) -> list[tuple[int, Arc]]:
         """``(vertex place, arc)`` of each arc ending at a vertex pair's vertex."""
+        if not self.kin.arcs:
+            return []
         return [(r, f) for r, f in self._covering if isinstance(f, Arc)]
 
     def __len__(self) -> int:
