@@ -29,7 +29,6 @@ from solver.event_tolerances import (
     REST_SPEED_TOL,
 )
 from solver.frames import Event, Frame, StepOutput
-from solver.gap_set import FEW_PAIRS
 from solver.geometry import Segment
 from solver.impact import ImpactStage, resolve_impact
 from solver.impact_rules import ImpactRules
@@ -236,13 +235,7 @@ class EventHandler:
         if not len(every):
             return every.pairs
         g = every.gaps(self.m.q, band=True)
-        if len(g) <= FEW_PAIRS:  # a few pairs: the comparisons on floats (arrays cost more)
-            rows = [n for n, x in enumerate(g.tolist()) if -PENETRATION_TOL <= x <= GAP_TOL]
-            if len(rows) < 2:
-                return every.pairs.select(np.array(rows, dtype=np.intp))
-            touching = np.array(rows, dtype=np.intp)
-        else:
-            touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
+        touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
             touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
