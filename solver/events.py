@@ -223,7 +223,7 @@ class EventDrivenStepper:
     @property
     def reached(self) -> float:
         """How far (s) the motion is computed: ``t``, or a cut phase's last piece."""
-        return max(self.motion.t, self.general.reached)
+        return max(self.motion.t, self.general.reached, self.flight_phase.reached)
 
     def step(self) -> StepOutput:
         """Advance by at least one output sample or one event, or by ``MAX_PHASES_PER_STEP`` phases.
@@ -257,8 +257,16 @@ class EventDrivenStepper:
             self.general.deadline = time.monotonic() + STEP_WALL_SLICE_S
             if self._cut is not None:  # a phase cut at the last step's slice goes on
                 self._go_on(self._cut, out)
+            elif self.flight_phase.pending is not None:  # a flight's samples, a block a step
+                self.flight_phase.resume(out)
             for _ in range(MAX_PHASES_PER_STEP):
-                if self._cut is not None or m.status != "running" or out.frames or out.events:
+                if (
+                    self._cut is not None
+                    or self.flight_phase.pending is not None
+                    or m.status != "running"
+                    or out.frames
+                    or out.events
+                ):
                     break
                 gaps = self._fast_phase(out, debug)
                 if gaps is not None:  # no faster kind took it: the general phase
@@ -268,7 +276,7 @@ class EventDrivenStepper:
                 if time.monotonic() > self.general.deadline:
                     break
         except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
-            self._cut = None
+            self._cut = self.flight_phase.pending = None
             m.status = "failed"
             m.message = f"t = {m.t:.12g} s: {exc}"
             out.events.append(Event(t=m.t, type="error", message=m.message))

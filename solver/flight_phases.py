@@ -39,6 +39,7 @@ restart the parabola from a rounded state (tests compare both paths).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -130,6 +131,11 @@ class FlightPhase:
     ) -> None:
         self.s, self.m, self.pairs, self.smooth = setup, motion, pairs, smooth
         self.recorder, self.handler, self.zeno = recorder, handler, zeno
+        # a flight whose samples fill more than a block: the samples' next block and the
+        # flight's end (resume), taken up by the next step; ``reached`` its last sample, s
+        self.pending: tuple[Callable[[StepOutput], bool], Callable[[StepOutput], None]] | None
+        self.pending = None
+        self.reached = -math.inf
 
     def train_phase(self, out: StepOutput) -> bool:
         """The next flight of a proved bounce train and its bounce; False (nothing done) if none.
@@ -264,9 +270,44 @@ class FlightPhase:
             flight = Parabola(
                 t0, self.m.q, self.m.v, a, self.m.work, np.zeros(2) if power is None else power
             )
-            self.recorder.emit_samples(
-                out, flight.state, end, inclusive=not hit, states=flight.states
-            )
+
+            def samples(out: StepOutput) -> bool:  # a block of frames at most, then the step ends
+                return self.recorder.emit_samples(
+                    out, flight.state, end, not hit, flight.states, -math.inf, rows_alone=True
+                )
+
+            if not samples(out):
+                self.reached = out.frames[-1].t
+                self.pending = (
+                    samples,
+                    lambda out: self._land(out, gaps, n, a, power, end, hit, clear, train),
+                )
+                return
+        self._land(out, gaps, n, a, power, end, hit, clear, train)
+
+    def resume(self, out: StepOutput) -> None:
+        """Go on with the flight whose samples were cut (:attr:`pending`): a block more, or
+        the last ones and the flight's end."""
+        samples, land = self.pending
+        if samples(out):
+            self.pending = None
+            land(out)
+        else:
+            self.reached = out.frames[-1].t
+
+    def _land(
+        self,
+        out: StepOutput,
+        gaps: GapSet,
+        n: int,
+        a: np.ndarray,
+        power: np.ndarray | None,
+        end: float,
+        hit: bool,
+        clear: list[int],
+        train: BounceTrain | None,
+    ) -> None:
+        """:meth:`_end_flight` after its samples: the state at ``end``, and there the impact."""
         q, v = self._fly(a, power, end)
         self.m.advance_clock(end)
         if not hit:
