@@ -328,6 +328,31 @@ def test_grazing_where_the_impact_speed_vanishes_is_the_free_motion_touching_the
     assert np.allclose(found.orbit.state, [x_free, v_free], rtol=0, atol=1e-6)
 
 
+def test_fixed_parameter_newton_refuses_the_orbit_behind_the_stop(orbit):
+    """An orbit with as many impacts on the stop's far side is no continuation of the orbit.
+
+    At ω = 2 the oscillator has two one-impact orbits: the branch's, the bead in front
+    of the stop hitting it moving right (x < S, u⁻ > 0), and one behind it (x > S + 2r,
+    hitting it moving left). Newton at the fixed parameter from a state in front of the
+    stop (x = 0.177 < S) used to take a step behind the stop and converge there, accepted
+    because only the impact count was compared. Now the impacts' sides are compared too
+    (``same_events``): that step is halved and Newton finds the branch's orbit; from the
+    far orbit itself it finds none.
+    """
+    from solver.orbit_continuation import Branch
+
+    branch = Branch(oscillator(), "forces[0].omega")
+    behind = find_orbit(oscillator(x0=0.5), transient=100.0)
+    assert len(behind.impacts) == len(orbit.impacts) == 1
+    assert behind.state[0] > S + 0.1 and behind.impacts[0].v_minus[0] < 0  # from behind
+    assert orbit.state[0] < S and orbit.impacts[0].v_minus[0] > 0  # the branch's, from the front
+    found = branch.orbit_at(W, np.array([0.177, 1.266]), orbit.impacts)
+    assert found.impacts[0].v_minus[0] > 0
+    assert np.allclose(found.state, orbit.state, rtol=0, atol=1e-10)
+    with pytest.raises(SolverError, match="no orbit with 1 impacts"):
+        branch.orbit_at(W, behind.state, orbit.impacts)
+
+
 def test_branch_ending_at_a_grazing_in_free_flight_is_located_against_the_closed_form(tmp_path):
     """The anchor moved towards the stop: the free flight's crest touches the stop.
 
