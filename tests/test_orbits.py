@@ -353,6 +353,29 @@ def test_fixed_parameter_newton_refuses_the_orbit_behind_the_stop(orbit):
         branch.orbit_at(W, behind.state, orbit.impacts)
 
 
+def test_same_events_compares_contacts_and_sides_not_only_the_count():
+    from solver.orbit_monodromy import Impact
+    from solver.orbits import same_events
+
+    def hit(v_minus, v_plus, other="stop", body="a", captured=False):
+        return Impact(0.0, np.array(v_minus), np.array(v_plus), body=body, other=other,
+                      captured=captured)  # fmt: skip
+
+    front = [hit([3.0], [-2.4])]
+    assert same_events([hit([0.5], [-0.4])], front)  # another speed, the same side
+    assert not same_events([hit([-1.76], [1.41])], front)  # behind the stop
+    assert not same_events([hit([3.0], [-2.4], other="wall")], front)  # another stop
+    assert not same_events(front + front, front)  # another count
+    # two beads of equal mass: the jump is (−u, u)/2 up to round-off, its largest entry
+    # either one; a swap of the beads reverses it
+    pair = [hit([1.0, -1.0], [-0.8, 0.8], other="b")]
+    assert same_events([hit([1.0, -1.0 - 1e-16], [-0.8, 0.8 + 1e-16], other="b")], pair)
+    assert not same_events([hit([-1.0, 1.0], [0.8, -0.8], other="b")], pair)
+    # a chattering sequence captured after any number of bounces is one event
+    chatter = [hit([1.0], [-0.5]), hit([0.4], [-0.2]), hit([0.1], [0.0], captured=True)]
+    assert same_events(chatter, [hit([0.6], [0.0], captured=True)])
+
+
 def test_branch_ending_at_a_grazing_in_free_flight_is_located_against_the_closed_form(tmp_path):
     """The anchor moved towards the stop: the free flight's crest touches the stop.
 
