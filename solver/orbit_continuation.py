@@ -165,7 +165,8 @@ class Branch:
                     break  # no step along Newton's direction keeps the impacts
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
-            if converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
+            same = events is None or same_events(run.impacts, events)  # step 0 is not damped
+            if same and converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
                 orbit = make_orbit(
                     z, self.t_section, self.period, span, J, run.impacts, step, residual
                 )
