@@ -21,7 +21,7 @@ import numpy as np
 
 from solver.errors import SolverError
 from solver.orbit_continuation import Branch
-from solver.orbits import PeriodicOrbit, event_count
+from solver.orbits import PeriodicOrbit
 
 KINDS = ("fold", "period_doubling", "torus")
 
@@ -97,13 +97,13 @@ def locate_grazing(
     extra impact (a free flight touching a stop); otherwise None (e.g. a fold, which
     natural-parameter Newton cannot pass either).
     """
-    n_impacts = event_count(orbit.impacts)
+    events = orbit.impacts  # the branch's: every orbit found must have the same (count, sides)
     extra = False
 
     def exists(q: float, z: np.ndarray) -> PeriodicOrbit | None:
         nonlocal extra
         try:
-            return branch.orbit_at(q, z, n_impacts)
+            return branch.orbit_at(q, z, events)
         except SolverError as error:
             extra = extra or getattr(error, "extra_impact", False)
             return None

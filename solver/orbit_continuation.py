@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from solver.errors import InputError, SolverError
-from solver.orbit_monodromy import monodromy
+from solver.orbit_monodromy import Impact, monodromy
 from solver.orbits import (
     PeriodicOrbit,
     converged,
@@ -31,6 +31,7 @@ from solver.orbits import (
     forcing_period,
     make_orbit,
     run_map,
+    same_events,
     shifted_scene,
 )
 from solver.scene_paths import with_values
@@ -48,7 +49,7 @@ iterate by a central difference: the kept one-sided column's error, amplified ne
 point where the extended system is nearly singular, makes Newton converge only linearly
 (docs/ORBITS.md, period 8)."""
 MAX_DAMPING = 8
-"""Halvings of a Newton step whose map changed the impact count (:meth:`Branch._damped`)."""
+"""Halvings of a Newton step whose map changed the orbit's events (:meth:`Branch._damped`)."""
 MIN_STEP_FRACTION = 1.0 / 64.0
 """A failed corrector halves the step down to this fraction of the first; then the branch ends."""
 
@@ -136,13 +137,15 @@ class Branch:
         x0: np.ndarray,
         t0: np.ndarray,
         h: float,
-        n_impacts: int | None = None,
+        events: list[Impact] | None = None,
         renew: bool = False,
     ) -> BranchPoint:
         """The branch point at arclength ``h`` from ``x0`` along ``t0`` (Newton, bounded).
 
-        ``n_impacts`` (the impacts of the orbit at ``x0``) lets a failure say when the
-        impact count changed on the way (a grazing in free flight). ``renew``: a step
+        ``events`` (the impacts of the orbit at ``x0``): an iterate whose map's events
+        differ (:func:`~solver.orbits.same_events`: another count, order, contact or side)
+        is halved (:meth:`_damped`), and a failure says when the impact count changed on
+        the way (a grazing in free flight). ``renew``: a step
         that converges only linearly renews ∂P/∂p by a central difference
         (:data:`SLOW_CONVERGENCE`; next to a branch point).
         """
@@ -155,14 +158,15 @@ class Branch:
         for step in range(MAX_CORRECTOR_STEPS + 1):
             z, p = x[:n], float(x[n])
             run, J, span = self.evaluate(z, p)
-            if n_impacts is not None and previous is not None:
-                x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
+            if events is not None and previous is not None:
+                x, run, J, span = self._damped(x, previous, events, run, J, span)
                 z, p = x[:n], float(x[n])
-                if event_count(run.impacts) != n_impacts:
+                if not same_events(run.impacts, events):
                     break  # no step along Newton's direction keeps the impacts
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
-            if converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
+            same = events is None or same_events(run.impacts, events)  # step 0 is not damped
+            if same and converged(residual, z) and abs(t0 @ (x - x0) - h) < 1e-12 * (1 + abs(h)):
                 orbit = make_orbit(
                     z, self.t_section, self.period, span, J, run.impacts, step, residual
                 )
@@ -180,34 +184,42 @@ class Branch:
             previous = x
             x = x + np.linalg.solve(A, -np.r_[g, t0 @ (x - x0) - h])
         changed = ""
-        if n_impacts is not None and event_count(run.impacts) != n_impacts:
+        if events is not None and event_count(run.impacts) != event_count(events):
             changed = (
                 f"; its last map had {event_count(run.impacts)} events, the orbit before "
-                f"{n_impacts} (a grazing in free flight?)"
+                f"{event_count(events)} (a grazing in free flight?)"
             )
+        elif events is not None and not same_events(run.impacts, events):
+            changed = "; its last map's impacts were not the orbit's (another contact or side)"
         raise SolverError(
             f"the corrector at {self.label(float(x[n]))} did not converge in "
             f"{MAX_CORRECTOR_STEPS} steps (residual {residual:.3g}){changed}"
         )
 
-    def _damped(self, x, previous, n_impacts, run, J, span):
-        """Halve a Newton step (up to ``MAX_DAMPING`` times) whose map changed the impact count.
+    def _damped(self, x, previous, events, run, J, span):
+        """Halve a Newton step (up to ``MAX_DAMPING`` times) whose map changed the events.
 
         Near a grazing the map is only piecewise smooth: a full Newton step may land where
         an impact is missing (or an extra one appears) and the step is then meaningless.
+        A step may also land on another orbit with as many impacts, e.g. the bead behind a
+        stop hitting it from the far side: no continuation of this orbit either
+        (:func:`~solver.orbits.same_events`).
         """
         n = len(x) - 1
         for _ in range(MAX_DAMPING):
-            if event_count(run.impacts) == n_impacts:
+            if same_events(run.impacts, events):
                 break
             x = 0.5 * (previous + x)
             run, J, span = self.evaluate(x[:n], float(x[n]))
         return x, run, J, span
 
-    def orbit_at(self, p: float, z: np.ndarray, n_impacts: int) -> PeriodicOrbit:
-        """The orbit with ``n_impacts`` impacts at the fixed parameter ``p``, Newton from ``z``.
+    def orbit_at(self, p: float, z: np.ndarray, events: list[Impact]) -> PeriodicOrbit:
+        """The orbit with the impacts ``events`` (another orbit's, at another parameter) at
+        the fixed parameter ``p``, Newton from ``z``.
 
-        Newton steps that change the map's impact count are halved (:meth:`_damped`).
+        The orbit's impacts must be the same events (:func:`~solver.orbits.same_events`:
+        count, order, contacts, sides); Newton steps that change them are halved
+        (:meth:`_damped`).
 
         Raises
         ------
@@ -218,17 +230,18 @@ class Branch:
         x = np.r_[z, p]
         previous = None
         extra = False
+        n_impacts = event_count(events)
         for step in range(MAX_CORRECTOR_STEPS + 1):
             run, J, span = self.evaluate(x[:n], p)
             extra = extra or event_count(run.impacts) > n_impacts
             if previous is not None:
-                x, run, J, span = self._damped(x, previous, n_impacts, run, J, span)
-                if event_count(run.impacts) != n_impacts:
+                x, run, J, span = self._damped(x, previous, events, run, J, span)
+                if not same_events(run.impacts, events):
                     break
             z = x[:n]
             g = run.z_end - z
             residual = float(np.max(np.abs(g)))
-            if event_count(run.impacts) == n_impacts and converged(residual, z):
+            if same_events(run.impacts, events) and converged(residual, z):
                 impacts = run.impacts
                 return make_orbit(z, self.t_section, self.period, span, J, impacts, step, residual)
             if step == MAX_CORRECTOR_STEPS:
@@ -323,7 +336,7 @@ class Branch:
             x0 = np.r_[point.orbit.state, point.p]
             while True:
                 try:
-                    new = self.correct(x0, point.tangent, step, event_count(point.orbit.impacts))
+                    new = self.correct(x0, point.tangent, step, point.orbit.impacts)
                     break
                 except SolverError:
                     if step / 2 < h * MIN_STEP_FRACTION:

@@ -296,7 +296,7 @@ def _held(system: System, z: np.ndarray, contact: Any) -> Impact:
     )  # fmt: skip
 
 
-def event_count(impacts: list[Impact]) -> int:
+def counted_events(impacts: list[Impact]) -> list[Impact]:
     """The events of a run, each chattering sequence that ends in a capture counted once.
 
     A branch compares its orbits' events to see an impact appear or vanish (a grazing).
@@ -305,7 +305,7 @@ def event_count(impacts: list[Impact]) -> int:
     run, and the held phase after it forgets how the bead got there (for the held bead
     the map through complete chattering is the same whichever bounce is captured). So
     the pair's impacts from its last other event (a lift-off, a ``held`` start, or the
-    run's start) to the captured one count as one event.
+    run's start) to the captured one count as one event (the captured one).
     """
     chattering: set[int] = set()
     for k, impact in enumerate(impacts):
@@ -320,7 +320,37 @@ def event_count(impacts: list[Impact]) -> int:
                     break
                 chattering.add(j)
             j -= 1
-    return len(impacts) - len(chattering)
+    return [impact for k, impact in enumerate(impacts) if k not in chattering]
+
+
+def event_count(impacts: list[Impact]) -> int:
+    """The number of :func:`counted_events` of a run."""
+    return len(counted_events(impacts))
+
+
+def _side(impact: Impact) -> np.ndarray:
+    """A vector along the event's contact normal, pointing to the side the bead is on:
+    the gap's gradient (:attr:`Impact.normal`) at a touch, release or ``held`` start, the
+    velocity jump ``v⁺ − v⁻ = λ M⁻¹ n`` (``λ ≥ 0``) at an impact."""
+    return impact.normal if impact.normal is not None else impact.v_plus - impact.v_minus
+
+
+def same_events(impacts: list[Impact], reference: list[Impact]) -> bool:
+    """The run's :func:`counted_events` are the reference's: in the same order, of the
+    same kind and pair ``(body, other)``, each from the same side of its contact.
+
+    The side matters: a bead on the far side of a stop (or two beads swapped) makes an
+    orbit with as many impacts that is no continuation of the reference. Two events of
+    one contact come from the same side when their vectors :func:`_side` (``M⁻¹ n`` times a
+    non-negative factor at an impact, with ``n`` the contact's fixed gap gradient up to its
+    sign) do not point against each other; ``(M⁻¹ n)·(M⁻¹ n) > 0`` makes this exact for
+    any positive definite ``M``. A zero vector (an impact at zero speed) takes either side.
+    """
+    ours, theirs = counted_events(impacts), counted_events(reference)
+    return len(ours) == len(theirs) and all(
+        (a.kind, a.body, a.other) == (b.kind, b.body, b.other) and _side(a) @ _side(b) >= 0.0
+        for a, b in zip(ours, theirs, strict=True)
+    )
 
 
 def _capture(impacts: list[Impact], event: Any, M: np.ndarray) -> None:

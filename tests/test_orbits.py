@@ -328,6 +328,54 @@ def test_grazing_where_the_impact_speed_vanishes_is_the_free_motion_touching_the
     assert np.allclose(found.orbit.state, [x_free, v_free], rtol=0, atol=1e-6)
 
 
+def test_fixed_parameter_newton_refuses_the_orbit_behind_the_stop(orbit):
+    """An orbit with as many impacts on the stop's far side is no continuation of the orbit.
+
+    At ω = 2 the oscillator has two one-impact orbits: the branch's, the bead in front
+    of the stop hitting it moving right (x < S, u⁻ > 0), and one behind it (x > S + 2r,
+    hitting it moving left). Newton at the fixed parameter from a state in front of the
+    stop (x = 0.177 < S) used to take a step behind the stop and converge there, accepted
+    because only the impact count was compared. Now the impacts' sides are compared too
+    (``same_events``): that step is halved and Newton finds the branch's orbit; from the
+    far orbit itself it finds none.
+    """
+    from solver.orbit_continuation import Branch
+
+    branch = Branch(oscillator(), "forces[0].omega")
+    behind = find_orbit(oscillator(x0=0.5), transient=100.0)
+    assert len(behind.impacts) == len(orbit.impacts) == 1
+    assert behind.state[0] > S + 0.1 and behind.impacts[0].v_minus[0] < 0  # from behind
+    assert orbit.state[0] < S and orbit.impacts[0].v_minus[0] > 0  # the branch's, from the front
+    found = branch.orbit_at(W, np.array([0.177, 1.266]), orbit.impacts)
+    assert found.impacts[0].v_minus[0] > 0
+    assert np.allclose(found.state, orbit.state, rtol=0, atol=1e-10)
+    with pytest.raises(SolverError, match="no orbit with 1 impacts"):
+        branch.orbit_at(W, behind.state, orbit.impacts)
+
+
+def test_same_events_compares_contacts_and_sides_not_only_the_count():
+    from solver.orbit_monodromy import Impact
+    from solver.orbits import same_events
+
+    def hit(v_minus, v_plus, other="stop", body="a", captured=False):
+        return Impact(0.0, np.array(v_minus), np.array(v_plus), body=body, other=other,
+                      captured=captured)  # fmt: skip
+
+    front = [hit([3.0], [-2.4])]
+    assert same_events([hit([0.5], [-0.4])], front)  # another speed, the same side
+    assert not same_events([hit([-1.76], [1.41])], front)  # behind the stop
+    assert not same_events([hit([3.0], [-2.4], other="wall")], front)  # another stop
+    assert not same_events(front + front, front)  # another count
+    # two beads of equal mass: the jump is (−u, u)/2 up to round-off, its largest entry
+    # either one; a swap of the beads reverses it
+    pair = [hit([1.0, -1.0], [-0.8, 0.8], other="b")]
+    assert same_events([hit([1.0, -1.0 - 1e-16], [-0.8, 0.8 + 1e-16], other="b")], pair)
+    assert not same_events([hit([-1.0, 1.0], [0.8, -0.8], other="b")], pair)
+    # a chattering sequence captured after any number of bounces is one event
+    chatter = [hit([1.0], [-0.5]), hit([0.4], [-0.2]), hit([0.1], [0.0], captured=True)]
+    assert same_events(chatter, [hit([0.6], [0.0], captured=True)])
+
+
 def test_branch_ending_at_a_grazing_in_free_flight_is_located_against_the_closed_form(tmp_path):
     """The anchor moved towards the stop: the free flight's crest touches the stop.
 
