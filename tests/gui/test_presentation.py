@@ -24,6 +24,10 @@ def presenting(qtbot, window):
     base = QApplication.font().pointSizeF()
     window.presentation_action.trigger()
     qtbot.waitUntil(lambda: window.presentation.enabled)
+    # going full screen refits the legends' columns (plots.legend_columns), laid out by the
+    # layout at its next activation: until then a refilled legend stands at the origin
+    shown = [plot for plot in window.plots.plots if plot.isVisible()]
+    qtbot.waitUntil(lambda: all(p.legend.sceneBoundingRect().left() > 0 for p in shown))
     yield window, base
     window.presentation.set_enabled(False)
 
