@@ -266,8 +266,10 @@ class SimulationWorker(QObject):
         self._taken = threading.Event()
         """Set by ``piece_taken`` (or ``stop``): the next piece of a large batch may go."""
         self.awaits_taking = False
-        """True while the batch last handed over is a piece with more to follow: the GUI
-        thread then answers ``piece_taken`` (read in the GUI thread, written here)."""
+        """True while the batch last handed over is a piece with more to follow, or a large
+        one: the GUI thread then answers ``piece_taken`` (read in the GUI thread, written
+        here)."""
+        self._last_large = False  # the last piece handed over was large (``_hand_over``)
 
     def pause(self) -> None:
         """Stop stepping after the current step until ``resume`` or ``step_once``."""
@@ -383,8 +385,7 @@ class SimulationWorker(QObject):
         try:
             while True:
                 if (batch.frames or batch.events) and self._must_hand_over(stepper.t):
-                    self._hand_over(batch)
-                    batch = StepOutput()
+                    batch = self._hand_over(batch)
                 go_on, single, waited = self._next_step_allowed(thread, stepper.t)
                 if not go_on:
                     break
@@ -403,8 +404,7 @@ class SimulationWorker(QObject):
                 now = time.monotonic()
                 # the first step's frames at once: the next step may take long (a big flow)
                 if single or first or now - last_handover >= self._batch_interval:
-                    self._hand_over(batch)
-                    batch = StepOutput()
+                    batch = self._hand_over(batch, keep_tail=not (single or first))
                     last_handover = now
                 work_slice, rest = self._duty
                 if now - rest_due >= work_slice:
@@ -423,22 +423,35 @@ class SimulationWorker(QObject):
             self._hand_over(batch)
         self.run_ended.emit(status, message)
 
-    def _hand_over(self, batch: StepOutput) -> None:
+    def _hand_over(self, batch: StepOutput, keep_tail: bool = False) -> StepOutput:
         """Emit ``batch``; a very large one in pieces, each once the one before was taken.
 
         The GUI thread then appends and draws each piece in a turn of its
         own, with display ticks between them. Once the run is stopped the
         rest goes at once (``stop`` delivers what was handed over).
+        ``keep_tail``: a large batch's last, smaller piece is not emitted but
+        returned, to start the next batch (the next large piece would otherwise
+        follow it in the same turn); else an empty output is returned.
         """
         pieces = split_output(batch, HANDOVER_FRAMES_MAX)
+        tail = StepOutput()
+        if keep_tail and len(pieces) > 1 and len(pieces[-1].frames) < HANDOVER_FRAMES_MAX:
+            tail = pieces.pop()
         for k, piece in enumerate(pieces):
-            if k:
+            large = len(piece.frames) >= HANDOVER_FRAMES_MAX
+            # a large piece waits for the one before, of this batch or, when that one was large
+            # too, of the batch before: a free flight's samples come a block a step
+            # (solver.output_frames.VECTOR_CHUNK), gathered into batches handed over one
+            # after the other, whose large pieces were otherwise taken in one turn
+            if k or (large and self._last_large):
                 self._taken.wait(HANDOVER_WAIT_MAX_S)
             self._taken.clear()
             if self._stop_requested:
                 self._taken.set()
-            self.awaits_taking = k < len(pieces) - 1
+            self.awaits_taking = k < len(pieces) - 1 or large
+            self._last_large = large
             self.batch_ready.emit(piece)
+        return tail
 
 
 class SimulationRunner(QObject):

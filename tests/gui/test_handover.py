@@ -100,7 +100,7 @@ def test_a_display_tick_comes_between_two_pieces(qtbot) -> None:
     pieces = [k for k, (_, size) in enumerate(arrivals) if size >= HANDOVER_FRAMES_MAX]
     assert len(pieces) >= 3  # one step held about 19 000 frames
     for k in pieces[1:]:
-        assert arrivals[k][0] > arrivals[k - 1][0], "two pieces taken with no tick between"
+        assert arrivals[k][0] > arrivals[k - 1][0], f"two pieces taken with no tick between {arrivals}"
     assert len(runner.trajectory) == len(_whole_run(parse_scene(data)).frames)
 
 
