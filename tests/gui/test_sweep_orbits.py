@@ -30,22 +30,30 @@ from tests.gui.test_sweep_window import click_at
 from tests.test_orbits import oscillator
 
 
-def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtbot, tmp_path):
-    scene = oscillator()
+def _continued(qtbot, scene, omegas, points, step, doublings, timeout_ms):
+    """A shown Sweep window on ``scene`` whose Continue orbits has run over ``omegas``
+    ``(start, stop)`` (transient 100 s), the real widgets set as a user sets them."""
     sweep = SweepWindow(scene)
     qtbot.addWidget(sweep)
+    sweep.resize(1100, 900)
     sweep.show()
     qtbot.waitExposed(sweep)
-    sweep.first.choose("forces[0].omega", 1.15, 1.1, 6)
+    sweep.first.choose("forces[0].omega", *omegas, 6)
     sweep.transient.setValue(100.0)
     overlay = sweep.orbits
-    overlay.points.setValue(6)
-    overlay.step.setValue(0.01)
-    overlay.doublings.setValue(1)
-    with qtbot.waitSignal(overlay.ended, timeout=120000) as ended:
+    overlay.points.setValue(points)
+    overlay.step.setValue(step)
+    overlay.doublings.setValue(doublings)
+    with qtbot.waitSignal(overlay.ended, timeout=timeout_ms) as ended:
         assert overlay.start()
         assert not overlay.button.isEnabled()  # the window keeps running meanwhile
     assert ended.args == ["finished"] and overlay.button.isEnabled()
+    return sweep, overlay
+
+
+def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtbot, tmp_path):
+    scene = oscillator()
+    sweep, overlay = _continued(qtbot, scene, (1.15, 1.1), 6, 0.01, 1, 120000)
 
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene_to_dict(scene)))
@@ -217,20 +225,7 @@ def test_continue_orbits_follows_a_period_doubling_cascade(qtbot, tmp_path):
     ``python -m solver orbits --doublings 3`` writes them (the box used to follow one
     doubled branch at most: a check box)."""
     scene = oscillator()
-    sweep = SweepWindow(scene)
-    qtbot.addWidget(sweep)
-    sweep.resize(1100, 900)
-    sweep.show()
-    qtbot.waitExposed(sweep)
-    sweep.first.choose("forces[0].omega", 2.26, 2.285, 6)
-    sweep.transient.setValue(100.0)
-    overlay = sweep.orbits
-    overlay.points.setValue(8)
-    overlay.step.setValue(0.05)
-    overlay.doublings.setValue(3)
-    with qtbot.waitSignal(overlay.ended, timeout=300000) as ended:
-        assert overlay.start()
-    assert ended.args == ["finished"]
+    sweep, overlay = _continued(qtbot, scene, (2.26, 2.285), 8, 0.05, 3, 300000)
 
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene_to_dict(scene)))
