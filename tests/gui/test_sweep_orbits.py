@@ -51,27 +51,34 @@ def _continued(qtbot, scene, omegas, points, step, doublings, timeout_ms):
     return sweep, overlay
 
 
-def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtbot, tmp_path):
-    scene = oscillator()
-    sweep, overlay = _continued(qtbot, scene, (1.15, 1.1), 6, 0.01, 1, 120000)
-
+def _command(tmp_path, scene, vary, step, points, more):
+    """``python -m solver orbits`` on ``scene`` over ``vary``: its branches.csv rows and,
+    per (branch, point), the impact speeds of orbit_impacts.csv."""
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene_to_dict(scene)))
     cli = subprocess.run(
         [
             sys.executable, "-m", "solver", "orbits", str(path), "--out", str(tmp_path / "out"),
-            "--vary", "forces[0].omega=1.15:1.1", "--step", "0.01", "--transient", "100",
-            "--max-points", "6", "--follow-doubling",
+            "--vary", f"forces[0].omega={vary}", "--step", step, "--transient", "100",
+            "--max-points", str(points), *more,
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )  # fmt: skip
     assert cli.returncode == 0, cli.stderr
     rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
     speeds = defaultdict(list)
     for impact in csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")):
         speeds[impact["branch"], impact["point"]].append(-float(impact["u_n_minus"]))
+    return rows, speeds
+
+
+def test_continue_orbits_draws_stable_solid_unstable_dashed_and_the_doubling(qtbot, tmp_path):
+    scene = oscillator()
+    sweep, overlay = _continued(qtbot, scene, (1.15, 1.1), 6, 0.01, 1, 120000)
+
+    rows, speeds = _command(tmp_path, scene, "1.15:1.1", "0.01", 6, ["--follow-doubling"])
 
     # every orbit's impacts are on the drawn pieces, with the CSV's stability
     drawn = {
@@ -227,23 +234,7 @@ def test_continue_orbits_follows_a_period_doubling_cascade(qtbot, tmp_path):
     scene = oscillator()
     sweep, overlay = _continued(qtbot, scene, (2.26, 2.285), 8, 0.05, 3, 300000)
 
-    path = tmp_path / "scene.json"
-    path.write_text(json.dumps(scene_to_dict(scene)))
-    cli = subprocess.run(
-        [
-            sys.executable, "-m", "solver", "orbits", str(path), "--out", str(tmp_path / "out"),
-            "--vary", "forces[0].omega=2.26:2.285", "--step", "0.05", "--transient", "100",
-            "--max-points", "8", "--doublings", "3",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )  # fmt: skip
-    assert cli.returncode == 0, cli.stderr
-    rows = list(csv.DictReader(open(tmp_path / "out" / "branches.csv")))
-    speeds = defaultdict(list)
-    for impact in csv.DictReader(open(tmp_path / "out" / "orbit_impacts.csv")):
-        speeds[impact["branch"], impact["point"]].append(-float(impact["u_n_minus"]))
+    rows, speeds = _command(tmp_path, scene, "2.26:2.285", "0.05", 8, ["--doublings", "3"])
     assert {r["branch"]: r["period"] for r in rows} == {"0": "1", "1": "2", "2": "4", "3": "8"}
 
     # every orbit of the four branches is drawn, with the CSV's stability
