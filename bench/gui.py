@@ -63,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PySide6.QtCore import QEventLoop, QObject, QSettings, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
+from impactgui.app import load_kernels_in_background
 from impactgui.mainwindow import MainWindow
 from impactgui.playback import AS_FAST_AS_POSSIBLE
 from impactgui.presets import SCENES_DIR
@@ -683,6 +684,9 @@ def main() -> None:
     if hooks is not None:
         trace_hooks(hooks)
     app = QApplication.instance() or QApplication(["bench"])
+    # as the application does at its start (impactgui.app): the solver's compiled kernels
+    # are loaded before any run, not inside the first run's first step
+    load_kernels_in_background().join()
     settings = QSettings(str(Path("/tmp") / "impactgui-bench.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings)
     window.resize(1400, 900)

@@ -28,6 +28,7 @@ import argparse
 import math
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -198,7 +199,8 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
 
     app = QApplication.instance() or QApplication(["impactgui"])
     app.setApplicationName("impactgui")
-    _compile_kernels_if_cold(stderr)
+    if not _compile_kernels_if_cold(stderr):
+        load_kernels_in_background()
     app.setOrganizationName("impactgui")
     # Crash recovery only in an interactive session: a headless or --screenshot run
     # must never stop at the "restore unsaved scene?" question.
@@ -226,16 +228,34 @@ def main(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int
         window.shutdown()
 
 
-def _compile_kernels_if_cold(stderr: TextIO) -> None:
+def load_kernels_in_background() -> threading.Thread:
+    """Load the solver's compiled kernels from numba's disk cache in a thread of their own.
+
+    Each process loads numba and every kernel it calls once, at the kernel's
+    first call: done inside a run's first step, that took 0.4-0.5 s (numba's
+    import 0.17 s, a cached kernel's load 0.1-0.3 s) in the worker thread
+    while the window animated the run's start, sharing the interpreter lock
+    with it. Here it is done while the window opens and waits for the user
+    (about 1.2 s of CPU); a run started meanwhile waits for numba's own lock.
+    """
+    from solver import kernels
+
+    thread = threading.Thread(target=kernels.compile_all, name="kernels", daemon=False)
+    thread.start()
+    return thread
+
+
+def _compile_kernels_if_cold(stderr: TextIO) -> bool:
     """The first start after an install compiles the solver's kernels, once, with progress.
 
     A progress dialog (and the same lines on stderr) while :mod:`solver.kernels`
     compiles, before the window opens: no run then compiles inside a step.
+    True when it compiled (the kernels are loaded then).
     """
     from solver import kernels
 
     if not kernels.is_cold():
-        return
+        return False
     from PySide6.QtWidgets import QApplication, QProgressDialog
 
     dialog = QProgressDialog(
@@ -255,6 +275,7 @@ def _compile_kernels_if_cold(stderr: TextIO) -> None:
 
     kernels.compile_all(report)
     dialog.close()
+    return True
 
 
 def _save_window(window: MainWindow, png: Path, stderr: TextIO) -> bool:

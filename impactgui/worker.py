@@ -78,6 +78,16 @@ every 2 s (load average 5): 27 against 18 frames drawn per second, 62
 against 87 gaps over 50 ms, the solver 10 % slower (30 ms: 55 % slower).
 """
 
+AHEAD_GUI_FIRST_S = 0.060
+"""``GUI_FIRST_S`` while the solver is far ahead of what is on screen (``set_ahead``), s.
+
+Then the screen has all the frames it needs, and the worker can wait out
+almost any busy spell of the GUI thread. A step of the plots' time axis
+(the paper-004 wheel, every few seconds of playback) keeps the GUI thread
+busy for 25-40 ms of CPU, and with the worker stepping after 10 ms its
+wall time was about 1.5 times that (a 53 ms gap of which 36 ms CPU).
+"""
+
 HANDOVER_FRAMES_MAX = 4000
 """A batch of more frames is handed over in pieces of about this many (``split_output``),
 each once the GUI thread has taken the one before: one step of a rolling wheel can hold
@@ -263,6 +273,8 @@ class SimulationWorker(QObject):
         self._stop_requested = False
         self._horizon: float | None = None
         self._duty = (WORK_SLICE_S, REST_S)
+        self._gui_first = GUI_FIRST_S
+        """How long the worker waits, at most, for a busy spell of the GUI thread to end, s."""
         self._taken = threading.Event()
         """Set by ``piece_taken`` (or ``stop``): the next piece of a large batch may go."""
         self.awaits_taking = False
@@ -317,6 +329,7 @@ class SimulationWorker(QObject):
         playback, every repaint would otherwise wait for its turn on it.
         """
         self._duty = (AHEAD_WORK_SLICE_S, AHEAD_REST_S) if ahead else (WORK_SLICE_S, REST_S)
+        self._gui_first = AHEAD_GUI_FIRST_S if ahead else GUI_FIRST_S
 
     def _would_wait(self, t: float) -> bool:
         """True when ``_next_step_allowed`` would block now (lock held by the caller)."""
@@ -392,7 +405,8 @@ class SimulationWorker(QObject):
                 if waited:  # paused or at the horizon: no progress was due meanwhile
                     watchdog.restart()
                 if not gui_idle.is_set():
-                    gui_idle.wait(max(0.0, _gui_busy_since[0] + GUI_FIRST_S - time.monotonic()))
+                    waited_s = _gui_busy_since[0] + self._gui_first - time.monotonic()
+                    gui_idle.wait(max(0.0, waited_s))
                 output = stepper.step()
                 first, steps = steps == 0, steps + 1
                 watchdog.check(progress(stepper))
@@ -550,7 +564,7 @@ class SimulationRunner(QObject):
         collection runs only in the GUI thread (``impactgui.collector``), the
         interpreter switches threads every ``GUI_SWITCH_INTERVAL_S`` and the
         worker steps only while the GUI thread waits for events (or has been
-        busy for ``GUI_FIRST_S``).
+        busy for ``GUI_FIRST_S``, or ``AHEAD_GUI_FIRST_S`` while the solver is far ahead).
         """
         if self._thread is not None and not self._thread.isRunning():
             if not self._holds_collector:

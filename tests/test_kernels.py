@@ -176,3 +176,33 @@ def test_a_read_only_install_compiles_once_then_runs_quietly(tmp_path):
     assert not cold and status == 0
     assert hits >= 1 and misses == 0  # loaded from numba's cache, not compiled
     assert "compiling" not in second.stderr
+
+
+def test_the_window_s_start_loads_the_kernels_so_a_first_step_loads_nothing(tmp_path):
+    """``impactgui.app.load_kernels_in_background`` (the window's start): afterwards the
+    paper-004 wheel's first steps import no part of numba and load no kernel; without it
+    the first step did both, 0.4-0.5 s inside a run's worker thread."""
+    cache = tmp_path / "numba-cache"
+    code = """
+        import json, sys
+        from impactgui.app import load_kernels_in_background
+        from solver import gap_kernel
+        from solver.scene import load_scene
+        from solver.simulation import make_stepper
+
+        load_kernels_in_background().join()
+        before = set(sys.modules)
+        loaded = len(gap_kernel.compiled_gap_values().overloads)
+        stepper = make_stepper(load_scene("resources/scenes/wheel_curb_e03.json"))
+        for _ in range(5):
+            stepper.step()
+        new = sorted(m for m in set(sys.modules) - before if m.split(".")[0] == "numba")
+        after = len(gap_kernel.compiled_gap_values().overloads)
+        print(json.dumps({"new": new, "loaded": loaded, "after": after}))
+    """
+    assert _python("from solver import kernels; kernels.compile_all()", cache).returncode == 0
+    done = _python(code, cache)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["new"] == []
+    assert seen["loaded"] >= 1 and seen["after"] == seen["loaded"]

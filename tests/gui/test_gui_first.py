@@ -11,7 +11,13 @@ import time
 
 from PySide6.QtCore import QTimer
 
-from impactgui.worker import GUI_FIRST_S, SimulationRunner, _gui_activity, _gui_busy_since
+from impactgui.worker import (
+    AHEAD_GUI_FIRST_S,
+    GUI_FIRST_S,
+    SimulationRunner,
+    _gui_activity,
+    _gui_busy_since,
+)
 from solver.frames import StepOutput
 
 
@@ -52,6 +58,39 @@ def test_the_worker_waits_while_the_gui_thread_handles_an_event(qtbot) -> None:
         end = min(end, since + GUI_FIRST_S)  # a loaded machine may sleep longer than asked
         during = [t for t in stepper.times if start < t < end]
         # the step under way when the event came at most: left alone, it takes hundreds
+        assert len(during) <= 1
+        taken = len(stepper.times)
+        qtbot.waitUntil(lambda: len(stepper.times) > taken + 50, timeout=10000)
+    finally:
+        runner.stop()
+    assert _gui_activity().holds.count == 0 and _gui_activity().idle.is_set()
+
+
+def test_far_ahead_the_worker_waits_out_a_longer_busy_spell_of_the_gui_thread(qtbot) -> None:
+    """With the solver far ahead of the screen (``set_ahead``), the worker waits up to
+    ``AHEAD_GUI_FIRST_S`` for the GUI thread, not ``GUI_FIRST_S``: a step of the plots'
+    time axis keeps the GUI thread busy for 25-40 ms."""
+    assert AHEAD_GUI_FIRST_S >= 4 * GUI_FIRST_S
+    stepper = _CountingStepper()
+    runner = SimulationRunner(stepper)
+    busy: list[float] = []
+    spell = AHEAD_GUI_FIRST_S / 2  # longer than GUI_FIRST_S: the old worker stepped after 10 ms
+
+    def handle_an_event() -> None:
+        busy.append(time.monotonic())
+        busy.append(_gui_busy_since[0])
+        time.sleep(spell)  # lets go of the interpreter lock, as calls into Qt do
+        busy.append(time.monotonic())
+
+    runner.set_ahead(True)
+    runner.start()
+    try:
+        qtbot.waitUntil(lambda: len(stepper.times) > 10, timeout=10000)
+        QTimer.singleShot(0, handle_an_event)
+        qtbot.waitUntil(lambda: len(busy) == 3, timeout=10000)
+        start, since, end = busy
+        end = min(end, since + AHEAD_GUI_FIRST_S)
+        during = [t for t in stepper.times if start < t < end]
         assert len(during) <= 1
         taken = len(stepper.times)
         qtbot.waitUntil(lambda: len(stepper.times) > taken + 50, timeout=10000)
