@@ -147,6 +147,9 @@ class LiveInteraction(QObject):
         window.canvas.state_requested.connect(self._on_state_requested)
         window.run_state_changed.connect(self._sync)
         window.clock.time_changed.connect(self._sync)
+        # an opened or edited scene: the sliders read its e, μ and |g| (they showed the
+        # empty scene's 0.5, 0 and 9.81 beside a wheel of e = 0.3, μ = 0.4 until a run)
+        window.doc.changed.connect(self._sync)
         self._sync()
 
     def _shown_time(self) -> float | None:

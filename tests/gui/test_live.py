@@ -146,3 +146,17 @@ def test_renaming_or_deleting_a_body_carries_its_actions(doc) -> None:
     assert doc.problems() == []
     doc.push(DeleteItem(doc, ("bodies", 0)))
     assert doc.data["actions"] == [setting] and doc.problems() == []
+
+
+def test_the_sliders_read_the_scene_opened_and_edited_before_any_run(qtbot, window) -> None:
+    """The sliders show the scene's own e, μ and |g| from the moment it is opened (before a
+    run, disabled); they showed the empty window's 0.5, 0 and 9.81 beside paper 004's wheel."""
+    scene = json.loads(scene_path("wheel_curb_e03").read_text())
+    assert window.open_file(scene_path("wheel_curb_e03"))
+    controls = window.live.controls
+    assert not controls.isEnabled()
+    assert controls.value("restitution") == pytest.approx(scene["contact"]["restitution"], abs=0.01)
+    assert controls.value("friction") == pytest.approx(scene["contact"]["friction"], abs=0.01)
+    assert controls.value("gravity") == pytest.approx(math.hypot(*scene["gravity"]), abs=0.01)
+    window.doc.set_data({**window.doc.data, "contact": {**scene["contact"], "restitution": 0.8}})
+    assert controls.value("restitution") == pytest.approx(0.8, abs=0.01)
