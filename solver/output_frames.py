@@ -30,7 +30,7 @@ SAMPLE_CHUNK = 64
 ``deadline``): a long phase's thousands of samples are cut and resumed like its pieces."""
 VECTOR_CHUNK = 1024
 """Vectorised samples built between two looks at the step's wall clock (``emit_samples``'s
-``rows_alone``): about 2 ms of CPU, one step of a free flight. A window's worker takes no
+``rows_alone``): 2-5 ms of CPU, one step of a free flight. A window's worker takes no
 step while the window is busy, but a step under way shares the interpreter lock with it:
 blocks of 4096 (8-10 ms of CPU, 11-17 ms of wall time) fell in the paper-004 wheel's
 gaps of 60-97 ms between two frames drawn (``bench/gui.py``)."""
