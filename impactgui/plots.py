@@ -82,6 +82,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.device_pixels import to_device
 from impactgui.grid import show_grid
+from impactgui.legible_axis import legible_axes
 from impactgui.names import contact_name
 from impactgui.peak_curve import PeakCurve
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
@@ -855,11 +856,11 @@ class PlotPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.graphics)
-        self.lambda_plot = self.graphics.addPlot(row=0, col=0)
-        self.tau_plot = self.graphics.addPlot(row=1, col=0)
-        self.energy_plot = self.graphics.addPlot(row=2, col=0)
-        self.jump_plot = self.graphics.addPlot(row=3, col=0)
-        self.impulse_plot = self.graphics.addPlot(row=4, col=0)
+        self.lambda_plot = self.graphics.addPlot(row=0, col=0, axisItems=legible_axes())
+        self.tau_plot = self.graphics.addPlot(row=1, col=0, axisItems=legible_axes())
+        self.energy_plot = self.graphics.addPlot(row=2, col=0, axisItems=legible_axes())
+        self.jump_plot = self.graphics.addPlot(row=3, col=0, axisItems=legible_axes())
+        self.impulse_plot = self.graphics.addPlot(row=4, col=0, axisItems=legible_axes())
         titles = TITLES["side"]
         _style(self.lambda_plot, "contact force λ per contact", "λ (N)")
         _style(self.tau_plot, "friction multiplier τ per contact", "τ")
