@@ -23,8 +23,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter
 
-TICK_PITCH = 1.25
-"""Major tick labels of a vertical axis are at least this many text lines apart."""
+TICK_PITCH = 1.0
+"""Major tick labels of a vertical axis are at least this many text lines apart (their
+digits, about 0.7 of a line tall, then stand a third of their height apart)."""
 NICE_STEPS = (1.0, 2.0, 5.0)
 """Mantissas of the tick spacings (× 10^k)."""
 PYQTGRAPH_TEXT_SHARE = 0.8
