@@ -697,6 +697,10 @@ five plots at once: the first contact's entries did so at the start of every pap
 wheel run (a 13-17 ms paint of the GUI thread, bench/gui.py). Longer names still widen it."""
 LEGEND_ENTRY_EXTRA_PX = 51
 """Width of a legend entry beyond its text (its line sample, spacing and margins), px."""
+LEGEND_WIDTH_SHARE = 0.45
+"""A legend laid out in columns is at most this share of the plots panel's width (or as wide
+as one ``LEGEND_ROOM_NAME`` entry): in a 1400 x 700 window the energy's seven entries in
+three columns (318 px) stood beyond the 520 px panel's right edge, "spring" and "total" cut."""
 
 
 @functools.cache
@@ -1089,9 +1093,22 @@ class PlotPanel(QWidget):
         for index, legend in enumerate(self._legends):
             entries = max(len(legend.items), self._reserved_entries[index])
             columns = legend_columns(entries, row, self._least_columns[index])
+            # no wider than the panel has room for: a legend then taller than its row makes
+            # the row taller, where one wider than the panel was cut at its edge
+            columns = max(self._least_columns[index], min(columns, self._widest_columns(legend)))
             self._set_legend_columns(index, columns)
             rows = math.ceil(self._reserved_entries[index] / columns)
             legend.setMinimumHeight(legend_height(rows) if rows else 0.0)
+
+    def _widest_columns(self, legend: pg.LegendItem) -> int:
+        """Columns of ``legend``'s entries that fit ``LEGEND_WIDTH_SHARE`` of the panel's width."""
+        font = QFont()
+        font.setPointSizeF(float(str(legend.opts["labelTextSize"]).removesuffix("pt")))
+        metrics = QFontMetricsF(font)
+        texts = [label.text for _sample, label in legend.items]
+        entry = max(map(metrics.horizontalAdvance, texts), default=0.0) + LEGEND_ENTRY_EXTRA_PX
+        room = max(legend.minimumWidth(), LEGEND_WIDTH_SHARE * self.graphics.viewport().width())
+        return max(1, math.floor(room / entry))
 
     def _set_legend_columns(self, index: int, columns: int) -> None:
         """Give legend ``index`` ``columns`` columns, its entries laid out afresh in them."""

@@ -109,7 +109,7 @@ def test_presentation_plots_have_legible_axes(qtbot, window) -> None:
     window.presentation.set_enabled(False)
 
 
-def test_a_short_window_of_many_legend_entries_has_legible_axes(qtbot, window) -> None:
+def test_a_short_window_of_many_legend_entries_has_legible_axes_and_legends(qtbot, window) -> None:
     # a 30-bead chain in a 1400 x 700 window: five plots of about 60 px in normal mode
     window.resize(1400, 700)
     window.doc.set_data(bead_chain(30))
@@ -119,4 +119,19 @@ def test_a_short_window_of_many_legend_entries_has_legible_axes(qtbot, window) -
     window.pause_run()
     qtbot.wait(300)
     assert_legible(list(panel.plots))
+    # every legend whole inside the panel (the energy's in three columns, 318 px, stood
+    # beyond the 520 px panel's right edge: "spring" and "total" cut), none over another
+    view = panel.graphics.viewport().rect()
+    boxes = []
+    for plot in panel.plots:
+        legend = plot.legend
+        # what it draws: its entries may stand beyond the geometry the layout gave it
+        drawn = legend.boundingRect() | legend.childrenBoundingRect()
+        box = legend.mapRectToScene(drawn)
+        shown = panel.graphics.mapFromScene(box).boundingRect()
+        assert view.contains(shown), f"{plot.titleLabel.text}: legend {shown} beyond {view}"
+        boxes.append(box)
+    for a, b in itertools.combinations(boxes, 2):
+        overlap = a.intersected(b)
+        assert overlap.height() <= 0.5 or overlap.width() <= 0.5, (a, b)
     window.reset_run()
