@@ -46,6 +46,15 @@ def nice_at_least(value: float) -> float:
     return 10.0 ** (exponent + 1)  # not reached
 
 
+def nice_below(value: float) -> float:
+    """The largest 1, 2 or 5 × 10^k below ``value`` (itself such a number)."""
+    exponent = math.floor(math.log10(value) + 1e-9)
+    mantissa = round(value / 10.0**exponent)
+    if mantissa == 1:
+        return 0.5 * 10.0**exponent
+    return (1.0 if mantissa == 2 else 2.0) * 10.0**exponent
+
+
 def label_forms(text: str) -> list[str]:
     """An axis label and its shorter forms, longest first: whole, the unit alone, nothing."""
     forms = [text]
@@ -82,6 +91,11 @@ class LegibleAxis(pg.AxisItem):
         if levels[0][0] >= least:
             return levels
         major = nice_at_least(least)
+        low, high = sorted((minVal, maxVal))
+        while math.floor(high / major) * major < low:
+            # no tick in view at that spacing (a 15 px plot): the next finer one, as long
+            # as a single label stands there (a second too close is dropped with the text)
+            major = nice_below(major)
         mantissa = round(major / 10.0 ** math.floor(math.log10(major) + 1e-9))
         minor = major / (5 if mantissa == 5 else 2)
         return [(major, 0.0), (minor, 0.0)] if self.style["maxTickLevel"] >= 1 else [(major, 0.0)]

@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
-from impactgui.legible_axis import full_line, label_forms, nice_at_least
+from impactgui.legible_axis import full_line, label_forms, nice_at_least, nice_below
 from tests.gui.conftest import run_to_end, scene_path
 from tests.gui.test_legend_room import bead_chain
 
@@ -84,6 +84,9 @@ def test_nice_spacings_and_label_forms() -> None:
         10.0,
         0.005,
     ]
+    assert [nice_below(v) for v in (1.0, 2.0, 5.0, 0.05, 200.0)] == pytest.approx(
+        [0.5, 1.0, 2.0, 0.02, 100.0]
+    )
     assert label_forms("impulse (N·s)") == ["impulse (N·s)", "N·s", ""]
     assert label_forms("τ") == ["τ", ""]
     # a tick label's rectangle from pyqtgraph (0.8 of a line) grows about its centre
