@@ -129,6 +129,8 @@ class LegibleAxis(pg.AxisItem):
     def _updateLabel(self) -> None:
         self._fit_label()
         super()._updateLabel()
+        if self._vertical():
+            super().resizeEvent()  # centred afresh: pyqtgraph places a label only on a resize
 
     def resizeEvent(self, ev: Any = None) -> None:
         """Refit the label to the new length, then let pyqtgraph centre it."""

@@ -16,7 +16,13 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
-from impactgui.legible_axis import full_line, label_forms, nice_at_least, nice_below
+from impactgui.legible_axis import (
+    full_line,
+    label_forms,
+    legible_axes,
+    nice_at_least,
+    nice_below,
+)
 from tests.gui.conftest import run_to_end, scene_path
 from tests.gui.test_legend_room import bead_chain
 
@@ -138,3 +144,21 @@ def test_a_short_window_of_many_legend_entries_has_legible_axes_and_legends(qtbo
         overlap = a.intersected(b)
         assert overlap.height() <= 0.5 or overlap.width() <= 0.5, (a, b)
     window.reset_run()
+
+
+def test_a_label_changed_without_a_resize_is_centred_on_its_axis(qtbot) -> None:
+    # pyqtgraph places an axis label only when its axis is resized: a longer text set
+    # later started where the shorter one had, 84 px off centre here, past its axis's end
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    widget.resize(400, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    axis = widget.addPlot(row=0, col=0, axisItems=legible_axes()).getAxis("left")
+    axis.setLabel("E (J)", color="k")
+    qtbot.wait(50)
+    axis.setLabel("a much longer label (m/s, rad/s)", color="k")
+    assert axis.shown_label() == "a much longer label (m/s, rad/s)"
+    rect, extent = label_rect(axis), axis.sceneBoundingRect()
+    assert abs(rect.center().y() - extent.center().y()) <= 1.0
+    assert extent.top() - 1 <= rect.top() and rect.bottom() <= extent.bottom() + 1
