@@ -34,6 +34,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QCheckBox, QGraphicsLineItem, QHBoxLayout, QVBoxLayout, QWidget
 
 from impactgui.grid import show_grid
+from impactgui.legible_axis import legible_axes
 from impactgui.plots import (
     CURSOR_COLOUR,
     GrowingSeries,
@@ -158,7 +159,10 @@ class MotionPlots(QWidget):
         row_of_boxes.addStretch(1)
         layout.addLayout(row_of_boxes)
         layout.addWidget(self.graphics)
-        self.plots = tuple(self.graphics.addPlot(row=row, col=0) for row in range(len(QUANTITIES)))
+        self.plots = tuple(
+            self.graphics.addPlot(row=row, col=0, axisItems=legible_axes())
+            for row in range(len(QUANTITIES))
+        )
         self.plot_of = dict(zip(QUANTITIES, self.plots, strict=True))
         cursor_pen = QPen(QColor(CURSOR_COLOUR), 0)
         self._cursors: dict[pg.ViewBox, QGraphicsLineItem] = {}

@@ -82,6 +82,7 @@ from PySide6.QtWidgets import (
 
 from impactgui.device_pixels import to_device
 from impactgui.grid import show_grid
+from impactgui.legible_axis import legible_axes
 from impactgui.names import contact_name
 from impactgui.peak_curve import PeakCurve
 from solver.cart_motion import RATE_NAMES as CART_RATE_NAMES
@@ -696,6 +697,10 @@ five plots at once: the first contact's entries did so at the start of every pap
 wheel run (a 13-17 ms paint of the GUI thread, bench/gui.py). Longer names still widen it."""
 LEGEND_ENTRY_EXTRA_PX = 51
 """Width of a legend entry beyond its text (its line sample, spacing and margins), px."""
+LEGEND_WIDTH_SHARE = 0.45
+"""A legend laid out in columns is at most this share of the plots panel's width (or as wide
+as one ``LEGEND_ROOM_NAME`` entry): in a 1400 x 700 window the energy's seven entries in
+three columns (318 px) stood beyond the 520 px panel's right edge, "spring" and "total" cut."""
 
 
 @functools.cache
@@ -855,11 +860,11 @@ class PlotPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.graphics)
-        self.lambda_plot = self.graphics.addPlot(row=0, col=0)
-        self.tau_plot = self.graphics.addPlot(row=1, col=0)
-        self.energy_plot = self.graphics.addPlot(row=2, col=0)
-        self.jump_plot = self.graphics.addPlot(row=3, col=0)
-        self.impulse_plot = self.graphics.addPlot(row=4, col=0)
+        self.lambda_plot = self.graphics.addPlot(row=0, col=0, axisItems=legible_axes())
+        self.tau_plot = self.graphics.addPlot(row=1, col=0, axisItems=legible_axes())
+        self.energy_plot = self.graphics.addPlot(row=2, col=0, axisItems=legible_axes())
+        self.jump_plot = self.graphics.addPlot(row=3, col=0, axisItems=legible_axes())
+        self.impulse_plot = self.graphics.addPlot(row=4, col=0, axisItems=legible_axes())
         titles = TITLES["side"]
         _style(self.lambda_plot, "contact force λ per contact", "λ (N)")
         _style(self.tau_plot, "friction multiplier τ per contact", "τ")
@@ -1088,9 +1093,22 @@ class PlotPanel(QWidget):
         for index, legend in enumerate(self._legends):
             entries = max(len(legend.items), self._reserved_entries[index])
             columns = legend_columns(entries, row, self._least_columns[index])
+            # no wider than the panel has room for: a legend then taller than its row makes
+            # the row taller, where one wider than the panel was cut at its edge
+            columns = max(self._least_columns[index], min(columns, self._widest_columns(legend)))
             self._set_legend_columns(index, columns)
             rows = math.ceil(self._reserved_entries[index] / columns)
             legend.setMinimumHeight(legend_height(rows) if rows else 0.0)
+
+    def _widest_columns(self, legend: pg.LegendItem) -> int:
+        """Columns of ``legend``'s entries that fit ``LEGEND_WIDTH_SHARE`` of the panel's width."""
+        font = QFont()
+        font.setPointSizeF(float(str(legend.opts["labelTextSize"]).removesuffix("pt")))
+        metrics = QFontMetricsF(font)
+        texts = [label.text for _sample, label in legend.items]
+        entry = max(map(metrics.horizontalAdvance, texts), default=0.0) + LEGEND_ENTRY_EXTRA_PX
+        room = max(legend.minimumWidth(), LEGEND_WIDTH_SHARE * self.graphics.viewport().width())
+        return max(1, math.floor(room / entry))
 
     def _set_legend_columns(self, index: int, columns: int) -> None:
         """Give legend ``index`` ``columns`` columns, its entries laid out afresh in them."""

@@ -223,8 +223,7 @@ class OrbitOverlay(QObject):
         """Remove the drawn branches (and their legend entries) from the plot."""
         legend = self.window.plot_item.legend
         for item in self._items:
-            if legend is not None:
-                legend.removeItem(item)
+            legend.removeItem(item)
             self.window.plot_item.removeItem(item)
         self._items = []
         self.stretches = []
@@ -241,11 +240,7 @@ class OrbitOverlay(QObject):
                 if mark in MARKERS:
                     speeds = [abs(i.normal_velocities(M)[0]) for i in orbit.contacts] or [0.0]
                     self.marks += [(mark, p, s) for s in speeds]
-        plot = window.plot_item
-        if plot.legend is None:
-            plot.addLegend(
-                offset=(-10, -10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 200)
-            )
+        plot = window.plot_item  # its legend stands beside it (plots.legend_beside)
         named: set[tuple[int, bool]] = set()
         for stretch in self.stretches:
             colour = BRANCH_COLOURS[stretch.branch % len(BRANCH_COLOURS)]
@@ -277,9 +272,9 @@ class OrbitOverlay(QObject):
             plot.addItem(item)
             self._items.append(item)
         if window.plan is None:  # no sweep drawn: the branches set the axes
-            window.plot.setLabel("bottom", window._axis_label(window.first.path()))
-            window.plot.setLabel("left", "impact speed |u_n⁻| (m/s)")
-            window.plot.setTitle("Periodic orbits: stable solid, unstable dashed", color="k")
+            window.plot_item.setLabel("bottom", window._axis_label(window.first.path()))
+            window.plot_item.setLabel("left", "impact speed |u_n⁻| (m/s)")
+            window.plot_item.setTitle("Periodic orbits: stable solid, unstable dashed", color="k")
         plot.setLogMode(x=window._log_x, y=False)
 
     def orbit_at(self, scene_pos: Any) -> tuple[int, int] | None:

@@ -62,6 +62,7 @@ from PySide6.QtWidgets import (
 from impactgui.grid import show_grid
 from impactgui.image_export import render_widget
 from impactgui.names import IMPACT_SPEED_LABEL, field_label
+from impactgui.plots import plot_with_legend_beside
 from impactgui.sweep_orbits import OrbitOverlay
 from solver.scene import Scene, SceneError, scene_to_dict
 from solver.scene_paths import NumericField, numeric_fields
@@ -446,9 +447,9 @@ class SweepWindow(QWidget):
         self.status = QLabel("Choose a field and a range, then Run sweep.")
         self.status.setWordWrap(True)
 
-        self.plot = pg.PlotWidget(background="w")
-        show_grid(self.plot, "w", alpha=0.2)
-        self.plot_item = self.plot.getPlotItem()
+        # the legend (the orbit overlay's branches) beside the plot, never over the data
+        self.plot, self.plot_item = plot_with_legend_beside()
+        show_grid(self.plot_item, "w", alpha=0.2)
         for side in ("left", "bottom"):  # black, as the live plots (grey was pale)
             axis = self.plot_item.getAxis(side)
             axis.setPen("k")
@@ -789,14 +790,16 @@ class SweepWindow(QWidget):
                     if impact.u_n_minus is not None
                 ]
             self.line.clear()
-            self.plot.setTitle("Bifurcation diagram: impact speed after the transient", color="k")
+            self.plot_item.setTitle(
+                "Bifurcation diagram: impact speed after the transient", color="k"
+            )
         else:
             for point in points:
                 value = point_value(point, column, self.plan)
                 if value is not None:
                     shown.append((float(point.values[0]), value, point.run))
             self.line.setData([p[0] for p in shown], [p[1] for p in shown])
-            self.plot.setTitle(
+            self.plot_item.setTitle(
                 f"{column} against {field_label(axis.path, self._scene_data)}", color="k"
             )
         self._shown = shown
@@ -806,11 +809,11 @@ class SweepWindow(QWidget):
         view = self.to_view(data)
         self.scatter.setData(x=view[:, 0], y=view[:, 1], data=[run for *_, run in shown])
         self.scatter.setSize(4 if column == IMPACT_SPEED else 7)
-        self.plot.setLabel("bottom", self._axis_label(axis.path))
+        self.plot_item.setLabel("bottom", self._axis_label(axis.path))
         ylabel = (
             f"{IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else self._column_label(column)
         )
-        self.plot.setLabel("left", ylabel)
+        self.plot_item.setLabel("left", ylabel)
         for side, log in (("bottom", self._log_x), ("left", self._log_y)):
             # an SI prefix on a log axis scales the powers of ten ("×0.001"): none there
             axis = self.plot_item.getAxis(side)
@@ -864,9 +867,9 @@ class SweepWindow(QWidget):
         name = f"largest {IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else None
         self.colour_bar.axis.setLabel(name or self._column_label(column))
         self._shown = [(x0 + i * dx, y0 + j * dy, i * n2 + j) for i in range(n1) for j in range(n2)]
-        self.plot.setLabel("bottom", self._axis_label(first.path))
-        self.plot.setLabel("left", self._axis_label(second.path))
-        self.plot.setTitle(f"{name or column} over the grid", color="k")
+        self.plot_item.setLabel("bottom", self._axis_label(first.path))
+        self.plot_item.setLabel("left", self._axis_label(second.path))
+        self.plot_item.setTitle(f"{name or column} over the grid", color="k")
 
     def shown_points(self) -> list[tuple[float, float, int]]:
         """What the plot shows: ``(x, y, run)`` per marker (per cell for a colour map)."""
