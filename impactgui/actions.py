@@ -262,6 +262,7 @@ def install_actions(window: MainWindow) -> None:
     tools.setObjectName("tools")
     tools.addActions(window.canvas.tool_actions())
     window.addToolBar(tools)
+    window.tools_bar = tools
     run_bar = QToolBar("Run", window)
     run_bar.setObjectName("run")
     run_bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)

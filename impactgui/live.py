@@ -36,6 +36,10 @@ SLIDERS = (
 """The live sliders: the scene field each sets, its label, unit and range (0 to largest)."""
 
 
+SLIDER_MIN_PX = 80
+"""Least width of a live slider, px."""
+
+
 def values_at(data: Mapping[str, Any], t: float) -> dict[str, float]:
     """e, μ and |g| in force at time ``t`` (s): the scene's, then its set actions up to ``t``."""
     contact = data.get("contact", {})
@@ -80,6 +84,7 @@ class LiveControls(QWidget):
             slider = QSlider(Qt.Orientation.Horizontal)
             slider.setRange(0, steps)
             slider.setObjectName(key)
+            slider.setMinimumWidth(SLIDER_MIN_PX)  # not its handle alone beside a large font
             slider.setToolTip(f"{label} from the time shown on (recorded in the scene)")
             readout = QLabel()
             readout.setMinimumWidth(80)
@@ -142,6 +147,7 @@ class LiveInteraction(QObject):
         self.dock.setObjectName("live")
         self.dock.setWidget(self.controls)
         window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
+        window.view_menu.addAction(self.dock.toggleViewAction())  # closed, it can come back
         self.controls.chosen.connect(self._on_chosen)
         window.canvas.grab_started.connect(self._on_grab_started)
         window.canvas.state_requested.connect(self._on_state_requested)

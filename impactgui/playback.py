@@ -256,6 +256,10 @@ class PlaybackClock(QObject):
         return self._events
 
 
+TIME_SLIDER_MIN_PX = 120
+"""Least width of the time slider, px."""
+
+
 class PlaybackBar(QWidget):
     """Time slider over everything computed, time readout and speed slider.
 
@@ -275,6 +279,8 @@ class PlaybackBar(QWidget):
         self.time_slider.setRange(0, _SLIDER_STEPS)
         self.time_slider.setToolTip("Scrub through everything computed so far")
         self.time_slider.setAccessibleName("time")
+        # a lecture scrubs with it: never squeezed to its handle by a large font (presentation)
+        self.time_slider.setMinimumWidth(TIME_SLIDER_MIN_PX)
         self.time_label = QLabel()
         self.time_label.setMinimumWidth(170)
         self.speed_slider = QSlider(Qt.Orientation.Horizontal)

@@ -3,7 +3,8 @@
 View ▸ Presentation (F11) turns it on and off. While on:
 
 * every font is ``scale`` times its size (1.5–2.5, set live with the
-  labelled slider of View ▸ Presentation scale…; 2 by default): menus,
+  labelled slider of View ▸ Presentation scale…; by default 2 on a screen
+  1080 px tall, in proportion on others: ``default_scale``): menus,
   panels, the event log, the canvas's labels, the plots' titles, ticks,
   axis labels and legends;
 * every line, marker and arrow is ``scale`` times as wide, on the canvas
@@ -18,7 +19,11 @@ View ▸ Presentation (F11) turns it on and off. While on:
   width under the canvas and the plots (``EVENT_LOG_SHARE`` of the height),
   and the stage table beside it shows only when it lists an impact;
 * the window is full screen, and playback honesty is on (plots and event
-  log only up to the time shown; ``impactgui.playback_honesty``).
+  log only up to the time shown; ``impactgui.playback_honesty``);
+* the editing parts hide: the Properties dock, the drawing tools' toolbar
+  (at scale 2 it pushed Pause, Step and Reset behind the toolbar's "»") and
+  the Live dock (View ▸ Live shows it again), which left the canvas and its
+  time slider a third of the width.
 
 Turning it off restores what was there before. Plots are restyled again
 every ``RESTYLE_INTERVAL_MS`` while it is on: a run adds curves (a new
@@ -45,7 +50,16 @@ if TYPE_CHECKING:
     from impactgui.mainwindow import MainWindow
 
 SCALE_DEFAULT = 2.0
-"""Default factor on fonts and line widths in presentation mode."""
+"""Factor on fonts and line widths in presentation mode on a screen ``SCALE_SCREEN_PX`` tall."""
+SCALE_SCREEN_PX = 1080
+"""Height of the screen (px) on which the default scale is ``SCALE_DEFAULT``.
+
+A projector shows the whole screen at one size on the wall, whatever its
+pixels: the same text then needs a scale in proportion to the screen's
+height. Until a scale is chosen (View ▸ Presentation scale…) it is
+``SCALE_DEFAULT · height / SCALE_SCREEN_PX`` within ``SCALE_RANGE``: 1.5 on
+a 1440 × 810 screen, where 2 left the five plots 10-16 px tall each.
+"""
 SCALE_RANGE = (1.5, 2.5)
 """Smallest and largest presentation scale."""
 CONTRAST_LIGHTNESS = 0.4
@@ -66,6 +80,12 @@ LABEL_SHARE = 0.8
 """Axis labels and legends in presentation mode, as a share of the tick labels' size."""
 
 _WIDE = Qt.Orientation.Horizontal
+
+
+def default_scale(screen_height_px: int) -> float:
+    """The presentation scale on a screen ``screen_height_px`` tall until one is chosen."""
+    scale = SCALE_DEFAULT * screen_height_px / SCALE_SCREEN_PX
+    return round(min(max(scale, SCALE_RANGE[0]), SCALE_RANGE[1]), 2)
 
 
 def contrast_colour(colour: QColor) -> QColor:
@@ -264,6 +284,8 @@ class Presentation(QObject):
         super().__init__(window)
         self.window = window
         self.scale = SCALE_DEFAULT
+        self._chosen = False
+        """True once a scale was chosen (``set_scale``): the screen no longer sets it."""
         self.enabled = False
         self.styler = PlotStyler(self._plots)
         self._saved: dict[str, object] = {}
@@ -289,6 +311,7 @@ class Presentation(QObject):
     def set_scale(self, scale: float) -> None:
         """Set the factor on fonts and line widths (clamped to ``SCALE_RANGE``)."""
         self.scale = min(max(float(scale), SCALE_RANGE[0]), SCALE_RANGE[1])
+        self._chosen = True
         if self.enabled:
             self._apply(self.scale)
 
@@ -317,6 +340,8 @@ class Presentation(QObject):
             ],
             "widths": [log.columnWidth(c) for c in range(log.horizontalHeader().count())],
             "properties": window.properties_dock.isVisible(),
+            "tools": window.tools_bar.isVisible(),
+            "live": window.live.dock.isVisible(),
             "geometry": window.saveGeometry(),
             "docks": window.saveState(),
             "corner": window.corner(Qt.Corner.BottomRightCorner),
@@ -329,6 +354,8 @@ class Presentation(QObject):
         log.verticalScrollBar().valueChanged.connect(self._fit_event_columns)
         window.honesty.set_enabled(True)
         window.properties_dock.hide()
+        window.tools_bar.hide()
+        window.live.dock.hide()  # View ▸ Live shows it again
         # the event log takes the whole width under the canvas and the plots, and a share of
         # the height: its labelled velocities are long, and a lecture needs more than two rows
         window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -337,6 +364,8 @@ class Presentation(QObject):
         screen = window.screen().geometry()
         window.setGeometry(screen)  # without a window manager, full screen is only a state
         window.resizeDocks([window.plots_dock], [round(screen.width() * PLOTS_SHARE)], _WIDE)
+        if not self._chosen:
+            self.scale = default_scale(screen.height())
         self._apply(self.scale)
         # a share of the screen, and at least the header and EVENT_LOG_ROWS rows of large text
         rows = (EVENT_LOG_ROWS + 3) * log.verticalHeader().defaultSectionSize()  # + header, bars
@@ -364,6 +393,8 @@ class Presentation(QObject):
         window.setCorner(Qt.Corner.BottomLeftCorner, saved["left corner"])
         window.restoreState(saved["docks"])
         window.properties_dock.setVisible(bool(saved["properties"]))
+        window.tools_bar.setVisible(bool(saved["tools"]))
+        window.live.dock.setVisible(bool(saved["live"]))
         # The font and layout changes are posted events: deliver them now. Left for the
         # interpreter's exit, they would reach pyqtgraph's Python items half torn down.
         QCoreApplication.sendPostedEvents()

@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QToolBar, 
 
 from impactgui.canvas import SceneCanvas
 from impactgui.document import SceneDocument
+from impactgui.playback import TIME_SLIDER_MIN_PX
+from impactgui.presentation import SCALE_RANGE, default_scale
 from impactgui.presets import DEFAULT_SCENE
 from tests.gui.conftest import run_to_end, scene_path
 
@@ -582,3 +584,42 @@ def test_the_canvas_leaves_room_for_its_top_tick_label(qtbot, window) -> None:
     plot_item = window.canvas.plot.getPlotItem()
     room = plot_item.layout.getContentsMargins()[1]
     assert room >= window.canvas.fontMetrics().height() / 2
+
+
+def test_presentation_scale_follows_the_screen_height_until_one_is_chosen() -> None:
+    # a projector shows the whole screen at one size: 2 on 1080 px is 1.5 on 810 px
+    assert default_scale(1080) == 2.0
+    assert default_scale(810) == 1.5
+    assert default_scale(1200) == pytest.approx(2.22)
+    assert default_scale(600) == SCALE_RANGE[0] and default_scale(2160) == SCALE_RANGE[1]
+
+
+def test_presentation_on_a_short_screen_keeps_the_run_controls_the_slider_and_the_plots(
+    qtbot, window
+) -> None:
+    # at scale 2 on a 1440 x 810 screen the drawing tools pushed Pause, Step and Reset behind
+    # the toolbar's "»", the Live dock squeezed the time slider to its handle and the five
+    # plots were 10-16 px tall (docs/screenshots/presentation_honest.png before)
+    assert window.open_preset(scene_path("wheel_curb_e03"))
+    window.playback_bar.set_speed(float("inf"))
+    run_to_end(qtbot, window)
+    assert window.tools_bar.isVisible() and window.live.dock.isVisible()
+    window.presentation_action.trigger()
+    qtbot.waitUntil(lambda: window.presentation.enabled)
+    try:
+        screen = window.screen().geometry()
+        assert window.presentation.scale == default_scale(screen.height())
+        assert not window.tools_bar.isVisible() and not window.live.dock.isVisible()
+        run_bar = window.findChild(QToolBar, "run")
+        for action in (window.run_action, window.pause_action, window.step_action):
+            button = run_bar.widgetForAction(action)
+            assert button is not None and button.isVisible()
+            assert run_bar.rect().contains(button.geometry())
+        qtbot.waitUntil(lambda: window.playback_bar.time_slider.width() >= TIME_SLIDER_MIN_PX)
+        shown = [plot for plot in window.plots.plots if plot.isVisible()]
+        assert len(shown) == 5
+        assert min(plot.vb.height() for plot in shown) >= 25
+        assert window.live.dock.toggleViewAction() in window.view_menu.actions()
+    finally:
+        window.presentation.set_enabled(False)
+    assert window.tools_bar.isVisible() and window.live.dock.isVisible()
