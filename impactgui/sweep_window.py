@@ -454,6 +454,9 @@ class SweepWindow(QWidget):
             axis = self.plot_item.getAxis(side)
             axis.setPen("k")
             axis.setTextPen("k")
+            # the values in the label's unit: pyqtgraph's own prefix wrote impact speeds of
+            # 0.17-0.30 m/s as "170-300" beside "(m/s) (x0.001)"
+            axis.enableAutoSIPrefix(False)
         self.scatter = pg.ScatterPlotItem(
             size=4, pen=None, brush=pg.mkBrush(20, 60, 160, 150), pxMode=True
         )
@@ -863,6 +866,7 @@ class SweepWindow(QWidget):
                 values=(low, high), colorMap="viridis", interactive=False
             )
             self.colour_bar.setImageItem(self.image, insert_in=self.plot_item)
+            self.colour_bar.axis.enableAutoSIPrefix(False)
         self.colour_bar.setLevels((low, high))
         name = f"largest {IMPACT_SPEED_LABEL} (m/s)" if column == IMPACT_SPEED else None
         self.colour_bar.axis.setLabel(name or self._column_label(column))

@@ -226,6 +226,15 @@ def test_continue_orbits_on_a_compliant_stop_draws_its_touch_speeds(qtbot):
     assert [k for k, *_ in overlay.marks if k == "period_doubling"]
 
 
+def _ticks(axis) -> list[tuple[float, float]]:
+    """The tick values an axis labels now, ``(spacing, value)``."""
+    low, high = axis.range
+    size = axis.geometry().height() if axis.orientation in ("left", "right") else 1.0
+    return [
+        (spacing, value) for spacing, values in axis.tickValues(low, high, size) for value in values
+    ]
+
+
 def test_continue_orbits_follows_a_period_doubling_cascade(qtbot, tmp_path):
     """The box's "doubled branches" at 3: branches of periods 1, 2, 4, 8, each started at the
     located doubling of the one before, all drawn (each in its own colour) as
@@ -272,6 +281,12 @@ def test_continue_orbits_follows_a_period_doubling_cascade(qtbot, tmp_path):
     assert sorted(colours) == [0, 1, 2, 3]
     assert len({c for cs in colours.values() for c in cs}) == 4
     sweep.plot_item.vb.autoRange()
+    qtbot.wait(50)
+    # the impact speeds (0.17-0.30 m/s) read in m/s: pyqtgraph's prefix wrote "170-300" and
+    # "(m/s) (x0.001)"
+    left = sweep.plot_item.getAxis("left")
+    assert left.autoSIPrefixScale == 1.0 and "x0.001" not in left.labelString()
+    assert all(0.1 < v < 0.4 for _p, v in _ticks(left))
     bar = sweep.controls_scroll.verticalScrollBar()
     bar.setValue(bar.maximum())  # the "Periodic orbits" box and its list in view
     qtbot.wait(200)
