@@ -77,6 +77,7 @@ class StopPhase:
     ) -> None:
         self.s, self.m, self.pairs, self.smooth, self.affine = setup, motion, pairs, smooth, affine
         self.recorder, self.handler, self.zeno = recorder, handler, zeno
+        self._result = np.zeros(4)  # the loop's closing, read at once after each call
 
     def stop_phase(self, out: StepOutput, gaps: GapSet) -> bool:
         """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
@@ -92,37 +93,35 @@ class StopPhase:
         affine = self._stop_gaps(gaps)
         if affine is None:
             return False
-        A, b, sided = affine.sided_rows(self.m.q)
-        A = A.toarray()  # the compiled phase reads dense rows (a few beads)
-        flow = self.smooth.free_flow() if sided else None
+        rows = self._dense_rows(affine)
+        if rows is None:
+            return False
+        A, b, b_max = rows
+        flow = self.smooth.free_flow()
         if flow is None:
             return False
-        rate = flow.max_rate
-        maps = flow.coordinate_maps() if rate > 0.0 else None
-        if maps is None:
+        loop = self._loop_arguments(flow)
+        if loop is None:
             return False
-        scale = 1.0 + float(np.abs(self.m.q).max()) + float(np.abs(b).max())
-        model = self.smooth.bead_model()
-        forcing, C = self._forcing_table(model)
-        sample = self.recorder.next_sample_at
-        result = np.zeros(4)
+        rate, h, maps, forcing, C = loop
+        scale = 1.0 + float(np.abs(self.m.q).max()) + b_max
+        result = self._result
         row = np.empty(2 * self.s.N + 3)
         # the row is always filled (no sample is "due" to the loop): the state the phase ends
         # in is the same whatever the output grid, which only reads the motion on the way
         status = compiled_phase_end()(
-            self.m.t, self.s.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, self.m.q, self.m.v,
-            *maps, A, b,
+            self.m.t, self.s.t_end, h, rate, self.m.q, self.m.v, *maps, A, b,
             1e-13 * scale, forcing, C, self.m.work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
             result, row,
         )  # fmt: skip
         if status == UNDECIDED:
             return False
         t_hit = float(result[0]) if status == CLOSING else self.s.t_end
-        if samples_due(sample, t_hit, self.s.t_end):
+        if samples_due(self.recorder.next_sample_at, t_hit, self.s.t_end):
             # output samples on the way, read from the phase's pieces as the general phase
             # reads them; the sample at t_end is the state the phase ends in (_finish)
             motion = flow.start(self.m.t, self.m.q, self.m.v)
-            for piece in self.smooth.linear_pieces(motion, model):
+            for piece in self.smooth.linear_pieces(motion, self.smooth.bead_model()):
                 end = min(piece.tb, t_hit)
                 self.recorder.emit_samples(
                     out, piece.state, end, inclusive=False, states=piece.states
@@ -153,6 +152,34 @@ class StopPhase:
             affine = self.affine.affine(gaps) if self.pairs.pairs_complete() else None
             kept = (gaps, affine if affine is not None and len(affine.first) else None)
             self._stop_gaps_kept = kept
+        return kept[1]
+
+    def _dense_rows(self, affine: AffineGaps) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """The gaps' rows ``(A, b)`` on the sides of the stops ``q`` is on, ``A`` dense, and
+        ``max |b|`` (m); None when a bead's centre is on a stop's line. Kept per rows (the
+        sides change only when a bead crosses a stop's line)."""
+        A, b, sided = affine.sided_rows(self.m.q)
+        kept = self.__dict__.get("_dense_kept")
+        if kept is None or kept[0] is not A:
+            # the compiled phase reads dense rows (a few beads)
+            kept = (A, (A.toarray(), b, float(np.abs(b).max())) if sided else None)
+            self._dense_kept = kept
+        return kept[1]
+
+    def _loop_arguments(self, flow: Any) -> tuple[Any, ...] | None:
+        """What the compiled loop reads of ``flow``: ``(rate, sub-interval, coordinate maps,
+        forcing table, damping matrix)``, kept per flow; None without a closed form of the
+        loop's kind."""
+        kept = self.__dict__.get("_loop_kept")
+        if kept is None or kept[0] is not flow:
+            rate = flow.max_rate
+            maps = flow.coordinate_maps() if rate > 0.0 else None
+            loop = None
+            if maps is not None:
+                forcing, C = self._forcing_table(self.smooth.bead_model())
+                loop = (rate, 1.0 / (SUBINTERVALS_PER_RATE * rate), maps, forcing, C)
+            kept = (flow, loop)
+            self._loop_kept = kept
         return kept[1]
 
     def _forcing_table(self, model: LinearBeadModel) -> tuple[np.ndarray, np.ndarray]:
