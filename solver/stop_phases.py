@@ -250,7 +250,8 @@ class StopPhase:
         if len(dofs) != 1 or d != affine.first[row] or float(G[0]) != side:
             return False
         v = self.m.v
-        u = side * float(v[d])
+        v_d = float(v[d])
+        u = side * v_d
         if not u < -IMPACT_SPEED_TOL * (1.0 + 1e-6):
             return False
         if curvature > 0.0 and u * u <= 2.0 * curvature * GAP_TOL * (1.0 + 1e-6):
@@ -259,14 +260,14 @@ class StopPhase:
         w = side * m_inv
         k = side * w
         jump = (-(1.0 + restitution) * u) * (w / k)
-        v_plus = v.copy()
-        v_plus[d] = v[d] + jump
-        if not side * float(v_plus[d]) > max(IMPACT_SPEED_TOL, REST_SPEED_TOL) * (1.0 + 1e-6):
+        if not side * (v_d + jump) > max(IMPACT_SPEED_TOL, REST_SPEED_TOL) * (1.0 + 1e-6):
             return False  # it stays closed: the contact problem decides
+        v_plus = v.copy()
+        v_plus[d] = v_d + jump
         energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
         impulse = side * (mass * jump) / (side * side)
         halfway = v.copy()
-        halfway[d] = v[d] + jump / (1.0 + restitution)
+        halfway[d] = v_d + jump / (1.0 + restitution)
         stage = ImpactStage(
             y=v.copy(),
             w=halfway,
