@@ -77,7 +77,7 @@ class StopPhase:
     ) -> None:
         self.s, self.m, self.pairs, self.smooth, self.affine = setup, motion, pairs, smooth, affine
         self.recorder, self.handler, self.zeno = recorder, handler, zeno
-        self._result = np.zeros(4)  # the loop's closing, read at once after each call
+        self._result = np.zeros(6)  # the loop's closing, read at once after each call
 
     def stop_phase(self, out: StepOutput, gaps: GapSet) -> bool:
         """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
@@ -104,14 +104,14 @@ class StopPhase:
         if loop is None:
             return False
         rate, h, maps, forcing, C = loop
-        scale = 1.0 + float(np.abs(self.m.q).max()) + b_max
+        margin = 1e-13 * (1.0 + float(np.abs(self.m.q).max()) + b_max)  # of the scale (m)
         result = self._result
         row = np.empty(2 * self.s.N + 3)
         # the row is always filled (no sample is "due" to the loop): the state the phase ends
         # in is the same whatever the output grid, which only reads the motion on the way
         status = compiled_phase_end()(
             self.m.t, self.s.t_end, h, rate, self.m.q, self.m.v, *maps, A, b,
-            1e-13 * scale, forcing, C, self.m.work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
+            margin, forcing, C, self.m.work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
             result, row,
         )  # fmt: skip
         if status == UNDECIDED:
@@ -137,7 +137,7 @@ class StopPhase:
             return True
         k = int(result[1])
         pair = gaps.pairs[int(affine.pair_rows[k])]
-        if not self._stop_impact(out, pair, affine, A, b, k, float(result[3]), scale):
+        if not self._stop_impact(out, pair, affine, A, k, result.tolist(), margin):
             self.handler.handle(out, FoundEvent(t_hit, "gap", pair.key))
         return True
 
@@ -224,26 +224,24 @@ class StopPhase:
         pair: Any,
         affine: AffineGaps,
         A: np.ndarray,
-        b: np.ndarray,
         row: int,
-        curvature: float,
-        scale: float,
+        closing: list[float],
+        margin: float,
     ) -> bool:
         """The impact at a closing of affine gap ``row`` if it is the simple one; False otherwise.
 
         One bead against a stop, frictionless, no other gap within
-        ``GAP_TOL``; ``curvature`` is the gap's second derivative (m/s²) at
-        the closing, the normal acceleration of the motion that led to it;
-        ``scale`` (m) that of the coordinates and stops. Nothing is changed
-        when False is returned.
+        ``GAP_TOL``; ``closing`` is what the loop found of it
+        (:func:`solver.stop_closing.phase_end`): its second derivative (m/s²)
+        at the closing, the normal acceleration of the motion that led to it,
+        the gap and the lowest other gap (m) there. ``margin`` (m) is the
+        rounding margin of the coordinates' and stops' scale. Nothing is
+        changed when False is returned.
         """
         if pair.j >= 0 or pair.friction != 0.0 or affine.second[row] >= 0:
             return False
-        g = A @ self.m.q - b
-        margin = 1e-13 * scale
-        closing = float(g[row])
-        g[row] = np.inf
-        if not abs(closing) <= GAP_TOL - margin or g.min() <= GAP_TOL + margin:
+        curvature, gap, lowest = closing[3:6]
+        if not abs(gap) <= GAP_TOL - margin or lowest <= GAP_TOL + margin:
             return False
         side = float(A[row, affine.first[row]])
         dofs, G, restitution, d, m_inv, mass = self._stop_contact(pair, side)

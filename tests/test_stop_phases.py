@@ -139,14 +139,49 @@ def test_the_compiled_loop_gives_the_plain_loops_answers(params, t0):
     _, _, arguments = phase_arguments(params, t0)
     answers = []
     for loop in (stop_closing.phase_end, stop_closing.compiled_phase_end()):
-        result, row = np.zeros(4), np.zeros(5)
+        result, row = np.zeros(6), np.zeros(5)
         answers.append((loop(*arguments, result, row), result, row))
     (status, result, row), (status_c, result_c, row_c) = answers
     assert status == status_c
     if status != stop_closing.UNDECIDED:
         assert result_c[0] == pytest.approx(result[0], rel=0.0, abs=1e-13)
         assert result_c[1] == result[1]
+        if status == stop_closing.CLOSING:  # the gaps at the row's coordinates
+            assert result_c[4:] == pytest.approx(result[4:], rel=0.0, abs=1e-12)
         assert row_c == pytest.approx(row, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.floats(-2.0, 2.0), min_size=n, max_size=n),
+            st.lists(
+                st.tuples(st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n), st.floats(-1, 1)),
+                min_size=1,
+                max_size=4,
+            ),
+        )
+    ),
+    st.integers(0, 3),
+)
+def test_the_gaps_at_a_closing_are_the_rows_sums(case, k):
+    """row_gaps: gap k and the lowest other as Σ A_jn q_n − b_j summed in order from 0 (floats)."""
+    q, rows = case
+    k %= len(rows)
+    A = np.array([a for a, _ in rows]).reshape(len(rows), len(q))
+    b = np.array([c for _, c in rows])
+    result = np.zeros(6)
+    stop_closing.row_gaps(A, b, np.array([*q, 9.0, 9.0]), k, result)
+    gaps = []
+    for a, c in rows:
+        s = 0.0  # in order, no compensation (Python's sum compensates from 3.12 on)
+        for a_n, q_n in zip(a, q, strict=True):
+            s += a_n * q_n
+        gaps.append(s - c)
+    assert result[4] == gaps[k]
+    assert result[5] == min([g for j, g in enumerate(gaps) if j != k], default=math.inf)
+    assert result[4] == pytest.approx((A @ np.array(q) - b)[k], rel=0.0, abs=1e-14)
 
 
 @settings(max_examples=40, deadline=None)
