@@ -196,6 +196,37 @@ def _root(k, order, ta, tb, t0, lam, D, P, A, b):
     return t
 
 
+def _stays_open(k, tau_a, tau_b, g, u, lam, D, P, A, floor):
+    """Whether gap ``k`` is above ``floor`` (m) at the 15 inner sixteenths of ``[τa, τb]`` (s).
+
+    ``g`` (m) and ``u`` (m/s) are the gap and its rate at ``τa``. The gap is
+    at least ``g + u s − C s² / 2`` at ``s`` after ``τa``, ``C`` a bound of
+    its second derivative over the interval from the terms' moduli
+    (``|λ² Σ_n A_kn D_ns| exp(Re λ τ)`` at the end where it is larger, and
+    ``p (p − 1) |Σ_n A_kn P_pn| |τ|^(p − 2)`` at the larger ``|τ|``): a
+    concave bound, above ``floor`` at the first and the last sample, so on
+    all (:func:`solver.affine_gaps._stays_open`, the general scan's).
+    """
+    bound = 0.0
+    for s in range(len(lam)):
+        c = 0j
+        for n in range(A.shape[1]):
+            c += A[k, n] * D[n, s]
+        grow = math.exp(max(lam[s].real * tau_a, lam[s].real * tau_b))
+        bound += abs(lam[s] * lam[s] * c) * grow
+    far = max(abs(tau_a), abs(tau_b))
+    for p in range(2, P.shape[0]):
+        d = 0.0
+        for n in range(A.shape[1]):
+            d += A[k, n] * P[p, n]
+        bound += p * (p - 1) * abs(d) * far ** (p - 2)
+    width = tau_b - tau_a
+    for s in (width / 16.0, width * 15.0 / 16.0):
+        if not g + u * s - 0.5 * bound * s * s > floor:
+            return False
+    return True
+
+
 def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
     """The first closing of the gaps ``g_k`` in ``[t0, t_stop]`` (s), on sub-intervals of ``h`` (s).
 
@@ -258,10 +289,14 @@ def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
                 elif not gb[k] > high:
                     return UNDECIDED
                 else:
-                    # open at the end: a dip below zero between needs its rate to turn twice
-                    for n in range(1, 16):
-                        if _gap(k, ta + (tb - ta) * n / 16.0 - t0, lam, D, P, A, b)[0] < low:
-                            return UNDECIDED
+                    # open at the end: a dip below zero between needs its rate to turn twice;
+                    # the samples the general scan looks at, or the bound that spares it them
+                    if not _stays_open(
+                        k, ta - t0, tb - t0, ga[k], ua[k], lam, D, P, A, low + margin
+                    ):
+                        for n in range(1, 16):
+                            if _gap(k, ta + (tb - ta) * n / 16.0 - t0, lam, D, P, A, b)[0] < low:
+                                return UNDECIDED
                     leaving[k] = False
             elif gb[k] < low:
                 t_hit = _root(k, 0, ta, tb, t0, lam, D, P, A, b)
@@ -425,7 +460,8 @@ def compiled_phase_end() -> Callable[..., int]:
     from numba.extending import register_jitable
 
     for function in (
-        _motion, _gaps, _gap, _root, initial_forms, first_closing, carried_row, row_gaps,
+        _motion, _gaps, _gap, _root, _stays_open, initial_forms, first_closing, carried_row,
+        row_gaps,
         samples_due,
     ):  # fmt: skip
         register_jitable(function)  # callable from compiled code, unchanged for Python
