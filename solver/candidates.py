@@ -115,15 +115,13 @@ class CandidateSearch:
             )
             if not float(np.hypot(x - x0, y - y0)) > 0.125 * self.margin:
                 return self._pair_set
-            disks = np.zeros(1, dtype=int)
             if self.search_finds_the_same((x, y)):
                 self.pairs_found_at = np.array([[x, y]])
                 return self._pair_set
+            disks = np.zeros(1, dtype=int)
         else:
+            # (search_finds_the_same holds only for one disk)
             disks = np.nonzero(self.displacements() > 0.125 * self.margin)[0]
-            if len(disks) and self.search_finds_the_same():
-                self.pairs_found_at[disks] = self.s.system.centres(self.m.q)[disks]
-                return self._pair_set
         if len(disks):
             old = self._pair_set
             moved = np.zeros(self.s.system.n_disks + 1, dtype=bool)
