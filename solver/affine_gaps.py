@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -101,6 +102,11 @@ class AffineGaps:
         default_factory=dict, compare=False, repr=False
     )
 
+    @cached_property
+    def _stops(self) -> np.ndarray:
+        """Which gaps are a bead's against a stop (the others a pair of beads')."""
+        return self.second < 0
+
     def rows(self, q: np.ndarray) -> tuple[scipy.sparse.csr_array, np.ndarray]:
         """``(A, b)`` with the gaps ``A q − b`` (m) on the side of each stop that ``q`` is on.
 
@@ -114,7 +120,7 @@ class AffineGaps:
 
     def sided_rows(self, q: np.ndarray) -> tuple[scipy.sparse.csr_array, np.ndarray, bool]:
         """:meth:`rows` and whether every row has a side (no bead centre on a stop's line)."""
-        side = np.where(self.second < 0, np.sign(q[self.first] - self.line), self.order)
+        side = np.where(self._stops, np.sign(q[self.first] - self.line), self.order)
         key = (len(q), side.tobytes())
         found = self.known_rows.get(key)
         if found is None:

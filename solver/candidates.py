@@ -115,15 +115,13 @@ class CandidateSearch:
             )
             if not float(np.hypot(x - x0, y - y0)) > 0.125 * self.margin:
                 return self._pair_set
-            disks = np.zeros(1, dtype=int)
-            if self.search_finds_the_same():
+            if self.search_finds_the_same((x, y)):
                 self.pairs_found_at = np.array([[x, y]])
                 return self._pair_set
+            disks = np.zeros(1, dtype=int)
         else:
+            # (search_finds_the_same holds only for one disk)
             disks = np.nonzero(self.displacements() > 0.125 * self.margin)[0]
-            if len(disks) and self.search_finds_the_same():
-                self.pairs_found_at[disks] = self.s.system.centres(self.m.q)[disks]
-                return self._pair_set
         if len(disks):
             old = self._pair_set
             moved = np.zeros(self.s.system.n_disks + 1, dtype=bool)
@@ -136,18 +134,19 @@ class CandidateSearch:
             self.pairs_found_at[disks] = self.s.system.centres(self.m.q)[disks]
         return self._pair_set
 
-    def search_finds_the_same(self) -> bool:
+    def search_finds_the_same(self, centre: tuple[float, float] | None = None) -> bool:
         """Whether searching the pairs again would give the pairs held, in their order.
 
         One disk (its pairs are all the pairs, found in one sorted search),
         every pair a candidate, a margin at least the diagonal of the box of
         the scene's features and first disk positions, and the disk's centre
-        still in that box: the search reports every feature again.
+        (``centre``, m, when the caller has it) still in that box: the search
+        reports every feature again.
         """
         covered = getattr(self, "_covered", None)
         if covered is None or self.s.system.n_disks != 1 or not self.pairs_complete():
             return False
-        ((x, y),) = self.s.system.centres(self.m.q).tolist()
+        x, y = centre if centre is not None else self.s.system.centres(self.m.q)[0].tolist()
         (lo_x, lo_y), (hi_x, hi_y) = covered
         return lo_x <= x <= hi_x and lo_y <= y <= hi_y
 

@@ -196,6 +196,37 @@ def _root(k, order, ta, tb, t0, lam, D, P, A, b):
     return t
 
 
+def _stays_open(k, tau_a, tau_b, g, u, lam, D, P, A, floor):
+    """Whether gap ``k`` is above ``floor`` (m) at the 15 inner sixteenths of ``[τa, τb]`` (s).
+
+    ``g`` (m) and ``u`` (m/s) are the gap and its rate at ``τa``. The gap is
+    at least ``g + u s − C s² / 2`` at ``s`` after ``τa``, ``C`` a bound of
+    its second derivative over the interval from the terms' moduli
+    (``|λ² Σ_n A_kn D_ns| exp(Re λ τ)`` at the end where it is larger, and
+    ``p (p − 1) |Σ_n A_kn P_pn| |τ|^(p − 2)`` at the larger ``|τ|``): a
+    concave bound, above ``floor`` at the first and the last sample, so on
+    all (:func:`solver.affine_gaps._stays_open`, the general scan's).
+    """
+    bound = 0.0
+    for s in range(len(lam)):
+        c = 0j
+        for n in range(A.shape[1]):
+            c += A[k, n] * D[n, s]
+        grow = math.exp(max(lam[s].real * tau_a, lam[s].real * tau_b))
+        bound += abs(lam[s] * lam[s] * c) * grow
+    far = max(abs(tau_a), abs(tau_b))
+    for p in range(2, P.shape[0]):
+        d = 0.0
+        for n in range(A.shape[1]):
+            d += A[k, n] * P[p, n]
+        bound += p * (p - 1) * abs(d) * far ** (p - 2)
+    width = tau_b - tau_a
+    for s in (width / 16.0, width * 15.0 / 16.0):
+        if not g + u * s - 0.5 * bound * s * s > floor:
+            return False
+    return True
+
+
 def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
     """The first closing of the gaps ``g_k`` in ``[t0, t_stop]`` (s), on sub-intervals of ``h`` (s).
 
@@ -211,7 +242,7 @@ def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
         The affine gaps ``g = A q − b`` (m).
     margin : float
         Rounding margin (m) about the tolerances within which a value is undecided.
-    result : numpy.ndarray, shape (4,)
+    result : numpy.ndarray, shape (4,) or longer
         Filled on ``CLOSING``: time (s), gap row, its rate (m/s) and its
         second derivative (m/s²) there.
 
@@ -258,10 +289,14 @@ def first_closing(t0, t_stop, h, lam, D, P, A, b, margin, result):
                 elif not gb[k] > high:
                     return UNDECIDED
                 else:
-                    # open at the end: a dip below zero between needs its rate to turn twice
-                    for n in range(1, 16):
-                        if _gap(k, ta + (tb - ta) * n / 16.0 - t0, lam, D, P, A, b)[0] < low:
-                            return UNDECIDED
+                    # open at the end: a dip below zero between needs its rate to turn twice;
+                    # the samples the general scan looks at, or the bound that spares it them
+                    if not _stays_open(
+                        k, ta - t0, tb - t0, ga[k], ua[k], lam, D, P, A, low + margin
+                    ):
+                        for n in range(1, 16):
+                            if _gap(k, ta + (tb - ta) * n / 16.0 - t0, lam, D, P, A, b)[0] < low:
+                                return UNDECIDED
                     leaving[k] = False
             elif gb[k] < low:
                 t_hit = _root(k, 0, ta, tb, t0, lam, D, P, A, b)
@@ -374,7 +409,10 @@ def phase_end(
     ``to_poly``). The row holds the state at the closing (at ``t_end``
     when nothing closes) when the next output sample, at ``sample`` (s),
     comes after it (:func:`samples_due` false); else, and when
-    ``UNDECIDED``, it is not filled.
+    ``UNDECIDED``, it is not filled. With the row filled at a closing,
+    ``result[4]`` is the closing gap (m) and ``result[5]`` the lowest of the
+    others (``inf`` without others) at the row's coordinates, ``A q − b`` as
+    numpy forms it (:func:`row_gaps`).
     """
     D = np.empty((to_singles.shape[0], to_singles.shape[1]), dtype=np.complex128)
     P = np.empty((to_poly.shape[0], to_poly.shape[1]))
@@ -384,7 +422,26 @@ def phase_end(
         t = result[0] if status == CLOSING else t_end
         if not samples_due(sample, t, t_end):
             carried_row(t0, t_end, t, rate, lam, D, P, forcing, C, work, nodes, weights, row)
+            if status == CLOSING:
+                row_gaps(A, b, row, int(result[1]), result)
     return status
+
+
+def row_gaps(A, b, row, k, result):
+    """Gap ``k`` (m) at the coordinates ``row[:N]`` in ``result[4]``, the lowest other in
+    ``result[5]`` (``inf`` without others): each ``Σ_n A_jn q_n − b_j``, summed in order
+    from 0 as numpy's product of a few coordinates sums it."""
+    lowest = math.inf
+    for j in range(len(b)):
+        s = 0.0
+        for n in range(A.shape[1]):
+            s += A[j, n] * row[n]
+        g = s - b[j]
+        if j == k:
+            result[4] = g
+        elif g < lowest:
+            lowest = g
+    result[5] = lowest
 
 
 def samples_due(sample, t, t_end):
@@ -403,7 +460,9 @@ def compiled_phase_end() -> Callable[..., int]:
     from numba.extending import register_jitable
 
     for function in (
-        _motion, _gaps, _gap, _root, initial_forms, first_closing, carried_row, samples_due,
+        _motion, _gaps, _gap, _root, _stays_open, initial_forms, first_closing, carried_row,
+        row_gaps,
+        samples_due,
     ):  # fmt: skip
         register_jitable(function)  # callable from compiled code, unchanged for Python
     return numba.njit(cache=True)(phase_end)
@@ -423,5 +482,5 @@ def load_compiled() -> None:
         np.zeros(S, dtype=np.complex128), np.zeros((N, S, m), dtype=np.complex128),
         np.zeros((3, N, m)), np.ones((1, N)), np.ones(1), 1e-13, np.zeros((1, N + 2)),
         np.zeros((N, N)), np.zeros(3), GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], 0.0,
-        np.zeros(4), np.zeros(2 * N + 3),
+        np.zeros(6), np.zeros(2 * N + 3),
     )  # fmt: skip

@@ -77,6 +77,7 @@ class StopPhase:
     ) -> None:
         self.s, self.m, self.pairs, self.smooth, self.affine = setup, motion, pairs, smooth, affine
         self.recorder, self.handler, self.zeno = recorder, handler, zeno
+        self._result = np.zeros(6)  # the loop's closing, read at once after each call
 
     def stop_phase(self, out: StepOutput, gaps: GapSet) -> bool:
         """Run this phase on the fast path if it qualifies; False (nothing done) otherwise."""
@@ -92,37 +93,35 @@ class StopPhase:
         affine = self._stop_gaps(gaps)
         if affine is None:
             return False
-        A, b, sided = affine.sided_rows(self.m.q)
-        A = A.toarray()  # the compiled phase reads dense rows (a few beads)
-        flow = self.smooth.free_flow() if sided else None
+        rows = self._dense_rows(affine)
+        if rows is None:
+            return False
+        A, b, b_max = rows
+        flow = self.smooth.free_flow()
         if flow is None:
             return False
-        rate = flow.max_rate
-        maps = flow.coordinate_maps() if rate > 0.0 else None
-        if maps is None:
+        loop = self._loop_arguments(flow)
+        if loop is None:
             return False
-        scale = 1.0 + float(np.abs(self.m.q).max()) + float(np.abs(b).max())
-        model = self.smooth.bead_model()
-        forcing, C = self._forcing_table(model)
-        sample = self.recorder.next_sample_at
-        result = np.zeros(4)
+        rate, h, maps, forcing, C = loop
+        margin = 1e-13 * (1.0 + float(np.abs(self.m.q).max()) + b_max)  # of the scale (m)
+        result = self._result
         row = np.empty(2 * self.s.N + 3)
         # the row is always filled (no sample is "due" to the loop): the state the phase ends
         # in is the same whatever the output grid, which only reads the motion on the way
         status = compiled_phase_end()(
-            self.m.t, self.s.t_end, 1.0 / (SUBINTERVALS_PER_RATE * rate), rate, self.m.q, self.m.v,
-            *maps, A, b,
-            1e-13 * scale, forcing, C, self.m.work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
+            self.m.t, self.s.t_end, h, rate, self.m.q, self.m.v, *maps, A, b,
+            margin, forcing, C, self.m.work, GAUSS_LEGENDRE[0], GAUSS_LEGENDRE[1], math.inf,
             result, row,
         )  # fmt: skip
         if status == UNDECIDED:
             return False
         t_hit = float(result[0]) if status == CLOSING else self.s.t_end
-        if samples_due(sample, t_hit, self.s.t_end):
+        if samples_due(self.recorder.next_sample_at, t_hit, self.s.t_end):
             # output samples on the way, read from the phase's pieces as the general phase
             # reads them; the sample at t_end is the state the phase ends in (_finish)
             motion = flow.start(self.m.t, self.m.q, self.m.v)
-            for piece in self.smooth.linear_pieces(motion, model):
+            for piece in self.smooth.linear_pieces(motion, self.smooth.bead_model()):
                 end = min(piece.tb, t_hit)
                 self.recorder.emit_samples(
                     out, piece.state, end, inclusive=False, states=piece.states
@@ -138,7 +137,7 @@ class StopPhase:
             return True
         k = int(result[1])
         pair = gaps.pairs[int(affine.pair_rows[k])]
-        if not self._stop_impact(out, pair, affine, A, b, k, float(result[3]), scale):
+        if not self._stop_impact(out, pair, affine, A, k, result.tolist(), margin):
             self.handler.handle(out, FoundEvent(t_hit, "gap", pair.key))
         return True
 
@@ -153,6 +152,34 @@ class StopPhase:
             affine = self.affine.affine(gaps) if self.pairs.pairs_complete() else None
             kept = (gaps, affine if affine is not None and len(affine.first) else None)
             self._stop_gaps_kept = kept
+        return kept[1]
+
+    def _dense_rows(self, affine: AffineGaps) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """The gaps' rows ``(A, b)`` on the sides of the stops ``q`` is on, ``A`` dense, and
+        ``max |b|`` (m); None when a bead's centre is on a stop's line. Kept per rows (the
+        sides change only when a bead crosses a stop's line)."""
+        A, b, sided = affine.sided_rows(self.m.q)
+        kept = self.__dict__.get("_dense_kept")
+        if kept is None or kept[0] is not A:
+            # the compiled phase reads dense rows (a few beads)
+            kept = (A, (A.toarray(), b, float(np.abs(b).max())) if sided else None)
+            self._dense_kept = kept
+        return kept[1]
+
+    def _loop_arguments(self, flow: Any) -> tuple[Any, ...] | None:
+        """What the compiled loop reads of ``flow``: ``(rate, sub-interval, coordinate maps,
+        forcing table, damping matrix)``, kept per flow; None without a closed form of the
+        loop's kind."""
+        kept = self.__dict__.get("_loop_kept")
+        if kept is None or kept[0] is not flow:
+            rate = flow.max_rate
+            maps = flow.coordinate_maps() if rate > 0.0 else None
+            loop = None
+            if maps is not None:
+                forcing, C = self._forcing_table(self.smooth.bead_model())
+                loop = (rate, 1.0 / (SUBINTERVALS_PER_RATE * rate), maps, forcing, C)
+            kept = (flow, loop)
+            self._loop_kept = kept
         return kept[1]
 
     def _forcing_table(self, model: LinearBeadModel) -> tuple[np.ndarray, np.ndarray]:
@@ -197,33 +224,32 @@ class StopPhase:
         pair: Any,
         affine: AffineGaps,
         A: np.ndarray,
-        b: np.ndarray,
         row: int,
-        curvature: float,
-        scale: float,
+        closing: list[float],
+        margin: float,
     ) -> bool:
         """The impact at a closing of affine gap ``row`` if it is the simple one; False otherwise.
 
         One bead against a stop, frictionless, no other gap within
-        ``GAP_TOL``; ``curvature`` is the gap's second derivative (m/s²) at
-        the closing, the normal acceleration of the motion that led to it;
-        ``scale`` (m) that of the coordinates and stops. Nothing is changed
-        when False is returned.
+        ``GAP_TOL``; ``closing`` is what the loop found of it
+        (:func:`solver.stop_closing.phase_end`): its second derivative (m/s²)
+        at the closing, the normal acceleration of the motion that led to it,
+        the gap and the lowest other gap (m) there. ``margin`` (m) is the
+        rounding margin of the coordinates' and stops' scale. Nothing is
+        changed when False is returned.
         """
         if pair.j >= 0 or pair.friction != 0.0 or affine.second[row] >= 0:
             return False
-        g = A @ self.m.q - b
-        margin = 1e-13 * scale
-        closing = float(g[row])
-        g[row] = np.inf
-        if not abs(closing) <= GAP_TOL - margin or g.min() <= GAP_TOL + margin:
+        curvature, gap, lowest = closing[3:6]
+        if not abs(gap) <= GAP_TOL - margin or lowest <= GAP_TOL + margin:
             return False
         side = float(A[row, affine.first[row]])
         dofs, G, restitution, d, m_inv, mass = self._stop_contact(pair, side)
         if len(dofs) != 1 or d != affine.first[row] or float(G[0]) != side:
             return False
         v = self.m.v
-        u = side * float(v[d])
+        v_d = float(v[d])
+        u = side * v_d
         if not u < -IMPACT_SPEED_TOL * (1.0 + 1e-6):
             return False
         if curvature > 0.0 and u * u <= 2.0 * curvature * GAP_TOL * (1.0 + 1e-6):
@@ -232,14 +258,14 @@ class StopPhase:
         w = side * m_inv
         k = side * w
         jump = (-(1.0 + restitution) * u) * (w / k)
-        v_plus = v.copy()
-        v_plus[d] = v[d] + jump
-        if not side * float(v_plus[d]) > max(IMPACT_SPEED_TOL, REST_SPEED_TOL) * (1.0 + 1e-6):
+        if not side * (v_d + jump) > max(IMPACT_SPEED_TOL, REST_SPEED_TOL) * (1.0 + 1e-6):
             return False  # it stays closed: the contact problem decides
+        v_plus = v.copy()
+        v_plus[d] = v_d + jump
         energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
         impulse = side * (mass * jump) / (side * side)
         halfway = v.copy()
-        halfway[d] = v[d] + jump / (1.0 + restitution)
+        halfway[d] = v_d + jump / (1.0 + restitution)
         stage = ImpactStage(
             y=v.copy(),
             w=halfway,

@@ -483,11 +483,14 @@ class ZenoSummer:
         event at the current time says so. The bounces given up would have
         risen less than ``ZENO_HEIGHT``.
         """
-        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
-        closed = self.handler.closed(self.handler.closed_pairs())
         if self.cluster.last_interval <= COLLAPSE_INTERVAL:
+            closed = self.handler.closed(self.handler.closed_pairs())
             self._collapse(out, [e for e in closed if e.u_n >= 0.0])
             return
+        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
+        if not self._may_capture(f):
+            return
+        closed = self.handler.closed(self.handler.closed_pairs())
         chosen = []
         for e in closed:
             a_n = float(e.G @ f) + e.gamma_n
@@ -509,6 +512,27 @@ class ZenoSummer:
             f"bouncing on several contacts ({names}) would rise less than "
             f"{ZENO_HEIGHT:g} m: captured plastically into resting contact",
         )
+
+    def _may_capture(self, f: np.ndarray) -> bool:
+        """False when a contact of the latest impact rules the capture out, as :meth:`_capture`
+        would find after evaluating every closed contact: a disk's contact with a feature that
+        does not separate, is not pressed (``f`` the free accelerations) or would rise more
+        than ``ZENO_HEIGHT`` (not in the chosen set, or an end), or is not a closed contact's.
+        One contact evaluated instead of the closed pairs found and evaluated (a bead that
+        bounces between two stops). True when :meth:`_capture` has to look."""
+        for key in self.cluster.last:
+            pair = self.s.kin.pairs[key]
+            if pair.j >= 0:
+                continue  # two disks: left to the closed pairs
+            e = self._segment_contact(pair, self.m.q, self.m.v)
+            if e is None:
+                e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
+            if not (e.inside and e.G_local.any()) or not e.u_n > 0.0:
+                return False
+            a_n = float(e.G @ f) + e.gamma_n
+            if not a_n < 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
+                return False
+        return True
 
     def _collapse(self, out: StepOutput, chosen: list[Contact]) -> None:
         """Plastic capture of an inelastic collapse: bounces nothing presses, ever closer in time.

@@ -139,14 +139,49 @@ def test_the_compiled_loop_gives_the_plain_loops_answers(params, t0):
     _, _, arguments = phase_arguments(params, t0)
     answers = []
     for loop in (stop_closing.phase_end, stop_closing.compiled_phase_end()):
-        result, row = np.zeros(4), np.zeros(5)
+        result, row = np.zeros(6), np.zeros(5)
         answers.append((loop(*arguments, result, row), result, row))
     (status, result, row), (status_c, result_c, row_c) = answers
     assert status == status_c
     if status != stop_closing.UNDECIDED:
         assert result_c[0] == pytest.approx(result[0], rel=0.0, abs=1e-13)
         assert result_c[1] == result[1]
+        if status == stop_closing.CLOSING:  # the gaps at the row's coordinates
+            assert result_c[4:] == pytest.approx(result[4:], rel=0.0, abs=1e-12)
         assert row_c == pytest.approx(row, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.floats(-2.0, 2.0), min_size=n, max_size=n),
+            st.lists(
+                st.tuples(st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n), st.floats(-1, 1)),
+                min_size=1,
+                max_size=4,
+            ),
+        )
+    ),
+    st.integers(0, 3),
+)
+def test_the_gaps_at_a_closing_are_the_rows_sums(case, k):
+    """row_gaps: gap k and the lowest other as Σ A_jn q_n − b_j summed in order from 0 (floats)."""
+    q, rows = case
+    k %= len(rows)
+    A = np.array([a for a, _ in rows]).reshape(len(rows), len(q))
+    b = np.array([c for _, c in rows])
+    result = np.zeros(6)
+    stop_closing.row_gaps(A, b, np.array([*q, 9.0, 9.0]), k, result)
+    gaps = []
+    for a, c in rows:
+        s = 0.0  # in order, no compensation (Python's sum compensates from 3.12 on)
+        for a_n, q_n in zip(a, q, strict=True):
+            s += a_n * q_n
+        gaps.append(s - c)
+    assert result[4] == gaps[k]
+    assert result[5] == min([g for j, g in enumerate(gaps) if j != k], default=math.inf)
+    assert result[4] == pytest.approx((A @ np.array(q) - b)[k], rel=0.0, abs=1e-14)
 
 
 @settings(max_examples=40, deadline=None)
@@ -167,6 +202,56 @@ def test_the_coordinates_closed_forms_are_the_phases_rows(params, t0, tau):
     scale = 1.0 + abs(params["v0"]) + params["force"] / params["m"]
     assert x == pytest.approx(q[0], rel=0.0, abs=1e-12 * scale)
     assert rate == pytest.approx(v[0], rel=0.0, abs=1e-11 * scale)
+
+
+def _forms(params):
+    """The closed forms ``(lam, D, P, A, b)`` of the phase from the scene's start (t = 0), or
+    None without a closed form of the loop's kind (forced at resonance)."""
+    stepper = make_stepper(oscillator_scene(**params, t_end=1.5))
+    affine = stepper.stop_phase._stop_gaps(stepper.pairs.candidates())
+    A, b, _ = affine.sided_rows(stepper.motion.q)
+    maps = stepper.smooth.free_flow().coordinate_maps()
+    if maps is None:
+        return None
+    project, q_p, omegas, lam, to_singles, to_poly = maps
+    D = np.empty(to_singles.shape[:2], dtype=complex)
+    P = np.empty(to_poly.shape[:2])
+    q, v = stepper.motion.q, stepper.motion.v
+    stop_closing.initial_forms(0.0, q, v, project, q_p, omegas, to_singles, to_poly, D, P)
+    return lam, D, P, A.toarray(), b
+
+
+@settings(max_examples=60, deadline=None)
+@given(oscillators, st.floats(0.0, 1.0), st.floats(1e-4, 0.2), st.integers(0, 1))
+def test_a_gap_shown_open_by_its_curvature_bound_is_open_on_the_samples(params, tau, width, k):
+    """_stays_open never shows a gap above a floor that one of its samples is below: with the
+    floor just above the lowest of the 15 samples (evaluated here on the closed forms) it
+    proves nothing."""
+    forms = _forms(params)
+    assume(forms is not None)
+    lam, D, P, A, b = forms
+
+    def gap(t):
+        return stop_closing._gap(k, t, lam, D, P, A, b)
+
+    g, u, _ = gap(tau)
+    lowest = min(gap(tau + width * n / 16.0)[0] for n in range(1, 16))
+    floor = lowest + 1e-12 * (1.0 + abs(lowest))
+    assert not stop_closing._stays_open(k, tau, tau + width, g, u, lam, D, P, A, floor)
+
+
+def test_a_bead_leaving_a_stop_is_shown_open_without_the_samples():
+    """Just after a bounce off the left stop at 1 m/s under 20 N sin(10 t): the bound
+    ``g + u s − C s²/2`` (C = 20 m/s² here) keeps the gap above zero on the sixteenth of
+    ``1/(16 ω)`` the loop looks at, so the samples are not needed."""
+    params = {"m": 1.0, "k": 0.0, "c": 0.0, "force": 20.0, "omega": 10.0, "phase": 0.0}
+    params |= {"x0": -(STOP - RADIUS), "v0": 1.0, "e": 0.8}
+    lam, D, P, A, b = _forms(params)
+    k = int(np.argmin(np.abs(A @ [-(STOP - RADIUS)] - b)))  # the left stop's gap
+    g, u, _ = stop_closing._gap(k, 0.0, lam, D, P, A, b)
+    assert abs(g) < 1e-15 and u == pytest.approx(1.0)
+    h = 1.0 / (stop_closing.SUBINTERVALS_PER_RATE * 10.0)
+    assert stop_closing._stays_open(k, 0.0, h, g, u, lam, D, P, A, 0.0)
 
 
 def test_the_plain_loop_gives_the_compiled_loops_run(monkeypatch):

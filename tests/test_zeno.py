@@ -19,6 +19,8 @@ import pytest
 
 from solver.scene import load_scene, parse_scene
 from solver.simulation import simulate
+from solver.zeno_series import ZenoSummer
+from tests.test_event_driven import two_balls_on_the_floor
 
 G_ACC = 9.81
 MASS, RADIUS = 2.0, 0.1
@@ -202,3 +204,40 @@ def test_light_bead_caught_between_two_heavier_ones_collapses_into_contact():
     assert momentum[len(before)] == pytest.approx(momentum[0], abs=1e-9)
     balance = np.array([f.energy.balance for f in trajectory.frames])
     assert np.ptp(balance) <= 1e-9
+
+
+def _run_rows(scene):
+    trajectory = simulate(scene)
+    assert trajectory.status == "finished", trajectory.message
+    events = [(e.t, e.type, e.body, e.other, e.message) for e in trajectory.events]
+    frames = [(f.t, f.kind, f.q.tobytes(), f.v.tobytes()) for f in trajectory.frames]
+    return events, frames
+
+
+@pytest.mark.parametrize("name", ["forced_mass_between_stops.json", "two balls on the floor"])
+def test_a_capture_ruled_out_by_the_latest_impacts_contact_gives_the_full_looks_run(
+    name, monkeypatch
+):
+    """ZenoSummer._may_capture rules a capture out from the latest impact's contact alone
+    where _capture would give up after finding and evaluating every closed contact: the same
+    run, bit for bit, as with the full look each time (a shortcut's check, not a regression).
+    The forced bead's shrinking runs are ruled out; the two balls' are captured."""
+    if name.endswith(".json"):
+        scene = load_scene(SCENES / name)
+    else:
+        scene = two_balls_on_the_floor(0.5)
+    answers: list[bool] = []
+    may_capture = ZenoSummer._may_capture
+
+    def counted(self, f):
+        answers.append(may_capture(self, f))
+        return answers[-1]
+
+    monkeypatch.setattr(ZenoSummer, "_may_capture", counted)
+    short = _run_rows(scene)
+    monkeypatch.setattr(ZenoSummer, "_may_capture", lambda self, f: True)
+    assert _run_rows(scene) == short
+    if name.endswith(".json"):
+        assert answers.count(False) > 10 and True not in answers  # the shortcut was taken
+    else:
+        assert True in answers and any(e[1] == "zeno" for e in short[0])
