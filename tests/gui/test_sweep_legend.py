@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF
 
 from impactgui.sweep_window import IMPACT_SPEED, SweepWindow
 from tests.gui.test_sweep_orbits import _continued
-from tests.gui.test_sweep_window import open_sweep, run_sweep
+from tests.gui.test_sweep_window import colour_map_sweep, run_sweep
 from tests.test_orbits import oscillator
 
 
@@ -67,12 +67,7 @@ def test_orbit_branches_over_a_bifurcation_diagram_have_their_legend_beside(qtbo
 
 
 def test_a_colour_map_keeps_its_bar_and_legend_off_the_map(qtbot, window) -> None:
-    sweep = open_sweep(qtbot, window, "bouncing_ball")
-    sweep.first.choose("contact.restitution", 0.3, 0.5, 2)
-    sweep.second_enabled.setChecked(True)
-    sweep.second.choose("bodies[0].position[1]", 0.6, 1.1, 2)
-    sweep.set_observable("t_zeno")
-    run_sweep(qtbot, sweep)
+    sweep = colour_map_sweep(qtbot, window)
     qtbot.wait(100)
     assert sweep.colour_bar is not None
     view = sweep.plot_item.vb.sceneBoundingRect()

@@ -123,13 +123,19 @@ def test_bifurcation_diagram_of_the_elastic_mass_between_stops(qtbot, window):
     assert window.run_state in ("running", "finished")
 
 
-def test_two_fields_make_a_colour_map_and_a_cell_opens_its_run(qtbot, window):
+def colour_map_sweep(qtbot, window) -> SweepWindow:
+    """The bouncing ball's t_zeno over e = 0.3, 0.5 and a drop height of 0.6, 1.1 m, run."""
     sweep = open_sweep(qtbot, window, "bouncing_ball")
     sweep.first.choose("contact.restitution", 0.3, 0.5, 2)
     sweep.second_enabled.setChecked(True)
     sweep.second.choose("bodies[0].position[1]", 0.6, 1.1, 2)
     sweep.set_observable("t_zeno")
     run_sweep(qtbot, sweep)
+    return sweep
+
+
+def test_two_fields_make_a_colour_map_and_a_cell_opens_its_run(qtbot, window):
+    sweep = colour_map_sweep(qtbot, window)
 
     grid = sweep.image.image
     assert grid.shape == (2, 2)
