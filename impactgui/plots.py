@@ -73,6 +73,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
+    QGraphicsLayout,
     QGraphicsLineItem,
     QSizePolicy,
     QStyleOptionGraphicsItem,
@@ -746,6 +747,34 @@ ROUND_OFF = 1e-9
 flat (``round_off_centre``)."""
 
 
+def refill_legend(
+    legend: pg.LegendItem,
+    entries: list[tuple[Any, str]],
+    columns: int | None = None,
+    size: str | None = None,
+) -> None:
+    """Lay ``legend`` out afresh with ``entries`` (``(item, name)``), in ``columns`` columns and
+    text of ``size`` (as they are when None), and put it back in its place at once.
+
+    pyqtgraph's ``LegendItem.clear`` and ``addItem`` set the legend's geometry at (0, 0)
+    (``updateSize``); a legend in a layout (``legend_beside``) stood there, over the λ
+    plot's top left corner, until the layout's next turn: a paint in between showed it
+    there, and under load a check read it there (presentation's restyle). Its layout is
+    invalidated and activated now.
+    """
+    legend.clear()
+    if columns is not None:
+        legend.setColumnCount(columns)
+    if size is not None:
+        legend.setLabelTextSize(size)
+    for item, name in entries:
+        legend.addItem(item, name)
+    layout = getattr(legend.parentItem(), "layout", None)
+    if isinstance(layout, QGraphicsLayout):
+        layout.invalidate()
+        layout.activate()
+
+
 def legend_beside(plot: pg.PlotItem) -> pg.LegendItem:
     """The plot's legend, right of it in its ``GraphicsLayout`` (never over a curve).
 
@@ -1115,11 +1144,9 @@ class PlotPanel(QWidget):
         legend = self._legends[index]
         if legend.columnCount == columns:
             return
-        entries = [(sample.item, label.text) for sample, label in legend.items]
-        legend.clear()
-        legend.setColumnCount(columns)
-        for item, name in entries:
-            legend.addItem(item, name)
+        refill_legend(
+            legend, [(sample.item, label.text) for sample, label in legend.items], columns
+        )
 
     def resizeEvent(self, event: Any) -> None:
         """A new height may fit the legends in fewer or need more columns."""
@@ -1550,9 +1577,7 @@ class PlotPanel(QWidget):
                 item for item in plot.listDataItems() if item.name() and _starts_by(item, until)
             ]
             if [sample.item for sample, _label in legend.items] != wanted:
-                legend.clear()
-                for item in wanted:
-                    legend.addItem(item, item.name())
+                refill_legend(legend, [(item, item.name()) for item in wanted])
 
     # ---------------------------------------------------------------- cursor
 

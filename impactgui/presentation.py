@@ -44,7 +44,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QHeaderView, QLabel, QVBoxL
 from superqt import QLabeledDoubleSlider
 
 from impactgui import scene_items
-from impactgui.plots import LEGEND_TEXT_SIZE
+from impactgui.plots import LEGEND_TEXT_SIZE, refill_legend
 
 if TYPE_CHECKING:
     from impactgui.mainwindow import MainWindow
@@ -222,10 +222,7 @@ class PlotStyler:
             self._legends[plot], self._entries[plot] = outside, []
         size = f"{AXIS_PT * LABEL_SHARE * scale:g}pt"
         if named != self._entries[plot] or outside.opts["labelTextSize"] != size:
-            outside.clear()
-            outside.setLabelTextSize(size)
-            for item in named:
-                outside.addItem(item, item.name())
+            refill_legend(outside, [(item, item.name()) for item in named], size=size)
             self._entries[plot] = named
 
     def _style_beside(self, plot: pg.PlotItem, legend: pg.LegendItem, scale: float) -> None:
@@ -243,11 +240,7 @@ class PlotStyler:
         columns = made if scale == 1.0 or len(legend.items) <= 4 else max(made, 2)
         if legend.opts["labelTextSize"] != size or legend.columnCount != columns:
             entries = [(sample.item, label.text) for sample, label in legend.items]
-            legend.clear()
-            legend.setColumnCount(columns)
-            legend.setLabelTextSize(size)
-            for item, name in entries:
-                legend.addItem(item, name)
+            refill_legend(legend, entries, columns, size)
 
     def legend_texts(self, plot: pg.PlotItem) -> list[str]:
         """The entries of ``plot``'s outside legend (empty when there is none)."""

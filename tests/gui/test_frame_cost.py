@@ -18,7 +18,14 @@ from impactgui.canvas import FLASH_TICK_MS, SceneCanvas
 from impactgui.document import SceneDocument
 from impactgui.names import contact_name
 from impactgui.peak_curve import PeakCurve
-from impactgui.plots import AXIS_WIDTH, ENERGY_TERMS, TIP_SIZE_PX, PlotPanel, _StemTips
+from impactgui.plots import (
+    AXIS_WIDTH,
+    ENERGY_TERMS,
+    TIP_SIZE_PX,
+    PlotPanel,
+    _StemTips,
+    refill_legend,
+)
 from impactgui.presets import SCENES_DIR
 from impactgui.scene_items import FLASH_DURATION, TrailField
 from solver.frames import ContactState, EnergyBudget, Event, Frame, StepOutput
@@ -340,3 +347,26 @@ def test_stems_filled_as_rectangles_cover_the_pixels_of_the_stroked_pen(qtbot) -
     red = QColor("#d62728").rgb()
     assert [filled.pixel(column, 40) == red for column in (8, 9, 10, 11)] == [0, 1, 1, 0]
     assert [filled.pixel(9, row) == red for row in (28, 29, 50, 51)] == [0, 1, 1, 0]
+
+
+def test_a_legend_laid_out_afresh_stays_beside_its_plot(qtbot) -> None:
+    # pyqtgraph's LegendItem.clear and addItem put the legend at (0, 0); refilled in other
+    # columns (a resize, presentation's restyle) it stood over the λ plot's top left corner
+    # until the layout's next turn (test_presentation read it there under load)
+    doc = SceneDocument()
+    doc.load(SCENES_DIR / "wheel_curb_e03.json")
+    system = System(doc.scene())
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(600, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_run(Trajectory(system), system)
+    qtbot.wait(50)
+    legend, view = panel.energy_plot.legend, panel.energy_plot.vb
+    assert len(legend.items) == 7
+    for columns in (3, 1, 2):  # no event handled between the refill and the check
+        refill_legend(legend, [(s.item, label.text) for s, label in legend.items], columns)
+        assert legend.columnCount == columns
+        assert legend.sceneBoundingRect().left() >= view.sceneBoundingRect().right()
+        assert legend.sceneBoundingRect().top() >= view.sceneBoundingRect().top() - 40
