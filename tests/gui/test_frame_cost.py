@@ -226,9 +226,8 @@ def test_a_value_range_step_keeps_the_curves_as_drawn_and_a_hand_zoom_limits_far
     assert all(curve.opts["dynamicRangeLimit"] is None for curve in panel.energy_curves.values())
 
 
-def test_the_first_contact_in_the_legends_moves_no_plot(qtbot) -> None:
-    # its legend entries widened the legends' column: all five plots were laid out and
-    # re-rendered in one paint at the start of every paper-004 wheel run (13-17 ms)
+def _wheel_panel(qtbot) -> tuple[PlotPanel, Trajectory, System]:
+    """A shown 600 x 900 plot panel given an empty run of the paper-004 wheel."""
     doc = SceneDocument()
     doc.load(SCENES_DIR / "wheel_curb_e03.json")
     system = System(doc.scene())
@@ -240,6 +239,13 @@ def test_the_first_contact_in_the_legends_moves_no_plot(qtbot) -> None:
     trajectory = Trajectory(system)
     panel.set_run(trajectory, system)
     qtbot.wait(50)
+    return panel, trajectory, system
+
+
+def test_the_first_contact_in_the_legends_moves_no_plot(qtbot) -> None:
+    # its legend entries widened the legends' column: all five plots were laid out and
+    # re-rendered in one paint at the start of every paper-004 wheel run (13-17 ms)
+    panel, trajectory, system = _wheel_panel(qtbot)
     before = [plot.vb.sceneBoundingRect() for plot in panel.plots]
     contact = ContactState("wheel", "curb#v2", 5.0, 0.0, 0.0, 0.0, "stick")  # longest name
     frame = Frame(0.0, "sample", system.q0, system.v0, (contact,), EnergyBudget(0, 0, 0, 0, 0))
@@ -292,17 +298,7 @@ def test_a_run_s_end_draws_the_energy_now_and_the_other_plots_with_their_parts(q
 def test_a_legend_given_its_first_entry_is_beside_its_plot_at_once(qtbot) -> None:
     # it sat at the panel's top left corner, over the λ plot's axis, until the layout's
     # turn came; a paint in between showed it there (a live wheel run under Xvfb)
-    doc = SceneDocument()
-    doc.load(SCENES_DIR / "wheel_curb_e03.json")
-    system = System(doc.scene())
-    panel = PlotPanel()
-    qtbot.addWidget(panel)
-    panel.resize(600, 900)
-    panel.show()
-    qtbot.waitExposed(panel)
-    trajectory = Trajectory(system)
-    panel.set_run(trajectory, system)
-    qtbot.wait(50)
+    panel, trajectory, system = _wheel_panel(qtbot)
     contact = ContactState("wheel", "curb#v2", 5.0, 0.0, 0.0, 0.0, "stick")
     frame = Frame(0.0, "sample", system.q0, system.v0, (contact,), EnergyBudget(0, 0, 0, 0, 0))
     batch = StepOutput([frame], [])
@@ -353,16 +349,7 @@ def test_a_legend_laid_out_afresh_stays_beside_its_plot(qtbot) -> None:
     # pyqtgraph's LegendItem.clear and addItem put the legend at (0, 0); refilled in other
     # columns (a resize, presentation's restyle) it stood over the λ plot's top left corner
     # until the layout's next turn (test_presentation read it there under load)
-    doc = SceneDocument()
-    doc.load(SCENES_DIR / "wheel_curb_e03.json")
-    system = System(doc.scene())
-    panel = PlotPanel()
-    qtbot.addWidget(panel)
-    panel.resize(600, 900)
-    panel.show()
-    qtbot.waitExposed(panel)
-    panel.set_run(Trajectory(system), system)
-    qtbot.wait(50)
+    panel, _trajectory, _system = _wheel_panel(qtbot)
     legend, view = panel.energy_plot.legend, panel.energy_plot.vb
     assert len(legend.items) == 7
     for columns in (3, 1, 2):  # no event handled between the refill and the check
