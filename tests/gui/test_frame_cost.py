@@ -357,3 +357,52 @@ def test_a_legend_laid_out_afresh_stays_beside_its_plot(qtbot) -> None:
         assert legend.columnCount == columns
         assert legend.sceneBoundingRect().left() >= view.sceneBoundingRect().right()
         assert legend.sceneBoundingRect().top() >= view.sceneBoundingRect().top() - 40
+
+
+def test_at_the_solver_s_front_a_part_is_drawn_once_a_pixel_column_never_a_column_behind(
+    qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 200-bead chain slower than real time: each frame reached a quarter of a pixel column
+    # of new data, and drawing it every frame cost 2 of 7.5 ms of the GUI thread a frame
+    panel, trajectory, system = _wheel_panel(qtbot)
+    drawn = {"energy": 0, "contacts": 0}
+    for name, part in (("energy", "_draw_energy"), ("contacts", "_draw_contacts")):
+        real = getattr(panel, part)
+
+        def counted(deadline, real=real, name=name):
+            drawn[name] += 1
+            return real(deadline)
+
+        monkeypatch.setattr(panel, part, counted)
+    panel._parts = (
+        (panel._draw_energy, panel._parts[0][1]),
+        (panel._draw_contacts, panel._parts[1][1]),
+        panel._parts[2],
+    )
+
+    def frame(t: float) -> StepOutput:
+        contact = ContactState("wheel", "floor", 10.0 + np.sin(t), 0.1, 0.0, 0.0, "stick")
+        energy = EnergyBudget(0.5 + 0.4 * np.sin(t), 0.5, 0.0, 0.0, 0.0)
+        return StepOutput([Frame(t, "sample", system.q0, system.v0, (contact,), energy)], [])
+
+    first = frame(0.0)
+    trajectory.append(first)
+    panel.add_output(first)
+    panel.set_cursor(0.0)
+    (t0, t1), width = panel.energy_plot.vb.viewRange()[0], panel.energy_plot.vb.width()
+    column = (t1 - t0) / width
+    step = column / 4
+    frames = int(0.5 * t1 / step)  # within the time axis: no step of its range
+    for k in range(1, frames + 1):
+        batch = frame(k * step)
+        trajectory.append(batch)
+        panel.add_output(batch)
+        panel.set_cursor(k * step)  # the screen at the solver's front
+        energy_end = panel.energy_curves["total"].getOriginalDataset()[0][-1]
+        lam_end = panel.contact_curves[("wheel", "floor")][0].getOriginalDataset()[0][-1]
+        assert k * step - energy_end < column + 1e-12
+        assert k * step - lam_end < column + 1e-12
+    assert panel.energy_plot.vb.viewRange()[0] == [t0, t1]
+    columns = frames * step / column
+    for part in ("energy", "contacts"):  # about once a column (4 or 5 frames), not each frame
+        assert columns / 1.25 - 1 <= drawn[part] <= columns + 1, (part, drawn, columns)
