@@ -66,12 +66,10 @@ _Row = TypeVar("_Row")
 
 
 class _MadeOnRead(Sequence[_Row]):
-    """Rows held as arrays, each made into an object only when read, and then kept.
+    """Rows held as arrays, made into objects (``_make(k)``) when first read and then kept.
 
-    The sequence part of :class:`PairRows` and :class:`RailContacts`: row
-    ``k`` is made by the subclass's ``_make(k)`` the first time it is read
-    and kept in ``_made`` (row index → object), so reading it again gives
-    the same object. ``_noun`` names the rows in the ``IndexError``.
+    The sequence part of :class:`PairRows` and :class:`RailContacts`. ``_made``
+    maps a row index (no unit) to its object; ``_noun`` names the rows in the ``IndexError``.
     """
 
     _made: dict[int, _Row]
