@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -62,7 +62,41 @@ class ContactPair:
     """The feature's place in ``System.features`` (−1 for a disk–disk pair)."""
 
 
-class PairRows(Sequence[ContactPair]):
+_Row = TypeVar("_Row")
+
+
+class _MadeOnRead(Sequence[_Row]):
+    """Rows held as arrays, made into objects (``_make(k)``) when first read and then kept.
+
+    The sequence part of :class:`PairRows` and :class:`RailContacts`. ``_made``
+    maps a row index (no unit) to its object; ``_noun`` names the rows in the ``IndexError``.
+    """
+
+    _made: dict[int, _Row]
+    _noun: str
+
+    def _make(self, k: int) -> _Row:
+        raise NotImplementedError
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [self[n] for n in range(*k.indices(len(self)))]
+        k = int(k)
+        if k < 0:
+            k += len(self)
+        found = self._made.get(k)
+        if found is None:
+            if not 0 <= k < len(self):
+                raise IndexError(f"{self._noun} index out of range")
+            found = self._made[k] = self._make(k)
+        return found
+
+    def __iter__(self) -> Iterator[_Row]:
+        for k in range(len(self)):
+            yield self[k]
+
+
+class PairRows(_MadeOnRead[ContactPair]):
     """Candidate pairs as index arrays; a :class:`ContactPair` is made only for a row read.
 
     A chain of 10⁴ beads has three candidate pairs per bead, of which the
@@ -82,6 +116,8 @@ class PairRows(Sequence[ContactPair]):
     order : numpy.ndarray of float
         ``ContactPair.order`` of each pair.
     """
+
+    _noun = "pair"
 
     def __init__(
         self,
@@ -118,24 +154,8 @@ class PairRows(Sequence[ContactPair]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, n):  # type: ignore[override]
-        if isinstance(n, slice):
-            return [self[k] for k in range(*n.indices(len(self)))]
-        n = int(n)
-        if n < 0:
-            n += len(self)
-        pair = self._made.get(n)
-        if pair is None:
-            if not 0 <= n < len(self):
-                raise IndexError("pair index out of range")
-            pair = self._made[n] = self.kin.pair_of(
-                int(self.first[n]), int(self.second[n]), int(self.feature[n])
-            )
-        return pair
-
-    def __iter__(self) -> Iterator[ContactPair]:
-        for n in range(len(self)):
-            yield self[n]
+    def _make(self, n: int) -> ContactPair:
+        return self.kin.pair_of(int(self.first[n]), int(self.second[n]), int(self.feature[n]))
 
     def __eq__(self, other: object) -> bool:
         """The same pairs in the same order (pairs are unique per key: compared by rows)."""
@@ -196,7 +216,7 @@ FEW_EVALUATED = 8
 evaluates them one by one (arrays would cost more than they save)."""
 
 
-class RailContacts(Sequence[Contact]):
+class RailContacts(_MadeOnRead[Contact]):
     """Pairs of beads on one rail evaluated at one state, as arrays (a chain's contacts).
 
     Row ``k`` is the :class:`Contact` :meth:`DiskKinematics.evaluate` makes
@@ -219,6 +239,8 @@ class RailContacts(Sequence[Contact]):
     restitution, friction : numpy.ndarray, shape (K,)
         The pairs' coefficients.
     """
+
+    _noun = "contact"
 
     def __init__(
         self,
@@ -247,23 +269,6 @@ class RailContacts(Sequence[Contact]):
 
     def __len__(self) -> int:
         return len(self.g)
-
-    def __getitem__(self, k):  # type: ignore[override]
-        if isinstance(k, slice):
-            return [self[n] for n in range(*k.indices(len(self)))]
-        k = int(k)
-        if k < 0:
-            k += len(self)
-        found = self._made.get(k)
-        if found is None:
-            if not 0 <= k < len(self):
-                raise IndexError("contact index out of range")
-            found = self._made[k] = self._contact(k)
-        return found
-
-    def __iter__(self) -> Iterator[Contact]:
-        for k in range(len(self)):
-            yield self[k]
 
     def select(self, rows: np.ndarray) -> RailContacts:
         """The contacts at ``rows`` (indices or a boolean mask), in that order."""
@@ -300,7 +305,7 @@ class RailContacts(Sequence[Contact]):
             _read_only(points),
         )
 
-    def _contact(self, k: int) -> Contact:
+    def _make(self, k: int) -> Contact:
         pair = self.pairs[k]
         normals, tangents, points = self._rows
         return Contact(
