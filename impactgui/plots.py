@@ -978,8 +978,8 @@ class PlotPanel(QWidget):
         """The playback time last given to ``set_cursor``, s."""
         self._frames_since_step = 0
         """Frames drawn since a staggered step of the time axis or a plot group's catch-up."""
-        self._drawn_at = [-math.inf] * len(self._parts)
-        """The time shown (s) when ``_draw_due`` last drew each part of the redraw."""
+        self._drawn_at = -math.inf
+        """The time shown when ``_draw_due`` last drew, s."""
         self._until: float | None = None
         """Playback honesty: ranges and legends from the data up to this time only (s)."""
         self._until_bounds: dict[pg.PlotItem, _Bounds] = {}
@@ -1068,7 +1068,7 @@ class PlotPanel(QWidget):
         self._t_end = None
         self._dirty = False
         self._next_part = 0
-        self._drawn_at = [-math.inf] * len(self._parts)
+        self._drawn_at = -math.inf
         self._forget_ranges()
         self._show_view("side")
 
@@ -1635,37 +1635,37 @@ class PlotPanel(QWidget):
         log while their stems, the λ/τ curves and the energy's last 0.1 s waited for
         their turn (a live paper-004 wheel run under Xvfb, at 3114e2d too).
 
-        A part drawn at the time shown ``t0`` holds every sample gathered then, so
-        what it holds back lies after ``t0``: while ``t`` is within one pixel column
-        of the time axis from ``t0`` (``_column_s``) that is in the cursor's column
-        or the one before, and the part waits. At the solver's front (a 200-bead
-        chain slower than real time, 0.25-0.4 columns a frame) drawing every frame
-        cost 2 of 7.5 ms of the GUI thread a frame, and half the frame rate of
-        6228a56 on a slow spell (bench/gui.py --front 0.25).
+        Parts drawn at the time shown ``t0`` hold every sample gathered then, so what
+        they hold back lies after ``t0``: while ``t`` is within one pixel column of
+        the time axis from ``t0`` (``_column_s``) that is in the cursor's column or
+        the one before, and the parts wait; then every part with data waiting is
+        drawn in the same frame (a frame that draws costs a repaint of its plots,
+        2-3 ms, whatever it draws). At the solver's front (a 200-bead chain slower
+        than real time, a quarter of a column a frame) drawing every frame cost
+        3.4 of 8.8 ms of the GUI thread a frame (bench/gui.py's front_cost at 0.25).
         """
-        column = self._column_s()
-        waiting = [t - drawn < column for drawn in self._drawn_at]
-        due = []
+        reached = []
         if self._trajectory is not None:
             gathered = self._energy_gathered
             times = self._trajectory.times()
-            left = self._follow_x and self._x_range is not None and t > self._x_range[1]
-            reached = len(times) > gathered and times[gathered] <= t and not waiting[0]
-            if left or self._energy_pending or reached:
-                due.append(0)  # new frames shown, or the time shown has left the time axis
-        for series in () if waiting[1] else self._contacts.values():
+            if len(times) > gathered and times[gathered] <= t:
+                reached.append(0)
+        for series in self._contacts.values():
             x, _ = series.lam.data()
             if len(x) > series.shown and x[series.shown] <= t:
-                due.append(1)
+                reached.append(1)
                 break
-        for stems in () if waiting[2] else (self._jumps, self._impulses):
+        for stems in (self._jumps, self._impulses):
             if any(
                 len(group.points) > group.shown and group.points.data()[0][group.shown] <= t
                 for group in stems.groups()
             ):
-                due.append(2)
+                reached.append(2)
                 break
-        return due
+        left = self._follow_x and self._x_range is not None and t > self._x_range[1]
+        if self._trajectory is not None and (left or self._energy_pending):
+            return sorted({0, *reached})  # the time shown has left the time axis
+        return reached if t - self._drawn_at >= self._column_s() else []
 
     def _column_s(self) -> float:
         """The time one pixel column of the time axis spans, s (0 before the plots are laid out)."""
@@ -1689,12 +1689,12 @@ class PlotPanel(QWidget):
         due = self._parts_due(t)
         if not due:
             return
+        self._drawn_at = t
         self._resume_auto_ranged_views()
         entries = self._legend_entries()
         for index in due:
             draw, plots = self._parts[index]
             self._catch_up_time_axis(plots)
-            self._drawn_at[index] = t
             draw(None if index == 0 else time.perf_counter() + REDRAW_SLICE_S)
             self._fit_ranges(plots, streaming=True)
         self._fit_axis_width()

@@ -406,3 +406,4 @@ def test_at_the_solver_s_front_a_part_is_drawn_once_a_pixel_column_never_a_colum
     columns = frames * step / column
     for part in ("energy", "contacts"):  # about once a column (4 or 5 frames), not each frame
         assert columns / 1.25 - 1 <= drawn[part] <= columns + 1, (part, drawn, columns)
+    assert drawn["energy"] == drawn["contacts"]  # in the same frames: one repaint for both
