@@ -668,13 +668,22 @@ def main() -> None:
         "thread's CPU per display tick with the solver at RATE x real time (0.72: the chain "
         "on a quiet machine), whatever the machine's load (front_cost)",
     )
+    parser.add_argument(
+        "--front-frames",
+        type=int,
+        default=300,
+        metavar="N",
+        help="with --front: display ticks measured (1500 at 0.25: the run's first 6 s, "
+        "where the time axis spans 10 s and a frame moves a quarter of a pixel column)",
+    )
     args = parser.parse_args()
     if args.front is not None:
         app = QApplication.instance() or QApplication(["bench"])
-        costs = [front_cost(app, args.front, 300) for _ in range(3)]
+        costs = [front_cost(app, args.front, args.front_frames) for _ in range(3)]
         print(
-            f"200-bead chain replayed, solver at {args.front:g} x real time: GUI CPU per display "
-            f"tick {' '.join(f'{c:.1f}' for c in costs)} ms (goal <= 12; load "
+            f"200-bead chain replayed, solver at {args.front:g} x real time, "
+            f"{args.front_frames} frames: GUI CPU per display tick "
+            f"{' '.join(f'{c:.1f}' for c in costs)} ms (goal <= 12; load "
             f"{os.getloadavg()[0]:.1f})"
         )
         return
