@@ -155,7 +155,7 @@ class PairRows(Sequence[ContactPair]):
         """The pairs at ``rows`` (indices or a boolean mask), in that order."""
         rows = np.asarray(rows)
         if rows.dtype == bool:
-            rows = np.nonzero(rows)[0]
+            rows = rows.nonzero()[0]
         made = self._made
         kept = {k: made[n] for k, n in enumerate(rows.tolist()) if n in made} if made else None
         return PairRows(
@@ -269,7 +269,7 @@ class RailContacts(Sequence[Contact]):
         """The contacts at ``rows`` (indices or a boolean mask), in that order."""
         rows = np.asarray(rows)
         if rows.dtype == bool:
-            rows = np.nonzero(rows)[0]
+            rows = rows.nonzero()[0]
         return RailContacts(
             self.kin, self.pairs.select(rows), self.g[rows], self.u_n[rows],
             self._nx[rows], self._ny[rows], self.dofs[rows], self._point_x[rows],

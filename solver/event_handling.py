@@ -235,7 +235,7 @@ class EventHandler:
         if not len(every):
             return every.pairs
         g = every.gaps(self.m.q, band=True)
-        touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
+        touching = ((g <= GAP_TOL) & (g >= -PENETRATION_TOL)).nonzero()[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
             touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
@@ -251,7 +251,7 @@ class EventHandler:
         if isinstance(evals, RailContacts):
             keep = np.any(evals.G_local != 0.0, axis=1)
             return evals if keep.all() else evals.select(keep)
-        return [e for e in evals if e.inside and e.G_local.any()]
+        return [e for e in evals if e.inside and any(e.G_local.tolist())]
 
     def settle(
         self,
@@ -286,7 +286,8 @@ class EventHandler:
         first_round = True
         for _ in range(MAX_IMPACT_ROUNDS):
             if known is not None and [e.key for e in known] == [p.key for p in pairs]:
-                closed = [e for e in known if e.inside and e.G_local.any()]  # as _closed keeps
+                # as closed() keeps them
+                closed = [e for e in known if e.inside and any(e.G_local.tolist())]
             else:
                 closed = self.closed(pairs)
             known = None  # an impact changes the velocities

@@ -226,16 +226,16 @@ class FlightPhase:
             n = tau.index(first)  # the first of equal times, as argmin
             hit = math.isfinite(first)
             end = t0 + first if hit else self.s.t_end
-            rows = np.nonzero(state == 1)[0].tolist()
+            rows = (state == 1).nonzero()[0].tolist()
             system = self.s.system
             c, cd, ca = system.centres(q), system.centre_velocities(v), system.centre_velocities(a)
-            if rows and not clear_rows(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN).all():
+            if rows and not all(clear_rows(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN).tolist()):
                 return False  # a gap that is no quadratic may close: the sampled search
             if not self._flight_clear(gaps, rows, c, cd, ca, end - t0):
                 return False  # the proof fails: the general check for missed closings
             # gaps that stay above GAP_TOL up to the closing: those just proved, and those
             # closing_times found out of their reach
-            clear = rows + np.nonzero(state == 2)[0].tolist()
+            clear = rows + (state == 2).nonzero()[0].tolist()
         elif self.m.active:
             n, hit, end, clear = -1, False, self.s.t_end, []
         else:
@@ -381,7 +381,9 @@ class FlightPhase:
         clear = [m for m in range(len(gaps)) if m != row]
         # the cover, a point at rest: every other pair proved clear of it by its radius
         at_rest, still = np.array([[ox, oy]]), np.zeros((1, 2))
-        if not clear_rows(gaps, clear, at_rest, still, still, 0.0, radius + CLEAR_MARGIN).all():
+        if not all(
+            clear_rows(gaps, clear, at_rest, still, still, 0.0, radius + CLEAR_MARGIN).tolist()
+        ):
             return None
         dofs = system.pair_dofs(k, None)
         rail_y = None if len(dofs) == 3 else cy
@@ -433,7 +435,7 @@ class FlightPhase:
             return False
         done = set(proved)
         rest = [n for n in range(len(gaps)) if n not in done]
-        return bool(clear_rows(gaps, rest, c, cd, ca, duration).all())
+        return all(clear_rows(gaps, rest, c, cd, ca, duration).tolist())
 
     def _contacts_hold(self, a: np.ndarray, duration: float) -> bool:
         """Whether no active contact's event function can change sign in the phase.
@@ -530,7 +532,7 @@ class FlightPhase:
                 return False
         if G is None:
             contact = self.s.kin.evaluate(pair, self.m.q, self.m.v)
-            if not contact.inside or not contact.G_local.any():
+            if not contact.inside or not any(contact.G_local.tolist()):
                 return False
             u, a_n = contact.u_n, float(contact.G @ a) + contact.gamma_n
         if not u < -IMPACT_SPEED_TOL * (1.0 + DECISION_MARGIN):

@@ -527,7 +527,7 @@ class ZenoSummer:
             e = self._segment_contact(pair, self.m.q, self.m.v)
             if e is None:
                 e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
-            if not (e.inside and e.G_local.any()) or not e.u_n > 0.0:
+            if not (e.inside and any(e.G_local.tolist())) or not e.u_n > 0.0:
                 return False
             a_n = float(e.G @ f) + e.gamma_n
             if not a_n < 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
