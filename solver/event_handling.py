@@ -476,17 +476,22 @@ class EventHandler:
         contact's ``G_local``, ``stage`` the law's one stage) and the Zeno
         bookkeeping; no event without an impulse (N·s), as for a contact that
         does not approach. For callers that resolve the impact themselves
-        (a free flight's bounce, a bead between stops), bit for bit.
+        (a free flight's bounce, a bead between stops), bit for bit. The
+        stage's ``y`` (the callers' copy of the velocities before) is the
+        ``pre`` frame's velocities, and one copy of ``v_plus`` serves the
+        ``post`` frame and the event: outputs share their copies, as the
+        frames of one instant share their positions'.
         """
         q, work, t, v_minus = self.m.q, self.m.work, self.m.t, self.m.v
         before = self.recorder.energy(q, v_minus, work)
         # the frames of one instant share their positions' copy
         q = q.copy()
-        out.frames.append(Frame(t, "pre", q, v_minus.copy(), (), before))
+        out.frames.append(Frame(t, "pre", q, stage.y, (), before))
         self.m.v = v_plus
         self.m.impact_loss -= energy_change
         after = self.recorder.energy_at(before, v_plus, work)
-        out.frames.append(Frame(t, "post", q, v_plus.copy(), (), after))
+        v_after = v_plus.copy()
+        out.frames.append(Frame(t, "post", q, v_after, (), after))
         hit = frozenset((pair.key,)) if impulse > 0.0 else frozenset()
         if hit:
             out.events.append(
@@ -500,7 +505,7 @@ class EventHandler:
                     stages=1,
                     energy_change=energy_change,
                     v_minus=v_minus,
-                    v_plus=v_plus.copy(),
+                    v_plus=v_after,
                     impact_stages=ImpactStages(dofs, G, 0, [stage]),
                 )
             )
