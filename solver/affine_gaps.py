@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse
 from scipy.optimize import brentq
 
+from solver.cached import cached_property
 from solver.event_location import FoundEvent
 from solver.event_tolerances import (
     GAP_EVENT_TOL,

@@ -22,12 +22,12 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 from scipy.spatial import cKDTree
 
+from solver.cached import cached_property
 from solver.errors import InputError
 from solver.geometry import Feature, bounding_box
 

@@ -16,12 +16,12 @@ import math
 import weakref
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from solver.broadphase import StaticIndex, disk_pairs
+from solver.cached import cached_property
 from solver.errors import SolverError
 from solver.event_tolerances import FEW_DISKS, FRICTION_FLOOR, REGION_TOL
 from solver.feature_regions import (

@@ -415,7 +415,7 @@ class EventHandler:
         """``q̈`` (N,) of the motion that led to this instant (active contacts as they were)."""
         if self.m.active:
             return self.contacts.active_forces(self.m.t, self.m.q, self.m.v)[1].qdd
-        return self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
+        return self.s.free_accelerations(self.m.t, self.m.q, self.m.v)
 
     def _report_changes(
         self, out: StepOutput, previous: dict[Hashable, tuple[ContactPair, str]], impacted: bool

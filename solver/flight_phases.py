@@ -40,11 +40,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from solver.cached import cached_property
 from solver.contact_pairs import SEGMENT, ContactPair
 from solver.event_location import CLEAR_MARGIN, FoundEvent
 from solver.event_tolerances import (

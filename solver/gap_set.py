@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import cached_property
 
 import numpy as np
 
+from solver.cached import cached_property
 from solver.contact_pairs import (
     ARC,
     SEGMENT,

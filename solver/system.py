@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from solver.broadphase import StaticIndex
+from solver.cached import cached_property
 from solver.cart_rolling import initial_velocity
 from solver.compliance import CompliantSet
 from solver.contact_arrays import DiskDofs, FeatureArrays

@@ -11,12 +11,12 @@ makes their generalized form, keeping the coordinates each pair touches
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from solver.broadphase import disk_pairs
+from solver.cached import cached_property
 from solver.geometry import DiskContact, disk_disk_contact, disk_feature_contact
 
 if TYPE_CHECKING:

@@ -90,8 +90,7 @@ class ZenoSummer:
             e = self._segment_contact(pair, self.m.q, self.m.v)
             if e is None:
                 e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
-        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v)
-        a_n = float(e.G @ (f * self.s.M_inv)) + e.gamma_n
+        a_n = float(e.G @ self.s.free_accelerations(self.m.t, self.m.q, self.m.v)) + e.gamma_n
         if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
             return
         if self._can_sum_bounces():
@@ -202,7 +201,7 @@ class ZenoSummer:
             The number of bounces summed, or None (nothing changed) when a
             flight would not close any of the contacts again.
         """
-        a = self.s.gravity * self.s.M_inv
+        a = self.s.weight_accelerations  # _can_sum_bounces: a free flight
         pairs = self._bounce_pairs(contacts, a)
         straight = [isinstance(pair.feature, Segment) for pair in pairs]
         # the contacts were evaluated at this state; the other pairs are evaluated here
@@ -489,7 +488,7 @@ class ZenoSummer:
             closed = self.handler.closed(self.handler.closed_pairs())
             self._collapse(out, [e for e in closed if e.u_n >= 0.0])
             return
-        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
+        f = self.s.free_accelerations(self.m.t, self.m.q, self.m.v)
         if not self._may_capture(f):
             return
         closed = self.handler.closed(self.handler.closed_pairs())
