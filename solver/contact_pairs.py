@@ -96,6 +96,7 @@ class PairRows(Sequence[ContactPair]):
         self.first, self.second, self.feature, self.order = first, second, feature, order
         self._made = {} if made is None else made
         self._n = len(first)
+        self._codes: np.ndarray | None = None  # codes(), made on first use
 
     @classmethod
     def of(cls, kin: DiskKinematics, pairs: Sequence[ContactPair]) -> PairRows:
@@ -177,10 +178,17 @@ class PairRows(Sequence[ContactPair]):
         )
 
     def codes(self) -> np.ndarray:
-        """One integer per pair, distinct for distinct pairs (:meth:`DiskKinematics.pair_code`)."""
-        features = len(self.kin.feature_list)
-        other = np.where(self.feature >= 0, self.feature, features + self.second)
-        return self.first * (features + self.kin.n_disks) + other
+        """One integer per pair, distinct for distinct pairs (:meth:`DiskKinematics.pair_code`).
+
+        Made once (the rows never change): the completeness check and the watched set
+        of a candidate set both read them. Read only.
+        """
+        codes = self._codes
+        if codes is None:
+            features = len(self.kin.feature_list)
+            other = np.where(self.feature >= 0, self.feature, features + self.second)
+            codes = self._codes = self.first * (features + self.kin.n_disks) + other
+        return codes
 
     def rail_rows(self) -> np.ndarray:
         """Rows that are two beads on one rail (their kinematics on arrays)."""
