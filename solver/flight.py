@@ -342,7 +342,8 @@ class SmoothMotion:
     def free_accelerations(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``M⁻¹ f`` (N,) at ``(t, q, v)``: constant without springs and forcing
         (:meth:`solver.motion_state.Setup.free_accelerations`)."""
-        return self.s.free_accelerations(t, q, v)
+        s = self.s
+        return s.weight_accelerations if s.flight else s.free_accelerations(t, q, v)
 
     def one_contact_forces(self, t: float, q: np.ndarray, v: np.ndarray) -> ModeForces | None:
         """The one active contact's force at ``(t, q, v)`` without an LCP, where it has one.
