@@ -400,6 +400,9 @@ class FlightPhase:
         ``v + dt a``, the friction work ``dt (P0 + ½ dt P1)`` added to the
         work terms, ``power`` None for none), on floats: the same bits,
         without the arrays' fixed cost per operation for a few coordinates.
+        Without friction power over a finite ``dt >= 0`` the work terms each
+        take ``+ 0.0``: the same bits for entries whose sign bit is clear, and
+        the work array is then kept as it is (it is never written in place).
         Returns the new coordinates and velocities as lists.
         """
         dt = t - self.m.t
@@ -411,7 +414,13 @@ class FlightPhase:
         q = [x + dt * (u + half * g) for x, u, g in zip(q, v, accel, strict=True)]
         v = [u + dt * g for u, g in zip(v, accel, strict=True)]
         self.m.q, self.m.v = np.array(q), np.array(v)
-        self.m.work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
+        sign = math.copysign
+        if not (
+            power is None
+            and 0.0 <= dt < math.inf  # friction = dt (0 + ½ dt 0) = +0.0
+            and sign(1.0, w0) + sign(1.0, w1) + sign(1.0, w2) == 3.0  # no −0.0, no w < 0
+        ):
+            self.m.work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
         return q, v
 
     def _flight_clear(
