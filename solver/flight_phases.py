@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from operator import add, mul
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -648,10 +649,11 @@ class FlightPhase:
         else:
             M_inv, M = self.s.M_inv[dofs].tolist(), self.s.system.M_diag[dofs].tolist()
             local = v_minus[dofs]
-        # elementwise products and quotients on floats are the arrays' to the bit; the dot
-        # products stay numpy's (its summation may fuse multiply and add)
+        # elementwise products and quotients on floats are the arrays' to the bit (the
+        # plain ones by map: no frame per list; the lists have the length of dofs); the
+        # dot products stay numpy's (its summation may fuse multiply and add)
         # _jump_direction: M⁻¹G / (GᵀM⁻¹G) and GᵀM⁻¹G (1/kg, or per kg·m²)
-        w = [g * m for g, m in zip(G.tolist(), M_inv, strict=True)]
+        w = list(map(mul, G.tolist(), M_inv))
         dot = G.dot
         k = float(dot(np.array(w)))
         # _newton_jump: u_n⁺ = −e u_n⁻ along that direction
@@ -660,14 +662,12 @@ class FlightPhase:
         jump = [factor * (x / k) for x in w]
         energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
         # _newton_single: the impulse from the momentum balance, one stage
-        impulse = float(dot(np.array([m * d for m, d in zip(M, jump, strict=True)]))) / float(
-            dot(G)
-        )
+        impulse = float(dot(np.array(list(map(mul, M, jump))))) / float(dot(G))
         grow = 1.0 + restitution
         if whole:
             if before is None:
                 before = v_minus.tolist()
-            v_plus = np.array([x + d for x, d in zip(before, jump, strict=True)])
+            v_plus = np.array(list(map(add, before, jump)))
             plastic = np.array([x + d / grow for x, d in zip(before, jump, strict=True)])
         else:
             dv = np.zeros(self.s.N)
