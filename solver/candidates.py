@@ -121,7 +121,7 @@ class CandidateSearch:
             disks = np.zeros(1, dtype=int)
         else:
             # (search_finds_the_same holds only for one disk)
-            disks = np.nonzero(self.displacements() > 0.125 * self.margin)[0]
+            disks = (self.displacements() > 0.125 * self.margin).nonzero()[0]
         if len(disks):
             old = self._pair_set
             moved = np.zeros(self.s.system.n_disks + 1, dtype=bool)

@@ -132,6 +132,7 @@ class PairRows(_MadeOnRead[ContactPair]):
         self.first, self.second, self.feature, self.order = first, second, feature, order
         self._made = {} if made is None else made
         self._n = len(first)
+        self._codes: np.ndarray | None = None  # codes(), made on first use
 
     @classmethod
     def of(cls, kin: DiskKinematics, pairs: Sequence[ContactPair]) -> PairRows:
@@ -175,7 +176,7 @@ class PairRows(_MadeOnRead[ContactPair]):
         """The pairs at ``rows`` (indices or a boolean mask), in that order."""
         rows = np.asarray(rows)
         if rows.dtype == bool:
-            rows = np.nonzero(rows)[0]
+            rows = rows.nonzero()[0]
         made = self._made
         kept = {k: made[n] for k, n in enumerate(rows.tolist()) if n in made} if made else None
         return PairRows(
@@ -197,10 +198,17 @@ class PairRows(_MadeOnRead[ContactPair]):
         )
 
     def codes(self) -> np.ndarray:
-        """One integer per pair, distinct for distinct pairs (:meth:`DiskKinematics.pair_code`)."""
-        features = len(self.kin.feature_list)
-        other = np.where(self.feature >= 0, self.feature, features + self.second)
-        return self.first * (features + self.kin.n_disks) + other
+        """One integer per pair, distinct for distinct pairs (:meth:`DiskKinematics.pair_code`).
+
+        Made once (the rows never change): the completeness check and the watched set
+        of a candidate set both read them. Read only.
+        """
+        codes = self._codes
+        if codes is None:
+            features = len(self.kin.feature_list)
+            other = np.where(self.feature >= 0, self.feature, features + self.second)
+            codes = self._codes = self.first * (features + self.kin.n_disks) + other
+        return codes
 
     def rail_rows(self) -> np.ndarray:
         """Rows that are two beads on one rail (their kinematics on arrays)."""
@@ -274,7 +282,7 @@ class RailContacts(_MadeOnRead[Contact]):
         """The contacts at ``rows`` (indices or a boolean mask), in that order."""
         rows = np.asarray(rows)
         if rows.dtype == bool:
-            rows = np.nonzero(rows)[0]
+            rows = rows.nonzero()[0]
         return RailContacts(
             self.kin, self.pairs.select(rows), self.g[rows], self.u_n[rows],
             self._nx[rows], self._ny[rows], self.dofs[rows], self._point_x[rows],

@@ -235,7 +235,7 @@ class EventHandler:
         if not len(every):
             return every.pairs
         g = every.gaps(self.m.q, band=True)
-        touching = np.nonzero((g <= GAP_TOL) & (g >= -PENETRATION_TOL))[0]
+        touching = ((g <= GAP_TOL) & (g >= -PENETRATION_TOL)).nonzero()[0]
         if len(touching) > 1:
             # scene order (by disk, then feature or second disk): deterministic columns
             touching = touching[np.lexsort((every.second[touching], every.first[touching]))]
@@ -251,7 +251,7 @@ class EventHandler:
         if isinstance(evals, RailContacts):
             keep = np.any(evals.G_local != 0.0, axis=1)
             return evals if keep.all() else evals.select(keep)
-        return [e for e in evals if e.inside and e.G_local.any()]
+        return [e for e in evals if e.inside and any(e.G_local.tolist())]
 
     def settle(
         self,
@@ -286,7 +286,8 @@ class EventHandler:
         first_round = True
         for _ in range(MAX_IMPACT_ROUNDS):
             if known is not None and [e.key for e in known] == [p.key for p in pairs]:
-                closed = [e for e in known if e.inside and e.G_local.any()]  # as _closed keeps
+                # as closed() keeps them
+                closed = [e for e in known if e.inside and any(e.G_local.tolist())]
             else:
                 closed = self.closed(pairs)
             known = None  # an impact changes the velocities
@@ -414,7 +415,7 @@ class EventHandler:
         """``q̈`` (N,) of the motion that led to this instant (active contacts as they were)."""
         if self.m.active:
             return self.contacts.active_forces(self.m.t, self.m.q, self.m.v)[1].qdd
-        return self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
+        return self.s.free_accelerations(self.m.t, self.m.q, self.m.v)
 
     def _report_changes(
         self, out: StepOutput, previous: dict[Hashable, tuple[ContactPair, str]], impacted: bool
@@ -475,17 +476,22 @@ class EventHandler:
         contact's ``G_local``, ``stage`` the law's one stage) and the Zeno
         bookkeeping; no event without an impulse (N·s), as for a contact that
         does not approach. For callers that resolve the impact themselves
-        (a free flight's bounce, a bead between stops), bit for bit.
+        (a free flight's bounce, a bead between stops), bit for bit. The
+        stage's ``y`` (the callers' copy of the velocities before) is the
+        ``pre`` frame's velocities, and one copy of ``v_plus`` serves the
+        ``post`` frame and the event: outputs share their copies, as the
+        frames of one instant share their positions'.
         """
         q, work, t, v_minus = self.m.q, self.m.work, self.m.t, self.m.v
         before = self.recorder.energy(q, v_minus, work)
         # the frames of one instant share their positions' copy
         q = q.copy()
-        out.frames.append(Frame(t, "pre", q, v_minus.copy(), (), before))
+        out.frames.append(Frame(t, "pre", q, stage.y, (), before))
         self.m.v = v_plus
         self.m.impact_loss -= energy_change
         after = self.recorder.energy_at(before, v_plus, work)
-        out.frames.append(Frame(t, "post", q, v_plus.copy(), (), after))
+        v_after = v_plus.copy()
+        out.frames.append(Frame(t, "post", q, v_after, (), after))
         hit = frozenset((pair.key,)) if impulse > 0.0 else frozenset()
         if hit:
             out.events.append(
@@ -499,7 +505,7 @@ class EventHandler:
                     stages=1,
                     energy_change=energy_change,
                     v_minus=v_minus,
-                    v_plus=v_plus.copy(),
+                    v_plus=v_after,
                     impact_stages=ImpactStages(dofs, G, 0, [stage]),
                 )
             )

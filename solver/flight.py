@@ -153,7 +153,7 @@ class SmoothMotion:
         ):
             return None
         if not self.m.active:
-            return self.s.gravity * self.s.M_inv, np.zeros(2)
+            return self.s.weight_accelerations, np.zeros(2)
         evals = self.contacts.active_contacts(
             self.m.q, self.m.v
         )  # as _active_forces, evaluated once
@@ -340,13 +340,10 @@ class SmoothMotion:
         return kept[1]
 
     def free_accelerations(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """``M⁻¹ f`` (N,) at ``(t, q, v)``: constant without springs and forcing (kept)."""
-        if not self.s.flight:
-            return self.s.system.applied_force(t, q, v) * self.s.M_inv
-        kept = getattr(self, "_gravity_accelerations", None)
-        if kept is None:
-            kept = self._gravity_accelerations = self.s.gravity * self.s.M_inv
-        return kept
+        """``M⁻¹ f`` (N,) at ``(t, q, v)``: constant without springs and forcing
+        (:meth:`solver.motion_state.Setup.free_accelerations`)."""
+        s = self.s
+        return s.weight_accelerations if s.flight else s.free_accelerations(t, q, v)
 
     def one_contact_forces(self, t: float, q: np.ndarray, v: np.ndarray) -> ModeForces | None:
         """The one active contact's force at ``(t, q, v)`` without an LCP, where it has one.

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cached_property
+from operator import add, mul
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -226,16 +227,16 @@ class FlightPhase:
             n = tau.index(first)  # the first of equal times, as argmin
             hit = math.isfinite(first)
             end = t0 + first if hit else self.s.t_end
-            rows = np.nonzero(state == 1)[0].tolist()
+            rows = (state == 1).nonzero()[0].tolist()
             system = self.s.system
             c, cd, ca = system.centres(q), system.centre_velocities(v), system.centre_velocities(a)
-            if rows and not clear_rows(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN).all():
+            if rows and not all(clear_rows(gaps, rows, c, cd, ca, end - t0, CLEAR_MARGIN).tolist()):
                 return False  # a gap that is no quadratic may close: the sampled search
             if not self._flight_clear(gaps, rows, c, cd, ca, end - t0):
                 return False  # the proof fails: the general check for missed closings
             # gaps that stay above GAP_TOL up to the closing: those just proved, and those
             # closing_times found out of their reach
-            clear = rows + np.nonzero(state == 2)[0].tolist()
+            clear = rows + (state == 2).nonzero()[0].tolist()
         elif self.m.active:
             n, hit, end, clear = -1, False, self.s.t_end, []
         else:
@@ -381,7 +382,9 @@ class FlightPhase:
         clear = [m for m in range(len(gaps)) if m != row]
         # the cover, a point at rest: every other pair proved clear of it by its radius
         at_rest, still = np.array([[ox, oy]]), np.zeros((1, 2))
-        if not clear_rows(gaps, clear, at_rest, still, still, 0.0, radius + CLEAR_MARGIN).all():
+        if not all(
+            clear_rows(gaps, clear, at_rest, still, still, 0.0, radius + CLEAR_MARGIN).tolist()
+        ):
             return None
         dofs = system.pair_dofs(k, None)
         rail_y = None if len(dofs) == 3 else cy
@@ -398,6 +401,9 @@ class FlightPhase:
         ``v + dt a``, the friction work ``dt (P0 + ½ dt P1)`` added to the
         work terms, ``power`` None for none), on floats: the same bits,
         without the arrays' fixed cost per operation for a few coordinates.
+        Without friction power over a finite ``dt >= 0`` the work terms each
+        take ``+ 0.0``: the same bits for entries whose sign bit is clear, and
+        the work array is then kept as it is (it is never written in place).
         Returns the new coordinates and velocities as lists.
         """
         dt = t - self.m.t
@@ -409,7 +415,13 @@ class FlightPhase:
         q = [x + dt * (u + half * g) for x, u, g in zip(q, v, accel, strict=True)]
         v = [u + dt * g for u, g in zip(v, accel, strict=True)]
         self.m.q, self.m.v = np.array(q), np.array(v)
-        self.m.work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
+        sign = math.copysign
+        if not (
+            power is None
+            and 0.0 <= dt < math.inf  # friction = dt (0 + ½ dt 0) = +0.0
+            and sign(1.0, w0) + sign(1.0, w1) + sign(1.0, w2) == 3.0  # no −0.0, no w < 0
+        ):
+            self.m.work = np.array((w0 + friction, w1 + 0.0, w2 + 0.0))
         return q, v
 
     def _flight_clear(
@@ -433,7 +445,7 @@ class FlightPhase:
             return False
         done = set(proved)
         rest = [n for n in range(len(gaps)) if n not in done]
-        return bool(clear_rows(gaps, rest, c, cd, ca, duration).all())
+        return all(clear_rows(gaps, rest, c, cd, ca, duration).tolist())
 
     def _contacts_hold(self, a: np.ndarray, duration: float) -> bool:
         """Whether no active contact's event function can change sign in the phase.
@@ -530,7 +542,7 @@ class FlightPhase:
                 return False
         if G is None:
             contact = self.s.kin.evaluate(pair, self.m.q, self.m.v)
-            if not contact.inside or not contact.G_local.any():
+            if not contact.inside or not any(contact.G_local.tolist()):
                 return False
             u, a_n = contact.u_n, float(contact.G @ a) + contact.gamma_n
         if not u < -IMPACT_SPEED_TOL * (1.0 + DECISION_MARGIN):
@@ -637,10 +649,11 @@ class FlightPhase:
         else:
             M_inv, M = self.s.M_inv[dofs].tolist(), self.s.system.M_diag[dofs].tolist()
             local = v_minus[dofs]
-        # elementwise products and quotients on floats are the arrays' to the bit; the dot
-        # products stay numpy's (its summation may fuse multiply and add)
+        # elementwise products and quotients on floats are the arrays' to the bit (the
+        # plain ones by map: no frame per list; the lists have the length of dofs); the
+        # dot products stay numpy's (its summation may fuse multiply and add)
         # _jump_direction: M⁻¹G / (GᵀM⁻¹G) and GᵀM⁻¹G (1/kg, or per kg·m²)
-        w = [g * m for g, m in zip(G.tolist(), M_inv, strict=True)]
+        w = list(map(mul, G.tolist(), M_inv))
         dot = G.dot
         k = float(dot(np.array(w)))
         # _newton_jump: u_n⁺ = −e u_n⁻ along that direction
@@ -649,14 +662,12 @@ class FlightPhase:
         jump = [factor * (x / k) for x in w]
         energy_change = -0.5 * (1.0 - restitution * restitution) * u * u / k
         # _newton_single: the impulse from the momentum balance, one stage
-        impulse = float(dot(np.array([m * d for m, d in zip(M, jump, strict=True)]))) / float(
-            dot(G)
-        )
+        impulse = float(dot(np.array(list(map(mul, M, jump))))) / float(dot(G))
         grow = 1.0 + restitution
         if whole:
             if before is None:
                 before = v_minus.tolist()
-            v_plus = np.array([x + d for x, d in zip(before, jump, strict=True)])
+            v_plus = np.array(list(map(add, before, jump)))
             plastic = np.array([x + d / grow for x, d in zip(before, jump, strict=True)])
         else:
             dv = np.zeros(self.s.N)

@@ -100,7 +100,7 @@ def flight_clear(
         return False
     system = gaps.kin.system
     c, cd, ca = system.centres(q), system.centre_velocities(v), system.centre_velocities(a)
-    return bool(clear_rows(gaps, range(len(gaps)), c, cd, ca, duration).all())
+    return all(clear_rows(gaps, range(len(gaps)), c, cd, ca, duration).tolist())
 
 
 def clear_rows(

@@ -53,7 +53,7 @@ class GapSet:
     @cached_property
     def disk_rows(self) -> np.ndarray:
         """Rows that are disk pairs."""
-        return np.nonzero(self.second >= 0)[0]
+        return (self.second >= 0).nonzero()[0]
 
     @cached_property
     def I(self) -> np.ndarray:  # noqa: E743 - the first disk of each disk pair
@@ -96,19 +96,19 @@ class GapSet:
     @cached_property
     def segment_rows(self) -> np.ndarray:
         """Rows that are a disk against a segment."""
-        return np.nonzero(self._kind == SEGMENT)[0]
+        return (self._kind == SEGMENT).nonzero()[0]
 
     @cached_property
     def vertex_rows(self) -> np.ndarray:
         """Rows that are a disk against a vertex."""
-        return np.nonzero(self._kind == VERTEX)[0]
+        return (self._kind == VERTEX).nonzero()[0]
 
     @cached_property
     def arc_rows(self) -> list[int]:
         """Rows that are a disk against an arc (a list: arcs go one by one)."""
         if not self.kin.arcs:  # a scene without arcs: none, without the kinds' arrays
             return []
-        return np.nonzero(self._kind == ARC)[0].tolist()
+        return (self._kind == ARC).nonzero()[0].tolist()
 
     @cached_property
     def seg_disks(self) -> np.ndarray:

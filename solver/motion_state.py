@@ -52,6 +52,9 @@ class Setup:
         No springs and no forcing: the applied force is constant gravity.
     gravity : numpy.ndarray or None
         That constant force (N, N·m) when ``flight``, else None.
+    weight_accelerations : numpy.ndarray or None
+        ``gravity ∘ M⁻¹`` (N,) when ``flight``, else None: one array for every
+        reader (:meth:`free_accelerations`; read only).
     law : str
         The scene's impact law.
     closed_form : bool
@@ -77,6 +80,7 @@ class Setup:
         "rtol",
         "system",
         "t_end",
+        "weight_accelerations",
     )  # fmt: skip
 
     def __init__(
@@ -101,10 +105,22 @@ class Setup:
         self.law = system.scene.contact.impact_law
         self.flight = not system.has_springs and not system.has_forcing
         self.gravity = system.applied_force(0.0, q0, v0) if self.flight else None
+        self.weight_accelerations = self.gravity * self.M_inv if self.flight else None
         radii = self.kin.radii
         self.r_min = float(radii.min()) if len(radii) else 1.0
         self.no_gaps = GapSet(self.kin, [])
         self.closed_form = bool(closed_form) and not self.flight
+
+    def free_accelerations(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``f ∘ M⁻¹`` (N,) of the applied force at ``(t, q, v)`` (read only).
+
+        Without springs, forcing or compliance (``flight``) the applied force
+        is the constant weight: the one array :attr:`weight_accelerations`,
+        the same numbers.
+        """
+        if self.flight:
+            return self.weight_accelerations
+        return self.system.applied_force(t, q, v) * self.M_inv
 
 
 @dataclass(eq=False, slots=True)

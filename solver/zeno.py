@@ -22,6 +22,7 @@ applies its plastic-capture rule (``ZenoSummer._capture``, :mod:`solver.zeno_ser
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
@@ -94,10 +95,12 @@ class ZenoWatch:
 
     def _geometric(self) -> bool:
         """:attr:`geometric` found from the times (at least ``MIN_IMPACTS`` of them)."""
-        gaps = [b - a for a, b in itertools.pairwise(self.times)]
+        # b − a and b / a of each neighbouring pair (a map: no frame per list)
+        times = self.times
+        gaps = list(map(operator.sub, times[1:], times))
         if min(gaps) <= 0.0:
             return False
-        ratios = [b / a for a, b in itertools.pairwise(gaps)]
+        ratios = list(map(operator.truediv, gaps[1:], gaps))
         if max(ratios) >= 1.0:
             return False
         last = ratios[-1]

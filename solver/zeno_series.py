@@ -90,8 +90,7 @@ class ZenoSummer:
             e = self._segment_contact(pair, self.m.q, self.m.v)
             if e is None:
                 e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
-        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v)
-        a_n = float(e.G @ (f * self.s.M_inv)) + e.gamma_n
+        a_n = float(e.G @ self.s.free_accelerations(self.m.t, self.m.q, self.m.v)) + e.gamma_n
         if a_n >= 0.0 or e.u_n <= 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
             return
         if self._can_sum_bounces():
@@ -127,9 +126,10 @@ class ZenoSummer:
         :func:`solver.geometry._contact` (a straight feature: curvature terms
         ``+0.0``) and :meth:`solver.system.System.generalize` on floats, the
         two dot products numpy's as there: the same Contact, bit for bit,
-        without the intermediate objects. Its full Jacobians ``G`` and ``H``
-        (N,) are filled in as their cached properties would make them (zeros,
-        the local entries on the pair's coordinates). ``at`` is this pair's
+        without the intermediate objects. Its full Jacobian ``G`` (N,) is
+        filled in as its cached property would make it (zeros, the local
+        entries on the pair's coordinates), ``H`` left to its cached property
+        (the same numbers, made only where read). ``at`` is this pair's
         contact at the same positions ``q`` (m): its position terms and
         Jacobians are kept and only the speeds formed again, at ``v``. None
         (the pair is evaluated instead) for a pair of two disks, another
@@ -159,23 +159,22 @@ class ZenoSummer:
             else:
                 g_local = [1.0 * nx, 1.0 * ny, 0.0]
                 h_local = [1.0 * ny, 1.0 * -nx, float(self.s.system.radii[pair.i])]
-            G, H = [0.0] * self.s.system.N, [0.0] * self.s.system.N
+            G = [0.0] * self.s.system.N
             for k, dof in enumerate(dofs.tolist()):
-                G[dof], H[dof] = g_local[k], h_local[k]
+                G[dof] = g_local[k]
             kept = (
                 float(d - radius), _frozen_array((nx, ny)), _frozen_array((ny, -nx)),
-                _frozen_array((px, py)), dofs, np.array(g_local), np.array(h_local),
-                np.array(G), np.array(H),
+                _frozen_array((px, py)), dofs, np.array(g_local), np.array(h_local), np.array(G),
             )  # fmt: skip
         else:
-            kept = (at.g, at.n, at.t, at.point, at.dofs, at.G_local, at.H_local, at.G, at.H)
-        g, n, t, point, dofs, G_local, H_local, G_full, H_full = kept
+            kept = (at.g, at.n, at.t, at.point, at.dofs, at.G_local, at.H_local, at.G)
+        g, n, t, point, dofs, G_local, H_local, G_full = kept
         made = Contact(
             pair.key, pair.body, pair.other, g, n, t, point, dofs, G_local, H_local,
             float(n.dot(rel)), float(t.dot(rel) + radius * omega), 0.0, 0.0,
             pair.restitution, pair.friction, self.s.system.N, True,
         )  # fmt: skip
-        made.__dict__.update(G=G_full, H=H_full)  # the cached properties, as they would be
+        made.__dict__["G"] = G_full  # the cached property, as it would be
         return made
 
     def _can_sum_bounces(self) -> bool:
@@ -202,7 +201,7 @@ class ZenoSummer:
             The number of bounces summed, or None (nothing changed) when a
             flight would not close any of the contacts again.
         """
-        a = self.s.gravity * self.s.M_inv
+        a = self.s.weight_accelerations  # _can_sum_bounces: a free flight
         pairs = self._bounce_pairs(contacts, a)
         straight = [isinstance(pair.feature, Segment) for pair in pairs]
         # the contacts were evaluated at this state; the other pairs are evaluated here
@@ -320,8 +319,10 @@ class ZenoSummer:
         along = [0.0] * self.s.N  # M⁻¹G/(GᵀM⁻¹G) on every coordinate
         for dof, x in zip(contact.dofs.tolist(), step.tolist(), strict=True):
             along[dof] = x
-        direction = np.array(along)
-        q, v, loss = self.m.q.copy(), self.m.v.copy(), self.m.impact_loss
+        # read only: the motion's arrays are replaced (never written) at the series' end;
+        # the direction as an array only for samples on the way
+        q, v, loss = self.m.q, self.m.v, self.m.impact_loss
+        direction = np.array(along) if self.recorder.next_sample_at < t_inf else None
 
         def state(t: float) -> tuple[np.ndarray, np.ndarray, float]:
             """``(q, v)`` and the energy dissipated so far (J) at ``t`` (s) in the series."""
@@ -487,7 +488,7 @@ class ZenoSummer:
             closed = self.handler.closed(self.handler.closed_pairs())
             self._collapse(out, [e for e in closed if e.u_n >= 0.0])
             return
-        f = self.s.system.applied_force(self.m.t, self.m.q, self.m.v) * self.s.M_inv
+        f = self.s.free_accelerations(self.m.t, self.m.q, self.m.v)
         if not self._may_capture(f):
             return
         closed = self.handler.closed(self.handler.closed_pairs())
@@ -527,7 +528,7 @@ class ZenoSummer:
             e = self._segment_contact(pair, self.m.q, self.m.v)
             if e is None:
                 e = self.s.kin.evaluate(pair, self.m.q, self.m.v)
-            if not (e.inside and e.G_local.any()) or not e.u_n > 0.0:
+            if not (e.inside and any(e.G_local.tolist())) or not e.u_n > 0.0:
                 return False
             a_n = float(e.G @ f) + e.gamma_n
             if not a_n < 0.0 or e.u_n * e.u_n / (2.0 * -a_n) > ZENO_HEIGHT:
