@@ -72,9 +72,6 @@ class _MadeOnRead(Sequence[_Row]):
     maps a row index (no unit) to its object; ``_noun`` names the rows in the ``IndexError``.
     """
 
-    _made: dict[int, _Row]
-    _noun: str
-
     def _make(self, k: int) -> _Row:
         raise NotImplementedError
 
@@ -198,11 +195,8 @@ class PairRows(_MadeOnRead[ContactPair]):
         )
 
     def codes(self) -> np.ndarray:
-        """One integer per pair, distinct for distinct pairs (:meth:`DiskKinematics.pair_code`).
-
-        Made once (the rows never change): the completeness check and the watched set
-        of a candidate set both read them. Read only.
-        """
+        """One integer per pair, distinct for distinct pairs (:meth:`DiskKinematics.pair_code`);
+        made once (the rows never change) for the completeness check and the watched set."""
         codes = self._codes
         if codes is None:
             features = len(self.kin.feature_list)
