@@ -507,6 +507,14 @@ class _StemGroup:
             extreme_t = self.high_t if extreme is self.high else self.low_t
             extreme_t[where[better]] = times[pick][better]
 
+    def first_in_view(self, view: tuple[float, float, int], t: float) -> bool:
+        """True when stems up to ``t`` (s) wait to be binned and ``view`` shows none of this
+        group yet (bins made for another view, or empty)."""
+        x, _ = self.points.data()
+        if self.shown == len(x) or x[self.shown] > t:
+            return False
+        return view != self.view or not (self.high.any() or self.low.any())
+
     def stems(self) -> tuple[np.ndarray, np.ndarray]:
         """Tips ``(t, value)`` of the stems drawn: each column's largest and smallest value."""
         up, down = self.high > 0, self.low < 0
@@ -597,6 +605,11 @@ class _StemPlot:
     def groups(self) -> list[_StemGroup]:
         """The stem groups (one per colour drawn)."""
         return list(self._groups.values())
+
+    def first_in_view(self, t: float) -> bool:
+        """True when a group with stems up to ``t`` (s) to draw shows none yet (``_StemGroup``)."""
+        view = self.view()
+        return any(group.first_in_view(view, t) for group in self._groups.values())
 
     def clear(self) -> None:
         """Forget every series (the panel removes the items from the plot)."""
@@ -1638,9 +1651,13 @@ class PlotPanel(QWidget):
         Parts drawn at the time shown ``t0`` hold every sample gathered then, so what
         they hold back lies after ``t0``: while ``t`` is within one pixel column of
         the time axis from ``t0`` (``_column_s``) that is in the cursor's column or
-        the one before, and the parts wait; then every part with data waiting is
-        drawn in the same frame (a frame that draws costs a repaint of its plots,
-        2-3 ms, whatever it draws). At the solver's front (a 200-bead chain slower
+        the one before, and the parts wait, except the first stems of a group that
+        shows none yet (``_StemPlot.first_in_view``): the paper-004 wheel's first
+        impact waited while the cursor crossed a column of a 0-100 s time axis
+        (0.17 s, 10 frames) with its row in the event log. Whatever is due, every
+        part with data waiting is drawn in the same frame (a frame that draws costs
+        a repaint of its plots, 2-3 ms, whatever it draws). At the solver's front
+        (a 200-bead chain slower
         than real time, a quarter of a column a frame) drawing every frame cost
         3.4 of 8.8 ms of the GUI thread a frame (bench/gui.py's front_cost at 0.25).
         """
@@ -1665,7 +1682,11 @@ class PlotPanel(QWidget):
         left = self._follow_x and self._x_range is not None and t > self._x_range[1]
         if self._trajectory is not None and (left or self._energy_pending):
             return sorted({0, *reached})  # the time shown has left the time axis
-        return reached if t - self._drawn_at >= self._column_s() else []
+        if t - self._drawn_at >= self._column_s() or (
+            2 in reached and any(stems.first_in_view(t) for stems in (self._jumps, self._impulses))
+        ):
+            return reached
+        return []
 
     def _column_s(self) -> float:
         """The time one pixel column of the time axis spans, s (0 before the plots are laid out)."""

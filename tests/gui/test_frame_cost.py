@@ -407,3 +407,39 @@ def test_at_the_solver_s_front_a_part_is_drawn_once_a_pixel_column_never_a_colum
     for part in ("energy", "contacts"):  # about once a column (4 or 5 frames), not each frame
         assert columns / 1.25 - 1 <= drawn[part] <= columns + 1, (part, drawn, columns)
     assert drawn["energy"] == drawn["contacts"]  # in the same frames: one repaint for both
+
+
+def test_a_group_s_first_stem_is_drawn_at_once_later_ones_within_a_pixel_column(qtbot) -> None:
+    # the paper-004 wheel's first impact (0.0317 s) waited while the cursor crossed one
+    # pixel column of a 0-100 s time axis (10 frames): the event was logged, no stem drawn
+    panel, trajectory, system = _wheel_panel(qtbot)
+    energy = EnergyBudget(0.5, 0.5, 0.0, 0.0, 0.0)
+    frames = [Frame(k * 1e-2, "sample", system.q0, system.v0, (), energy) for k in range(10001)]
+    batch = StepOutput(frames, [])
+    trajectory.append(batch)
+    panel.add_output(batch)
+    panel.set_cursor(0.0)
+    column = panel._column_s()
+    assert column > 0.1  # 0-100 s on a few hundred pixels
+
+    def impact(t: float, jump: float) -> None:
+        v_plus = np.array(system.v0, dtype=float)
+        v_plus[0] += jump
+        event = Event(t, "impact", "wheel", "curb", 1.0, v_minus=system.v0, v_plus=v_plus)
+        panel.add_output(StepOutput([], [event]))
+
+    def stems_drawn() -> np.ndarray:
+        return panel.jump_data()["wheel"][0][: panel._jumps.groups()[0].shown]
+
+    impact(0.0317, 2.0)
+    panel.set_cursor(0.04)  # within the column drawn at 0 s: the group's first stem only
+    np.testing.assert_array_equal(stems_drawn(), [0.0317])
+    impact(0.0926, 3.0)  # the wheel's second impact: its group is shown
+    for t in np.arange(0.1, 0.04 + column, 0.01):
+        panel.set_cursor(t)  # within a column of the last drawing: waits, a stem shown there
+        np.testing.assert_array_equal(stems_drawn(), [0.0317])
+    panel.set_cursor(0.04 + column + 1e-9)
+    np.testing.assert_array_equal(stems_drawn(), [0.0317, 0.0926])
+    tips_t, tips = panel._jumps.groups()[0].stems()
+    np.testing.assert_array_equal(tips, [3.0])  # one stem a column: the largest
+    np.testing.assert_array_equal(tips_t, [0.0926])
