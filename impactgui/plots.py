@@ -1656,10 +1656,10 @@ class PlotPanel(QWidget):
         impact waited while the cursor crossed a column of a 0-100 s time axis
         (0.17 s, 10 frames) with its row in the event log. Whatever is due, every
         part with data waiting is drawn in the same frame (a frame that draws costs
-        a repaint of its plots, 2-3 ms, whatever it draws). At the solver's front
-        (a 200-bead chain slower
-        than real time, a quarter of a column a frame) drawing every frame cost
-        3.4 of 8.8 ms of the GUI thread a frame (bench/gui.py's front_cost at 0.25).
+        a repaint of its plots, 2-3 ms, whatever it draws). At the solver's front (a
+        200-bead chain slower than real time, a quarter of a column a frame) drawing
+        every frame cost 3.4 of 8.8 ms of the GUI thread a frame (bench/gui.py's
+        front_cost at 0.25).
         """
         reached = []
         if self._trajectory is not None:
@@ -1698,14 +1698,15 @@ class PlotPanel(QWidget):
         """Draw now the parts with data at or before the time shown ``t`` (s) not yet drawn.
 
         The window never hides what it has: at every frame drawn each plot shows
-        its data up to the time shown. A part runs out of turn, its plots' time axis
+        its data up to the time shown, or to within one pixel column of it
+        (``_parts_due``). A part runs out of turn, its plots' time axis
         caught up: the energy curves all (sliced, the total curve was left behind),
         the contact curves and the stem groups re-binned for a new time range within
         ``REDRAW_SLICE_S`` (the rest at the next frames; new stems are always drawn:
         a 200-bead chain's 17 groups re-binned at once took 36 ms). While the
         solver is ahead of the screen (as usual) this happens at a run's start
-        only; while the screen waits for the solver it happens at every frame
-        that reaches new data.
+        only; while the screen waits for the solver it happens once a pixel
+        column of the time shown.
         """
         due = self._parts_due(t)
         if not due:
